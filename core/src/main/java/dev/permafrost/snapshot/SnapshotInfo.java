@@ -1,0 +1,35 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.snapshot;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * What a snapshot is, without its file list: read from its manifest.
+ *
+ * @param name the snapshot's name in its repository
+ * @param createdAt when the manifest was written
+ * @param luceneVersion the Lucene version that wrote the commit
+ * @param generation the commit's generation ({@code segments_N})
+ * @param segmentCount segments in the commit
+ * @param maxDoc documents including deleted ones
+ * @param numDocs live documents
+ * @param fileCount index files in the snapshot
+ * @param totalBytes the sum of the index files' lengths
+ * @param userData the commit's user data
+ * @param pointRanges min and max of the point fields named when the snapshot was taken
+ */
+public record SnapshotInfo(
+    String name,
+    Instant createdAt,
+    String luceneVersion,
+    long generation,
+    int segmentCount,
+    long maxDoc,
+    long numDocs,
+    int fileCount,
+    long totalBytes,
+    Map<String, String> userData,
+    Map<String, PointRange> pointRanges) {}

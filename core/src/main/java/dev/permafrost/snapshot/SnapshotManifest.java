@@ -1,0 +1,239 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.snapshot;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.index.CorruptIndexException;
+import org.apache.lucene.store.BufferedChecksumIndexInput;
+import org.apache.lucene.store.ByteBuffersDataInput;
+import org.apache.lucene.store.ByteBuffersDataOutput;
+import org.apache.lucene.store.ByteBuffersIndexInput;
+import org.apache.lucene.store.ByteBuffersIndexOutput;
+import org.apache.lucene.store.ChecksumIndexInput;
+import org.apache.lucene.store.DataInput;
+import org.apache.lucene.store.DataOutput;
+
+/**
+ * The immutable description of one snapshot: the commit's metadata and, for every index file, its length,
+ * checksum, blob and the bytes kept inline. Stored as one blob, framed by Lucene's {@link CodecUtil} header and
+ * checksummed footer, so that truncation and corruption are detected when it is read.
+ */
+public final class SnapshotManifest {
+  static final String CODEC = "PermafrostSnapshot";
+  static final int VERSION_START = 1;
+  static final int VERSION_CURRENT = VERSION_START;
+
+  private final SnapshotInfo info;
+  private final String segmentsFileName;
+  private final List<FileEntry> files;
+  private final Map<String, FileEntry> byName;
+
+  SnapshotManifest(SnapshotInfo info, String segmentsFileName, List<FileEntry> files) {
+    this.info = info;
+    this.segmentsFileName = segmentsFileName;
+    this.files = List.copyOf(files);
+    Map<String, FileEntry> map = new LinkedHashMap<>();
+    for (FileEntry f : files) {
+      if (map.put(f.name(), f) != null) {
+        throw new IllegalArgumentException("file " + f.name() + " is listed twice");
+      }
+    }
+    this.byName = Collections.unmodifiableMap(map);
+    assert byName.containsKey(segmentsFileName) : "the commit's segments file is not in the manifest";
+  }
+
+  public SnapshotInfo info() {
+    return info;
+  }
+
+  public String name() {
+    return info.name();
+  }
+
+  /** The commit's {@code segments_N} file. */
+  public String segmentsFileName() {
+    return segmentsFileName;
+  }
+
+  /** Every index file of the commit, in name order. */
+  public List<FileEntry> files() {
+    return files;
+  }
+
+  /** The named file, or null. */
+  public FileEntry file(String name) {
+    return byName.get(name);
+  }
+
+  /** Heap held by the file entries (names, inlined and hot bytes). */
+  public long heapBytes() {
+    long bytes = 256;
+    for (FileEntry f : files) {
+      bytes += f.heapBytes();
+    }
+    return bytes;
+  }
+
+  byte[] toBytes() throws IOException {
+    ByteBuffersDataOutput data = new ByteBuffersDataOutput();
+    try (ByteBuffersIndexOutput out = new ByteBuffersIndexOutput(data, "manifest " + info.name(), "manifest")) {
+      CodecUtil.writeHeader(out, CODEC, VERSION_CURRENT);
+      out.writeString(info.name());
+      out.writeLong(info.createdAt().toEpochMilli());
+      out.writeString(info.luceneVersion());
+      out.writeVLong(info.generation());
+      out.writeString(segmentsFileName);
+      out.writeVInt(info.segmentCount());
+      out.writeVLong(info.maxDoc());
+      out.writeVLong(info.numDocs());
+      out.writeMapOfStrings(info.userData());
+      out.writeVInt(info.pointRanges().size());
+      for (PointRange p : info.pointRanges().values()) {
+        out.writeString(p.field());
+        out.writeVInt(p.numDimensions());
+        out.writeVInt(p.bytesPerDimension());
+        writeBytes(out, p.minPackedValue());
+        writeBytes(out, p.maxPackedValue());
+        out.writeVLong(p.docCount());
+      }
+      out.writeVInt(files.size());
+      for (FileEntry f : files) {
+        out.writeString(f.name());
+        out.writeVLong(f.length());
+        out.writeLong(f.checksum());
+        if (f.isInlined()) {
+          out.writeByte((byte) 1);
+          out.writeBytes(f.inlinedBytes(), f.inlinedBytes().length);
+        } else {
+          out.writeByte((byte) 0);
+          out.writeString(f.blobName());
+          out.writeVInt(f.hotRanges().size());
+          for (FileEntry.HotRange r : f.hotRanges()) {
+            out.writeVLong(r.offset());
+            writeBytes(out, r.bytes());
+          }
+        }
+      }
+      CodecUtil.writeFooter(out);
+    }
+    return data.toArrayCopy();
+  }
+
+  private static void writeBytes(DataOutput out, byte[] bytes) throws IOException {
+    out.writeVInt(bytes.length);
+    out.writeBytes(bytes, bytes.length);
+  }
+
+  private static byte[] readBytes(DataInput in, long limit) throws IOException {
+    int length = in.readVInt();
+    if (length < 0 || length > limit) {
+      throw new CorruptIndexException("byte run of length " + length + " is out of bounds", "manifest");
+    }
+    byte[] bytes = new byte[length];
+    in.readBytes(bytes, 0, length);
+    return bytes;
+  }
+
+  /**
+   * Parses a manifest, checking its header, structure and footer checksum.
+   *
+   * @param source where the bytes came from, for messages (store and blob)
+   * @throws SnapshotException.CorruptManifest if the bytes are truncated or corrupt
+   */
+  static SnapshotManifest fromBytes(byte[] bytes, String source) throws SnapshotException.CorruptManifest {
+    try (ChecksumIndexInput in =
+        new BufferedChecksumIndexInput(
+            new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(java.nio.ByteBuffer.wrap(bytes))), source))) {
+      if (bytes.length < CodecUtil.footerLength()) {
+        throw new EOFException("manifest is only " + bytes.length + " bytes long");
+      }
+      CodecUtil.checkHeader(in, CODEC, VERSION_START, VERSION_CURRENT);
+      String name = in.readString();
+      Instant createdAt = Instant.ofEpochMilli(in.readLong());
+      String luceneVersion = in.readString();
+      long generation = in.readVLong();
+      String segmentsFileName = in.readString();
+      int segmentCount = in.readVInt();
+      long maxDoc = in.readVLong();
+      long numDocs = in.readVLong();
+      Map<String, String> userData = in.readMapOfStrings();
+      int pointCount = in.readVInt();
+      Map<String, PointRange> points = new LinkedHashMap<>();
+      for (int i = 0; i < pointCount; i++) {
+        String field = in.readString();
+        int numDims = in.readVInt();
+        int bytesPerDim = in.readVInt();
+        byte[] min = readBytes(in, bytes.length);
+        byte[] max = readBytes(in, bytes.length);
+        long docCount = in.readVLong();
+        points.put(field, new PointRange(field, numDims, bytesPerDim, min, max, docCount));
+      }
+      int fileCount = in.readVInt();
+      if (fileCount < 0 || fileCount > bytes.length) {
+        throw new CorruptIndexException("file count " + fileCount + " is out of bounds", source);
+      }
+      List<FileEntry> files = new ArrayList<>(fileCount);
+      long totalBytes = 0;
+      for (int i = 0; i < fileCount; i++) {
+        String fileName = in.readString();
+        long length = in.readVLong();
+        long checksum = in.readLong();
+        byte kind = in.readByte();
+        if (kind == 1) {
+          if (length > bytes.length) {
+            throw new CorruptIndexException("inlined file " + fileName + " is longer than the manifest", source);
+          }
+          byte[] inlined = new byte[(int) length];
+          in.readBytes(inlined, 0, inlined.length);
+          files.add(new FileEntry(fileName, length, checksum, null, inlined, List.of()));
+        } else if (kind == 0) {
+          String blobName = in.readString();
+          int rangeCount = in.readVInt();
+          List<FileEntry.HotRange> ranges = new ArrayList<>(rangeCount);
+          long previousEnd = 0;
+          for (int r = 0; r < rangeCount; r++) {
+            long offset = in.readVLong();
+            byte[] hot = readBytes(in, bytes.length);
+            if (offset < previousEnd || offset + hot.length > length) {
+              throw new CorruptIndexException("hot range of " + fileName + " is out of order or bounds", source);
+            }
+            previousEnd = offset + hot.length;
+            ranges.add(new FileEntry.HotRange(offset, hot));
+          }
+          files.add(new FileEntry(fileName, length, checksum, blobName, null, ranges));
+        } else {
+          throw new CorruptIndexException("unknown file kind " + kind + " for " + fileName, source);
+        }
+        totalBytes += length;
+      }
+      CodecUtil.checkFooter(in);
+      SnapshotInfo info =
+          new SnapshotInfo(
+              name, createdAt, luceneVersion, generation, segmentCount, maxDoc, numDocs, fileCount, totalBytes,
+              Collections.unmodifiableMap(userData), Collections.unmodifiableMap(points));
+      if (files.stream().noneMatch(f -> f.name().equals(segmentsFileName))) {
+        throw new CorruptIndexException("the segments file " + segmentsFileName + " is not listed", source);
+      }
+      return new SnapshotManifest(info, segmentsFileName, files);
+    } catch (IOException | RuntimeException e) {
+      throw new SnapshotException.CorruptManifest(
+          "snapshot manifest " + source + " is truncated or corrupt (" + e.getMessage() + "); the snapshot cannot be"
+              + " read. Delete it and take it again.",
+          e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SnapshotManifest(" + info.name() + ", " + files.size() + " files)";
+  }
+}

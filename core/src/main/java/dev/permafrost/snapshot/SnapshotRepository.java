@@ -1,0 +1,583 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.snapshot;
+
+import dev.permafrost.blob.BlobMetadata;
+import dev.permafrost.blob.BlobNotFoundException;
+import dev.permafrost.blob.BlobStore;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.index.CorruptIndexException;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexCommit;
+import org.apache.lucene.index.IndexNotFoundException;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PointValues;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.StandardDirectoryReader;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A repository of Lucene index snapshots in a {@link BlobStore}.
+ *
+ * <p>Layout under the store's root: {@code snapshots/<name>.manifest} holds each snapshot's manifest, and
+ * {@code blobs/<address>} each index file, content-addressed (by file name, length, Lucene checksum and header,
+ * which carries the segment's unique id), so that a later snapshot of the same index uploads only the files that
+ * are new. A snapshot exists once its manifest is written, which happens last; deleting one removes its manifest,
+ * then the blobs no remaining snapshot uses.
+ *
+ * <p>A repository has one writer at a time: two processes taking or deleting snapshots in the same repository at
+ * once are not coordinated. Any number of readers may mount snapshots while it is written.
+ */
+public final class SnapshotRepository {
+  private static final Logger log = LoggerFactory.getLogger(SnapshotRepository.class);
+  static final String SNAPSHOTS_PREFIX = "snapshots/";
+  static final String MANIFEST_SUFFIX = ".manifest";
+  static final String BLOBS_PREFIX = "blobs/";
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
+  private static final int ADDRESS_HEADER_BYTES = 512;
+  private static final Set<String> METADATA_EXTENSIONS =
+      Set.of("si", "fnm", "cfe", "tmd", "kdm", "dvm", "nvm", "fdm", "vem", "vemf", "vemq", "psm", "liv");
+
+  private final BlobStore store;
+
+  private SnapshotRepository(BlobStore store) {
+    this.store = Objects.requireNonNull(store, "store");
+  }
+
+  /** A repository at the root of {@code store}. Touches nothing until used. */
+  public static SnapshotRepository open(BlobStore store) {
+    return new SnapshotRepository(store);
+  }
+
+  public BlobStore store() {
+    return store;
+  }
+
+  /** Throws if {@code name} is not a valid snapshot name: 1-200 of letters, digits, '.', '_' and '-', not starting with a symbol. */
+  public static String validateName(String name) {
+    if (name == null || name.isEmpty()) {
+      throw new IllegalArgumentException("snapshot name must not be empty");
+    }
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "invalid snapshot name '" + name + "': use 1 to 200 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
+    return name;
+  }
+
+  static String manifestBlob(String name) {
+    return SNAPSHOTS_PREFIX + name + MANIFEST_SUFFIX;
+  }
+
+  /** Takes a snapshot of the latest commit in {@code directory}, with default options. */
+  public SnapshotInfo createSnapshot(String name, Directory directory) throws IOException {
+    return createSnapshot(name, directory, SnapshotOptions.DEFAULTS);
+  }
+
+  /** Takes a snapshot of the latest commit in {@code directory}. */
+  public SnapshotInfo createSnapshot(String name, Directory directory, SnapshotOptions options) throws IOException {
+    validateName(name);
+    IndexCommit latest;
+    try {
+      List<IndexCommit> commits = DirectoryReader.listCommits(directory);
+      latest = commits.getLast();
+    } catch (IndexNotFoundException e) {
+      throw new IndexNotFoundException(
+          "cannot take snapshot '" + name + "': " + directory + " holds no Lucene index (no segments_N file)");
+    }
+    return createSnapshot(name, latest, options);
+  }
+
+  /** Takes a snapshot of {@code commit}, with default options. */
+  public SnapshotInfo createSnapshot(String name, IndexCommit commit) throws IOException {
+    return createSnapshot(name, commit, SnapshotOptions.DEFAULTS);
+  }
+
+  /**
+   * Takes a snapshot of {@code commit}: uploads the files the repository does not have yet (in parallel,
+   * verifying each file's checksum while streaming it), then writes the manifest. If anything fails no manifest
+   * is written, so the snapshot does not exist; blobs already uploaded are reused by the next attempt.
+   *
+   * @throws SnapshotException.AlreadyExists if a snapshot of that name exists
+   * @throws CorruptIndexException if an index file is corrupt (its checksum does not match its footer)
+   */
+  public SnapshotInfo createSnapshot(String name, IndexCommit commit, SnapshotOptions options) throws IOException {
+    validateName(name);
+    Objects.requireNonNull(commit, "commit");
+    if (store.exists(manifestBlob(name))) {
+      throw new SnapshotException.AlreadyExists(
+          "snapshot '" + name + "' already exists in " + store.describe() + "; snapshots are immutable, choose another name");
+    }
+    Directory dir = commit.getDirectory();
+    ReadRecordingDirectory recording = new ReadRecordingDirectory(dir);
+    SegmentInfos segmentInfos;
+    long maxDoc;
+    long numDocs;
+    Map<String, PointRange> points = new LinkedHashMap<>();
+    try (DirectoryReader reader = DirectoryReader.open(new RecordingCommit(commit, recording))) {
+      recording.stopRecording();
+      segmentInfos = ((StandardDirectoryReader) reader).getSegmentInfos();
+      maxDoc = reader.maxDoc();
+      numDocs = reader.numDocs();
+      for (String field : options.pointFields()) {
+        PointRange range = pointRange(reader, field);
+        if (range != null) {
+          points.put(field, range);
+        }
+      }
+    } catch (IndexNotFoundException e) {
+      throw new IndexNotFoundException("cannot take snapshot '" + name + "': " + e.getMessage());
+    }
+
+    List<String> fileNames = new ArrayList<>(new TreeSet<>(commit.getFileNames()));
+    List<FileEntry> entries = new ArrayList<>(fileNames.size());
+    for (String file : fileNames) {
+      entries.add(describeFile(dir, file, recording, options));
+    }
+
+    upload(name, dir, entries, options);
+
+    long totalBytes = entries.stream().mapToLong(FileEntry::length).sum();
+    SnapshotInfo info =
+        new SnapshotInfo(
+            name,
+            Instant.ofEpochMilli(System.currentTimeMillis()),
+            segmentInfos.getCommitLuceneVersion() == null ? "" : segmentInfos.getCommitLuceneVersion().toString(),
+            commit.getGeneration(),
+            commit.getSegmentCount(),
+            maxDoc,
+            numDocs,
+            entries.size(),
+            totalBytes,
+            Map.copyOf(commit.getUserData()),
+            java.util.Collections.unmodifiableMap(points));
+    SnapshotManifest manifest = new SnapshotManifest(info, commit.getSegmentsFileName(), entries);
+    byte[] bytes = manifest.toBytes();
+    if (store.exists(manifestBlob(name))) {
+      throw new SnapshotException.AlreadyExists(
+          "snapshot '" + name + "' was created in " + store.describe() + " while this one was being taken");
+    }
+    store.write(manifestBlob(name), new ByteArrayInputStream(bytes), bytes.length);
+    log.info("snapshot '{}' written to {}: {} files, {} bytes", name, store.describe(), entries.size(), totalBytes);
+    return info;
+  }
+
+  private static PointRange pointRange(DirectoryReader reader, String field) throws IOException {
+    byte[] min = null;
+    byte[] max = null;
+    int numDims = 0;
+    int bytesPerDim = 0;
+    long docCount = 0;
+    for (LeafReaderContext leaf : reader.leaves()) {
+      PointValues values = leaf.reader().getPointValues(field);
+      if (values == null) {
+        continue;
+      }
+      numDims = values.getNumIndexDimensions();
+      bytesPerDim = values.getBytesPerDimension();
+      byte[] leafMin = values.getMinPackedValue();
+      byte[] leafMax = values.getMaxPackedValue();
+      docCount += values.getDocCount();
+      if (min == null) {
+        min = leafMin.clone();
+        max = leafMax.clone();
+        continue;
+      }
+      for (int d = 0; d < numDims; d++) {
+        int from = d * bytesPerDim;
+        int to = from + bytesPerDim;
+        if (Arrays.compareUnsigned(leafMin, from, to, min, from, to) < 0) {
+          System.arraycopy(leafMin, from, min, from, bytesPerDim);
+        }
+        if (Arrays.compareUnsigned(leafMax, from, to, max, from, to) > 0) {
+          System.arraycopy(leafMax, from, max, from, bytesPerDim);
+        }
+      }
+    }
+    return min == null ? null : new PointRange(field, numDims, bytesPerDim, min, max, docCount);
+  }
+
+  private static boolean isMetadata(String file) {
+    if (file.startsWith("segments_")) {
+      return true;
+    }
+    int dot = file.lastIndexOf('.');
+    return dot >= 0 && METADATA_EXTENSIONS.contains(file.substring(dot + 1));
+  }
+
+  private FileEntry describeFile(Directory dir, String file, ReadRecordingDirectory recording, SnapshotOptions options)
+      throws IOException {
+    try (IndexInput in = dir.openInput(file, IOContext.DEFAULT)) {
+      long length = in.length();
+      long checksum = CodecUtil.retrieveChecksum(in); // checks the footer's magic and algorithm
+      boolean inline = length <= options.inlineLimit() || (isMetadata(file) && length <= options.metadataInlineLimit());
+      if (inline) {
+        byte[] bytes = new byte[(int) length];
+        in.seek(0);
+        in.readBytes(bytes, 0, bytes.length);
+        CRC32 crc = new CRC32();
+        crc.update(bytes, 0, bytes.length - Long.BYTES);
+        if (crc.getValue() != checksum) {
+          throw new CorruptIndexException(
+              "checksum failed: the footer says " + Long.toHexString(checksum) + " but the bytes have "
+                  + Long.toHexString(crc.getValue()) + " (the local file is corrupt)",
+              in);
+        }
+        return new FileEntry(file, length, checksum, null, bytes, List.of());
+      }
+      List<long[]> ranges = new ArrayList<>();
+      ranges.add(new long[] {0, Math.min(length, headerLength(in))});
+      ranges.add(new long[] {length - CodecUtil.footerLength(), length});
+      long budget = options.hotBytesLimit();
+      for (long[] r : recording.rangesOf(file, 0)) {
+        long end = Math.min(r[1], length);
+        if (end - r[0] > budget) {
+          continue;
+        }
+        budget -= end - r[0];
+        ranges.add(new long[] {r[0], end});
+      }
+      List<FileEntry.HotRange> hot = new ArrayList<>();
+      for (long[] r : merge(ranges)) {
+        byte[] bytes = new byte[(int) (r[1] - r[0])];
+        in.seek(r[0]);
+        in.readBytes(bytes, 0, bytes.length);
+        hot.add(new FileEntry.HotRange(r[0], bytes));
+      }
+      return new FileEntry(file, length, checksum, BLOBS_PREFIX + address(in, file, length, checksum), null, hot);
+    }
+  }
+
+  private static List<long[]> merge(List<long[]> ranges) {
+    ranges.sort((a, b) -> Long.compare(a[0], b[0]));
+    List<long[]> merged = new ArrayList<>();
+    for (long[] r : ranges) {
+      if (r[1] <= r[0]) {
+        continue;
+      }
+      if (!merged.isEmpty() && r[0] <= merged.getLast()[1] + 64) {
+        merged.getLast()[1] = Math.max(merged.getLast()[1], r[1]);
+      } else {
+        merged.add(new long[] {r[0], r[1]});
+      }
+    }
+    return merged;
+  }
+
+  /** The length of a Lucene index header ({@link CodecUtil#writeIndexHeader}), or 0 if the file has none. */
+  private static long headerLength(IndexInput in) {
+    try {
+      in.seek(0);
+      if (CodecUtil.readBEInt(in) != CodecUtil.CODEC_MAGIC) {
+        return 0;
+      }
+      in.readString();
+      CodecUtil.readBEInt(in);
+      in.skipBytes(org.apache.lucene.util.StringHelper.ID_LENGTH);
+      int suffixLength = in.readByte() & 0xFF;
+      in.skipBytes(suffixLength);
+      return in.getFilePointer();
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+
+  private static String address(IndexInput in, String file, long length, long checksum) throws IOException {
+    MessageDigest sha;
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+    sha.update((file + '\n' + length + '\n' + checksum + '\n').getBytes(StandardCharsets.UTF_8));
+    byte[] head = new byte[(int) Math.min(length, ADDRESS_HEADER_BYTES)];
+    in.seek(0);
+    in.readBytes(head, 0, head.length);
+    sha.update(head);
+    return HexFormat.of().formatHex(sha.digest(), 0, 20);
+  }
+
+  private void upload(String name, Directory dir, List<FileEntry> entries, SnapshotOptions options) throws IOException {
+    Set<String> existing = new HashSet<>();
+    for (BlobMetadata blob : store.list(BLOBS_PREFIX)) {
+      existing.add(blob.name());
+    }
+    Progress progress = new Progress(name, entries, options.listener());
+    List<FileEntry> toUpload = new ArrayList<>();
+    Set<String> scheduled = new HashSet<>();
+    for (FileEntry e : entries) {
+      if (e.isInlined() || existing.contains(e.blobName()) || !scheduled.add(e.blobName())) {
+        progress.done(e, false);
+      } else {
+        toUpload.add(e);
+      }
+    }
+    if (toUpload.isEmpty()) {
+      return;
+    }
+    ExecutorService executor =
+        Executors.newFixedThreadPool(Math.min(options.uploadThreads(), toUpload.size()), r -> {
+          Thread t = new Thread(r, "permafrost-snapshot-upload-" + name);
+          t.setDaemon(true);
+          return t;
+        });
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (FileEntry e : toUpload) {
+        futures.add(executor.submit(() -> {
+          uploadFile(dir, e);
+          progress.done(e, true);
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        try {
+          f.get();
+        } catch (ExecutionException ex) {
+          for (Future<?> other : futures) {
+            other.cancel(true);
+          }
+          Throwable cause = ex.getCause();
+          if (cause instanceof IOException io) {
+            throw io;
+          }
+          if (cause instanceof RuntimeException re) {
+            throw re;
+          }
+          throw new IOException(cause);
+        } catch (InterruptedException ex) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted while taking snapshot '" + name + "'");
+        }
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  private void uploadFile(Directory dir, FileEntry entry) throws IOException {
+    try (IndexInput in = dir.openInput(entry.name(), IOContext.READONCE)) {
+      ChecksumVerifyingStream stream = new ChecksumVerifyingStream(in, entry.checksum());
+      try {
+        store.write(entry.blobName(), stream, entry.length());
+      } catch (IOException e) {
+        if (stream.failure() != null) {
+          throw stream.failure();
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** Names of the snapshots in the repository (those whose manifest was written), sorted. */
+  public List<String> listSnapshots() throws IOException {
+    List<String> names = new ArrayList<>();
+    for (BlobMetadata blob : store.list(SNAPSHOTS_PREFIX)) {
+      String rest = blob.name().substring(SNAPSHOTS_PREFIX.length());
+      if (rest.endsWith(MANIFEST_SUFFIX) && rest.indexOf('/') < 0) {
+        names.add(rest.substring(0, rest.length() - MANIFEST_SUFFIX.length()));
+      }
+    }
+    return names;
+  }
+
+  /** What the named snapshot is. @throws SnapshotException.NotFound if there is no such snapshot */
+  public SnapshotInfo snapshotInfo(String name) throws IOException {
+    return readManifest(name).info();
+  }
+
+  /**
+   * Reads and checks the named snapshot's manifest: one blob read.
+   *
+   * @throws SnapshotException.NotFound if there is no such snapshot
+   * @throws SnapshotException.CorruptManifest if the manifest is truncated or corrupt
+   */
+  public SnapshotManifest readManifest(String name) throws IOException {
+    validateName(name);
+    String blob = manifestBlob(name);
+    byte[] bytes;
+    try (InputStream in = store.read(blob)) {
+      bytes = in.readAllBytes();
+    } catch (BlobNotFoundException e) {
+      throw new SnapshotException.NotFound(
+          "no snapshot '" + name + "' in " + store.describe() + " (no manifest " + blob + ")", e);
+    }
+    SnapshotManifest manifest = SnapshotManifest.fromBytes(bytes, store.describe() + " blob " + blob);
+    if (!manifest.name().equals(name)) {
+      throw new SnapshotException.CorruptManifest(
+          "manifest " + blob + " in " + store.describe() + " describes snapshot '" + manifest.name() + "', not '" + name + "'",
+          null);
+    }
+    return manifest;
+  }
+
+  /**
+   * Deletes a snapshot: its manifest, then every blob that no remaining snapshot uses. Every other manifest is
+   * read first; if one cannot be read, nothing is deleted (a blob it may use must not be lost).
+   *
+   * @throws SnapshotException.NotFound if there is no such snapshot
+   */
+  public void deleteSnapshot(String name) throws IOException {
+    SnapshotManifest target = readManifest(name);
+    Set<String> stillUsed = new HashSet<>();
+    for (String other : listSnapshots()) {
+      if (!other.equals(name)) {
+        for (FileEntry f : readManifest(other).files()) {
+          if (f.blobName() != null) {
+            stillUsed.add(f.blobName());
+          }
+        }
+      }
+    }
+    store.delete(manifestBlob(name));
+    Set<String> unused = new TreeSet<>();
+    for (FileEntry f : target.files()) {
+      if (f.blobName() != null && !stillUsed.contains(f.blobName())) {
+        unused.add(f.blobName());
+      }
+    }
+    store.deleteAll(unused);
+    log.info("snapshot '{}' deleted from {}: {} blobs removed", name, store.describe(), unused.size());
+  }
+
+  /**
+   * Deletes blobs that no snapshot uses, such as those left by a snapshot that failed part way. Do not run it
+   * while a snapshot is being taken.
+   *
+   * @return the number of blobs deleted
+   */
+  public int deleteUnreferencedBlobs() throws IOException {
+    Set<String> used = new HashSet<>();
+    for (String snapshot : listSnapshots()) {
+      for (FileEntry f : readManifest(snapshot).files()) {
+        if (f.blobName() != null) {
+          used.add(f.blobName());
+        }
+      }
+    }
+    List<String> unused = new ArrayList<>();
+    for (BlobMetadata blob : store.list(BLOBS_PREFIX)) {
+      if (!used.contains(blob.name())) {
+        unused.add(blob.name());
+      }
+    }
+    store.deleteAll(unused);
+    return unused.size();
+  }
+
+  @Override
+  public String toString() {
+    return "SnapshotRepository(" + store.describe() + ")";
+  }
+
+  /** Counts finished files and reports progress, one report at a time. */
+  private static final class Progress {
+    private final String snapshot;
+    private final int filesTotal;
+    private final long bytesTotal;
+    private final SnapshotProgress.Listener listener;
+    private int filesDone;
+    private long bytesDone;
+    private int filesUploaded;
+    private long bytesUploaded;
+
+    Progress(String snapshot, Collection<FileEntry> entries, SnapshotProgress.Listener listener) {
+      this.snapshot = snapshot;
+      this.filesTotal = entries.size();
+      this.bytesTotal = entries.stream().mapToLong(FileEntry::length).sum();
+      this.listener = listener;
+    }
+
+    synchronized void done(FileEntry entry, boolean uploaded) {
+      filesDone++;
+      bytesDone += entry.length();
+      if (uploaded) {
+        filesUploaded++;
+        bytesUploaded += entry.length();
+      }
+      listener.onProgress(
+          new SnapshotProgress(snapshot, filesDone, filesTotal, bytesDone, bytesTotal, filesUploaded, bytesUploaded));
+    }
+  }
+
+  /** The commit, seen through the recording directory. */
+  private static final class RecordingCommit extends IndexCommit {
+    private final IndexCommit in;
+    private final Directory directory;
+
+    RecordingCommit(IndexCommit in, Directory directory) {
+      this.in = in;
+      this.directory = directory;
+    }
+
+    @Override
+    public String getSegmentsFileName() {
+      return in.getSegmentsFileName();
+    }
+
+    @Override
+    public Collection<String> getFileNames() throws IOException {
+      return in.getFileNames();
+    }
+
+    @Override
+    public Directory getDirectory() {
+      return directory;
+    }
+
+    @Override
+    public void delete() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean isDeleted() {
+      return in.isDeleted();
+    }
+
+    @Override
+    public int getSegmentCount() {
+      return in.getSegmentCount();
+    }
+
+    @Override
+    public long getGeneration() {
+      return in.getGeneration();
+    }
+
+    @Override
+    public Map<String, String> getUserData() throws IOException {
+      return in.getUserData();
+    }
+  }
+
+}

@@ -1,0 +1,329 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.snapshot;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.blob.BlobMetadata;
+import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.testutil.RandomIndexes;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.CorruptIndexException;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexNotFoundException;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SnapshotRepositoryTest {
+  @TempDir Path tmp;
+  private final long seed = Long.getLong("tests.seed", System.nanoTime());
+  private final Random random = new Random(seed);
+  private CountingBlobStore store;
+  private SnapshotRepository repo;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    store = new CountingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    repo = SnapshotRepository.open(store);
+  }
+
+  private Directory index(String name, int docs, int commits) throws IOException {
+    Directory dir = FSDirectory.open(tmp.resolve(name));
+    RandomIndexes.build(dir, random, docs, commits);
+    return dir;
+  }
+
+  private static byte[] readFile(Directory dir, String file, long offset, int length) throws IOException {
+    try (IndexInput in = dir.openInput(file, IOContext.READONCE)) {
+      byte[] bytes = new byte[length];
+      in.seek(offset);
+      in.readBytes(bytes, 0, length);
+      return bytes;
+    }
+  }
+
+  @Test
+  void roundTripOfARandomIndex() throws IOException {
+    try (Directory dir = index("idx", 3000, 4)) {
+      SnapshotInfo info = repo.createSnapshot("snap-1", dir, SnapshotOptions.DEFAULTS.withPointFields("@timestamp", "status", "nope"));
+      assertEquals(List.of("snap-1"), repo.listSnapshots());
+      SnapshotManifest manifest = repo.readManifest("snap-1");
+      assertEquals(info, manifest.info(), "seed " + seed);
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        assertEquals(reader.maxDoc(), info.maxDoc());
+        assertEquals(reader.numDocs(), info.numDocs());
+        assertEquals(reader.getIndexCommit().getSegmentsFileName(), manifest.segmentsFileName());
+        assertEquals(new HashSet<>(reader.getIndexCommit().getFileNames()),
+            manifest.files().stream().map(FileEntry::name).collect(Collectors.toSet()));
+        assertEquals(reader.getIndexCommit().getUserData(), info.userData());
+        assertEquals(reader.leaves().size(), info.segmentCount());
+      }
+      long total = 0;
+      for (FileEntry f : manifest.files()) {
+        assertEquals(dir.fileLength(f.name()), f.length(), f.name());
+        total += f.length();
+        if (f.isInlined()) {
+          assertArrayEquals(readFile(dir, f.name(), 0, (int) f.length()), f.inlinedBytes(), f.name());
+        } else {
+          try (InputStream in = store.read(f.blobName())) {
+            assertArrayEquals(readFile(dir, f.name(), 0, (int) f.length()), in.readAllBytes(), f.name());
+          }
+          assertFalse(f.hotRanges().isEmpty());
+          assertEquals(0, f.hotRanges().getFirst().offset(), "the header is kept: " + f);
+          assertEquals(f.length(), f.hotRanges().getLast().end(), "the footer is kept: " + f);
+          for (FileEntry.HotRange r : f.hotRanges()) {
+            assertArrayEquals(readFile(dir, f.name(), r.offset(), r.bytes().length), r.bytes(), f.name() + " " + r);
+          }
+        }
+      }
+      assertEquals(total, info.totalBytes());
+      assertTrue(manifest.files().stream().anyMatch(f -> !f.isInlined()), "the test index is too small");
+
+      PointRange ts = info.pointRanges().get("@timestamp");
+      assertNotNull(ts);
+      assertEquals(1, ts.numDimensions());
+      assertEquals(Long.BYTES, ts.bytesPerDimension());
+      long min = LongPoint.decodeDimension(ts.minPackedValue(), 0);
+      long max = LongPoint.decodeDimension(ts.maxPackedValue(), 0);
+      assertTrue(min >= RandomIndexes.BASE_TIME && min < RandomIndexes.BASE_TIME + 1000, "min " + min);
+      assertTrue(max >= RandomIndexes.BASE_TIME + 2999_000L, "max " + max);
+      assertTrue(info.pointRanges().containsKey("status"));
+      assertFalse(info.pointRanges().containsKey("nope"));
+    }
+  }
+
+  @Test
+  void aCommitCanBeSnapshottedWhileTheWriterGoesOn() throws IOException {
+    try (Directory dir = FSDirectory.open(tmp.resolve("live"));
+        IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig())) {
+      RandomIndexes.append(writer, random, 0, 500, 1);
+      org.apache.lucene.index.IndexCommit commit;
+      try (DirectoryReader r = DirectoryReader.open(writer)) {
+        commit = DirectoryReader.listCommits(dir).getLast();
+      }
+      SnapshotInfo info = repo.createSnapshot("from-commit", commit);
+      assertEquals(commit.getGeneration(), info.generation());
+      RandomIndexes.append(writer, random, 500, 100, 1);
+      SnapshotManifest manifest = repo.readManifest("from-commit");
+      assertEquals(500, manifest.info().maxDoc());
+      assertEquals(commit.getSegmentsFileName(), manifest.segmentsFileName());
+      assertEquals(new HashSet<>(commit.getFileNames()),
+          manifest.files().stream().map(FileEntry::name).collect(Collectors.toSet()));
+    }
+  }
+
+  @Test
+  void aSecondSnapshotOfAGrownIndexUploadsOnlyNewFiles() throws IOException {
+    try (Directory dir = FSDirectory.open(tmp.resolve("grow"))) {
+      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
+      try (IndexWriter writer = new IndexWriter(dir, config)) {
+        RandomIndexes.append(writer, random, 0, 2000, 2);
+        repo.createSnapshot("day-1", dir);
+        SnapshotManifest first = repo.readManifest("day-1");
+        RandomIndexes.append(writer, random, 2000, 1500, 1);
+      }
+      List<SnapshotProgress> reports = new ArrayList<>();
+      store.reset();
+      SnapshotInfo second = repo.createSnapshot("day-2", dir, SnapshotOptions.DEFAULTS.withListener(reports::add));
+      SnapshotManifest firstManifest = repo.readManifest("day-1");
+      SnapshotManifest secondManifest = repo.readManifest("day-2");
+      Set<String> oldBlobs = blobsOf(firstManifest);
+      long expectedUpload = 0;
+      int expectedFiles = 0;
+      for (FileEntry f : secondManifest.files()) {
+        if (f.blobName() != null && !oldBlobs.contains(f.blobName())) {
+          expectedUpload += f.length();
+          expectedFiles++;
+        }
+      }
+      assertTrue(expectedFiles > 0 && blobsOf(secondManifest).stream().anyMatch(oldBlobs::contains),
+          "the second snapshot should share some files and add some");
+      long manifestBytes = store.length("snapshots/day-2.manifest");
+      assertEquals(expectedUpload + manifestBytes, store.bytesWritten.get(), "only new files are uploaded");
+      SnapshotProgress last = reports.getLast();
+      assertEquals(second.fileCount(), last.filesDone());
+      assertEquals(last.filesTotal(), last.filesDone());
+      assertEquals(second.totalBytes(), last.bytesDone());
+      assertEquals(expectedUpload, last.bytesUploaded());
+      assertEquals(expectedFiles, last.filesUploaded());
+    }
+  }
+
+  private static Set<String> blobsOf(SnapshotManifest manifest) {
+    return manifest.files().stream().map(FileEntry::blobName).filter(b -> b != null).collect(Collectors.toSet());
+  }
+
+  @Test
+  void deleteKeepsBlobsOtherSnapshotsUse() throws IOException {
+    try (Directory dir = FSDirectory.open(tmp.resolve("del"))) {
+      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
+      try (IndexWriter writer = new IndexWriter(dir, config)) {
+        RandomIndexes.append(writer, random, 0, 2000, 2);
+        repo.createSnapshot("a", dir);
+        RandomIndexes.append(writer, random, 2000, 2000, 1);
+      }
+      repo.createSnapshot("b", dir);
+      Set<String> a = blobsOf(repo.readManifest("a"));
+      Set<String> b = blobsOf(repo.readManifest("b"));
+      repo.deleteSnapshot("a");
+      assertEquals(List.of("b"), repo.listSnapshots());
+      Set<String> present = blobNames();
+      assertTrue(present.containsAll(b), "every blob of b survives");
+      for (String blob : a) {
+        assertEquals(b.contains(blob), present.contains(blob), blob);
+      }
+      assertThrows(SnapshotException.NotFound.class, () -> repo.deleteSnapshot("a"));
+      repo.deleteSnapshot("b");
+      assertEquals(Set.of(), blobNames());
+      assertEquals(List.of(), repo.listSnapshots());
+    }
+  }
+
+  private Set<String> blobNames() throws IOException {
+    return store.list("blobs/").stream().map(BlobMetadata::name).collect(Collectors.toSet());
+  }
+
+  @Test
+  void aCorruptIndexFileFailsTheSnapshotAndLeavesNoManifest() throws IOException {
+    Path path = tmp.resolve("corrupt");
+    try (Directory dir = index("corrupt", 3000, 1)) {
+      String victim = null;
+      long biggest = 0;
+      for (String f : dir.listAll()) {
+        if (!f.startsWith("segments") && !f.equals("write.lock") && dir.fileLength(f) > biggest) {
+          biggest = dir.fileLength(f);
+          victim = f;
+        }
+      }
+      assertTrue(biggest > 20_000, "need a file that is uploaded, not inlined");
+      long at = biggest / 2;
+      try (var ch = java.nio.channels.FileChannel.open(path.resolve(victim), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+        ch.read(one, at);
+        one.flip();
+        byte flipped = (byte) (one.get(0) ^ 0x5A);
+        ch.write(java.nio.ByteBuffer.wrap(new byte[] {flipped}), at);
+      }
+      String corruptFile = victim;
+      IOException e = assertThrows(IOException.class, () -> repo.createSnapshot("broken", dir));
+      Throwable c = e;
+      while (c != null && !(c instanceof CorruptIndexException)) {
+        c = c.getCause();
+      }
+      assertNotNull(c, "expected a CorruptIndexException, got " + e);
+      assertTrue(c.getMessage().contains(corruptFile), c.getMessage());
+      assertEquals(List.of(), repo.listSnapshots());
+      assertThrows(SnapshotException.NotFound.class, () -> repo.readManifest("broken"));
+      byte[] corruptBytes = readFile(dir, corruptFile, 0, (int) biggest);
+      for (String blob : blobNames()) {
+        try (InputStream in = store.read(blob)) {
+          assertFalse(Arrays.equals(corruptBytes, in.readAllBytes()), "the corrupt file was stored as " + blob);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aCorruptOrTruncatedManifestIsDetected() throws IOException {
+    try (Directory dir = index("m", 500, 1)) {
+      repo.createSnapshot("m", dir);
+    }
+    byte[] bytes;
+    try (InputStream in = store.read("snapshots/m.manifest")) {
+      bytes = in.readAllBytes();
+    }
+    for (int trial = 0; trial < 20; trial++) {
+      byte[] bad = bytes.clone();
+      int at = random.nextInt(bad.length);
+      bad[at] ^= (byte) (1 + random.nextInt(255));
+      store.write("snapshots/m.manifest", new ByteArrayInputStream(bad), bad.length);
+      SnapshotException.CorruptManifest e = assertThrows(SnapshotException.CorruptManifest.class, () -> repo.readManifest("m"), "flip at " + at);
+      assertTrue(e.getMessage().contains("snapshots/m.manifest") && e.getMessage().contains(store.describe()), e.getMessage());
+    }
+    for (int length : new int[] {0, 5, bytes.length / 2, bytes.length - 1}) {
+      byte[] truncated = Arrays.copyOf(bytes, length);
+      store.write("snapshots/m.manifest", new ByteArrayInputStream(truncated), truncated.length);
+      assertThrows(SnapshotException.CorruptManifest.class, () -> repo.snapshotInfo("m"), "truncated to " + length);
+    }
+    store.write("snapshots/m.manifest", new ByteArrayInputStream(bytes), bytes.length);
+    assertEquals("m", repo.snapshotInfo("m").name());
+    // a manifest copied under another name is caught too
+    store.write("snapshots/other.manifest", new ByteArrayInputStream(bytes), bytes.length);
+    assertThrows(SnapshotException.CorruptManifest.class, () -> repo.readManifest("other"));
+  }
+
+  @Test
+  void badInputGetsClearErrors() throws IOException {
+    try (Directory dir = index("bad", 200, 1)) {
+      repo.createSnapshot("exists", dir);
+      SnapshotException.AlreadyExists e = assertThrows(SnapshotException.AlreadyExists.class, () -> repo.createSnapshot("exists", dir));
+      assertTrue(e.getMessage().contains("exists"), e.getMessage());
+      for (String name : new String[] {"", " x", "a/b", "../x", "-x", ".x", "x".repeat(201), "a b"}) {
+        IllegalArgumentException iae = assertThrows(IllegalArgumentException.class, () -> repo.createSnapshot(name, dir), name);
+        assertTrue(iae.getMessage().contains("snapshot name"), iae.getMessage());
+      }
+    }
+    try (Directory empty = FSDirectory.open(Files.createDirectories(tmp.resolve("empty")))) {
+      IndexNotFoundException e = assertThrows(IndexNotFoundException.class, () -> repo.createSnapshot("nothing", empty));
+      assertTrue(e.getMessage().contains("no Lucene index"), e.getMessage());
+    }
+    SnapshotException.NotFound nf = assertThrows(SnapshotException.NotFound.class, () -> repo.snapshotInfo("missing"));
+    assertTrue(nf.getMessage().contains("missing") && nf.getMessage().contains(store.describe()), nf.getMessage());
+    assertEquals(List.of("exists"), repo.listSnapshots());
+  }
+
+  @Test
+  void unreferencedBlobsFromAFailedSnapshotCanBeCleanedUp() throws IOException {
+    try (Directory dir = index("orphans", 1500, 2)) {
+      repo.createSnapshot("keep", dir);
+      store.write("blobs/orphan-1", new ByteArrayInputStream(new byte[10]), 10);
+      assertEquals(1, repo.deleteUnreferencedBlobs());
+      assertEquals(blobsOf(repo.readManifest("keep")), blobNames());
+    }
+  }
+
+  @Test
+  void smallAndMetadataFilesAreInlinedWithoutBlobs() throws IOException {
+    try (Directory dir = index("inline", 2000, 2)) {
+      repo.createSnapshot("s", dir, SnapshotOptions.DEFAULTS.withInlineLimits(1024, 1 << 20));
+      SnapshotManifest manifest = repo.readManifest("s");
+      for (FileEntry f : manifest.files()) {
+        if (f.name().startsWith("segments_") || f.name().endsWith(".si") || f.name().endsWith(".fnm")) {
+          assertTrue(f.isInlined(), f.toString());
+          assertNull(f.blobName());
+        }
+        if (f.length() <= 1024) {
+          assertTrue(f.isInlined(), f.toString());
+        }
+      }
+    }
+  }
+}
