@@ -129,6 +129,8 @@ public final class S3BlobStore implements BlobStore {
   private static final String CONTENT_TYPE = "application/octet-stream";
 
   private final S3Client client;
+  /** The credentials provider, closed with the store (the SDK does not close one it was given). */
+  private final AwsCredentialsProvider credentials;
   private final String bucket;
   private final String prefix;
   private final String endpoint;
@@ -197,7 +199,7 @@ public final class S3BlobStore implements BlobStore {
         "s3://" + bucket + "/" + this.prefix + " (endpoint " + (endpoint == null ? "AWS default" : endpoint)
             + ", region " + region + ")";
 
-    AwsCredentialsProvider credentials =
+    this.credentials =
         accessKey != null
             ? StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey))
             : DefaultCredentialsProvider.builder().build();
@@ -647,7 +649,17 @@ public final class S3BlobStore implements BlobStore {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      client.close();
+      try {
+        client.close();
+      } finally {
+        if (credentials instanceof AutoCloseable closeable) {
+          try {
+            closeable.close();
+          } catch (Exception e) {
+            // nothing to release that matters once the client is closed
+          }
+        }
+      }
     }
   }
 
@@ -680,7 +692,7 @@ public final class S3BlobStore implements BlobStore {
       if ("NoSuchKey".equals(code) || e instanceof NoSuchKeyException || (status == 404 && blobName != null && code == null)) {
         // A HEAD has no body, so a missing bucket looks like a missing key: tell them apart once.
         if (blobName != null && bucketMissing()) {
-          return noSuchBucket(blobName, action, detail, e);
+          return noSuchBucket(blobName, action, " [S3 status " + status + ", and HEAD of the bucket is 404 too]", e);
         }
         return new BlobNotFoundException(description, blobName, e);
       }
@@ -705,13 +717,16 @@ public final class S3BlobStore implements BlobStore {
       if (status == 403 || "AccessDenied".equals(code)) {
         return new BlobStoreException(description, blobName,
             "S3 " + action + " failed: access denied to bucket '" + bucket + "' at " + endpointText()
-                + "; check that the credentials ('" + ACCESS_KEY + "' / '" + SECRET_KEY + "' or the AWS default provider chain)"
-                + " are right and allowed to " + action + " there" + detail, e);
+                + (code == null ? " (the response has no error code, as for a HEAD, so the cause may be a wrong access key,"
+                    + " a wrong secret key or a missing permission)" : "")
+                + "; check the credentials ('" + ACCESS_KEY + "' / '" + SECRET_KEY + "' or the AWS default provider chain)"
+                + " and that they are allowed to use this bucket and prefix" + detail, e);
       }
       return new BlobStoreException(description, blobName, "S3 " + action + " failed" + detail, e);
     }
     Throwable cause = rootCauseOfInterest(e);
-    String timeouts = " (" + CONNECTION_TIMEOUT + " " + connectionTimeout + ", " + READ_TIMEOUT + " " + readTimeout + ")";
+    String timeouts = " (" + CONNECTION_TIMEOUT + " " + format(connectionTimeout) + ", " + READ_TIMEOUT + " "
+        + format(readTimeout) + ")";
     if (cause instanceof java.net.UnknownHostException) {
       return new BlobStoreException(description, blobName,
           "S3 " + action + " failed: cannot resolve the host of " + endpointText() + " (" + cause.getMessage()
@@ -788,6 +803,11 @@ public final class S3BlobStore implements BlobStore {
     }
   }
 
+  private static String format(Duration d) {
+    long millis = d.toMillis();
+    return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+  }
+
   private static String emptyToNull(String s) {
     return s == null || s.isBlank() ? null : s.trim();
   }
@@ -860,6 +880,7 @@ public final class S3BlobStore implements BlobStore {
     private final long offset;
     private final long expected;
     private long position;
+    private boolean eof;
     private boolean closed;
 
     /** {@code expected} is the number of bytes to deliver, or -1 if unknown (read to the end). */
@@ -871,6 +892,9 @@ public final class S3BlobStore implements BlobStore {
     }
 
     private long remaining() {
+      if (eof) {
+        return 0;
+      }
       return expected < 0 ? Long.MAX_VALUE : expected - position;
     }
 
@@ -907,6 +931,7 @@ public final class S3BlobStore implements BlobStore {
               "S3 response ended at offset " + (offset + position) + ", before the end of "
                   + BlobStoreException.range(offset, expected));
         }
+        eof = true;
         return -1;
       }
       position += n;
