@@ -63,6 +63,11 @@ start() {
     log "pid $(cat "$pid_file") is alive but does not answer on $health_url; restarting it"
     stop
   fi
+  if answers; then
+    log "something not started by this script (no live pid in $pid_file) already answers on $HOST:$PORT;"
+    log "stop it, or pick another port with PERMAFROST_MINIO_PORT"
+    exit 1
+  fi
   install
   mkdir -p "$run_dir"
   rm -rf "$data_dir"
