@@ -558,10 +558,15 @@ public final class GcsBlobStore implements BlobStore {
   public void delete(String blobName) throws IOException {
     ensureOpen();
     BlobId id = id(blobName);
+    boolean deleted;
     try {
-      storage.delete(id); // false when there was no such blob: not an error
+      deleted = storage.delete(id);
     } catch (RuntimeException e) {
       throw translate(e, blobName, "delete blob", false);
+    }
+    // No such blob is not an error, but no such bucket is: GCS answers 404 to both.
+    if (!deleted && !bucketExists()) {
+      throw missingBucket(blobName, null);
     }
   }
 
@@ -576,11 +581,15 @@ public final class GcsBlobStore implements BlobStore {
     List<BlobId> all = new ArrayList<>(ids.keySet());
     for (int from = 0; from < all.size(); from += BATCH_SIZE) {
       List<BlobId> batch = all.subList(from, Math.min(all.size(), from + BATCH_SIZE));
+      boolean allDeleted;
       try {
         if (batch.size() == 1) {
-          storage.delete(batch.get(0));
+          allDeleted = storage.delete(batch.get(0));
         } else {
-          storage.delete(batch);
+          allDeleted = !storage.delete(batch).contains(Boolean.FALSE);
+        }
+        if (!allDeleted && !bucketExists()) {
+          throw missingBucket(null, null);
         }
       } catch (RuntimeException e) {
         String first = ids.get(batch.get(0));
