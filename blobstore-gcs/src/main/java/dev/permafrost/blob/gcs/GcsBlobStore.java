@@ -54,7 +54,7 @@ import java.util.regex.Pattern;
  * names are the same both ways (see {@link GcsSettings}).
  *
  * <ul>
- *   <li>Writes of at most {@code resumable_threshold} bytes are sent in one request, with checksums the server
+ *   <li>Writes of at most {@code resumable_threshold} bytes are sent in one request, with a CRC32C the server
  *       checks; larger ones use a resumable upload in chunks of {@code resumable_chunk_size}. Either way GCS
  *       creates the object only when the upload completes, so readers never see a partial blob; if the source
  *       stream fails or comes up short, the upload is never completed and no object appears (an abandoned
@@ -454,10 +454,11 @@ public final class GcsBlobStore implements BlobStore {
     } catch (IOException e) {
       throw new BlobStoreException(description, blobName, "write failed, nothing was written: " + e, e);
     }
-    // The client sends the blob's MD5 and CRC32C with it, and the server checks them.
+    // The client sends the blob's CRC32C with it, and the server checks it. Index files do not compress:
+    // no gzip on the wire.
     BlobInfo info = BlobInfo.newBuilder(id).build();
     try {
-      storage.create(info, bytes, 0, length);
+      storage.create(info, bytes, 0, length, Storage.BlobTargetOption.disableGzipContent());
     } catch (RuntimeException e) {
       throw translate(e, blobName, "write blob", false);
     }
@@ -471,7 +472,7 @@ public final class GcsBlobStore implements BlobStore {
     } catch (RuntimeException e) {
       throw translate(e, blobName, "start a resumable upload", false);
     }
-    byte[] buffer = new byte[(int) Math.min(settings.resumableChunkSize, 1 << 20)];
+    byte[] buffer = new byte[Math.min(settings.resumableChunkSize, 1 << 20)];
     long remaining = length;
     while (remaining > 0) {
       int n;
