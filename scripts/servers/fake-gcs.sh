@@ -35,7 +35,12 @@ running_pid() {
 
 answers() {
   # fake-gcs-server answers the bucket listing of the JSON API once it is up.
-  curl -fsS -o /dev/null --max-time 2 "$URL/storage/v1/b" 2>/dev/null
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS -o /dev/null --max-time 2 "$URL/storage/v1/b" 2>/dev/null
+  else
+    # No curl: settle for the port accepting connections.
+    (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null
+  fi
 }
 
 install() {

@@ -182,8 +182,7 @@ class GcsBlobStoreErrorsTest {
   }
 
   @Test
-  void aReadThatFailsMidwayNamesTheBlob() throws IOException {
-    // Not an error path of the server, but of the caller: reading a closed stream.
+  void readingAClosedStreamFailsNamingTheBlob() throws IOException {
     try (BlobStore store = GcsTestStores.newStore()) {
       store.write("b", new ByteArrayInputStream(new byte[100]), 100);
       InputStream in = store.read("b", 0, 50);
