@@ -9,6 +9,7 @@ import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStoreException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.Locale;
@@ -36,6 +37,15 @@ final class AzureErrors {
             action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t.getClass().getSimpleName() + ": "
                 + t.getMessage() + "); check the 'endpoint' or 'account' setting, that the service (or Azurite) is"
                 + " running and reachable from this machine, and any firewall or proxy in between",
+            e);
+      }
+      if ((t instanceof UnknownHostException || t instanceof UnresolvedAddressException) && isIpLiteral(store.endpoint())) {
+        // Netty reports some literal addresses it cannot use (e.g. single-digit ports) as unknown hosts.
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t
+                + "); check the 'endpoint' setting's address and port",
             e);
       }
       if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
@@ -117,6 +127,15 @@ final class AzureErrors {
     }
     return new BlobStoreException(
         where, blobName, action + " failed (" + codeText + ")" + firstLine(e.getServiceMessage()), e);
+  }
+
+  private static boolean isIpLiteral(String endpoint) {
+    try {
+      String host = URI.create(endpoint).getHost();
+      return host != null && (host.startsWith("[") || host.matches("[0-9.]+"));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   private static String firstLine(String serviceMessage) {
