@@ -30,7 +30,6 @@ import com.azure.storage.common.policy.RequestRetryOptions;
 import com.azure.storage.common.policy.RetryPolicyType;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobNames;
-import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.ByteSizes;

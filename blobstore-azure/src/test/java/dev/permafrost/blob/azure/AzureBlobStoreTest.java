@@ -157,6 +157,15 @@ class AzureBlobStoreTest {
   }
 
   @Test
+  void withoutKeySasOrConnectionStringTheDefaultCredentialIsUsed() {
+    // Building sends no request, so this does not reach for any identity endpoint.
+    AzureBlobStore store = AzureBlobStore.builder().container("container").prefix("p").account("myaccount").build();
+    assertEquals(
+        "azblob://container/p (account myaccount, endpoint https://myaccount.blob.core.windows.net)", store.describe());
+    store.close();
+  }
+
+  @Test
   void providerIsFoundByScheme() throws IOException {
     URI uri = URI.create("azblob://" + AzureTestStores.newContainer() + "/x?endpoint=" + enc(AzureTestStores.endpoint())
         + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()));
