@@ -475,7 +475,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public void prefetch(long offset, long length) throws IOException {
     ensureOpen();
-    if (length <= 0 || offset < 0 || offset + length > sliceEnd - sliceStart) {
+    if (length <= 0 || offset < 0 || offset > sliceEnd - sliceStart - length) {
       return;
     }
     long start = sliceStart + offset;
@@ -502,6 +502,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
           if (r.owner == cf && r.index == index) {
             long stop = Math.min(end, regionEnd) - r.fileStart;
             for (long rel = p - r.fileStart; rel < stop; ) {
+              long before = rel;
               int page = r.pageOf(rel);
               Fill covering = r.fillCovering(page);
               if (covering != null) {
@@ -515,6 +516,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
                 cache.startFill(r, fill, r.fileStart + fillStart, file.store, cf.blobName, file.counter, false);
                 rel = fill.end;
               }
+              assert rel > before : "prefetch made no progress at " + before + " in " + r + " fills " + r.fills + " stop " + stop;
             }
           }
         }
@@ -564,7 +566,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
   @Override
   public BlobIndexInput slice(String sliceDescription, long offset, long length) throws IOException {
     ensureOpen();
-    if (offset < 0 || length < 0 || offset + length > sliceEnd - sliceStart) {
+    if (offset < 0 || length < 0 || offset > sliceEnd - sliceStart - length) {
       throw new IllegalArgumentException("slice(offset=" + offset + ", length=" + length + ") is out of bounds: " + this);
     }
     return new BlobIndexInput(getFullSliceDescription(sliceDescription), this, sliceStart + offset, sliceStart + offset + length);

@@ -20,7 +20,7 @@ final class Fill {
   boolean done;
 
   Fill(long start, long end) {
-    assert start < end;
+    assert start < end : start + " >= " + end;
     this.start = start;
     this.end = end;
   }

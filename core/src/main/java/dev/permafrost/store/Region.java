@@ -140,7 +140,9 @@ final class Region {
   long fillEnd(int page, long maxBytes) {
     assert Thread.holdsLock(this);
     long start = (long) page << pageShift;
-    long limit = Math.min(length, start + Math.max(pageSize, maxBytes));
+    long wanted = start + Math.max(pageSize, maxBytes);
+    // a fill ends on a page boundary (or the region's end): pages are the unit of "filled"
+    long limit = Math.min(length, (wanted + pageSize - 1) & -(long) pageSize);
     int p = page + 1;
     while (((long) p << pageShift) < limit && !isFilled(p) && fillCovering(p) == null) {
       p++;

@@ -487,4 +487,29 @@ class SharedRegionCacheTest {
         () -> SharedRegionCache.builder().path(tmp.resolve("share")).size("1mb").build());
     assertTrue(e.getMessage().contains(cache.file().toString()), e.getMessage());
   }
+
+  @Test
+  void randomPrefetchesAndReadsOnASlice() throws IOException {
+    byte[] arr = bytes(16384 + random.nextInt(50_000));
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("pf")).size(64 << 10).regionSize(8 << 10)
+        .tailRegionSize(1 << 10).tailRegionShare(0.25).fetchThreads(2).build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(fsStore, cache, Map.of("temp.bin", arr), "pfs");
+    int startOffset = random.nextInt(1024);
+    try (IndexInput orig = dir.openInput("temp.bin", IOContext.DEFAULT)) {
+      IndexInput in = orig.slice("slice", startOffset, arr.length - startOffset);
+      byte[] temp = new byte[2048];
+      for (int i = 0; i < 10_000; ++i) {
+        int offset = random.nextInt((int) in.length());
+        if (random.nextBoolean()) {
+          in.prefetch(offset, 1 + (long) (random.nextDouble() * (in.length() - offset - 1)));
+        }
+        in.seek(offset);
+        int readLength = 1 + random.nextInt((int) Math.min(temp.length, in.length() - offset));
+        in.readBytes(temp, 0, readLength);
+        assertArrayEquals(Arrays.copyOfRange(arr, startOffset + offset, startOffset + offset + readLength),
+            Arrays.copyOf(temp, readLength), "seed " + seed + " at " + offset);
+      }
+    }
+  }
 }
