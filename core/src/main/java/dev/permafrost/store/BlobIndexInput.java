@@ -1,0 +1,591 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.util.BitUtil;
+
+/**
+ * Reads one file of a mounted snapshot. Bytes come from a "window": a run of bytes known to be readable, either
+ * in the shared cache file (read through its memory mapping), in the manifest, or fetched straight from the store.
+ * A read inside the window is a bounds check, a positional read, and a check that the window's cache region has
+ * not changed hands since (its generation); no lock, no allocation. Anything else goes to {@link #moveWindow},
+ * which finds or fetches the bytes.
+ *
+ * <p>Clones and slices share the file and the master's closed state: closing the master makes every clone fail
+ * with {@link AlreadyClosedException}, as with {@code MMapDirectory}; closing a clone affects only that clone.
+ * Like any Lucene input, one instance is used by one thread at a time.
+ */
+final class BlobIndexInput extends IndexInput implements RandomAccessInput {
+  static final int RANDOM_FILL = 64 << 10;
+  static final int NORMAL_FILL = 128 << 10;
+  static final int SEQUENTIAL_FILL = 1 << 20;
+  static final int MAX_FILL = 8 << 20;
+  private static final int PREFETCH_LIMIT = 16 << 20;
+  private static final int KIND_NONE = 0;
+  private static final int KIND_CACHE = 1;
+  private static final int KIND_MANIFEST = 2;
+  private static final int KIND_DIRECT = 3;
+
+  /** State shared by a master input and all its clones and slices. */
+  private static final class Master {
+    volatile boolean closed;
+  }
+
+  private final BlobFile file;
+  private final Master master;
+  private final boolean isMaster;
+  private final long sliceStart;
+  private final long sliceEnd;
+  private final int baseFill;
+  private boolean closed;
+
+  /** Absolute position in the file. */
+  private long pos;
+
+  // The window: [winStart, winEnd) in absolute file positions, read at (position + winDelta) of winAccess.
+  private long winStart = Long.MAX_VALUE;
+  private long winEnd = Long.MIN_VALUE;
+  private long winDelta;
+  private RandomAccessInput winAccess;
+  private Region winRegion = Region.HEAP;
+  private int winGeneration;
+  private int winKind = KIND_NONE;
+  /** Bytes served from the current window not yet added to the stats. */
+  private long served;
+
+  /** A private clone of the cache mapping, for bulk reads that need a file pointer. */
+  private IndexInput cacheInput;
+  private final byte[] scratch = new byte[Long.BYTES];
+  private int fillSize;
+  private int lastRegion = -1;
+
+  BlobIndexInput(String description, BlobFile file, int baseFill) {
+    super(description);
+    this.file = file;
+    this.master = new Master();
+    this.isMaster = true;
+    this.sliceStart = 0;
+    this.sliceEnd = file.length;
+    this.baseFill = baseFill;
+    this.fillSize = baseFill;
+  }
+
+  private BlobIndexInput(String description, BlobIndexInput from, long sliceStart, long sliceEnd) {
+    super(description);
+    this.file = from.file;
+    this.master = from.master;
+    this.isMaster = false;
+    this.sliceStart = sliceStart;
+    this.sliceEnd = sliceEnd;
+    this.baseFill = from.baseFill;
+    this.fillSize = from.fillSize;
+    this.pos = sliceStart;
+    // The window is immutable shared state: a clone can keep using it, clipped to its own bounds.
+    long start = Math.max(from.winStart, sliceStart);
+    long end = Math.min(from.winEnd, sliceEnd);
+    if (start < end) {
+      this.winStart = start;
+      this.winEnd = end;
+      this.winDelta = from.winDelta;
+      this.winAccess = from.winAccess;
+      this.winRegion = from.winRegion;
+      this.winGeneration = from.winGeneration;
+      this.winKind = from.winKind;
+      this.lastRegion = from.lastRegion;
+    }
+  }
+
+  // ---- the hot path ----
+
+  /** Whether the bytes just read through the window are still the file's bytes. */
+  private boolean windowValid() {
+    VarHandle.acquireFence(); // the reads above happen before the checks below
+    return winRegion.generation == winGeneration && !master.closed;
+  }
+
+  @Override
+  public byte readByte() throws IOException {
+    final long p = pos;
+    if (p >= winStart && p < winEnd) {
+      final byte b = winAccess.readByte(p + winDelta);
+      if (windowValid()) {
+        pos = p + 1;
+        served++;
+        return b;
+      }
+    }
+    readBytesSlow(p, scratch, 0, 1);
+    pos = p + 1;
+    return scratch[0];
+  }
+
+  @Override
+  public void readBytes(byte[] b, int offset, int len) throws IOException {
+    final long p = pos;
+    if (p >= winStart && p + len <= winEnd) {
+      winAccess.readBytes(p + winDelta, b, offset, len);
+      if (windowValid()) {
+        pos = p + len;
+        served += len;
+        return;
+      }
+    }
+    readBytesSlow(p, b, offset, len);
+    pos = p + len;
+  }
+
+  @Override
+  public short readShort() throws IOException {
+    final long p = pos;
+    if (p >= winStart && p + Short.BYTES <= winEnd) {
+      final short v = winAccess.readShort(p + winDelta);
+      if (windowValid()) {
+        pos = p + Short.BYTES;
+        served += Short.BYTES;
+        return v;
+      }
+    }
+    readBytesSlow(p, scratch, 0, Short.BYTES);
+    pos = p + Short.BYTES;
+    return (short) BitUtil.VH_LE_SHORT.get(scratch, 0);
+  }
+
+  @Override
+  public int readInt() throws IOException {
+    final long p = pos;
+    if (p >= winStart && p + Integer.BYTES <= winEnd) {
+      final int v = winAccess.readInt(p + winDelta);
+      if (windowValid()) {
+        pos = p + Integer.BYTES;
+        served += Integer.BYTES;
+        return v;
+      }
+    }
+    readBytesSlow(p, scratch, 0, Integer.BYTES);
+    pos = p + Integer.BYTES;
+    return (int) BitUtil.VH_LE_INT.get(scratch, 0);
+  }
+
+  @Override
+  public long readLong() throws IOException {
+    final long p = pos;
+    if (p >= winStart && p + Long.BYTES <= winEnd) {
+      final long v = winAccess.readLong(p + winDelta);
+      if (windowValid()) {
+        pos = p + Long.BYTES;
+        served += Long.BYTES;
+        return v;
+      }
+    }
+    readBytesSlow(p, scratch, 0, Long.BYTES);
+    pos = p + Long.BYTES;
+    return (long) BitUtil.VH_LE_LONG.get(scratch, 0);
+  }
+
+  @Override
+  public void readLongs(long[] dst, int offset, int length) throws IOException {
+    final long p = pos;
+    final long bytes = (long) length * Long.BYTES;
+    if (winKind == KIND_CACHE && p >= winStart && p + bytes <= winEnd) {
+      IndexInput in = cacheInput();
+      in.seek(p + winDelta);
+      in.readLongs(dst, offset, length);
+      if (windowValid()) {
+        pos = p + bytes;
+        served += bytes;
+        return;
+      }
+    }
+    super.readLongs(dst, offset, length);
+  }
+
+  @Override
+  public void readInts(int[] dst, int offset, int length) throws IOException {
+    final long p = pos;
+    final long bytes = (long) length * Integer.BYTES;
+    if (winKind == KIND_CACHE && p >= winStart && p + bytes <= winEnd) {
+      IndexInput in = cacheInput();
+      in.seek(p + winDelta);
+      in.readInts(dst, offset, length);
+      if (windowValid()) {
+        pos = p + bytes;
+        served += bytes;
+        return;
+      }
+    }
+    super.readInts(dst, offset, length);
+  }
+
+  @Override
+  public void readFloats(float[] dst, int offset, int length) throws IOException {
+    final long p = pos;
+    final long bytes = (long) length * Float.BYTES;
+    if (winKind == KIND_CACHE && p >= winStart && p + bytes <= winEnd) {
+      IndexInput in = cacheInput();
+      in.seek(p + winDelta);
+      in.readFloats(dst, offset, length);
+      if (windowValid()) {
+        pos = p + bytes;
+        served += bytes;
+        return;
+      }
+    }
+    super.readFloats(dst, offset, length);
+  }
+
+  private IndexInput cacheInput() {
+    IndexInput in = cacheInput;
+    if (in == null) {
+      in = cacheInput = file.cache.mappedClone();
+    }
+    return in;
+  }
+
+  // ---- RandomAccessInput: positions relative to this slice ----
+
+  @Override
+  public byte readByte(long position) throws IOException {
+    final long a = sliceStart + position;
+    if (a >= winStart && a < winEnd) {
+      final byte b = winAccess.readByte(a + winDelta);
+      if (windowValid()) {
+        return b;
+      }
+    }
+    readAtSlow(position, scratch, 0, 1);
+    return scratch[0];
+  }
+
+  @Override
+  public void readBytes(long position, byte[] b, int offset, int len) throws IOException {
+    final long a = sliceStart + position;
+    if (a >= winStart && a + len <= winEnd) {
+      winAccess.readBytes(a + winDelta, b, offset, len);
+      if (windowValid()) {
+        return;
+      }
+    }
+    readAtSlow(position, b, offset, len);
+  }
+
+  @Override
+  public short readShort(long position) throws IOException {
+    final long a = sliceStart + position;
+    if (a >= winStart && a + Short.BYTES <= winEnd) {
+      final short v = winAccess.readShort(a + winDelta);
+      if (windowValid()) {
+        return v;
+      }
+    }
+    readAtSlow(position, scratch, 0, Short.BYTES);
+    return (short) BitUtil.VH_LE_SHORT.get(scratch, 0);
+  }
+
+  @Override
+  public int readInt(long position) throws IOException {
+    final long a = sliceStart + position;
+    if (a >= winStart && a + Integer.BYTES <= winEnd) {
+      final int v = winAccess.readInt(a + winDelta);
+      if (windowValid()) {
+        return v;
+      }
+    }
+    readAtSlow(position, scratch, 0, Integer.BYTES);
+    return (int) BitUtil.VH_LE_INT.get(scratch, 0);
+  }
+
+  @Override
+  public long readLong(long position) throws IOException {
+    final long a = sliceStart + position;
+    if (a >= winStart && a + Long.BYTES <= winEnd) {
+      final long v = winAccess.readLong(a + winDelta);
+      if (windowValid()) {
+        return v;
+      }
+    }
+    readAtSlow(position, scratch, 0, Long.BYTES);
+    return (long) BitUtil.VH_LE_LONG.get(scratch, 0);
+  }
+
+  private void readAtSlow(long position, byte[] b, int offset, int len) throws IOException {
+    ensureOpen();
+    if (position < 0 || len < 0 || position + len > sliceEnd - sliceStart) {
+      throw new EOFException("positional read of " + len + " bytes at " + position + " is past EOF (length "
+          + (sliceEnd - sliceStart) + "): " + this);
+    }
+    readBytesSlow(sliceStart + position, b, offset, len);
+  }
+
+  // ---- the slow path ----
+
+  /** Reads [p, p+len) (absolute) window by window, moving the window as needed. Does not move {@link #pos}. */
+  private void readBytesSlow(long p, byte[] b, int offset, int len) throws IOException {
+    ensureOpen();
+    if (p + len > sliceEnd || p < sliceStart) {
+      throw new EOFException("read past EOF: " + this + " (position " + (p - sliceStart) + ", " + len + " bytes, length "
+          + (sliceEnd - sliceStart) + ")");
+    }
+    while (len > 0) {
+      if (p < winStart || p >= winEnd) {
+        moveWindow(p);
+      }
+      int n = (int) Math.min(len, winEnd - p);
+      winAccess.readBytes(p + winDelta, b, offset, n);
+      if (!windowValid()) {
+        ensureOpen();
+        dropWindow();
+        continue; // the region changed hands while we read: read it again
+      }
+      served += n;
+      p += n;
+      offset += n;
+      len -= n;
+    }
+  }
+
+  private void dropWindow() {
+    flushServed();
+    winStart = Long.MAX_VALUE;
+    winEnd = Long.MIN_VALUE;
+    winKind = KIND_NONE;
+    winRegion = Region.HEAP;
+  }
+
+  private void flushServed() {
+    if (served != 0) {
+      switch (winKind) {
+        case KIND_CACHE -> file.counter.bytesReadFromCache.add(served);
+        case KIND_MANIFEST -> file.counter.bytesReadFromManifest.add(served);
+        default -> {}
+      }
+      served = 0;
+    }
+  }
+
+  private void setWindow(long start, long end, long delta, RandomAccessInput access, Region region, int generation, int kind) {
+    flushServed();
+    winStart = Math.max(start, sliceStart);
+    winEnd = Math.min(end, sliceEnd);
+    winDelta = delta;
+    winAccess = access;
+    winRegion = region;
+    winGeneration = generation;
+    winKind = kind;
+    assert winStart < winEnd;
+  }
+
+  /** Points the window at readable bytes that include absolute position {@code p} (p is inside the slice). */
+  private void moveWindow(long p) throws IOException {
+    assert p >= sliceStart && p < sliceEnd;
+    boolean sequential = p == winEnd;
+    int hot = file.hotRange(p);
+    if (hot >= 0) {
+      setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), Region.HEAP, Region.HEAP.generation, KIND_MANIFEST);
+      return;
+    }
+    fillSize = sequential ? Math.min(MAX_FILL, fillSize * 2) : baseFill;
+    CacheFile cf = file.cacheFile;
+    SharedRegionCache cache = file.cache;
+    int index = cf.regionIndex(p);
+    boolean newRegion = index != lastRegion;
+    lastRegion = index;
+    retry:
+    for (;;) {
+      Region r = cache.region(cf, index);
+      if (r == null) {
+        if (newRegion) {
+          cache.recordAccess(cf, index, null);
+        }
+        readDirect(p, cf, index);
+        return;
+      }
+      boolean missed = false;
+      synchronized (r) {
+        if (r.owner != cf || r.index != index) {
+          cf.regions.compareAndSet(index, r, null);
+          continue;
+        }
+        long rel = p - r.fileStart;
+        int page = r.pageOf(rel);
+        Fill awaited = null;
+        while (!r.isFilled(page)) {
+          if (awaited != null && awaited.done) {
+            if (awaited.error != null) {
+              throw new IOException(awaited.error.getMessage() + " (reading " + this + ")", awaited.error);
+            }
+            awaited = null;
+            continue;
+          }
+          if (awaited == null) {
+            awaited = r.fillCovering(page);
+            if (awaited == null) {
+              long start = (long) page * r.pageSize;
+              awaited = new Fill(start, r.fillEnd(page, fillSize));
+              r.fills.add(awaited);
+              cache.startFill(r, awaited, r.fileStart + start, file.store, cf.blobName, file.counter, true);
+              continue;
+            }
+            missed = true;
+          }
+          missed = true;
+          cache.ensureOpen();
+          try {
+            r.wait(200);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted waiting for " + this + " to be fetched");
+          }
+          if (r.owner != cf || r.index != index) {
+            continue retry;
+          }
+        }
+        setWindow(r.fileStart + r.filledRunStart(page), r.fileStart + r.filledRunEnd(page), r.cacheOffset - r.fileStart,
+            cache.mapped(), r, r.generation, KIND_CACHE);
+      }
+      if (missed) {
+        file.counter.misses.increment();
+      } else {
+        file.counter.hits.increment();
+      }
+      if (newRegion) {
+        cache.recordAccess(cf, index, r);
+      }
+      return;
+    }
+  }
+
+  /** Serves bytes around {@code p} straight from the store: the region was not admitted to the cache. */
+  private void readDirect(long p, CacheFile cf, int index) throws IOException {
+    long regionStart = cf.regionStart(index);
+    long regionEnd = regionStart + cf.regionLength(index);
+    long start = Math.max(regionStart, p - (p % 4096));
+    long end = Math.min(regionEnd, Math.max(start + fillSize, p + 1));
+    byte[] bytes = new byte[(int) (end - start)];
+    file.cache.readDirect(file.store, cf.blobName, start, bytes, bytes.length, file.counter);
+    setWindow(start, end, -start, new HeapWindow(bytes), Region.HEAP, Region.HEAP.generation, KIND_DIRECT);
+  }
+
+  @Override
+  public void prefetch(long offset, long length) throws IOException {
+    ensureOpen();
+    if (length <= 0 || offset < 0 || offset + length > sliceEnd - sliceStart) {
+      return;
+    }
+    long start = sliceStart + offset;
+    long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
+    if (start >= winStart && end <= winEnd) {
+      return;
+    }
+    CacheFile cf = file.cacheFile;
+    if (cf == null) {
+      return;
+    }
+    SharedRegionCache cache = file.cache;
+    for (long p = start; p < end; ) {
+      int hot = file.hotRange(p);
+      if (hot >= 0) {
+        p = file.hotEnd(hot);
+        continue;
+      }
+      int index = cf.regionIndex(p);
+      long regionEnd = cf.regionStart(index) + cf.regionLength(index);
+      Region r = cache.region(cf, index);
+      if (r != null) {
+        synchronized (r) {
+          if (r.owner == cf && r.index == index) {
+            long stop = Math.min(end, regionEnd) - r.fileStart;
+            for (long rel = p - r.fileStart; rel < stop; ) {
+              int page = r.pageOf(rel);
+              Fill covering = r.fillCovering(page);
+              if (covering != null) {
+                rel = covering.end;
+              } else if (r.isFilled(page)) {
+                rel = (long) (page + 1) * r.pageSize;
+              } else {
+                long fillStart = (long) page * r.pageSize;
+                Fill fill = new Fill(fillStart, r.fillEnd(page, stop - fillStart));
+                r.fills.add(fill);
+                cache.startFill(r, fill, r.fileStart + fillStart, file.store, cf.blobName, file.counter, false);
+                rel = fill.end;
+              }
+            }
+          }
+        }
+      }
+      p = regionEnd;
+    }
+  }
+
+  // ---- IndexInput ----
+
+  private void ensureOpen() {
+    if (closed || master.closed) {
+      throw new AlreadyClosedException("this input is closed: " + this);
+    }
+  }
+
+  @Override
+  public long getFilePointer() {
+    return pos - sliceStart;
+  }
+
+  @Override
+  public void seek(long position) throws IOException {
+    ensureOpen();
+    if (position < 0) {
+      throw new IllegalArgumentException("seeking to negative position " + position + ": " + this);
+    }
+    if (position > sliceEnd - sliceStart) {
+      throw new EOFException("seek past EOF to " + position + " (length " + (sliceEnd - sliceStart) + "): " + this);
+    }
+    pos = sliceStart + position;
+  }
+
+  @Override
+  public long length() {
+    return sliceEnd - sliceStart;
+  }
+
+  @Override
+  public BlobIndexInput clone() {
+    ensureOpen();
+    BlobIndexInput clone = new BlobIndexInput(toString(), this, sliceStart, sliceEnd);
+    clone.pos = pos;
+    return clone;
+  }
+
+  @Override
+  public BlobIndexInput slice(String sliceDescription, long offset, long length) throws IOException {
+    ensureOpen();
+    if (offset < 0 || length < 0 || offset + length > sliceEnd - sliceStart) {
+      throw new IllegalArgumentException("slice(offset=" + offset + ", length=" + length + ") is out of bounds: " + this);
+    }
+    return new BlobIndexInput(getFullSliceDescription(sliceDescription), this, sliceStart + offset, sliceStart + offset + length);
+  }
+
+  @Override
+  public RandomAccessInput randomAccessSlice(long offset, long length) throws IOException {
+    return slice("randomaccess", offset, length);
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    flushServed();
+    closed = true;
+    if (isMaster) {
+      master.closed = true;
+    }
+    winStart = Long.MAX_VALUE;
+    winEnd = Long.MIN_VALUE;
+  }
+}

@@ -1,0 +1,83 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.util.Map;
+
+/**
+ * A point-in-time view of a {@link SharedRegionCache}'s use.
+ *
+ * @param sizeInBytes bytes of the cache file given to regions
+ * @param regionSize the size of a full region
+ * @param tailRegionSize the size of a region for file tails and small files
+ * @param regions slots of both sizes
+ * @param regionsInUse slots holding a region of some file
+ * @param evictions regions taken from one file to give to another
+ * @param fillsInFlight fetches from the store writing into the cache right now
+ * @param total counts over every index and file type
+ * @param perIndex counts per mounted index (by the name it was mounted under)
+ * @param perExtension counts per Lucene file extension ({@code tim}, {@code doc}, {@code dvd}, ...)
+ */
+public record CacheStats(
+    long sizeInBytes,
+    long regionSize,
+    long tailRegionSize,
+    int regions,
+    int regionsInUse,
+    long evictions,
+    long fillsInFlight,
+    Counts total,
+    Map<String, Counts> perIndex,
+    Map<String, Counts> perExtension) {
+
+  /**
+   * Counts of one kind of read.
+   *
+   * @param hits lookups of a region answered from bytes already in the cache (one per run of cached bytes a
+   *     reader moves into, not one per read call)
+   * @param misses lookups that had to wait for bytes to be fetched (their own fetch or a shared one)
+   * @param bytesReadFromCache bytes served from the cache file (counted when a reader moves to another range,
+   *     or is closed)
+   * @param fetches requests to the blob store that filled the cache
+   * @param bytesFetched bytes those requests brought into the cache
+   * @param directReads requests served straight from the store, bypassing the cache (a region was not admitted or
+   *     nothing could be evicted)
+   * @param bytesReadDirect bytes of those requests
+   * @param bytesReadFromManifest bytes served from the manifest (inlined files, headers, footers)
+   */
+  public record Counts(
+      long hits,
+      long misses,
+      long bytesReadFromCache,
+      long fetches,
+      long bytesFetched,
+      long directReads,
+      long bytesReadDirect,
+      long bytesReadFromManifest) {
+    public static final Counts ZERO = new Counts(0, 0, 0, 0, 0, 0, 0, 0);
+
+    Counts plus(Counts o) {
+      return new Counts(
+          hits + o.hits,
+          misses + o.misses,
+          bytesReadFromCache + o.bytesReadFromCache,
+          fetches + o.fetches,
+          bytesFetched + o.bytesFetched,
+          directReads + o.directReads,
+          bytesReadDirect + o.bytesReadDirect,
+          bytesReadFromManifest + o.bytesReadFromManifest);
+    }
+
+    /** Blob store requests of any kind: fills and direct reads. */
+    public long storeRequests() {
+      return fetches + directReads;
+    }
+
+    /** Hits over hits plus misses, or 0 when there were none. */
+    public double hitRatio() {
+      long lookups = hits + misses;
+      return lookups == 0 ? 0 : (double) hits / lookups;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An approximate, ageing count of how often each region of each file is used, including regions that are not in
+ * the cache: a count-min sketch of small counters, halved every {@code sampleSize} increments so that old
+ * popularity fades (the TinyLFU admission filter). Updates race benignly: a lost increment only makes a count a
+ * little low.
+ */
+final class FrequencySketch {
+  private static final int MAX = 15;
+  private static final long[] SEEDS = {0x9E3779B97F4A7C15L, 0xC2B2AE3D27D4EB4FL, 0x165667B19E3779F9L, 0xD6E8FEB86659FD93L};
+  private final byte[] counters;
+  private final int mask;
+  private final int sampleSize;
+  private final AtomicInteger additions = new AtomicInteger();
+
+  FrequencySketch(int regions) {
+    int width = Integer.highestOneBit(Math.max(64, regions * 16 - 1)) << 1;
+    this.counters = new byte[width];
+    this.mask = width - 1;
+    this.sampleSize = Math.max(64, regions * 10);
+  }
+
+  static long key(long fileId, int index) {
+    return (fileId << 24) ^ index;
+  }
+
+  private int slot(long key, int row) {
+    long h = (key + SEEDS[row]) * SEEDS[(row + 1) & 3];
+    h ^= h >>> 29;
+    return (int) h & mask;
+  }
+
+  /** The estimated count of {@code key}. */
+  int frequency(long key) {
+    int min = MAX;
+    for (int row = 0; row < SEEDS.length; row++) {
+      min = Math.min(min, counters[slot(key, row)]);
+    }
+    return min;
+  }
+
+  /** Counts one use of {@code key}. */
+  void increment(long key) {
+    int f = frequency(key);
+    if (f < MAX) {
+      for (int row = 0; row < SEEDS.length; row++) {
+        int s = slot(key, row);
+        if (counters[s] == f) { // conservative update: only the smallest counters grow
+          counters[s] = (byte) (f + 1);
+        }
+      }
+    }
+    if (additions.incrementAndGet() >= sampleSize) {
+      age();
+    }
+  }
+
+  private synchronized void age() {
+    if (additions.get() < sampleSize) {
+      return;
+    }
+    for (int i = 0; i < counters.length; i++) {
+      counters[i] = (byte) (counters[i] >>> 1);
+    }
+    additions.set(0);
+  }
+}
