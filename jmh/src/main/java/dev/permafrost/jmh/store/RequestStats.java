@@ -13,6 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * the previous completed) builds a chain, while requests issued while another is in flight (prefetch, parallel
  * fills) share a level. This over-counts when one pool thread serves unrelated fills in turn, and under-counts a
  * chain that hops between threads; it is exact for a single search thread that reads through the store.
+ *
+ * <p>Because a cache may fetch on its own pool threads, a second, global measure is kept too: a request's global
+ * level is 1 + the highest level of any request (of any thread) completed before it was issued. With one search
+ * running, that is the number of round-trip "waves" on the critical path, however the fetches hop threads; with
+ * several searches running at once it over-counts.
  */
 public final class RequestStats {
   private final AtomicLong requests = new AtomicLong();
@@ -20,6 +25,8 @@ public final class RequestStats {
   private final AtomicLong bytesRequested = new AtomicLong();
   private final AtomicLong bytesRead = new AtomicLong();
   private final AtomicLong maxChain = new AtomicLong();
+  private final AtomicLong completedGlobalLevel = new AtomicLong();
+  private final AtomicLong maxGlobalChain = new AtomicLong();
   private final AtomicLong generation = new AtomicLong();
   private final ThreadLocal<Chain> chains = ThreadLocal.withInitial(Chain::new);
 
@@ -34,12 +41,14 @@ public final class RequestStats {
     private final Chain chain;
     private final long generation;
     private final int level;
+    private final long globalLevel;
     private boolean completed;
 
-    private Request(Chain chain, long generation, int level) {
+    private Request(Chain chain, long generation, int level, long globalLevel) {
       this.chain = chain;
       this.generation = generation;
       this.level = level;
+      this.globalLevel = globalLevel;
     }
 
     /** Records that {@code n} bytes of the response arrived. */
@@ -57,6 +66,9 @@ public final class RequestStats {
         if (chain.generation == generation) {
           chain.completedLevel = Math.max(chain.completedLevel, level);
         }
+      }
+      if (RequestStats.this.generation.get() == generation) {
+        completedGlobalLevel.accumulateAndGet(globalLevel, Math::max);
       }
     }
 
@@ -91,7 +103,9 @@ public final class RequestStats {
       level = chain.completedLevel + 1;
     }
     maxChain.accumulateAndGet(level, Math::max);
-    return new Request(chain, gen, level);
+    long globalLevel = completedGlobalLevel.get() + 1;
+    maxGlobalChain.accumulateAndGet(globalLevel, Math::max);
+    return new Request(chain, gen, level, globalLevel);
   }
 
   /** Zeroes every counter and starts every thread's chain afresh. */
@@ -102,11 +116,14 @@ public final class RequestStats {
     bytesRequested.set(0);
     bytesRead.set(0);
     maxChain.set(0);
+    completedGlobalLevel.set(0);
+    maxGlobalChain.set(0);
   }
 
   /** The counters as they are now. */
   public Snapshot snapshot() {
-    return new Snapshot(requests.get(), metadataRequests.get(), bytesRequested.get(), bytesRead.get(), maxChain.get());
+    return new Snapshot(
+        requests.get(), metadataRequests.get(), bytesRequested.get(), bytesRead.get(), maxChain.get(), maxGlobalChain.get());
   }
 
   /**
@@ -116,13 +133,15 @@ public final class RequestStats {
    * @param metadataRequests HEAD and LIST requests
    * @param bytesRequested the sum of the requested ranges' lengths
    * @param bytesRead bytes actually read from responses
-   * @param longestChain the longest chain of dependent requests (data and metadata)
+   * @param longestChain the longest chain of dependent requests issued by one thread (data and metadata)
+   * @param roundTripWaves the longest chain counted across threads (see the class comment)
    */
-  public record Snapshot(long requests, long metadataRequests, long bytesRequested, long bytesRead, long longestChain) {
+  public record Snapshot(
+      long requests, long metadataRequests, long bytesRequested, long bytesRead, long longestChain, long roundTripWaves) {
     @Override
     public String toString() {
       return requests + " GETs, " + metadataRequests + " HEAD/LIST, " + bytesRead + " bytes read, longest chain "
-          + longestChain;
+          + longestChain + " per thread, " + roundTripWaves + " across threads";
     }
   }
 }
