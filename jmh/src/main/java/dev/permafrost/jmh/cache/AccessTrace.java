@@ -88,6 +88,21 @@ public final class AccessTrace {
     return files.get((int) (key >>> REGION_BITS));
   }
 
+  /**
+   * This trace with each region kept at its first access only: what one run of a query asks of a cache once its
+   * own repeated reads (hits in any cache that holds its working set) are left out.
+   */
+  public AccessTrace firstTouches() {
+    AccessTrace out = new AccessTrace(regionSize);
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    for (long k : keys()) {
+      if (seen.add(k)) {
+        out.add(fileOf(k), k & ((1L << REGION_BITS) - 1));
+      }
+    }
+    return out;
+  }
+
   /** A trace that is this one {@code times} times over (e.g. a dashboard refreshed). */
   public AccessTrace repeat(int times) {
     AccessTrace out = new AccessTrace(regionSize);
