@@ -1,0 +1,25 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.blob.azure;
+
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.BlobStoreProvider;
+import java.net.URI;
+
+/**
+ * The {@code azblob:} backend: {@code azblob://container/prefix?account=myaccount&sas_token=...}. The settings
+ * are those of {@link AzureBlobStore} (see its constants and the module's README); an unknown one is rejected
+ * by name. Registered in {@code META-INF/services/dev.permafrost.blob.BlobStoreProvider}.
+ */
+public final class AzureBlobStoreProvider implements BlobStoreProvider {
+  @Override
+  public String scheme() {
+    return AzureBlobStore.SCHEME;
+  }
+
+  @Override
+  public BlobStore open(URI uri) {
+    return AzureBlobStore.open(uri);
+  }
+}

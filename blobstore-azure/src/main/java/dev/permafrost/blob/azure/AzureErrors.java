@@ -1,0 +1,149 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.blob.azure;
+
+import com.azure.storage.blob.models.BlobErrorCode;
+import com.azure.storage.blob.models.BlobStorageException;
+import dev.permafrost.blob.BlobNotFoundException;
+import dev.permafrost.blob.BlobStoreException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.Locale;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/**
+ * Turns the SDK's exceptions into {@link BlobStoreException}s that say what went wrong and what to check. The
+ * store's description (container, prefix, account, endpoint) is appended by {@link BlobStoreException}; the
+ * service's own error text is not copied, because authentication errors echo request signatures.
+ */
+final class AzureErrors {
+  private AzureErrors() {}
+
+  static BlobStoreException translate(AzureBlobStore store, String blobName, String action, RuntimeException e) {
+    String where = store.describe();
+    if (e instanceof BlobStorageException se) {
+      return fromService(store, blobName, action, se);
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException || t instanceof NoRouteToHostException) {
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t.getClass().getSimpleName() + ": "
+                + t.getMessage() + "); check the 'endpoint' or 'account' setting, that the service (or Azurite) is"
+                + " running and reachable from this machine, and any firewall or proxy in between",
+            e);
+      }
+      if ((t instanceof UnknownHostException || t instanceof UnresolvedAddressException) && isIpLiteral(store.endpoint())) {
+        // Netty reports some literal addresses it cannot use (e.g. single-digit ports) as unknown hosts.
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t
+                + "); check the 'endpoint' setting's address and port",
+            e);
+      }
+      if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: cannot resolve the host of endpoint " + store.endpoint()
+                + "; check the 'account' or 'endpoint' setting and DNS (a private endpoint needs its private DNS zone)",
+            e);
+      }
+      if (t instanceof SSLException) {
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: TLS with endpoint " + store.endpoint() + " failed (" + t.getMessage()
+                + "); check that the endpoint's scheme (http or https) is right and that its certificate is trusted",
+            e);
+      }
+      if (t instanceof TimeoutException || t.getClass().getName().toLowerCase(Locale.ROOT).contains("timeout")) {
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: timed out talking to endpoint " + store.endpoint()
+                + "; check the network, or raise 'connect_timeout' / 'read_timeout'",
+            e);
+      }
+    }
+    return new BlobStoreException(where, blobName, action + " failed: " + e, e);
+  }
+
+  private static BlobStoreException fromService(
+      AzureBlobStore store, String blobName, String action, BlobStorageException e) {
+    String where = store.describe();
+    BlobErrorCode code = e.getErrorCode();
+    int status = e.getStatusCode();
+    String codeText = "HTTP " + status + (code == null ? "" : ", " + code);
+    if (BlobErrorCode.CONTAINER_NOT_FOUND.equals(code)) {
+      return new BlobStoreException(
+          where,
+          blobName,
+          action + " failed: container '" + store.container() + "' does not exist in account '" + store.account()
+              + "' at endpoint " + store.endpoint() + " (" + codeText
+              + "); check the container name in the URI, or create the container",
+          e);
+    }
+    if (blobName != null && (BlobErrorCode.BLOB_NOT_FOUND.equals(code) || (status == 404 && code == null))) {
+      return new BlobNotFoundException(where, blobName, e);
+    }
+    if (status == 401
+        || BlobErrorCode.AUTHENTICATION_FAILED.equals(code)
+        || BlobErrorCode.NO_AUTHENTICATION_INFORMATION.equals(code)
+        || BlobErrorCode.INVALID_AUTHENTICATION_INFO.equals(code)) {
+      return new BlobStoreException(
+          where,
+          blobName,
+          action + " failed: authentication failed for account '" + store.account() + "' at endpoint "
+              + store.endpoint() + ", container '" + store.container() + "' (" + codeText
+              + "); the service rejected the credential: check 'account_key', 'sas_token' or 'connection_string'"
+              + " (right account, not expired), or the default credential's identity, and this machine's clock",
+          e);
+    }
+    if (status == 403) {
+      return new BlobStoreException(
+          where,
+          blobName,
+          action + " failed: access denied for account '" + store.account() + "' at endpoint " + store.endpoint()
+              + ", container '" + store.container() + "' (" + codeText
+              + "); the credential was rejected or lacks permission: check 'account_key' / 'sas_token' /"
+              + " 'connection_string', the SAS permissions (read, write, delete, list) and expiry, the identity's"
+              + " role (e.g. Storage Blob Data Contributor), and the storage account's firewall",
+          e);
+    }
+    if (BlobErrorCode.CONDITION_NOT_MET.equals(code) || status == 412) {
+      return new BlobStoreException(
+          where, blobName, action + " failed: the blob was replaced while it was being read (" + codeText + ")", e);
+    }
+    if (status == 404) {
+      return new BlobStoreException(where, blobName, action + " failed: not found (" + codeText + ")", e);
+    }
+    return new BlobStoreException(
+        where, blobName, action + " failed (" + codeText + ")" + firstLine(e.getServiceMessage()), e);
+  }
+
+  private static boolean isIpLiteral(String endpoint) {
+    try {
+      String host = URI.create(endpoint).getHost();
+      return host != null && (host.startsWith("[") || host.matches("[0-9.]+"));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private static String firstLine(String serviceMessage) {
+    if (serviceMessage == null || serviceMessage.isBlank()) {
+      return "";
+    }
+    String line = serviceMessage.strip();
+    int nl = line.indexOf('\n');
+    return ": " + (nl >= 0 ? line.substring(0, nl).strip() : line);
+  }
+}

@@ -1,0 +1,480 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.blob.azure;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.models.BlobListDetails;
+import com.azure.storage.blob.models.ListBlobsOptions;
+import com.azure.storage.blob.sas.BlobContainerSasPermission;
+import com.azure.storage.blob.sas.BlobServiceSasSignatureValues;
+import dev.permafrost.blob.BlobMetadata;
+import dev.permafrost.blob.BlobNotFoundException;
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.blob.BlobStoreVerifier;
+import dev.permafrost.blob.BlobStores;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Azure-specific behaviour on Azurite: URIs and settings, credentials, errors, block uploads, paging. */
+class AzureBlobStoreTest {
+  private final Random random = new Random();
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
+    random.nextBytes(b);
+    return b;
+  }
+
+  /** Every message in the chain, plus the store's description and toString. */
+  private static String everything(BlobStore store, Throwable e) {
+    StringBuilder sb = new StringBuilder(store.describe()).append('\n').append(store).append('\n');
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      sb.append(t).append('\n');
+      for (Throwable s : t.getSuppressed()) {
+        sb.append(s).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static void assertNoSecret(String text, String... secrets) {
+    for (String secret : secrets) {
+      assertFalse(text.contains(secret), "a secret appears in: " + text);
+      assertFalse(text.contains(enc(secret)), "a URL-encoded secret appears in: " + text);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ URIs and settings
+
+  @Test
+  void uriGivesContainerPrefixAndSettings() throws IOException {
+    String container = AzureTestStores.newContainer();
+    URI uri = URI.create("azblob://" + container + "/snap/shots/?endpoint=" + enc(AzureTestStores.endpoint())
+        + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key())
+        + "&block_size=64kb&single_upload_threshold=64kb&list_page_size=3&max_retries=2&retry_delay=100ms"
+        + "&connect_timeout=5s&read_timeout=PT30S&download_chunk_size=16kb");
+    try (BlobStore store = BlobStores.open(uri)) {
+      AzureBlobStore azure = assertInstanceOf(AzureBlobStore.class, store);
+      assertEquals(container, azure.container());
+      assertEquals("snap/shots/", azure.prefix());
+      assertEquals(AzureTestStores.account(), azure.account());
+      assertEquals(
+          "azblob://" + container + "/snap/shots (account " + AzureTestStores.account() + ", endpoint "
+              + AzureTestStores.endpoint() + ")",
+          store.describe());
+      assertNoSecret(everything(store, null), AzureTestStores.key());
+      BlobStoreVerifier.verify(store, "");
+      byte[] data = randomBytes(200_000);
+      store.write("a/b", new ByteArrayInputStream(data), data.length);
+      assertArrayEquals(data, store.read("a/b").readAllBytes());
+    }
+    // The blob sits below the prefix in the container.
+    BlobContainerClient raw = AzureTestStores.serviceClient().getBlobContainerClient(container);
+    assertTrue(raw.getBlobClient("snap/shots/a/b").exists());
+  }
+
+  @Test
+  void uriWithoutPrefixUsesTheWholeContainer() throws IOException {
+    String container = AzureTestStores.newContainer();
+    URI uri = URI.create("azblob://" + container + "?endpoint=" + enc(AzureTestStores.endpoint())
+        + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()));
+    try (BlobStore store = BlobStores.open(uri)) {
+      assertEquals("", ((AzureBlobStore) store).prefix());
+      store.write("top", new ByteArrayInputStream(new byte[3]), 3);
+      assertEquals(List.of(new BlobMetadata("top", 3)), store.list(""));
+      assertTrue(store.describe().startsWith("azblob://" + container + " ("), store.describe());
+    }
+  }
+
+  @Test
+  void unknownSettingIsRejectedByNameInUriAndBuilder() {
+    String key = AzureTestStores.key();
+    URI uri = URI.create("azblob://c0ntainer/p?account=a&account_key=" + enc(key) + "&blok_size=1mb");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BlobStores.open(uri));
+    assertTrue(e.getMessage().contains("blok_size"), e.getMessage());
+    assertTrue(e.getMessage().contains("block_size"), "lists the known settings: " + e.getMessage());
+    assertNoSecret(e.getMessage(), key);
+
+    IllegalArgumentException b = assertThrows(
+        IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().container("c0ntainer").account("a").accountKey(key).setting("blok_size", "1mb").build());
+    assertTrue(b.getMessage().contains("blok_size"), b.getMessage());
+  }
+
+  @Test
+  void malformedUrisAndSettingsAreRejectedClearly() {
+    String key = AzureTestStores.key();
+    List<String[]> cases = List.of(
+        new String[] {"azblob:///prefix-only?account=a", "no container"},
+        new String[] {"azblob://Bad_Container/p?account=a", "invalid container name"},
+        new String[] {"azblob://user:" + enc(key) + "@container/p?account=a", "user info"},
+        new String[] {"azblob://container/p", "set 'account'"},
+        new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&sas_token=sv%3D1", "cannot be combined"},
+        new String[] {"azblob://container/p?account_key=" + enc(key) + "&endpoint=http%3A%2F%2F127.0.0.1%3A1%2Fx", "needs 'account'"},
+        new String[] {"azblob://container/p?connection_string=x&account=a", "cannot be combined"},
+        new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&block_size=lots", "block_size"},
+        new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&list_page_size=0", "list_page_size"},
+        new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&read_timeout=soon", "read_timeout"},
+        new String[] {"azblob://container/p?account=a&endpoint=ftp%3A%2F%2Fhost", "endpoint"},
+        new String[] {"azblob://container/a/../b?account=a", "prefix"});
+    for (String[] c : cases) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> BlobStores.open(URI.create(c[0])), c[0]);
+      assertTrue(e.getMessage().contains(c[1]), c[0] + " -> " + e.getMessage());
+      assertNoSecret(e.getMessage(), key);
+    }
+    IllegalArgumentException badKey = assertThrows(
+        IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().container("container").account("a").accountKey("not base64 !!secret").build());
+    assertFalse(badKey.getMessage().contains("!!secret"), badKey.getMessage());
+  }
+
+  @Test
+  void withoutKeySasOrConnectionStringTheDefaultCredentialIsUsed() {
+    // Building sends no request, so this does not reach for any identity endpoint.
+    AzureBlobStore store = AzureBlobStore.builder().container("container").prefix("p").account("myaccount").build();
+    assertEquals(
+        "azblob://container/p (account myaccount, endpoint https://myaccount.blob.core.windows.net)", store.describe());
+    store.close();
+  }
+
+  @Test
+  void providerIsFoundByScheme() throws IOException {
+    URI uri = URI.create("azblob://" + AzureTestStores.newContainer() + "/x?endpoint=" + enc(AzureTestStores.endpoint())
+        + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()));
+    try (BlobStore store = BlobStores.open(uri)) {
+      assertInstanceOf(AzureBlobStore.class, store);
+    }
+    assertEquals("azblob", new AzureBlobStoreProvider().scheme());
+  }
+
+  // ------------------------------------------------------------------------------------------ credentials
+
+  @Test
+  void connectionStringWorksAndIsNeverShown() throws IOException {
+    String connectionString = "DefaultEndpointsProtocol=http;AccountName=" + AzureTestStores.account() + ";AccountKey="
+        + AzureTestStores.key() + ";BlobEndpoint=" + AzureTestStores.endpoint() + ";";
+    String container = AzureTestStores.newContainer();
+    try (BlobStore store =
+        AzureBlobStore.builder().container(container).prefix("cs").connectionString(connectionString).build()) {
+      BlobStoreVerifier.verify(store, "");
+      assertTrue(store.describe().contains("endpoint " + AzureTestStores.endpoint()), store.describe());
+      assertTrue(store.describe().contains("account " + AzureTestStores.account()), store.describe());
+      BlobNotFoundException e = assertThrows(BlobNotFoundException.class, () -> store.length("nope"));
+      assertNoSecret(everything(store, e), AzureTestStores.key(), connectionString);
+    }
+  }
+
+  @Test
+  void sasTokenWorksAndIsNeverShown() throws IOException {
+    String container = AzureTestStores.newContainer();
+    BlobContainerClient raw = AzureTestStores.serviceClient().getBlobContainerClient(container);
+    OffsetDateTime expiry = OffsetDateTime.now().plusHours(2);
+    String fullSas = raw.generateSas(new BlobServiceSasSignatureValues(
+        expiry,
+        new BlobContainerSasPermission()
+            .setReadPermission(true)
+            .setWritePermission(true)
+            .setCreatePermission(true)
+            .setDeletePermission(true)
+            .setListPermission(true)));
+    String readOnlySas =
+        raw.generateSas(new BlobServiceSasSignatureValues(expiry, new BlobContainerSasPermission().setReadPermission(true)));
+    String sig = signature(fullSas);
+    String readOnlySig = signature(readOnlySas);
+
+    try (BlobStore store = AzureBlobStore.builder()
+        .container(container).prefix("sas").endpoint(AzureTestStores.endpoint()).account(AzureTestStores.account())
+        .sasToken("?" + fullSas).build()) {
+      BlobStoreVerifier.verify(store, "");
+      store.write("kept", new ByteArrayInputStream(new byte[10]), 10);
+      assertNoSecret(everything(store, null), fullSas, sig);
+    }
+    try (BlobStore store = BlobStores.open(URI.create("azblob://" + container + "/sas?endpoint="
+        + enc(AzureTestStores.endpoint()) + "&account=" + AzureTestStores.account() + "&sas_token=" + enc(readOnlySas)))) {
+      assertEquals(10, store.length("kept"));
+      BlobStoreException e = assertThrows(
+          BlobStoreException.class, () -> store.write("denied", new ByteArrayInputStream(new byte[10]), 10));
+      assertTrue(e.getMessage().contains("access denied") || e.getMessage().contains("authentication failed"), e.getMessage());
+      assertTrue(e.getMessage().contains("sas_token"), e.getMessage());
+      assertNoSecret(everything(store, e), readOnlySas, readOnlySig);
+    }
+  }
+
+  private static String signature(String sas) {
+    for (String part : sas.split("&")) {
+      if (part.startsWith("sig=")) {
+        return java.net.URLDecoder.decode(part.substring(4), StandardCharsets.UTF_8);
+      }
+    }
+    throw new AssertionError("no sig in SAS");
+  }
+
+  // ------------------------------------------------------------------------------------------ errors
+
+  @Test
+  void missingContainerIsNamedWithItsEndpoint() throws IOException {
+    String container = AzureTestStores.newContainerName(); // never created
+    try (BlobStore store = AzureTestStores.credentials(AzureBlobStore.builder()).container(container).prefix("p").build()) {
+      List<Executable> operations = List.of(
+          () -> store.read("x"),
+          () -> store.read("x", 0, 10),
+          () -> store.length("x"),
+          () -> store.list(""),
+          () -> store.write("x", new ByteArrayInputStream(new byte[10]), 10),
+          () -> store.write("big", new ByteArrayInputStream(new byte[2 << 20]), 2 << 20));
+      for (Executable op : operations) {
+        BlobStoreException e = assertThrows(BlobStoreException.class, op);
+        assertFalse(e instanceof BlobNotFoundException, "a missing container is not a missing blob: " + e.getMessage());
+        String m = e.getMessage();
+        assertTrue(m.contains("container '" + container + "' does not exist"), m);
+        assertTrue(m.contains("azblob://" + container), m);
+        assertTrue(m.contains(AzureTestStores.endpoint()), m);
+        assertTrue(m.contains("create the container"), m);
+        assertNoSecret(everything(store, e), AzureTestStores.key());
+      }
+    }
+  }
+
+  @Test
+  void wrongAccountKeyIsReportedAsACredentialProblem() throws IOException {
+    String container = AzureTestStores.newContainer();
+    byte[] wrong = Base64.getDecoder().decode(AzureTestStores.key());
+    wrong[0] ^= 1;
+    String wrongKey = Base64.getEncoder().encodeToString(wrong);
+    try (BlobStore store = AzureBlobStore.builder()
+        .container(container).endpoint(AzureTestStores.endpoint()).account(AzureTestStores.account())
+        .accountKey(wrongKey).maxRetries(0).build()) {
+      for (Executable op : List.<Executable>of(
+          () -> store.read("x"),
+          () -> store.length("x"),
+          () -> store.list(""),
+          () -> store.write("x", new ByteArrayInputStream(new byte[10]), 10))) {
+        BlobStoreException e = assertThrows(BlobStoreException.class, op);
+        assertFalse(e instanceof BlobNotFoundException, e.getMessage());
+        String m = e.getMessage();
+        assertTrue(m.contains("access denied") || m.contains("authentication failed"), m);
+        assertTrue(m.contains("account_key"), m);
+        assertTrue(m.contains("container '" + container + "'"), m);
+        assertTrue(m.contains(AzureTestStores.endpoint()), m);
+        assertNoSecret(everything(store, e), wrongKey, AzureTestStores.key());
+      }
+    }
+  }
+
+  @Test
+  void unreachableEndpointSaysItCannotConnect() throws IOException {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    } // closed again: nothing listens there now
+    String endpoint = "http://127.0.0.1:" + port + "/" + AzureTestStores.account();
+    try (BlobStore store = AzureBlobStore.builder()
+        .container("unreachable").endpoint(endpoint).account(AzureTestStores.account()).accountKey(AzureTestStores.key())
+        .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(5))
+        .maxRetries(1).retryDelay(Duration.ofMillis(50)).build()) {
+      for (Executable op : List.<Executable>of(
+          () -> store.read("x", 0, 10), () -> store.list(""), () -> store.write("x", new ByteArrayInputStream(new byte[1]), 1))) {
+        BlobStoreException e = assertThrows(BlobStoreException.class, op);
+        String m = e.getMessage();
+        assertTrue(m.contains("cannot connect to endpoint " + endpoint), m);
+        assertTrue(m.contains("azblob://unreachable"), m);
+        assertTrue(m.contains("'endpoint'"), "says what to check: " + m);
+        assertNoSecret(everything(store, e), AzureTestStores.key());
+      }
+    }
+  }
+
+  @Test
+  void verifierPassesAndFailsNamingTheStep() throws IOException {
+    try (BlobStore store = AzureTestStores.newStore()) {
+      BlobStoreVerifier.verify(store, "");
+      assertEquals(List.of(), store.list(""));
+    }
+    String container = AzureTestStores.newContainerName();
+    try (BlobStore store = AzureTestStores.credentials(AzureBlobStore.builder()).container(container).build()) {
+      BlobStoreVerifier.VerificationException e =
+          assertThrows(BlobStoreVerifier.VerificationException.class, () -> BlobStoreVerifier.verify(store, ""));
+      assertEquals(BlobStoreVerifier.Step.WRITE, e.step());
+      assertTrue(e.getMessage().contains("WRITE"), e.getMessage());
+      assertTrue(e.getMessage().contains("container '" + container + "' does not exist"), e.getMessage());
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ writes and reads
+
+  @Test
+  void aSourceFailingMidwayThroughABlockUploadLeavesNoBlob() throws IOException {
+    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().blockSize(64 << 10).singleUploadThreshold(64 << 10).build()) {
+      byte[] old = randomBytes(300_000);
+      store.write("blocks/existing", new ByteArrayInputStream(old), old.length);
+      for (String name : new String[] {"blocks/new", "blocks/existing"}) {
+        InputStream failing = new FailingStream(5 * (64 << 10) + 123); // after five staged blocks
+        BlobStoreException e = assertThrows(BlobStoreException.class, () -> store.write(name, failing, 1 << 20));
+        assertEquals(name, e.blobName());
+        assertTrue(e.getMessage().contains("source broke"), e.getMessage());
+      }
+      assertFalse(store.exists("blocks/new"));
+      assertThrows(BlobNotFoundException.class, () -> store.read("blocks/new"));
+      assertArrayEquals(old, store.read("blocks/existing").readAllBytes(), "a failed overwrite keeps the old blob");
+      assertEquals(List.of(new BlobMetadata("blocks/existing", old.length)), store.list("blocks/"));
+
+      // A source that ends early on the block path.
+      BlobStoreException e = assertThrows(
+          BlobStoreException.class, () -> store.write("blocks/short", new ByteArrayInputStream(new byte[200_000]), 300_000));
+      assertTrue(e.getMessage().contains("200000 of the 300000"), e.getMessage());
+      assertFalse(store.exists("blocks/short"));
+
+      // The staged blocks exist only as uncommitted blocks, which listings of committed blobs never show.
+      BlobContainerClient raw = AzureTestStores.serviceClient().getBlobContainerClient(store.container());
+      long committed = raw.listBlobs(new ListBlobsOptions().setPrefix(store.prefix() + "blocks/"), null).stream().count();
+      assertEquals(1, committed);
+      long withUncommitted = raw.listBlobs(
+              new ListBlobsOptions().setPrefix(store.prefix() + "blocks/")
+                  .setDetails(new BlobListDetails().setRetrieveUncommittedBlobs(true)),
+              null)
+          .stream().count();
+      assertTrue(withUncommitted >= 1, "uncommitted: " + withUncommitted);
+    }
+  }
+
+  @Test
+  void blockUploadsRoundTripAtBlockBoundaries() throws IOException {
+    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().blockSize(64 << 10).singleUploadThreshold(100_000).build()) {
+      for (int size : new int[] {100_000, 100_001, 128 << 10, (128 << 10) + 1, 3 * (64 << 10) - 1}) {
+        byte[] data = randomBytes(size);
+        store.write("b/" + size, new ByteArrayInputStream(data), size);
+        assertEquals(size, store.length("b/" + size));
+        assertArrayEquals(data, store.read("b/" + size).readAllBytes());
+      }
+    }
+  }
+
+  @Test
+  void readsSpanningManyChunksAndSkips() throws IOException {
+    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().downloadChunkSize(1000).build()) {
+      byte[] data = randomBytes(10_500);
+      store.write("c", new ByteArrayInputStream(data), data.length);
+      assertArrayEquals(data, store.read("c").readAllBytes());
+      assertArrayEquals(Arrays.copyOfRange(data, 999, 7001), store.read("c", 999, 6002).readAllBytes());
+      try (InputStream in = store.read("c", 100, 5000)) {
+        assertEquals(data[100] & 0xFF, in.read());
+        assertEquals(2500, in.skip(2500));
+        assertEquals(data[2601] & 0xFF, in.read());
+        assertEquals(2498, in.skip(10_000));
+        assertEquals(-1, in.read());
+      }
+    }
+  }
+
+  @Test
+  void rangePastTheEndNamesRangeAndLength() throws IOException {
+    try (BlobStore store = AzureTestStores.newStore()) {
+      store.write("r", new ByteArrayInputStream(new byte[1000]), 1000);
+      for (long[] range : new long[][] {{990, 20}, {1000, 1}, {5000, 10}, {1001, 0}}) {
+        BlobStoreException e = assertThrows(BlobStoreException.class, () -> store.read("r", range[0], range[1]));
+        assertFalse(e instanceof BlobNotFoundException);
+        assertTrue(e.getMessage().contains(BlobStoreException.range(range[0], range[1])), e.getMessage());
+        assertTrue(e.getMessage().contains("length 1000"), e.getMessage());
+      }
+      assertArrayEquals(new byte[0], store.read("r", 1000, 0).readAllBytes());
+    }
+  }
+
+  @Test
+  void aBlobReplacedDuringAReadFailsTheRead() throws IOException {
+    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().downloadChunkSize(1000).build()) {
+      store.write("v", new ByteArrayInputStream(randomBytes(5000)), 5000);
+      try (InputStream in = store.read("v")) {
+        in.readNBytes(1000); // the first chunk
+        store.write("v", new ByteArrayInputStream(randomBytes(5000)), 5000);
+        BlobStoreException e = assertThrows(BlobStoreException.class, () -> in.readNBytes(1000));
+        assertTrue(e.getMessage().contains("replaced while it was being read"), e.getMessage());
+      }
+    }
+  }
+
+  @Test
+  void listingFollowsPagesAndStaysBelowThePrefix() throws IOException {
+    String container = AzureTestStores.newContainer();
+    try (AzureBlobStore a = AzureTestStores.credentials(AzureBlobStore.builder()).container(container).prefix("one").listPageSize(4).build();
+        AzureBlobStore b = AzureTestStores.credentials(AzureBlobStore.builder()).container(container).prefix("one-more").build()) {
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i < 17; i++) {
+        String name = "n/" + (char) ('a' + i);
+        a.write(name, new ByteArrayInputStream(new byte[i]), i);
+        expected.add(name);
+      }
+      b.write("n/zz", new ByteArrayInputStream(new byte[1]), 1);
+      long before = a.listPagesFetched();
+      List<BlobMetadata> listed = a.list("");
+      assertEquals(expected, listed.stream().map(BlobMetadata::name).toList());
+      assertEquals(5, a.listPagesFetched() - before, "17 blobs in pages of 4");
+      assertEquals(List.of(new BlobMetadata("n/zz", 1)), b.list(""));
+      assertEquals(List.of(new BlobMetadata("n/c", 2)), a.list("n/c"));
+    }
+  }
+
+  @Test
+  void closedStoreRefusesWork() throws IOException {
+    BlobStore store = AzureTestStores.newStore();
+    store.close();
+    assertThrows(IllegalStateException.class, () -> store.list(""));
+  }
+
+  /** Serves bytes until {@code failAt}, then throws. */
+  private static final class FailingStream extends InputStream {
+    private final long failAt;
+    private long served;
+
+    FailingStream(long failAt) {
+      this.failAt = failAt;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (served++ >= failAt) {
+        throw new IOException("source broke");
+      }
+      return 42;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (served >= failAt) {
+        throw new IOException("source broke");
+      }
+      int n = (int) Math.min(len, failAt - served);
+      Arrays.fill(b, off, off + n, (byte) 42);
+      served += n;
+      return n;
+    }
+  }
+}

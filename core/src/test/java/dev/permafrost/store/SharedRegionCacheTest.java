@@ -1,0 +1,490 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.blob.BlobMetadata;
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.TestManifests;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The read path over files of random bytes: correctness under eviction and concurrency, single flight, failures. */
+class SharedRegionCacheTest {
+  @TempDir Path tmp;
+  private final long seed = Long.getLong("tests.seed", System.nanoTime());
+  private final Random random = new Random(seed);
+  private FileSystemBlobStore fsStore;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws IOException {
+    fsStore = FileSystemBlobStore.open(tmp.resolve("repo"), false);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (AutoCloseable c : toClose.reversed()) {
+      c.close();
+    }
+  }
+
+  private SharedRegionCache cache(long size, int regionSize, int tailRegionSize) throws IOException {
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache-" + toClose.size())).size(size)
+        .regionSize(regionSize).tailRegionSize(tailRegionSize).tailRegionShare(0.25).fetchThreads(4).build();
+    toClose.add(cache);
+    return cache;
+  }
+
+  private Map<String, byte[]> randomFiles(int count, int maxLength) {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      byte[] bytes = new byte[1 + random.nextInt(maxLength)];
+      random.nextBytes(bytes);
+      files.put("file-" + i + ".bin", bytes);
+    }
+    return files;
+  }
+
+  private BlobDirectory mount(BlobStore store, SharedRegionCache cache, Map<String, byte[]> files, String name) throws IOException {
+    SnapshotManifest manifest = TestManifests.upload(store, name, name + "-", files, 32);
+    BlobDirectory dir = BlobDirectory.open(manifest, store, cache, name);
+    toClose.add(dir);
+    return dir;
+  }
+
+  @Test
+  void manyThreadsReadOverlappingRangesUnderConstantEviction() throws Exception {
+    Map<String, byte[]> files = randomFiles(12, 300_000);
+    SharedRegionCache cache = cache(96 << 10, 16 << 10, 4 << 10); // far smaller than the 12 files
+    BlobDirectory dir = mount(fsStore, cache, files, "conc");
+    List<String> names = new ArrayList<>(files.keySet());
+    int threads = 8;
+    ExecutorService executor = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        long threadSeed = random.nextLong();
+        futures.add(executor.submit(() -> {
+          Random r = new Random(threadSeed);
+          Map<String, IndexInput> inputs = new LinkedHashMap<>();
+          for (int i = 0; i < 400; i++) {
+            String name = names.get(r.nextInt(names.size()));
+            byte[] expected = files.get(name);
+            IndexInput master = inputs.computeIfAbsent(name, n -> {
+              try {
+                return dir.openInput(n, IOContext.DEFAULT);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+            IndexInput in = r.nextBoolean() ? master.clone() : master;
+            int offset = r.nextInt(expected.length);
+            int length = Math.min(expected.length - offset, r.nextInt(40_000));
+            switch (r.nextInt(4)) {
+              case 0 -> {
+                in.seek(offset);
+                byte[] got = new byte[length];
+                in.readBytes(got, 0, length);
+                assertArrayEquals(Arrays.copyOfRange(expected, offset, offset + length), got, name + "@" + offset);
+              }
+              case 1 -> {
+                in.seek(offset);
+                for (int k = 0; k < Math.min(length, 300); k++) {
+                  assertEquals(expected[offset + k], in.readByte(), name + "@" + (offset + k));
+                }
+              }
+              case 2 -> {
+                RandomAccessInput ra = in.randomAccessSlice(0, expected.length);
+                for (int k = 0; k < 50; k++) {
+                  int p = r.nextInt(Math.max(1, expected.length - 8));
+                  if (p + 8 <= expected.length) {
+                    assertEquals(java.nio.ByteBuffer.wrap(expected, p, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(),
+                        ra.readLong(p), name + "@" + p);
+                  }
+                }
+              }
+              default -> {
+                int sliceLength = Math.min(expected.length - offset, 5000);
+                IndexInput slice = in.slice("s", offset, sliceLength);
+                int longs = sliceLength / 8;
+                long[] got = new long[longs];
+                slice.readLongs(got, 0, longs);
+                for (int k = 0; k < longs; k++) {
+                  assertEquals(java.nio.ByteBuffer.wrap(expected, offset + k * 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(),
+                      got[k], name + " long " + k);
+                }
+              }
+            }
+          }
+          for (IndexInput in : inputs.values()) {
+            in.close();
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get(5, TimeUnit.MINUTES);
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+    CacheStats stats = cache.stats();
+    assertTrue(stats.evictions() > 0, "seed " + seed + ": expected evictions, got " + stats);
+    assertEquals(cache.sizeInBytes(), Files.size(cache.file()));
+  }
+
+  /** A store whose range reads wait at a gate, and which counts them. */
+  private static final class GatedStore extends CountingBlobStoreWrapper {
+    final CountDownLatch gate = new CountDownLatch(1);
+    final AtomicInteger failuresLeft = new AtomicInteger();
+
+    GatedStore(BlobStore in) {
+      super(in);
+    }
+
+    @Override
+    public InputStream read(String blobName, long offset, long length) throws IOException {
+      rangeReads.incrementAndGet();
+      try {
+        gate.await(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        throw new java.io.InterruptedIOException();
+      }
+      if (failuresLeft.getAndDecrement() > 0) {
+        throw new IOException("injected failure reading " + blobName);
+      }
+      return in.read(blobName, offset, length);
+    }
+  }
+
+  /** Counts range reads; other calls pass through. */
+  private static class CountingBlobStoreWrapper implements BlobStore {
+    final BlobStore in;
+    final AtomicInteger rangeReads = new AtomicInteger();
+
+    CountingBlobStoreWrapper(BlobStore in) {
+      this.in = in;
+    }
+
+    @Override public String describe() { return in.describe(); }
+    @Override public InputStream read(String blobName) throws IOException { return in.read(blobName); }
+    @Override public InputStream read(String blobName, long offset, long length) throws IOException {
+      rangeReads.incrementAndGet();
+      return in.read(blobName, offset, length);
+    }
+    @Override public void write(String blobName, InputStream data, long length) throws IOException { in.write(blobName, data, length); }
+    @Override public List<BlobMetadata> list(String prefix) throws IOException { return in.list(prefix); }
+    @Override public long length(String blobName) throws IOException { return in.length(blobName); }
+    @Override public void delete(String blobName) throws IOException { in.delete(blobName); }
+    @Override public void deleteAll(Collection<String> names) throws IOException { in.deleteAll(names); }
+    @Override public void close() throws IOException { in.close(); }
+  }
+
+  private static void awaitWaiting(List<Thread> threads) throws InterruptedException {
+    for (Thread t : threads) {
+      for (int i = 0; i < 2000 && t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING; i++) {
+        Thread.sleep(5);
+      }
+    }
+  }
+
+  @Test
+  void concurrentReadersOfOneMissingRangeShareOneFetch() throws Exception {
+    Map<String, byte[]> files = Map.of("one.bin", bytes(200_000));
+    GatedStore store = new GatedStore(fsStore);
+    SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
+    BlobDirectory dir = mount(store, cache, files, "single");
+    byte[] expected = files.get("one.bin");
+    int readers = 8;
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    IndexInput master = dir.openInput("one.bin", IOContext.DEFAULT);
+    for (int i = 0; i < readers; i++) {
+      IndexInput in = master.clone();
+      Thread t = new Thread(() -> {
+        try {
+          in.seek(1000);
+          byte[] got = new byte[500];
+          in.readBytes(got, 0, got.length);
+          assertArrayEquals(Arrays.copyOfRange(expected, 1000, 1500), got);
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      });
+      threads.add(t);
+      t.start();
+    }
+    awaitWaiting(threads);
+    store.gate.countDown();
+    for (Thread t : threads) {
+      t.join(60_000);
+    }
+    assertEquals(List.of(), failures);
+    assertEquals(1, store.rangeReads.get(), "seed " + seed + ": " + readers + " readers of one missing range must share one fetch");
+    CacheStats.Counts counts = dir.stats();
+    assertEquals(1, counts.fetches());
+    assertEquals(readers, counts.misses());
+    master.close();
+  }
+
+  private byte[] bytes(int length) {
+    byte[] b = new byte[length];
+    random.nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void aFailedFetchWakesEveryWaiterWithTheErrorAndTheNextReadRetries() throws Exception {
+    Map<String, byte[]> files = Map.of("f.bin", bytes(100_000));
+    GatedStore store = new GatedStore(fsStore);
+    store.failuresLeft.set(1);
+    SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
+    BlobDirectory dir = mount(store, cache, files, "fail");
+    IndexInput master = dir.openInput("f.bin", IOContext.DEFAULT);
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      IndexInput in = master.clone();
+      Thread t = new Thread(() -> {
+        try {
+          in.seek(50_000);
+          in.readByte();
+        } catch (Throwable e) {
+          failures.add(e);
+        }
+      });
+      threads.add(t);
+      t.start();
+    }
+    awaitWaiting(threads);
+    store.gate.countDown();
+    for (Thread t : threads) {
+      t.join(60_000);
+    }
+    assertEquals(4, failures.size(), "every waiter sees the failure: " + failures);
+    for (Throwable e : failures) {
+      assertTrue(e instanceof IOException && e.getMessage().contains("injected failure") && e.getMessage().contains("fail-f.bin"),
+          String.valueOf(e));
+    }
+    master.seek(50_000);
+    assertEquals(files.get("f.bin")[50_000], master.readByte(), "the next read fetches again and succeeds");
+    assertEquals(2, store.rangeReads.get());
+  }
+
+  @Test
+  void aScanOverColdDataDoesNotFlushRegionsReadAgainAndAgain() throws IOException {
+    byte[] hot = bytes(32 << 10); // two full regions
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    files.put("hot.bin", hot);
+    for (int i = 0; i < 6; i++) {
+      files.put("cold-" + i + ".bin", bytes(64 << 10));
+    }
+    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
+    // 4 full regions of 16 KiB: room for the hot file and little else
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("scan")).size(64 << 10).regionSize(16 << 10)
+        .tailRegionShare(0).build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(store, cache, files, "scan");
+    try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
+      for (int round = 0; round < 20; round++) {
+        IndexInput c = in.clone(); // a new reader each time, as each query would be
+        byte[] got = new byte[hot.length];
+        c.readBytes(got, 0, got.length);
+        assertArrayEquals(hot, got);
+      }
+    }
+    for (int i = 0; i < 6; i++) {
+      byte[] cold = files.get("cold-" + i + ".bin");
+      assertArrayEquals(cold, MountedIndexTest.readAll(dir, "cold-" + i + ".bin"));
+    }
+    int before = store.rangeReads.get();
+    try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
+      byte[] got = new byte[hot.length];
+      in.readBytes(got, 0, got.length);
+      assertArrayEquals(hot, got);
+    }
+    assertEquals(before, store.rangeReads.get(), "seed " + seed + ": the hot file must still be cached after the scan; " + cache.stats());
+    assertTrue(cache.stats().total().directReads() > 0, "the scan is served directly once the cache is full of hotter data");
+  }
+
+  @Test
+  void whenNothingCanBeEvictedReadsAreServedStraightFromTheStore() throws Exception {
+    Map<String, byte[]> files = Map.of("a.bin", bytes(40_000), "b.bin", bytes(40_000));
+    GatedStore store = new GatedStore(fsStore);
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full")).size(16 << 10).regionSize(16 << 10)
+        .tailRegionShare(0).build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(store, cache, files, "busy");
+    IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
+    Thread filling = new Thread(() -> {
+      try {
+        a.seek(100);
+        a.readByte();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    filling.start();
+    awaitWaiting(List.of(filling));
+    // the only region is being filled: b must be read directly, without waiting for a's fill
+    try (IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
+      store.gate.countDown();
+      b.seek(30_000);
+      assertEquals(files.get("b.bin")[30_000], b.readByte());
+    }
+    filling.join(60_000);
+    assertTrue(dir.stats().directReads() >= 1, String.valueOf(dir.stats()));
+    a.close();
+  }
+
+  @Test
+  void prefetchFillsInTheBackgroundAndReturnsAtOnce() throws Exception {
+    Map<String, byte[]> files = Map.of("p.bin", bytes(200_000));
+    GatedStore store = new GatedStore(fsStore);
+    SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
+    BlobDirectory dir = mount(store, cache, files, "prefetch");
+    try (IndexInput in = dir.openInput("p.bin", IOContext.DEFAULT)) {
+      in.prefetch(10_000, 50_000); // the store is gated: this must not block
+      assertEquals(1, cache.stats().fillsInFlight());
+      store.gate.countDown();
+      for (int i = 0; i < 2000 && cache.stats().fillsInFlight() > 0; i++) {
+        Thread.sleep(5);
+      }
+      assertEquals(0, cache.stats().fillsInFlight());
+      in.seek(20_000);
+      byte[] got = new byte[30_000];
+      in.readBytes(got, 0, got.length);
+      assertArrayEquals(Arrays.copyOfRange(files.get("p.bin"), 20_000, 50_000), got);
+      assertEquals(1, store.rangeReads.get(), "the read is served by the prefetched range");
+      assertEquals(0, dir.stats().misses());
+    }
+  }
+
+  @Test
+  void closedInputsAndTheirClonesThrowAlreadyClosed() throws IOException {
+    Map<String, byte[]> files = Map.of("c.bin", bytes(50_000));
+    SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
+    BlobDirectory dir = mount(fsStore, cache, files, "close");
+    IndexInput master = dir.openInput("c.bin", IOContext.DEFAULT);
+    master.seek(100);
+    master.readByte(); // the window is now established
+    IndexInput clone = master.clone();
+    IndexInput slice = master.slice("s", 10, 1000);
+    IndexInput clone2 = master.clone();
+    clone2.close();
+    assertThrows(AlreadyClosedException.class, clone2::readByte);
+    assertEquals(files.get("c.bin")[101], clone.readByte(), "closing a clone does not affect the others");
+    master.close();
+    assertThrows(AlreadyClosedException.class, master::readByte);
+    assertThrows(AlreadyClosedException.class, clone::readByte, "a clone of a closed input is closed too, even inside its window");
+    assertThrows(AlreadyClosedException.class, slice::readByte);
+    assertThrows(AlreadyClosedException.class, () -> ((RandomAccessInput) slice).readLong(0));
+    dir.close();
+    assertThrows(AlreadyClosedException.class, () -> dir.openInput("c.bin", IOContext.DEFAULT));
+  }
+
+  @Test
+  void theDirectoryIsReadOnlyAndNamesMissingFiles() throws IOException {
+    SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
+    BlobDirectory dir = mount(fsStore, cache, Map.of("x.bin", bytes(100)), "ro");
+    assertArrayEquals(new String[] {"x.bin"}, dir.listAll());
+    assertEquals(100, dir.fileLength("x.bin"));
+    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> dir.openInput("nope", IOContext.DEFAULT));
+    assertTrue(e.getMessage().contains("nope") && e.getMessage().contains("ro"), e.getMessage());
+    assertThrows(NoSuchFileException.class, () -> dir.fileLength("nope"));
+    for (org.junit.jupiter.api.function.Executable write : List.<org.junit.jupiter.api.function.Executable>of(
+        () -> dir.createOutput("y", IOContext.DEFAULT), () -> dir.deleteFile("x.bin"), () -> dir.rename("x.bin", "z"),
+        () -> dir.sync(List.of("x.bin")), dir::syncMetaData, () -> dir.createTempOutput("a", "b", IOContext.DEFAULT))) {
+      UnsupportedOperationException u = assertThrows(UnsupportedOperationException.class, write);
+      assertTrue(u.getMessage().contains("read-only"), u.getMessage());
+    }
+  }
+
+  @Test
+  void statsBreakDownByIndexAndExtensionAndClearEmptiesTheCache() throws IOException {
+    SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
+    BlobDirectory one = mount(fsStore, cache, Map.of("a.tim", bytes(30_000), "a.doc", bytes(30_000)), "one");
+    BlobDirectory two = mount(fsStore, cache, Map.of("b.tim", bytes(30_000)), "two");
+    MountedIndexTest.readAll(one, "a.tim");
+    MountedIndexTest.readAll(one, "a.doc");
+    MountedIndexTest.readAll(two, "b.tim");
+    MountedIndexTest.readAll(two, "b.tim");
+    CacheStats stats = cache.stats();
+    assertTrue(stats.perIndex().get("one").bytesFetched() >= 60_000 - 64, String.valueOf(stats));
+    assertTrue(stats.perIndex().get("two").bytesFetched() >= 30_000 - 32, String.valueOf(stats));
+    assertTrue(stats.perIndex().get("two").hits() > 0, String.valueOf(stats));
+    assertTrue(stats.perExtension().get("tim").bytesFetched() >= 60_000 - 64, String.valueOf(stats));
+    assertTrue(stats.perExtension().get("doc").bytesFetched() >= 30_000 - 32, String.valueOf(stats));
+    assertEquals(stats.total().bytesFetched(), stats.perIndex().values().stream().mapToLong(CacheStats.Counts::bytesFetched).sum());
+    assertTrue(stats.regionsInUse() > 0);
+    one.clearCache();
+    long fetchedBefore = cache.stats().perIndex().get("two").fetches();
+    MountedIndexTest.readAll(two, "b.tim");
+    assertEquals(fetchedBefore, cache.stats().perIndex().get("two").fetches(), "clearing one index leaves the other");
+    cache.clear();
+    assertEquals(0, cache.stats().regionsInUse());
+    MountedIndexTest.readAll(two, "b.tim");
+    assertTrue(cache.stats().perIndex().get("two").fetches() > fetchedBefore);
+  }
+
+  @Test
+  void badSettingsAreNamed() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> SharedRegionCache.builder().path(tmp.resolve("bad")).size("10gb").regionSize(3000).build());
+    assertTrue(e.getMessage().contains("regionSize"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().path(tmp.resolve("bad")).build());
+    assertTrue(e.getMessage().contains("size"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().path(tmp.resolve("bad")).size("lots").build());
+    assertTrue(e.getMessage().contains("lots"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().path(tmp.resolve("bad")).size("150%").build());
+    assertTrue(e.getMessage().contains("150%"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().path(tmp.resolve("bad")).size(100).regionSize(4096).build());
+    assertTrue(e.getMessage().contains("no region"), e.getMessage());
+  }
+
+  @Test
+  void aShareOfTheDiskKeepsTheHeadroomAndTheCacheFileIsLocked() throws IOException {
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("share")).size("0.001%").headroom("1mb")
+        .regionSize(4096).tailRegionShare(0).preallocate(false).build();
+    toClose.add(cache);
+    long total = Files.getFileStore(tmp).getTotalSpace();
+    assertTrue(cache.sizeInBytes() <= total * 0.00001 && cache.sizeInBytes() > 0, String.valueOf(cache.sizeInBytes()));
+    assertEquals(cache.sizeInBytes(), Files.size(cache.file()));
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> SharedRegionCache.builder().path(tmp.resolve("share")).size("1mb").build());
+    assertTrue(e.getMessage().contains(cache.file().toString()), e.getMessage());
+  }
+}
