@@ -1,0 +1,117 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh;
+
+import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.jmh.store.LatencyModel;
+import dev.permafrost.jmh.store.LatencyModelBlobStore;
+import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Workload;
+import dev.permafrost.jmh.workload.Workloads;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.CacheStats;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The dashboard repeated with a cache far smaller than the data ({@code cacheShare} of it: 0.5% and 5%), over
+ * the latency-modelled store: the time of a repeat and the cache's hit ratio during it. Compare the time with
+ * {@link ColdSearchBenchmark}'s dashboard (Elasticsearch reports a repeat at 0.5% costing about 70% of cold).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+@Warmup(iterations = 2)
+@Measurement(iterations = 5)
+public class SmallCacheBenchmark {
+  @Param({"smoke"})
+  public String scale;
+
+  @Param({"dashboard"})
+  public String workload;
+
+  @Param({"0.005", "0.05"})
+  public double cacheShare;
+
+  @Param({"30"})
+  public double ttfbMs;
+
+  @Param({"80"})
+  public double mbPerSec;
+
+  private Workload work;
+  private LatencyModelBlobStore store;
+  private SharedRegionCache cache;
+  private Path cacheDir;
+  private IndexSet indexes;
+  private CacheStats.Counts before;
+
+  /** Per-invocation results besides time: hit ratio in percent (direct reads count as misses), requests, bytes fetched. */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class Counts {
+    public double hitRatioPercent;
+    public long requests;
+    public long bytesFetched;
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    Dataset dataset = BenchmarkData.dataset(scale);
+    work = Workloads.byName(workload, dataset.spec());
+    store = new LatencyModelBlobStore(dataset.openStore(), LatencyModel.of(ttfbMs, mbPerSec));
+    cacheDir = BenchmarkData.scratch("small-cache");
+    long regionSize = BlobIndexes.regionSizeFor(dataset);
+    cache = BlobIndexes.cache(cacheDir, (long) (cacheShare * dataset.indexBytes()), regionSize);
+    System.out.println("# cache: " + cache.sizeInBytes() + " bytes, regions of " + regionSize);
+    indexes = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
+    indexes.run(work); // the first, cold run
+  }
+
+  @Setup(Level.Invocation)
+  public void mark() {
+    before = cache.stats().total();
+    store.stats().reset();
+  }
+
+  @Benchmark
+  public Workload.Result repeat(Counts counts) throws IOException {
+    Workload.Result result = indexes.run(work);
+    CacheStats.Counts after = cache.stats().total();
+    long hits = after.hits() - before.hits();
+    // Reads the cache did not admit go straight to the store: they are misses too.
+    long misses = after.misses() - before.misses() + after.directReads() - before.directReads();
+    counts.hitRatioPercent = hits + misses == 0 ? 0 : 100.0 * hits / (hits + misses);
+    counts.requests = store.stats().snapshot().requests();
+    counts.bytesFetched = store.stats().snapshot().bytesRead();
+    return result;
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    System.out.println("# cache at the end: " + cache.stats().total() + ", evictions " + cache.stats().evictions());
+    indexes.close();
+    cache.close();
+    store.close();
+    BenchmarkData.delete(cacheDir);
+  }
+}

@@ -1,0 +1,101 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh;
+
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.jmh.store.LocalIndexes;
+import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Workload;
+import dev.permafrost.jmh.workload.Workloads;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Each workload with everything cached: through {@code BlobDirectory} on a warm shared cache that holds the
+ * whole data set, and on the local copies of the same indices through {@code MMapDirectory} and
+ * {@code NIOFSDirectory}. The target is blob within 1.15x of mmap.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class WarmSearchBenchmark {
+  @Param({"smoke"})
+  public String scale;
+
+  @Param({"needle", "dashboard", "discover"})
+  public String workload;
+
+  @Param({"blob", "mmap", "niofs"})
+  public String directory;
+
+  private Workload work;
+  private IndexSet indexes;
+  private BlobStore store;
+  private SharedRegionCache cache;
+  private Path cacheDir;
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    Dataset dataset = BenchmarkData.dataset(scale);
+    work = Workloads.byName(workload, dataset.spec());
+    switch (directory) {
+      case "blob" -> {
+        store = dataset.openStore();
+        cacheDir = BenchmarkData.scratch("warm-cache");
+        cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
+        indexes = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
+      }
+      case "mmap" -> indexes = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
+      case "niofs" -> indexes = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS);
+      default -> throw new IllegalArgumentException("unknown directory '" + directory + "': use blob, mmap or niofs");
+    }
+    // Fill the cache (and the page cache): twice, so that prefetched ranges are in too.
+    indexes.run(work);
+    indexes.run(work);
+    if (cache != null) {
+      System.out.println("# cache after warm-up: " + cache.stats().total());
+    }
+  }
+
+  @Benchmark
+  public Workload.Result search() throws IOException {
+    return indexes.run(work);
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    if (cache != null) {
+      System.out.println("# cache after the run: " + cache.stats().total());
+    }
+    indexes.close();
+    if (cache != null) {
+      cache.close();
+    }
+    if (store != null) {
+      store.close();
+    }
+    BenchmarkData.delete(cacheDir);
+  }
+}

@@ -1,0 +1,54 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh.store;
+
+import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.BlobDirectory;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.util.IOUtils;
+
+/** Mounts a data set's snapshots as {@link BlobDirectory} instances over a shared cache, and sizes caches for it. */
+public final class BlobIndexes {
+  private BlobIndexes() {}
+
+  /** Mounts every daily snapshot of the data set from {@code repository} and opens a reader on each. */
+  public static IndexSet open(Dataset dataset, SnapshotRepository repository, SharedRegionCache cache) throws IOException {
+    List<Directory> dirs = new ArrayList<>();
+    boolean success = false;
+    try {
+      for (String name : dataset.indexNames()) {
+        dirs.add(BlobDirectory.open(repository, name, cache));
+      }
+      success = true;
+    } finally {
+      if (!success) {
+        IOUtils.closeWhileHandlingException(dirs);
+      }
+    }
+    return IndexSet.open(dirs);
+  }
+
+  /**
+   * A region size suited to the data set: a power of two near 1/2048 of its bytes, between 16 KiB and 16 MiB
+   * (Elasticsearch's region size), so that a cache of 0.5% of the data still has several regions.
+   */
+  public static long regionSizeFor(Dataset dataset) {
+    long target = Math.max(1, dataset.indexBytes() / 2048);
+    long pow2 = Long.highestOneBit(target);
+    return Math.max(16 << 10, Math.min(16 << 20, pow2));
+  }
+
+  /** A cache of {@code bytes} bytes in {@code dir} with {@code regionSize} regions, not preallocated. */
+  public static SharedRegionCache cache(Path dir, long bytes, long regionSize) throws IOException {
+    long size = Math.max(bytes, 2 * regionSize);
+    return SharedRegionCache.builder().path(dir).size(size).regionSize(regionSize).preallocate(false).build();
+  }
+}

@@ -1,0 +1,197 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh.store;
+
+import dev.permafrost.blob.BlobMetadata;
+import dev.permafrost.blob.BlobStore;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link BlobStore} decorator that makes every read cost what it would on object storage, per a
+ * {@link LatencyModel}, and counts requests, bytes and dependency chains in {@link RequestStats}.
+ *
+ * <p>A read sleeps for the time to first byte when it is issued, then its stream delivers bytes no faster than the
+ * per-stream bandwidth. Streams do not share bandwidth (object stores scale with connections). {@code length},
+ * {@code exists} and {@code list} cost a time to first byte and count as metadata requests; writes and deletes
+ * pass straight through and are not counted (benchmarks only write while preparing data).
+ */
+public final class LatencyModelBlobStore implements BlobStore {
+  private final BlobStore delegate;
+  private final RequestStats stats = new RequestStats();
+  private volatile LatencyModel model;
+
+  public LatencyModelBlobStore(BlobStore delegate, LatencyModel model) {
+    this.delegate = delegate;
+    this.model = model;
+  }
+
+  /** The counters of this store. */
+  public RequestStats stats() {
+    return stats;
+  }
+
+  public LatencyModel model() {
+    return model;
+  }
+
+  /** Changes the model for requests issued from now on (e.g. none while warming a cache). */
+  public void setModel(LatencyModel model) {
+    this.model = model;
+  }
+
+  @Override
+  public String describe() {
+    return delegate.describe() + " (modelled: " + model + ")";
+  }
+
+  @Override
+  public InputStream read(String blobName) throws IOException {
+    long length = delegate.length(blobName);
+    return read(blobName, 0, length);
+  }
+
+  @Override
+  public InputStream read(String blobName, long offset, long length) throws IOException {
+    LatencyModel m = model;
+    RequestStats.Request request = stats.begin(length);
+    InputStream in;
+    try {
+      sleepNanos(m.timeToFirstByte().toNanos());
+      in = delegate.read(blobName, offset, length);
+    } catch (IOException | RuntimeException e) {
+      request.complete();
+      throw e;
+    }
+    return new ThrottledStream(in, m, request, length);
+  }
+
+  @Override
+  public void write(String blobName, InputStream data, long length) throws IOException {
+    delegate.write(blobName, data, length);
+  }
+
+  @Override
+  public List<BlobMetadata> list(String prefix) throws IOException {
+    return metadata(() -> delegate.list(prefix));
+  }
+
+  @Override
+  public long length(String blobName) throws IOException {
+    return metadata(() -> delegate.length(blobName));
+  }
+
+  @Override
+  public boolean exists(String blobName) throws IOException {
+    return metadata(() -> delegate.exists(blobName));
+  }
+
+  @Override
+  public void delete(String blobName) throws IOException {
+    delegate.delete(blobName);
+  }
+
+  @Override
+  public void close() throws IOException {
+    delegate.close();
+  }
+
+  private interface IoCall<T> {
+    T call() throws IOException;
+  }
+
+  private <T> T metadata(IoCall<T> call) throws IOException {
+    RequestStats.Request request = stats.beginMetadata();
+    try {
+      sleepNanos(model.timeToFirstByte().toNanos());
+      return call.call();
+    } finally {
+      request.complete();
+    }
+  }
+
+  static void sleepNanos(long nanos) throws InterruptedIOException {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while modelling blob store latency");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LatencyModelBlobStore(" + describe() + ")";
+  }
+
+  /** Delivers the delegate's bytes no faster than the model's bandwidth; completes the request once all are read. */
+  private static final class ThrottledStream extends FilterInputStream {
+    private final LatencyModel model;
+    private final RequestStats.Request request;
+    private final long length;
+    private final long start = System.nanoTime();
+    private long delivered;
+
+    ThrottledStream(InputStream in, LatencyModel model, RequestStats.Request request, long length) {
+      super(in);
+      this.model = model;
+      this.request = request;
+      this.length = length;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      int n = read(one, 0, 1);
+      return n < 0 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = in.read(b, off, len);
+      if (n < 0) {
+        request.complete();
+        return n;
+      }
+      delivered += n;
+      request.bytesRead(n);
+      long due = start + model.transferNanos(delivered);
+      sleepNanos(due - System.nanoTime());
+      if (delivered >= length) {
+        request.complete();
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
+      long skipped = 0;
+      while (skipped < n) {
+        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
+        if (r < 0) {
+          break;
+        }
+        skipped += r;
+      }
+      return skipped;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        super.close();
+      } finally {
+        request.complete();
+      }
+    }
+  }
+}

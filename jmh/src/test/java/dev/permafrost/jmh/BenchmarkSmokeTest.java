@@ -1,0 +1,123 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.jmh.cache.AccessTrace;
+import dev.permafrost.jmh.cache.TraceRecordingDirectory;
+import dev.permafrost.jmh.data.AccessLogEvent;
+import dev.permafrost.jmh.data.AccessLogGenerator;
+import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.jmh.data.DatasetSpec;
+import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.jmh.store.LatencyModel;
+import dev.permafrost.jmh.store.LatencyModelBlobStore;
+import dev.permafrost.jmh.store.LocalIndexes;
+import dev.permafrost.jmh.store.RequestStats;
+import dev.permafrost.jmh.workload.DashboardWorkload;
+import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Workload;
+import dev.permafrost.jmh.workload.Workloads;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.MMapDirectory;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Checks that the benchmarks' pieces run and give sane, consistent answers on a tiny data set. Asserts nothing
+ * about speed.
+ */
+class BenchmarkSmokeTest {
+  @TempDir static Path temp;
+  static Dataset dataset;
+
+  @BeforeAll
+  static void generate() throws Exception {
+    dataset = Dataset.getOrCreate(temp.resolve("data"), DatasetSpec.parse("tiny"));
+  }
+
+  @Test
+  void generatorIsDeterministicAndRealistic() {
+    List<AccessLogEvent> a = new AccessLogGenerator(7).day(LocalDate.of(2024, 3, 1), 20_000);
+    List<AccessLogEvent> b = new AccessLogGenerator(7).day(LocalDate.of(2024, 3, 1), 20_000);
+    assertEquals(a, b);
+    long notFound = a.stream().filter(e -> e.status() == 404).count();
+    long serverErrors = a.stream().filter(e -> e.status() >= 500).count();
+    assertTrue(notFound > 600 && notFound < 1400, "404 share: " + notFound);
+    assertTrue(serverErrors > 100 && serverErrors < 600, "5xx share: " + serverErrors);
+    for (int i = 1; i < a.size(); i++) {
+      assertTrue(a.get(i - 1).timestamp() <= a.get(i).timestamp(), "timestamps are in order");
+    }
+  }
+
+  @Test
+  void everyWorkloadGivesTheSameResultThroughBlobDirectoryAndMMapDirectory() throws Exception {
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(dataset.openStore(), LatencyModel.NONE);
+        SharedRegionCache cache =
+            BlobIndexes.cache(temp.resolve("cache-warm"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset));
+        IndexSet blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
+        IndexSet mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
+        IndexSet niofs = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS)) {
+      for (Workload w : Workloads.all(dataset.spec())) {
+        Workload.Result expected = mmap.run(w);
+        assertTrue(expected.hits() > 0, w.name() + " finds something");
+        assertEquals(expected, blob.run(w), w.name() + " cold through BlobDirectory");
+        assertEquals(expected, blob.run(w), w.name() + " warm through BlobDirectory");
+        assertEquals(expected, niofs.run(w), w.name() + " on NIOFSDirectory");
+      }
+      assertEquals(2, mmap.run(Workloads.byName("needle", dataset.spec())).hits(), "one needle per day");
+      DashboardWorkload.Result dashboard = (DashboardWorkload.Result) mmap.run(Workloads.byName("dashboard", dataset.spec()));
+      assertEquals(10, dashboard.topCountries().size());
+      assertEquals(dashboard.hits(), dashboard.histogram().values().stream().mapToLong(Long::longValue).sum());
+    }
+  }
+
+  @Test
+  void coldRunThroughTheModelledStoreCountsRequestsBytesAndChains() throws Exception {
+    Workload dashboard = Workloads.byName("dashboard", dataset.spec());
+    Workload.Result expected;
+    try (IndexSet mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
+      expected = mmap.run(dashboard);
+    }
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(dataset.openStore(), LatencyModel.of(1, 1000));
+        SharedRegionCache cache =
+            BlobIndexes.cache(temp.resolve("cache-cold"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset))) {
+      try (IndexSet blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
+        store.stats().reset();
+        assertEquals(expected, blob.run(dashboard));
+      }
+      RequestStats.Snapshot cold = store.stats().snapshot();
+      assertTrue(cold.requests() > 0 && cold.bytesRead() > 0, cold.toString());
+      assertTrue(cold.longestChain() >= 1 && cold.roundTripWaves() >= 1, cold.toString());
+      assertTrue(cold.bytesRead() < dataset.indexBytes(), "a dashboard reads part of the data: " + cold);
+    }
+  }
+
+  @Test
+  void traceRecorderSeesTheWorkloadsReads() throws Exception {
+    AccessTrace trace = new AccessTrace(BlobIndexes.regionSizeFor(dataset));
+    List<Directory> dirs = new ArrayList<>();
+    List<TraceRecordingDirectory> recorders = new ArrayList<>();
+    for (String name : dataset.indexNames()) {
+      TraceRecordingDirectory dir = new TraceRecordingDirectory(new MMapDirectory(dataset.indexPath(name)), name + "/");
+      recorders.add(dir);
+      dirs.add(dir);
+    }
+    try (IndexSet set = IndexSet.open(dirs)) {
+      recorders.forEach(r -> r.record(trace));
+      set.run(Workloads.byName("dashboard", dataset.spec()));
+    }
+    assertTrue(trace.size() > 0);
+    assertTrue(trace.distinctRegions() > 1 && trace.distinctRegions() <= trace.size());
+  }
+}
