@@ -59,6 +59,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
   private int winKind = KIND_NONE;
   /** Bytes served from the current window not yet added to the stats. */
   private long served;
+  // Counts not yet added to the shared stats: flushed every STATS_BATCH window moves and on close, so that moving
+  // between cached ranges does not touch shared counters each time.
+  private static final int STATS_BATCH = 64;
+  private long pendingCacheBytes;
+  private long pendingManifestBytes;
+  private int pendingHits;
 
   /** A private clone of the cache mapping, for bulk reads that need a file pointer. */
   private IndexInput cacheInput;
@@ -361,11 +367,35 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
   private void flushServed() {
     if (served != 0) {
       switch (winKind) {
-        case KIND_CACHE -> file.counter.bytesReadFromCache.add(served);
-        case KIND_MANIFEST -> file.counter.bytesReadFromManifest.add(served);
+        case KIND_CACHE -> pendingCacheBytes += served;
+        case KIND_MANIFEST -> pendingManifestBytes += served;
         default -> {}
       }
       served = 0;
+    }
+  }
+
+  private void countHit() {
+    if (++pendingHits >= STATS_BATCH) {
+      flushStats();
+    }
+  }
+
+  /** Adds this input's pending counts to the shared stats. */
+  private void flushStats() {
+    flushServed();
+    CacheStatsCounter counter = file.counter;
+    if (pendingHits != 0) {
+      counter.hits.add(pendingHits);
+      pendingHits = 0;
+    }
+    if (pendingCacheBytes != 0) {
+      counter.bytesReadFromCache.add(pendingCacheBytes);
+      pendingCacheBytes = 0;
+    }
+    if (pendingManifestBytes != 0) {
+      counter.bytesReadFromManifest.add(pendingManifestBytes);
+      pendingManifestBytes = 0;
     }
   }
 
@@ -396,13 +426,28 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
     int index = cf.regionIndex(p);
     boolean newRegion = index != lastRegion;
     lastRegion = index;
+    if (newRegion) {
+      cache.recordAccess(cf, index);
+    }
+    Region cached = cf.regions.get(index);
+    if (cached != null && cached.complete) {
+      // A region whose pages are all filled is read without its monitor: check its fields under its generation.
+      int generation = cached.generation;
+      if ((generation & 1) == 0 && cached.owner == cf && cached.index == index) {
+        long start = cached.fileStart;
+        long end = start + cached.length;
+        VarHandle.acquireFence();
+        if (cached.generation == generation && cached.complete) {
+          setWindow(start, end, cached.cacheOffset - start, cache.mapped(), cached, generation, KIND_CACHE);
+          countHit();
+          return;
+        }
+      }
+    }
     retry:
     for (;;) {
       Region r = cache.region(cf, index);
       if (r == null) {
-        if (newRegion) {
-          cache.recordAccess(cf, index, null);
-        }
         readDirect(p, cf, index);
         return;
       }
@@ -451,11 +496,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
       }
       if (missed) {
         file.counter.misses.increment();
+        flushStats();
       } else {
-        file.counter.hits.increment();
-      }
-      if (newRegion) {
-        cache.recordAccess(cf, index, r);
+        countHit();
       }
       return;
     }
@@ -582,7 +625,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
     if (closed) {
       return;
     }
-    flushServed();
+    flushStats();
     closed = true;
     if (isMaster) {
       master.closed = true;

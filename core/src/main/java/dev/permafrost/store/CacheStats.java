@@ -35,7 +35,8 @@ public record CacheStats(
    * Counts of one kind of read.
    *
    * @param hits lookups of a region answered from bytes already in the cache (one per run of cached bytes a
-   *     reader moves into, not one per read call)
+   *     reader moves into, not one per read call; a reader adds its hits and bytes read in batches, and when it
+   *     is closed, so these two lag a little behind the reads)
    * @param misses lookups that had to wait for bytes to be fetched (their own fetch or a shared one)
    * @param bytesReadFromCache bytes served from the cache file (counted when a reader moves to another range,
    *     or is closed)

@@ -3,8 +3,6 @@
  */
 package dev.permafrost.store;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * An approximate, ageing count of how often each region of each file is used, including regions that are not in
  * the cache: a count-min sketch of small counters, halved every {@code sampleSize} increments so that old
@@ -17,7 +15,7 @@ final class FrequencySketch {
   private final byte[] counters;
   private final int mask;
   private final int sampleSize;
-  private final AtomicInteger additions = new AtomicInteger();
+  private int additions;
 
   FrequencySketch(int regions) {
     int width = Integer.highestOneBit(Math.max(64, regions * 16 - 1)) << 1;
@@ -47,27 +45,30 @@ final class FrequencySketch {
 
   /** Counts one use of {@code key}. */
   void increment(long key) {
-    int f = frequency(key);
-    if (f < MAX) {
-      for (int row = 0; row < SEEDS.length; row++) {
-        int s = slot(key, row);
-        if (counters[s] == f) { // conservative update: only the smallest counters grow
-          counters[s] = (byte) (f + 1);
-        }
-      }
+    int s0 = slot(key, 0);
+    int s1 = slot(key, 1);
+    int s2 = slot(key, 2);
+    int s3 = slot(key, 3);
+    int f = Math.min(Math.min(counters[s0], counters[s1]), Math.min(counters[s2], counters[s3]));
+    if (f < MAX) { // conservative update: only the smallest counters grow
+      byte next = (byte) (f + 1);
+      if (counters[s0] == f) counters[s0] = next;
+      if (counters[s1] == f) counters[s1] = next;
+      if (counters[s2] == f) counters[s2] = next;
+      if (counters[s3] == f) counters[s3] = next;
     }
-    if (additions.incrementAndGet() >= sampleSize) {
+    if (++additions >= sampleSize) { // racy on purpose: a lost count only delays ageing a little
       age();
     }
   }
 
   private synchronized void age() {
-    if (additions.get() < sampleSize) {
+    if (additions < sampleSize) {
       return;
     }
     for (int i = 0; i < counters.length; i++) {
       counters[i] = (byte) (counters[i] >>> 1);
     }
-    additions.set(0);
+    additions = 0;
   }
 }

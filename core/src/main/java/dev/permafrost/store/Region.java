@@ -26,8 +26,14 @@ final class Region {
   final int pageSize;
   private final int pageShift;
 
-  /** Bumped (under the monitor) whenever the slot changes hands. */
+  /**
+   * Bumped twice (under the monitor) whenever the slot changes hands: odd while the change is in progress, even
+   * when it is done. A reader that saw an even value, read the slot's fields or bytes, and sees the same value
+   * again, read a consistent state.
+   */
   volatile int generation;
+  /** Whether every page of the region is filled: such a region can be read without taking the monitor. */
+  volatile boolean complete;
   /** The file whose region this slot holds, or null when free. Written under the monitor. */
   volatile CacheFile owner;
   /** Written under the monitor; read racily only to choose eviction candidates. */
@@ -40,8 +46,6 @@ final class Region {
   private final long[] filled;
   /** Fills writing into this slot now. Guarded by this; a slot with fills is never evicted. */
   final List<Fill> fills = new ArrayList<>(2);
-  /** A logical clock value of the last access, for choosing among equally frequent victims. */
-  volatile long lastAccess;
 
   Region(RegionPool pool, int slot, long cacheOffset, int size, int pageSize) {
     assert Integer.bitCount(pageSize) == 1 && size % pageSize == 0;
@@ -63,12 +67,15 @@ final class Region {
     assert Thread.holdsLock(this);
     assert owner == null && fills.isEmpty();
     generation++;
+    this.complete = false;
     this.fileStart = file.regionStart(index);
     this.length = file.regionLength(index);
     assert length > 0 && length <= size;
     this.index = index;
     this.owner = file;
     java.util.Arrays.fill(filled, 0L);
+    generation++;
+    assert (generation & 1) == 0;
   }
 
   /** Takes the slot back from its file. Caller holds the monitor and has checked that no fill is running. */
@@ -76,9 +83,12 @@ final class Region {
     assert Thread.holdsLock(this);
     assert fills.isEmpty();
     generation++;
+    complete = false;
     owner = null;
     index = -1;
     java.util.Arrays.fill(filled, 0L);
+    generation++;
+    assert (generation & 1) == 0;
   }
 
   boolean isFilled(int page) {
@@ -93,6 +103,9 @@ final class Region {
     int end = to >= length ? pageOf(length - 1) + 1 : (int) (to >>> pageShift);
     for (int p = first; p < end; p++) {
       filled[p >>> 6] |= 1L << p;
+    }
+    if (end > first && filledBytes() >= ((long) pages() << pageShift)) {
+      complete = true;
     }
   }
 

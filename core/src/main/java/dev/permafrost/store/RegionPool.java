@@ -55,7 +55,6 @@ final class RegionPool {
     for (int attempt = 0; attempt < 3; attempt++) {
       Region victim = null;
       int victimFrequency = Integer.MAX_VALUE;
-      long victimAccess = Long.MAX_VALUE;
       for (int i = 0; i < Math.min(SAMPLE, slots.length); i++) {
         Region r = slots[random.nextInt(slots.length)];
         CacheFile owner = r.owner;
@@ -63,10 +62,9 @@ final class RegionPool {
           continue;
         }
         int f = sketch.frequency(FrequencySketch.key(owner.id, r.index));
-        if (f < victimFrequency || (f == victimFrequency && r.lastAccess < victimAccess)) {
+        if (f < victimFrequency) {
           victim = r;
           victimFrequency = f;
-          victimAccess = r.lastAccess;
         }
       }
       if (victim == null) {

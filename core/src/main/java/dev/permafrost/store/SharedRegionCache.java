@@ -72,7 +72,6 @@ public final class SharedRegionCache implements AutoCloseable {
   private final ThreadPoolExecutor fillExecutor;
   private final ConcurrentHashMap<String, CacheFile> files = new ConcurrentHashMap<>();
   private final AtomicLong fileIds = new AtomicLong();
-  private final AtomicLong clock = new AtomicLong();
   private final AtomicLong fillSequence = new AtomicLong();
   private final AtomicInteger fillsInFlight = new AtomicInteger();
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
@@ -365,16 +364,8 @@ public final class SharedRegionCache implements AutoCloseable {
   }
 
   /** Counts a use of a region, for eviction. */
-  void recordAccess(CacheFile file, int index, Region region) {
+  void recordAccess(CacheFile file, int index) {
     sketch.increment(FrequencySketch.key(file.id, index));
-    if (region != null) {
-      region.lastAccess = clock.incrementAndGet();
-    }
-  }
-
-  /** Records an access the eviction policy should know of without a read (a prefetch's region). */
-  int frequency(CacheFile file, int index) {
-    return sketch.frequency(FrequencySketch.key(file.id, index));
   }
 
   private void freeIfIdle(Region slot, CacheFile expectedOwner) {
@@ -497,6 +488,10 @@ public final class SharedRegionCache implements AutoCloseable {
           synchronized (region) {
             fill.written = written;
             region.markFilled(fill.start, fill.start + written);
+            if (written == length) { // done before any reader can see the last bytes
+              fill.done = true;
+              region.fills.remove(fill);
+            }
             region.notifyAll();
           }
         }
@@ -510,9 +505,11 @@ public final class SharedRegionCache implements AutoCloseable {
       } finally {
         CacheFile owner;
         synchronized (region) {
-          fill.done = true;
-          region.fills.remove(fill);
-          region.notifyAll();
+          if (!fill.done) {
+            fill.done = true;
+            region.fills.remove(fill);
+            region.notifyAll();
+          }
           owner = region.owner;
         }
         fillsInFlight.decrementAndGet();
