@@ -22,6 +22,14 @@ def load(paths):
     return runs
 
 
+def number(value):
+    """A JMH score as a float; JMH writes NaN as the string "NaN"."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
 def to_ms(score, unit):
     factor = {"ms/op": 1.0, "us/op": 1e-3, "ns/op": 1e-6, "s/op": 1e3}.get(unit)
     if factor is None:
@@ -43,8 +51,9 @@ def collect(runs):
         params = run.get("params", {})
         workload = params.get("workload")
         pm = run["primaryMetric"]
-        ms = to_ms(pm["score"], pm["scoreUnit"])
-        err = to_ms(pm["scoreError"], pm["scoreUnit"]) if pm["scoreError"] == pm["scoreError"] else 0.0
+        ms = to_ms(number(pm["score"]), pm["scoreUnit"])
+        error = number(pm["scoreError"])  # JMH writes "NaN" (a string) when it has no error estimate
+        err = to_ms(error, pm["scoreUnit"]) if error == error else 0.0
         if name == "WarmSearchBenchmark":
             series = {"blob": "warm BlobDirectory", "mmap": "MMapDirectory", "niofs": "NIOFSDirectory"}[params["directory"]]
         elif name == "ColdSearchBenchmark":
