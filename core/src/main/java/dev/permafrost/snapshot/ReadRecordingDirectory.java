@@ -4,7 +4,6 @@
 package dev.permafrost.snapshot;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -142,9 +141,5 @@ final class ReadRecordingDirectory extends FilterDirectory {
         delegate.close();
       }
     }
-  }
-
-  static UncheckedIOException unchecked(IOException e) {
-    return new UncheckedIOException(e);
   }
 }

@@ -477,7 +477,6 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
               cache.startFill(r, awaited, r.fileStart + start, file.store, cf.blobName, file.counter, true);
               continue;
             }
-            missed = true;
           }
           missed = true;
           cache.ensureOpen();

@@ -606,10 +606,6 @@ public final class SharedRegionCache implements AutoCloseable {
     }
   }
 
-  boolean isClosed() {
-    return closed;
-  }
-
   /** Stops fetching, unmaps and unlocks the cache file. Inputs still open fail with AlreadyClosedException. */
   @Override
   public void close() throws IOException {
