@@ -78,6 +78,35 @@ public final class BlobNames {
     return prefix;
   }
 
+  /**
+   * Turns a backend's root prefix (from a URI path or a builder) into the form blob names are appended to: no
+   * leading or trailing '/', then one trailing '/'; null, empty or "/" give the empty prefix.
+   *
+   * @param what names the prefix in the error message, e.g. {@code "s3 key prefix"}
+   * @throws IllegalArgumentException if what remains is not a valid blob name
+   */
+  public static String normalizePrefix(String prefix, String what) {
+    String p = prefix == null ? "" : prefix;
+    int start = 0;
+    int end = p.length();
+    while (start < end && p.charAt(start) == '/') {
+      start++;
+    }
+    while (end > start && p.charAt(end - 1) == '/') {
+      end--;
+    }
+    p = p.substring(start, end);
+    if (p.isEmpty()) {
+      return "";
+    }
+    try {
+      validate(p);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("invalid " + what + " '" + prefix + "': " + e.getMessage(), e);
+    }
+    return p + "/";
+  }
+
   private static IllegalArgumentException invalid(String name, String why) {
     return new IllegalArgumentException("invalid blob name '" + name + "': " + why);
   }

@@ -72,4 +72,15 @@ class FileSystemBlobStoreTest extends BlobStoreContractTest {
     assertThrows(IllegalArgumentException.class, () -> BlobNames.validate("x".repeat(BlobNames.MAX_LENGTH + 1)));
     assertThrows(IllegalArgumentException.class, () -> BlobNames.validate(null));
   }
+
+  @Test
+  void backendPrefixesAreNormalized() {
+    assertEquals("", BlobNames.normalizePrefix(null, "p"));
+    assertEquals("", BlobNames.normalizePrefix("//", "p"));
+    assertEquals("a/b/", BlobNames.normalizePrefix("/a/b/", "p"));
+    assertEquals("a/", BlobNames.normalizePrefix("a", "p"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> BlobNames.normalizePrefix("a/../b", "s3 key prefix"));
+    assertTrue(e.getMessage().contains("s3 key prefix 'a/../b'"), e.getMessage());
+  }
 }

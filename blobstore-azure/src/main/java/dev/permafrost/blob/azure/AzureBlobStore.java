@@ -772,22 +772,7 @@ public final class AzureBlobStore implements BlobStore {
   }
 
   static String normalizePrefix(String raw) {
-    String p = raw;
-    while (p.startsWith("/")) {
-      p = p.substring(1);
-    }
-    while (p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
-    if (p.isEmpty()) {
-      return "";
-    }
-    try {
-      BlobNames.validate(p);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Azure blob store prefix '" + p + "' is invalid: " + e.getMessage(), e);
-    }
-    return p + "/";
+    return BlobNames.normalizePrefix(raw, "Azure blob store prefix");
   }
 
   private static Duration positive(StoreSettings s, String name, Duration d) {

@@ -186,25 +186,7 @@ public final class GcsBlobStore implements BlobStore {
   }
 
   static String normalizePrefix(String prefix) {
-    if (prefix == null || prefix.isEmpty() || prefix.equals("/")) {
-      return "";
-    }
-    String p = prefix;
-    while (p.startsWith("/")) {
-      p = p.substring(1);
-    }
-    while (p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
-    if (p.isEmpty()) {
-      return "";
-    }
-    try {
-      BlobNames.validate(p);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("invalid gs blob store prefix '" + prefix + "': " + e.getMessage(), e);
-    }
-    return p + "/";
+    return BlobNames.normalizePrefix(prefix, "gs blob store prefix");
   }
 
   static void validateBucket(String bucket) {

@@ -819,25 +819,7 @@ public final class S3BlobStore implements BlobStore {
   }
 
   static String normalizePrefix(String prefix) {
-    if (prefix == null) {
-      return "";
-    }
-    String p = prefix;
-    while (p.startsWith("/")) {
-      p = p.substring(1);
-    }
-    while (p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
-    if (p.isEmpty()) {
-      return "";
-    }
-    try {
-      BlobNames.validate(p);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("invalid s3 key prefix '" + prefix + "': " + e.getMessage(), e);
-    }
-    return p + "/";
+    return BlobNames.normalizePrefix(prefix, "s3 key prefix");
   }
 
   private static URI parseEndpoint(String endpoint) {
