@@ -16,8 +16,10 @@ public interface BlobStoreProvider {
   String scheme();
 
   /**
-   * Opens a store for {@code uri}. Settings come from the URI's query parameters (see
-   * {@link StoreSettings#fromQuery(URI)}); an unknown parameter is an error that names it.
+   * Opens a store for {@code uri}. {@code settings} are the URI's query parameters (see
+   * {@link StoreSettings#fromQuery(URI)}), of which the {@link StorePolicy} settings have already been read; the
+   * backend reads its own and then calls {@link StoreSettings#rejectUnknown()}, so that a misspelt parameter is an
+   * error that names it. The backend's SDK must not retry: the store policy decides (see {@link StorePolicy}).
    */
-  BlobStore open(URI uri) throws IOException;
+  BlobStore open(URI uri, StoreSettings settings) throws IOException;
 }

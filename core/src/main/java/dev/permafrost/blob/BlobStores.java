@@ -19,7 +19,8 @@ public final class BlobStores {
   private BlobStores() {}
 
   /**
-   * Opens the store named by {@code uri}.
+   * Opens the store named by {@code uri}, wrapped in the {@link StorePolicy} its query gives (retries, deadlines,
+   * hedging, rate and request limits; defaults for what it does not set). Closing the result closes the backend.
    *
    * @throws IllegalArgumentException if no backend on the class path serves the URI's scheme (the message lists
    *     those that do), or if the URI is malformed for its backend
@@ -42,7 +43,9 @@ public final class BlobStores {
               + providers.keySet()
               + " (add the backend's module, e.g. permafrost-blobstore-s3, to the class path)");
     }
-    return provider.open(uri);
+    StoreSettings settings = StoreSettings.fromQuery(uri);
+    StorePolicy policy = StorePolicy.fromSettings(settings);
+    return policy.apply(provider.open(uri, settings));
   }
 
   /** The backends on the class path, by scheme. */

@@ -18,7 +18,7 @@ public final class FileSystemBlobStoreProvider implements BlobStoreProvider {
   }
 
   @Override
-  public BlobStore open(URI uri) throws IOException {
+  public BlobStore open(URI uri, StoreSettings settings) throws IOException {
     if (uri.getPath() == null || uri.getPath().isEmpty()) {
       throw new IllegalArgumentException("file blob store URI '" + BlobStores.redact(uri) + "' has no path");
     }
@@ -26,7 +26,6 @@ public final class FileSystemBlobStoreProvider implements BlobStoreProvider {
       throw new IllegalArgumentException(
           "file blob store URI '" + BlobStores.redact(uri) + "' names a host; use file:///absolute/path");
     }
-    StoreSettings settings = StoreSettings.fromQuery(uri);
     boolean fsync = settings.getBoolean("fsync", true);
     settings.rejectUnknown();
     return FileSystemBlobStore.open(Path.of(uri.getPath()), fsync);

@@ -11,8 +11,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A store that counts what passes through it: requests and bytes read and written. For tests. */
-public final class CountingBlobStore implements BlobStore {
-  private final BlobStore in;
+public final class CountingBlobStore extends FilterBlobStore {
   public final AtomicLong readRequests = new AtomicLong();
   public final AtomicLong bytesRead = new AtomicLong();
   public final AtomicLong writeRequests = new AtomicLong();
@@ -20,7 +19,7 @@ public final class CountingBlobStore implements BlobStore {
   public final AtomicLong otherRequests = new AtomicLong();
 
   public CountingBlobStore(BlobStore in) {
-    this.in = in;
+    super(in);
   }
 
   public void reset() {
@@ -34,11 +33,6 @@ public final class CountingBlobStore implements BlobStore {
   /** Every request of any kind. */
   public long requests() {
     return readRequests.get() + writeRequests.get() + otherRequests.get();
-  }
-
-  @Override
-  public String describe() {
-    return in.describe();
   }
 
   private InputStream counted(InputStream stream) {
@@ -66,48 +60,49 @@ public final class CountingBlobStore implements BlobStore {
   @Override
   public InputStream read(String blobName) throws IOException {
     readRequests.incrementAndGet();
-    return counted(in.read(blobName));
+    return counted(super.read(blobName));
   }
 
   @Override
   public InputStream read(String blobName, long offset, long length) throws IOException {
     readRequests.incrementAndGet();
-    return counted(in.read(blobName, offset, length));
+    return counted(super.read(blobName, offset, length));
   }
 
   @Override
   public void write(String blobName, InputStream data, long length) throws IOException {
     writeRequests.incrementAndGet();
-    in.write(blobName, data, length);
+    super.write(blobName, data, length);
     bytesWritten.addAndGet(length);
   }
 
   @Override
   public List<BlobMetadata> list(String prefix) throws IOException {
     otherRequests.incrementAndGet();
-    return in.list(prefix);
+    return super.list(prefix);
   }
 
   @Override
   public long length(String blobName) throws IOException {
     otherRequests.incrementAndGet();
-    return in.length(blobName);
+    return super.length(blobName);
+  }
+
+  @Override
+  public boolean exists(String blobName) throws IOException {
+    otherRequests.incrementAndGet();
+    return super.exists(blobName);
   }
 
   @Override
   public void delete(String blobName) throws IOException {
     otherRequests.incrementAndGet();
-    in.delete(blobName);
+    super.delete(blobName);
   }
 
   @Override
   public void deleteAll(Collection<String> blobNames) throws IOException {
     otherRequests.incrementAndGet();
-    in.deleteAll(blobNames);
-  }
-
-  @Override
-  public void close() throws IOException {
-    in.close();
+    super.deleteAll(blobNames);
   }
 }

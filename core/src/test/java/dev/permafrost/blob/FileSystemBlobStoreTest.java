@@ -27,8 +27,9 @@ class FileSystemBlobStoreTest extends BlobStoreContractTest {
 
   @Test
   void openByUriFindsTheFileBackend() throws IOException {
-    try (BlobStore opened = BlobStores.open(URI.create("file://" + dir.resolve("by-uri") + "?fsync=false"))) {
-      assertInstanceOf(FileSystemBlobStore.class, opened);
+    try (BlobStore opened = BlobStores.open(URI.create("file://" + dir.resolve("by-uri") + "?fsync=false&max_retries=7"))) {
+      assertInstanceOf(FileSystemBlobStore.class, FilterBlobStore.unwrap(opened));
+      assertEquals(7, StorePolicy.of(opened).maxRetries(), "the URI's policy settings govern the store");
       opened.write("x", new ByteArrayInputStream(new byte[3]), 3);
       assertTrue(Files.exists(dir.resolve("by-uri/x")));
     }

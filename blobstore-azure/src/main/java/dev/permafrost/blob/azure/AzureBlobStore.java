@@ -158,7 +158,14 @@ public final class AzureBlobStore implements BlobStore {
    * @throws IllegalArgumentException if the URI or a setting is malformed, or a setting is unknown
    */
   public static AzureBlobStore open(URI uri) {
-    return Builder.fromUri(uri).build();
+    return open(uri, StoreSettings.fromQuery(uri));
+  }
+
+  /** Opens a store for {@code uri} with settings already parsed from its query (see {@link StoreSettings}). */
+  public static AzureBlobStore open(URI uri, StoreSettings settings) {
+    Builder b = Builder.fromUri(uri);
+    b.settingsFrom = settings;
+    return b.build();
   }
 
   /** The container. */

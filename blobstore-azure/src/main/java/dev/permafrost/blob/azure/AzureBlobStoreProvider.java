@@ -5,6 +5,7 @@ package dev.permafrost.blob.azure;
 
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreProvider;
+import dev.permafrost.blob.StoreSettings;
 import java.net.URI;
 
 /**
@@ -19,7 +20,7 @@ public final class AzureBlobStoreProvider implements BlobStoreProvider {
   }
 
   @Override
-  public BlobStore open(URI uri) {
-    return AzureBlobStore.open(uri);
+  public BlobStore open(URI uri, StoreSettings settings) {
+    return AzureBlobStore.open(uri, settings);
   }
 }

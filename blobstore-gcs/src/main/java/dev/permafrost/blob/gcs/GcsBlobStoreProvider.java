@@ -21,7 +21,7 @@ public final class GcsBlobStoreProvider implements BlobStoreProvider {
   }
 
   @Override
-  public BlobStore open(URI uri) throws IOException {
+  public BlobStore open(URI uri, StoreSettings settings) throws IOException {
     if (uri.isOpaque()) {
       throw new IllegalArgumentException(
           "gs blob store URI '" + BlobStores.redact(uri) + "' must have the form gs://bucket/prefix");
@@ -41,6 +41,6 @@ public final class GcsBlobStoreProvider implements BlobStoreProvider {
       throw new IllegalArgumentException(
           "gs blob store URI '" + BlobStores.redact(uri) + "' must not have a fragment ('#...')");
     }
-    return GcsBlobStore.open(bucket, uri.getPath(), StoreSettings.fromQuery(uri));
+    return GcsBlobStore.open(bucket, uri.getPath(), settings);
   }
 }

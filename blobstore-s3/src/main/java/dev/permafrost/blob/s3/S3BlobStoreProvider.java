@@ -22,7 +22,7 @@ public final class S3BlobStoreProvider implements BlobStoreProvider {
   }
 
   @Override
-  public BlobStore open(URI uri) {
+  public BlobStore open(URI uri, StoreSettings settings) {
     String authority = uri.getRawAuthority();
     if (authority == null || authority.isEmpty()) {
       throw new IllegalArgumentException(
@@ -39,7 +39,6 @@ public final class S3BlobStoreProvider implements BlobStoreProvider {
               + " server with the endpoint setting (e.g. ?endpoint=http://127.0.0.1:9000)");
     }
     String path = uri.getPath() == null ? "" : uri.getPath();
-    StoreSettings settings = StoreSettings.fromQuery(uri);
     return S3BlobStore.open(authority, path, settings);
   }
 }

@@ -1,0 +1,299 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.blob;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.lucene.index.CorruptIndexException;
+
+/**
+ * Retries what may pass: failures that are {@linkplain BlobStoreException#isRetryable() retryable} or are plain
+ * network errors (reset or refused connections, socket time-outs, responses cut short), with exponential back-off
+ * and full jitter, at most {@link StorePolicy#maxRetries()} times and only while the call has run less than
+ * {@link StorePolicy#retryTimeLimit()}. A read stream that breaks part way resumes where it stopped, with a new
+ * ranged request for the rest. Writes are retried only when their data can be replayed ({@code mark/reset}).
+ * Giving up reports the last failure, with the attempts and the time they took.
+ */
+final class RetryingBlobStore extends FilterBlobStore {
+  private final StorePolicy policy;
+  /** Attempts after the first, over the store's life. */
+  final LongAdder retries = new LongAdder();
+
+  RetryingBlobStore(BlobStore in, StorePolicy policy) {
+    super(in);
+    this.policy = policy;
+  }
+
+  StorePolicy policy() {
+    return policy;
+  }
+
+  /** Whether {@code e} may pass if the request is sent again. */
+  static boolean isRetryable(Throwable e) {
+    if (e instanceof BlobStoreException b) {
+      return b.isRetryable();
+    }
+    if (e instanceof CorruptIndexException) {
+      return false;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SocketException || t instanceof SocketTimeoutException || t instanceof EOFException
+          || t instanceof javax.net.ssl.SSLException) {
+        return true;
+      }
+      if (t instanceof InterruptedIOException) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public InputStream read(String blobName, long offset, long length) throws IOException {
+    Call call = new Call("reading " + BlobStoreException.range(offset, length) + " of blob " + blobName, blobName);
+    InputStream first = call.run(() -> in.read(blobName, offset, length));
+    return new ResumingStream(call, blobName, offset, length, first);
+  }
+
+  @Override
+  public InputStream read(String blobName) throws IOException {
+    Call call = new Call("reading blob " + blobName, blobName);
+    InputStream first = call.run(() -> in.read(blobName));
+    return new ResumingStream(call, blobName, 0, -1, first);
+  }
+
+  @Override
+  public void write(String blobName, InputStream data, long length) throws IOException {
+    if (!data.markSupported()) {
+      in.write(blobName, data, length);
+      return;
+    }
+    data.mark(Integer.MAX_VALUE);
+    Call call = new Call("writing blob " + blobName, blobName);
+    boolean[] firstAttempt = {true};
+    call.run(() -> {
+      if (!firstAttempt[0]) {
+        data.reset();
+      }
+      firstAttempt[0] = false;
+      in.write(blobName, data, length);
+      return null;
+    });
+  }
+
+  @Override
+  public List<BlobMetadata> list(String prefix) throws IOException {
+    return new Call("listing prefix '" + prefix + "'", null).run(() -> in.list(prefix));
+  }
+
+  @Override
+  public long length(String blobName) throws IOException {
+    return new Call("asking for the length of blob " + blobName, blobName).run(() -> in.length(blobName));
+  }
+
+  @Override
+  public boolean exists(String blobName) throws IOException {
+    return new Call("checking whether blob " + blobName + " exists", blobName).run(() -> in.exists(blobName));
+  }
+
+  @Override
+  public void delete(String blobName) throws IOException {
+    new Call("deleting blob " + blobName, blobName).run(() -> {
+      in.delete(blobName);
+      return null;
+    });
+  }
+
+  @Override
+  public void deleteAll(Collection<String> blobNames) throws IOException {
+    new Call("deleting " + blobNames.size() + " blobs", null).run(() -> {
+      in.deleteAll(blobNames);
+      return null;
+    });
+  }
+
+  /** One logical call and its attempts: decides whether, and when, to try again. */
+  private final class Call {
+    private final String what;
+    private final String blobName;
+    private final long start = System.nanoTime();
+    private int attempts = 1;
+    private Exception firstFailure;
+
+    Call(String what, String blobName) {
+      this.what = what;
+      this.blobName = blobName;
+    }
+
+    <T> T run(StoreThreads.IoCall<T> op) throws IOException {
+      for (;;) {
+        try {
+          return op.call();
+        } catch (IOException e) {
+          failed(e);
+        }
+      }
+    }
+
+    /** Returns after the back-off if {@code e} is worth another attempt; otherwise throws what to report. */
+    void failed(IOException e) throws IOException {
+      if (!isRetryable(e)) {
+        if (firstFailure != null && firstFailure != e) {
+          e.addSuppressed(firstFailure);
+        }
+        throw e;
+      }
+      if (firstFailure == null) {
+        firstFailure = e;
+      }
+      long elapsed = System.nanoTime() - start;
+      long delay = backoffNanos(attempts);
+      if (attempts > policy.maxRetries() || elapsed + delay > policy.retryTimeLimit().toNanos()) {
+        throw giveUp(e, elapsed);
+      }
+      StoreThreads.sleepNanos(delay, "waiting to retry " + what);
+      attempts++;
+      retries.increment();
+    }
+
+    private long backoffNanos(int attempt) {
+      long base = policy.retryDelay().toNanos();
+      long cap = policy.retryMaxDelay().toNanos();
+      long ceiling = attempt >= 62 ? cap : Math.min(cap, base << Math.min(attempt - 1, 30));
+      return ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1); // exponential, jittered
+    }
+
+    private IOException giveUp(IOException last, long elapsedNanos) {
+      if (attempts == 1) {
+        return last;
+      }
+      String note = " (gave up after " + attempts + " attempts in " + String.format(Locale.ROOT, "%.1fs", elapsedNanos / 1e9)
+          + "; " + StorePolicy.MAX_RETRIES + "=" + policy.maxRetries() + ", " + StorePolicy.RETRY_TIME_LIMIT + "="
+          + StorePolicy.format(policy.retryTimeLimit()) + ")";
+      IOException report;
+      if (last instanceof BlobStoreTimeoutException t) {
+        report = new BlobStoreTimeoutException(t.store(), t.blobName(), t.detail() + note, t);
+      } else if (last instanceof BlobStoreException b) {
+        report = new BlobStoreException(b.store(), b.blobName(), b.detail() + note, b, b.isRetryable());
+      } else {
+        report = new BlobStoreException(in.describe(), blobName, what + " failed: " + last + note, last, true);
+      }
+      if (firstFailure != null && firstFailure != last) {
+        report.addSuppressed(firstFailure);
+      }
+      return report;
+    }
+  }
+
+  /**
+   * A response stream that, when it breaks or ends short, asks for the rest of its range again (within its
+   * call's retry budget) and carries on, so the reader sees one unbroken stream.
+   */
+  private final class ResumingStream extends InputStream {
+    private final Call call;
+    private final String blobName;
+    private final long offset;
+    /** The requested length, or -1 for a whole blob. */
+    private long length;
+    private InputStream current;
+    private long delivered;
+    private boolean ended;
+
+    ResumingStream(Call call, String blobName, long offset, long length, InputStream first) {
+      this.call = call;
+      this.blobName = blobName;
+      this.offset = offset;
+      this.length = length;
+      this.current = first;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      int n = read(one, 0, 1);
+      return n < 0 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (ended || (length >= 0 && delivered >= length)) {
+        return -1;
+      }
+      for (;;) {
+        IOException failure;
+        try {
+          int want = length < 0 ? len : (int) Math.min(len, length - delivered);
+          int n = current.read(b, off, want);
+          if (n > 0) {
+            delivered += n;
+            return n;
+          }
+          if (n < 0 && length < 0) {
+            ended = true;
+            return -1;
+          }
+          if (n == 0) {
+            continue;
+          }
+          failure = new BlobStoreException(in.describe(), blobName, "the response to " + call.what + " ended after "
+              + delivered + " of " + length + " bytes", null, true);
+        } catch (IOException e) {
+          failure = e;
+        }
+        closeQuietly(current);
+        call.failed(failure); // throws when giving up
+        current = call.run(this::reopen);
+      }
+    }
+
+    private InputStream reopen() throws IOException {
+      if (length < 0 && delivered == 0) {
+        return in.read(blobName);
+      }
+      if (length < 0) {
+        length = in.length(blobName); // a whole blob broke part way: ask for the rest by range
+      }
+      return in.read(blobName, offset + delivered, length - delivered);
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
+      long skipped = 0;
+      while (skipped < n) {
+        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
+        if (r < 0) {
+          break;
+        }
+        skipped += r;
+      }
+      return skipped;
+    }
+
+    @Override
+    public void close() throws IOException {
+      current.close();
+    }
+
+    private void closeQuietly(InputStream s) {
+      try {
+        s.close();
+      } catch (IOException | RuntimeException ignored) {
+        // replaced by a new request
+      }
+    }
+  }
+}
