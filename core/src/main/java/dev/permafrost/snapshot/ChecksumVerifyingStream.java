@@ -12,28 +12,39 @@ import org.apache.lucene.store.IndexInput;
 
 /**
  * Streams a Lucene index file once, computing its CRC32 on the way and checking it against the checksum in the
- * file's footer before the last bytes are handed out. A mismatch throws {@link CorruptIndexException} from
- * {@code read}, so the store aborts the upload and no blob appears.
+ * file's footer before the last bytes are handed out, and (optionally) building its {@link ChunkTable}. A mismatch
+ * throws {@link CorruptIndexException} from {@code read}, so the store aborts the upload and no blob appears.
+ *
+ * <p>Supports {@code mark} at the start and {@code reset} (it seeks the file back to 0), so that a store policy
+ * can retry an upload.
  */
 final class ChecksumVerifyingStream extends InputStream {
   private final IndexInput in;
   private final long length;
   private final long expectedChecksum;
   private final CRC32 crc = new CRC32();
+  private final ChunkTable.Builder table;
   private final byte[] footer = new byte[CodecUtil.footerLength()];
   private long position;
   private CorruptIndexException failure;
 
-  ChecksumVerifyingStream(IndexInput in, long expectedChecksum) {
+  /** @param chunkSize the chunk size of the table to build, or 0 for none */
+  ChecksumVerifyingStream(IndexInput in, long expectedChecksum, int chunkSize) {
     this.in = in;
     this.length = in.length();
     this.expectedChecksum = expectedChecksum;
+    this.table = chunkSize > 0 ? new ChunkTable.Builder(length, chunkSize) : null;
     assert length >= footer.length;
   }
 
   /** The corruption found, if any (also thrown from read). */
   CorruptIndexException failure() {
     return failure;
+  }
+
+  /** The chunk table of the file, once it has been read to the end. */
+  ChunkTable table() {
+    return table.build();
   }
 
   @Override
@@ -56,6 +67,9 @@ final class ChecksumVerifyingStream extends InputStream {
     if (position < checksummedEnd) {
       crc.update(b, off, (int) (Math.min(position + n, checksummedEnd) - position));
     }
+    if (table != null) {
+      table.update(b, off, n);
+    }
     long footerStart = length - footer.length;
     for (long p = Math.max(position, footerStart); p < position + n; p++) {
       footer[(int) (p - footerStart)] = b[off + (int) (p - position)];
@@ -65,6 +79,38 @@ final class ChecksumVerifyingStream extends InputStream {
       verify();
     }
     return n;
+  }
+
+  /** Reads the rest of the file, for its checksum and table, without handing out the bytes. */
+  void drain() throws IOException {
+    byte[] buffer = new byte[64 << 10];
+    while (read(buffer, 0, buffer.length) >= 0) {
+      // the checks run as the bytes pass
+    }
+  }
+
+  @Override
+  public boolean markSupported() {
+    return true;
+  }
+
+  /** Marks the start; a mark anywhere else is not supported. */
+  @Override
+  public void mark(int readLimit) {
+    if (position != 0) {
+      throw new IllegalStateException("can only mark the start of the stream, not position " + position);
+    }
+  }
+
+  @Override
+  public void reset() throws IOException {
+    in.seek(0);
+    crc.reset();
+    if (table != null) {
+      table.reset();
+    }
+    position = 0;
+    failure = null;
   }
 
   private void verify() throws CorruptIndexException {

@@ -20,6 +20,7 @@ public final class FileEntry {
   private final String blobName;
   private final byte[] inlined;
   private final List<HotRange> hotRanges;
+  private final int wholeCrc32c;
 
   /** A range of a file's bytes kept in the manifest. */
   public record HotRange(long offset, byte[] bytes) {
@@ -51,6 +52,12 @@ public final class FileEntry {
   }
 
   FileEntry(String name, long length, long checksum, String blobName, byte[] inlined, List<HotRange> hotRanges) {
+    this(name, length, checksum, blobName, inlined, hotRanges, 0);
+  }
+
+  FileEntry(String name, long length, long checksum, String blobName, byte[] inlined, List<HotRange> hotRanges,
+      int wholeCrc32c) {
+    this.wholeCrc32c = wholeCrc32c;
     this.name = Objects.requireNonNull(name);
     this.length = length;
     this.checksum = checksum;
@@ -91,6 +98,19 @@ public final class FileEntry {
   /** The blob that holds the file's bytes, or null if the file is inlined in the manifest. */
   public String blobName() {
     return blobName;
+  }
+
+  /**
+   * The CRC32C of the whole file, for a file kept in a blob that is at most one chunk long (it has no
+   * {@link ChunkTable}: this is its one chunk's checksum); meaningless otherwise.
+   */
+  public int wholeCrc32c() {
+    return wholeCrc32c;
+  }
+
+  /** This entry with the CRC32C of the whole file. */
+  FileEntry withWholeCrc32c(int crc) {
+    return new FileEntry(name, length, checksum, blobName, inlined, hotRanges, crc);
   }
 
   /** Whether the whole file is kept in the manifest. */

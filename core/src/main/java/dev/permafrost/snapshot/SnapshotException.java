@@ -35,6 +35,15 @@ public class SnapshotException extends IOException {
     }
   }
 
+  /** A manifest was written in a format newer than this version of Permafrost reads. */
+  public static final class UnsupportedFormat extends SnapshotException {
+    private static final long serialVersionUID = 1L;
+
+    public UnsupportedFormat(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /** A manifest in the store is truncated or corrupt (its checksum, header or structure does not hold). */
   public static final class CorruptManifest extends SnapshotException {
     private static final long serialVersionUID = 1L;

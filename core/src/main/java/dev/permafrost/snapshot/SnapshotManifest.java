@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
+import org.apache.lucene.index.IndexFormatTooNewException;
 import org.apache.lucene.store.BufferedChecksumIndexInput;
 import org.apache.lucene.store.ByteBuffersDataInput;
 import org.apache.lucene.store.ByteBuffersDataOutput;
@@ -30,16 +31,20 @@ import org.apache.lucene.store.DataOutput;
 public final class SnapshotManifest {
   static final String CODEC = "PermafrostSnapshot";
   static final int VERSION_START = 1;
-  static final int VERSION_CURRENT = VERSION_START;
+  /** Adds the chunk size of the files' {@link ChunkTable}s, and the CRC32C of each file of at most one chunk. */
+  static final int VERSION_CHUNK_TABLES = 2;
+  static final int VERSION_CURRENT = VERSION_CHUNK_TABLES;
 
   private final SnapshotInfo info;
   private final String segmentsFileName;
+  private final int chunkSize;
   private final List<FileEntry> files;
   private final Map<String, FileEntry> byName;
 
-  SnapshotManifest(SnapshotInfo info, String segmentsFileName, List<FileEntry> files) {
+  SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files) {
     this.info = info;
     this.segmentsFileName = segmentsFileName;
+    this.chunkSize = chunkSize;
     this.files = List.copyOf(files);
     Map<String, FileEntry> map = new LinkedHashMap<>();
     for (FileEntry f : files) {
@@ -69,6 +74,20 @@ public final class SnapshotManifest {
     return files;
   }
 
+  /**
+   * The size of the chunks whose checksums the snapshot recorded ({@link ChunkTable}), or 0 if it recorded none
+   * (a snapshot taken before format version 2): its files are then verified only when fetched whole.
+   */
+  public int chunkSize() {
+    return chunkSize;
+  }
+
+  /** The blob of {@code file}'s chunk table, or null if it has none (inlined, at most one chunk, or no tables). */
+  public String chunkTableBlob(FileEntry file) {
+    return file.blobName() != null && ChunkTable.hasTable(file.length(), chunkSize)
+        ? ChunkTable.blobName(file.blobName(), chunkSize) : null;
+  }
+
   /** The named file, or null. */
   public FileEntry file(String name) {
     return byName.get(name);
@@ -84,9 +103,17 @@ public final class SnapshotManifest {
   }
 
   byte[] toBytes() throws IOException {
+    return toBytes(VERSION_CURRENT);
+  }
+
+  /** The manifest in format {@code version} (an older one only for tests of reading old snapshots). */
+  byte[] toBytes(int version) throws IOException {
+    if (version < VERSION_CHUNK_TABLES && chunkSize != 0) {
+      throw new IllegalArgumentException("format " + version + " cannot record chunk tables");
+    }
     ByteBuffersDataOutput data = new ByteBuffersDataOutput();
     try (ByteBuffersIndexOutput out = new ByteBuffersIndexOutput(data, "manifest " + info.name(), "manifest")) {
-      CodecUtil.writeHeader(out, CODEC, VERSION_CURRENT);
+      CodecUtil.writeHeader(out, CODEC, version);
       out.writeString(info.name());
       out.writeLong(info.createdAt().toEpochMilli());
       out.writeString(info.luceneVersion());
@@ -105,6 +132,9 @@ public final class SnapshotManifest {
         writeBytes(out, p.maxPackedValue());
         out.writeVLong(p.docCount());
       }
+      if (version >= VERSION_CHUNK_TABLES) {
+        out.writeVInt(chunkSize);
+      }
       out.writeVInt(files.size());
       for (FileEntry f : files) {
         out.writeString(f.name());
@@ -120,6 +150,9 @@ public final class SnapshotManifest {
           for (FileEntry.HotRange r : f.hotRanges()) {
             out.writeVLong(r.offset());
             writeBytes(out, r.bytes());
+          }
+          if (version >= VERSION_CHUNK_TABLES && chunkSize > 0 && !ChunkTable.hasTable(f.length(), chunkSize)) {
+            out.writeInt(f.wholeCrc32c());
           }
         }
       }
@@ -148,15 +181,16 @@ public final class SnapshotManifest {
    *
    * @param source where the bytes came from, for messages (store and blob)
    * @throws SnapshotException.CorruptManifest if the bytes are truncated or corrupt
+   * @throws SnapshotException.UnsupportedFormat if a newer Permafrost wrote them
    */
-  static SnapshotManifest fromBytes(byte[] bytes, String source) throws SnapshotException.CorruptManifest {
+  static SnapshotManifest fromBytes(byte[] bytes, String source) throws SnapshotException {
     try (ChecksumIndexInput in =
         new BufferedChecksumIndexInput(
             new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(java.nio.ByteBuffer.wrap(bytes))), source))) {
       if (bytes.length < CodecUtil.footerLength()) {
         throw new EOFException("manifest is only " + bytes.length + " bytes long");
       }
-      CodecUtil.checkHeader(in, CODEC, VERSION_START, VERSION_CURRENT);
+      int version = CodecUtil.checkHeader(in, CODEC, VERSION_START, VERSION_CURRENT);
       String name = in.readString();
       Instant createdAt = Instant.ofEpochMilli(in.readLong());
       String luceneVersion = in.readString();
@@ -176,6 +210,12 @@ public final class SnapshotManifest {
         byte[] max = readBytes(in, bytes.length);
         long docCount = in.readVLong();
         points.put(field, new PointRange(field, numDims, bytesPerDim, min, max, docCount));
+      }
+      int chunkSize = version >= VERSION_CHUNK_TABLES ? in.readVInt() : 0;
+      if (chunkSize != 0 && (chunkSize < ChunkTable.MIN_CHUNK_SIZE || chunkSize > ChunkTable.MAX_CHUNK_SIZE
+          || Integer.bitCount(chunkSize) != 1)) {
+        throw new CorruptIndexException("chunk size " + chunkSize + " is not a power of two between "
+            + ChunkTable.MIN_CHUNK_SIZE + " and " + ChunkTable.MAX_CHUNK_SIZE, source);
       }
       int fileCount = in.readVInt();
       if (fileCount < 0 || fileCount > bytes.length) {
@@ -209,7 +249,8 @@ public final class SnapshotManifest {
             previousEnd = offset + hot.length;
             ranges.add(new FileEntry.HotRange(offset, hot));
           }
-          files.add(new FileEntry(fileName, length, checksum, blobName, null, ranges));
+          int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(length, chunkSize) ? in.readInt() : 0;
+          files.add(new FileEntry(fileName, length, checksum, blobName, null, ranges, wholeCrc32c));
         } else {
           throw new CorruptIndexException("unknown file kind " + kind + " for " + fileName, source);
         }
@@ -223,7 +264,13 @@ public final class SnapshotManifest {
       if (files.stream().noneMatch(f -> f.name().equals(segmentsFileName))) {
         throw new CorruptIndexException("the segments file " + segmentsFileName + " is not listed", source);
       }
-      return new SnapshotManifest(info, segmentsFileName, files);
+      return new SnapshotManifest(info, segmentsFileName, chunkSize, files);
+    } catch (IndexFormatTooNewException e) {
+      throw new SnapshotException.UnsupportedFormat(
+          "snapshot manifest " + source + " has format version " + e.getVersion() + ", newer than this version of"
+              + " Permafrost reads (" + VERSION_START + " to " + VERSION_CURRENT + "): it was written by a newer"
+              + " Permafrost; upgrade Permafrost to mount it",
+          e);
     } catch (IOException | RuntimeException e) {
       throw new SnapshotException.CorruptManifest(
           "snapshot manifest " + source + " is truncated or corrupt (" + e.getMessage() + "); the snapshot cannot be"

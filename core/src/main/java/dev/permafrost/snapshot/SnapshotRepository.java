@@ -6,6 +6,7 @@ package dev.permafrost.snapshot;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.StorePolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,8 +52,9 @@ import org.slf4j.LoggerFactory;
  * <p>Layout under the store's root: {@code snapshots/<name>.manifest} holds each snapshot's manifest, and
  * {@code blobs/<address>} each index file, content-addressed (by file name, length, Lucene checksum and header,
  * which carries the segment's unique id), so that a later snapshot of the same index uploads only the files that
- * are new. A snapshot exists once its manifest is written, which happens last; deleting one removes its manifest,
- * then the blobs no remaining snapshot uses.
+ * are new. Beside each file's blob, {@code blobs/<address>.crc32c-32k} holds its {@link ChunkTable}: the checksum
+ * of every chunk, against which every range read from the store is verified. A snapshot exists once its manifest
+ * is written, which happens last; deleting one removes its manifest, then the blobs no remaining snapshot uses.
  *
  * <p>A repository has one writer at a time: two processes taking or deleting snapshots in the same repository at
  * once are not coordinated. Any number of readers may mount snapshots while it is written.
@@ -73,11 +75,26 @@ public final class SnapshotRepository {
     this.store = Objects.requireNonNull(store, "store");
   }
 
-  /** A repository at the root of {@code store}. Touches nothing until used. */
+  /**
+   * A repository at the root of {@code store}. Touches nothing until used. A store without a {@link StorePolicy}
+   * (one built with a backend's builder rather than {@link dev.permafrost.blob.BlobStores#open}) gets
+   * {@link StorePolicy#DEFAULT}: deadlines, retries and request limits.
+   */
   public static SnapshotRepository open(BlobStore store) {
-    return new SnapshotRepository(store);
+    Objects.requireNonNull(store, "store");
+    return new SnapshotRepository(StorePolicy.of(store) != null ? store : StorePolicy.DEFAULT.apply(store));
   }
 
+  /**
+   * A repository at the root of {@code store}, reading and writing it under {@code policy}.
+   *
+   * @throws IllegalArgumentException if {@code store} already has a policy
+   */
+  public static SnapshotRepository open(BlobStore store, StorePolicy policy) {
+    return new SnapshotRepository(policy.apply(Objects.requireNonNull(store, "store")));
+  }
+
+  /** The store, with its {@link StorePolicy} around it. */
   public BlobStore store() {
     return store;
   }
@@ -164,7 +181,7 @@ public final class SnapshotRepository {
       entries.add(describeFile(dir, file, recording, options));
     }
 
-    upload(name, dir, entries, options);
+    entries = upload(name, dir, entries, options);
 
     long totalBytes = entries.stream().mapToLong(FileEntry::length).sum();
     SnapshotInfo info =
@@ -180,7 +197,7 @@ public final class SnapshotRepository {
             totalBytes,
             Map.copyOf(commit.getUserData()),
             java.util.Collections.unmodifiableMap(points));
-    SnapshotManifest manifest = new SnapshotManifest(info, commit.getSegmentsFileName(), entries);
+    SnapshotManifest manifest = new SnapshotManifest(info, commit.getSegmentsFileName(), options.chunkSize(), entries);
     byte[] bytes = manifest.toBytes();
     if (store.exists(manifestBlob(name))) {
       throw new SnapshotException.AlreadyExists(
@@ -326,36 +343,50 @@ public final class SnapshotRepository {
     return HexFormat.of().formatHex(sha.digest(), 0, 20);
   }
 
-  private void upload(String name, Directory dir, List<FileEntry> entries, SnapshotOptions options) throws IOException {
+  /**
+   * Uploads what the repository lacks of {@code entries}: file blobs and chunk tables. Returns the entries with the
+   * CRC32C of each file of at most one chunk, computed from the local file whether it was uploaded or not.
+   */
+  private List<FileEntry> upload(String name, Directory dir, List<FileEntry> entries, SnapshotOptions options) throws IOException {
     Set<String> existing = new HashSet<>();
     for (BlobMetadata blob : store.list(BLOBS_PREFIX)) {
       existing.add(blob.name());
     }
     Progress progress = new Progress(name, entries, options.listener());
-    List<FileEntry> toUpload = new ArrayList<>();
+    List<Runnable> skipped = new ArrayList<>();
+    List<Upload> uploads = new ArrayList<>();
     Set<String> scheduled = new HashSet<>();
     for (FileEntry e : entries) {
-      if (e.isInlined() || existing.contains(e.blobName()) || !scheduled.add(e.blobName())) {
-        progress.done(e, false);
+      if (e.isInlined() || !scheduled.add(e.blobName())) {
+        skipped.add(() -> progress.done(e, false));
+        continue;
+      }
+      boolean small = !ChunkTable.hasTable(e.length(), options.chunkSize());
+      String table = small ? null : ChunkTable.blobName(e.blobName(), options.chunkSize());
+      boolean data = !existing.contains(e.blobName());
+      boolean missingTable = table != null && !existing.contains(table);
+      if (data || missingTable || small) {
+        uploads.add(new Upload(e, data, missingTable ? table : null, options.chunkSize(), small));
       } else {
-        toUpload.add(e);
+        skipped.add(() -> progress.done(e, false));
       }
     }
-    if (toUpload.isEmpty()) {
-      return;
+    skipped.forEach(Runnable::run);
+    if (uploads.isEmpty()) {
+      return entries;
     }
     ExecutorService executor =
-        Executors.newFixedThreadPool(Math.min(options.uploadThreads(), toUpload.size()), r -> {
+        Executors.newFixedThreadPool(Math.min(options.uploadThreads(), uploads.size()), r -> {
           Thread t = new Thread(r, "permafrost-snapshot-upload-" + name);
           t.setDaemon(true);
           return t;
         });
     try {
       List<Future<?>> futures = new ArrayList<>();
-      for (FileEntry e : toUpload) {
+      for (Upload u : uploads) {
         futures.add(executor.submit(() -> {
-          uploadFile(dir, e);
-          progress.done(e, true);
+          u.run(dir);
+          progress.done(u.entry, u.data);
           return null;
         }));
       }
@@ -382,18 +413,62 @@ public final class SnapshotRepository {
     } finally {
       executor.shutdownNow();
     }
+    Map<String, FileEntry> done = new LinkedHashMap<>();
+    for (Upload u : uploads) {
+      if (u.small) {
+        done.put(u.entry.name(), u.entry.withWholeCrc32c(u.wholeCrc32c));
+      }
+    }
+    List<FileEntry> result = new ArrayList<>(entries.size());
+    for (FileEntry e : entries) {
+      result.add(done.getOrDefault(e.name(), e));
+    }
+    return result;
   }
 
-  private void uploadFile(Directory dir, FileEntry entry) throws IOException {
-    try (IndexInput in = dir.openInput(entry.name(), IOContext.READONCE)) {
-      ChecksumVerifyingStream stream = new ChecksumVerifyingStream(in, entry.checksum());
-      try {
-        store.write(entry.blobName(), stream, entry.length());
-      } catch (IOException e) {
-        if (stream.failure() != null) {
-          throw stream.failure();
+  /**
+   * What one file still needs in the store: its blob and/or its chunk table. The file is read once, its Lucene
+   * checksum verified on the way, and the table built from the same pass.
+   */
+  private final class Upload {
+    final FileEntry entry;
+    final boolean data;
+    final String tableBlob;
+    final int chunkSize;
+    /** Whether the file is at most one chunk long: its CRC32C goes in the manifest. */
+    final boolean small;
+    int wholeCrc32c;
+
+    Upload(FileEntry entry, boolean data, String tableBlob, int chunkSize, boolean small) {
+      this.entry = entry;
+      this.data = data;
+      this.tableBlob = tableBlob;
+      this.chunkSize = chunkSize;
+      this.small = small;
+    }
+
+    void run(Directory dir) throws IOException {
+      try (IndexInput in = dir.openInput(entry.name(), IOContext.READONCE)) {
+        ChecksumVerifyingStream stream = new ChecksumVerifyingStream(in, entry.checksum(), tableBlob != null || small ? chunkSize : 0);
+        try {
+          if (data) {
+            store.write(entry.blobName(), stream, entry.length());
+          } else {
+            stream.drain();
+          }
+        } catch (IOException e) {
+          if (stream.failure() != null) {
+            throw stream.failure();
+          }
+          throw e;
         }
-        throw e;
+        if (small) {
+          wholeCrc32c = stream.table().checksum(0);
+        }
+        if (tableBlob != null) {
+          byte[] table = stream.table().toBytes(entry.checksum());
+          store.write(tableBlob, new ByteArrayInputStream(table), table.length);
+        }
       }
     }
   }
@@ -430,6 +505,9 @@ public final class SnapshotRepository {
     } catch (BlobNotFoundException e) {
       throw new SnapshotException.NotFound(
           "no snapshot '" + name + "' in " + store.describe() + " (no manifest " + blob + ")", e);
+    } catch (IOException e) {
+      throw new SnapshotException("cannot read the manifest of snapshot '" + name + "' (blob " + blob + " in "
+          + store.describe() + "): " + e.getMessage(), e);
     }
     SnapshotManifest manifest = SnapshotManifest.fromBytes(bytes, store.describe() + " blob " + blob);
     if (!manifest.name().equals(name)) {
@@ -451,20 +529,12 @@ public final class SnapshotRepository {
     Set<String> stillUsed = new HashSet<>();
     for (String other : listSnapshots()) {
       if (!other.equals(name)) {
-        for (FileEntry f : readManifest(other).files()) {
-          if (f.blobName() != null) {
-            stillUsed.add(f.blobName());
-          }
-        }
+        stillUsed.addAll(blobsOf(readManifest(other)));
       }
     }
     store.delete(manifestBlob(name));
-    Set<String> unused = new TreeSet<>();
-    for (FileEntry f : target.files()) {
-      if (f.blobName() != null && !stillUsed.contains(f.blobName())) {
-        unused.add(f.blobName());
-      }
-    }
+    Set<String> unused = new TreeSet<>(blobsOf(target));
+    unused.removeAll(stillUsed);
     store.deleteAll(unused);
     log.info("snapshot '{}' deleted from {}: {} blobs removed", name, store.describe(), unused.size());
   }
@@ -478,11 +548,7 @@ public final class SnapshotRepository {
   public int deleteUnreferencedBlobs() throws IOException {
     Set<String> used = new HashSet<>();
     for (String snapshot : listSnapshots()) {
-      for (FileEntry f : readManifest(snapshot).files()) {
-        if (f.blobName() != null) {
-          used.add(f.blobName());
-        }
-      }
+      used.addAll(blobsOf(readManifest(snapshot)));
     }
     List<String> unused = new ArrayList<>();
     for (BlobMetadata blob : store.list(BLOBS_PREFIX)) {
@@ -492,6 +558,21 @@ public final class SnapshotRepository {
     }
     store.deleteAll(unused);
     return unused.size();
+  }
+
+  /** Every blob a snapshot uses: its files' blobs and their chunk tables. */
+  private static Set<String> blobsOf(SnapshotManifest manifest) {
+    Set<String> blobs = new HashSet<>();
+    for (FileEntry f : manifest.files()) {
+      if (f.blobName() != null) {
+        blobs.add(f.blobName());
+        String table = manifest.chunkTableBlob(f);
+        if (table != null) {
+          blobs.add(table);
+        }
+      }
+    }
+    return blobs;
   }
 
   @Override

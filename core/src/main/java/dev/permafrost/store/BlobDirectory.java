@@ -21,6 +21,8 @@ import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.store.Lock;
 import org.apache.lucene.store.NoLockFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A read-only Lucene {@link Directory} over one snapshot in a repository, reading through a
@@ -29,7 +31,10 @@ import org.apache.lucene.store.NoLockFactory;
  * <p>Opening it reads the snapshot's manifest and nothing else. {@link #listAll}, {@link #fileLength} and the
  * bytes the manifest keeps (small files whole, every other file's header, footer and the ranges that opening a
  * {@code DirectoryReader} reads) are served without touching the store, so a cold {@code DirectoryReader.open}
- * costs no request beyond the manifest. Other bytes are fetched range by range into the shared cache.
+ * costs no request beyond the manifest. Other bytes are fetched range by range into the shared cache, and every
+ * fetched chunk is verified against the checksum the snapshot recorded before it is served: a damaged blob fails
+ * the read with a {@link org.apache.lucene.index.CorruptIndexException} naming the snapshot, file, blob and range,
+ * never with wrong results.
  *
  * <pre>{@code
  * try (BlobDirectory dir = BlobDirectory.open(repo, "logs-2024.02.15", cache);
@@ -41,6 +46,7 @@ import org.apache.lucene.store.NoLockFactory;
  * <p>Every method that would write throws {@link UnsupportedOperationException}.
  */
 public final class BlobDirectory extends Directory {
+  private static final Logger log = LoggerFactory.getLogger(BlobDirectory.class);
   private final SnapshotManifest manifest;
   private final BlobStore store;
   private final String storeId;
@@ -74,11 +80,16 @@ public final class BlobDirectory extends Directory {
     Objects.requireNonNull(cache, "cache");
     cache.ensureOpen();
     SnapshotManifest manifest = repository.readManifest(snapshotName);
-    return new BlobDirectory(manifest, repository.store(), cache, Objects.requireNonNull(indexName, "indexName"));
+    return open(manifest, repository.store(), cache, Objects.requireNonNull(indexName, "indexName"));
   }
 
   /** Mounts an already-read manifest whose blobs are in {@code store}. */
   static BlobDirectory open(SnapshotManifest manifest, BlobStore store, SharedRegionCache cache, String indexName) {
+    if (manifest.chunkSize() == 0) {
+      log.warn("snapshot '{}' in {} has no chunk checksums (taken before manifest format 2): its ranges are verified"
+          + " only when a whole file is fetched; take a new snapshot to have every read verified", manifest.name(),
+          store.describe());
+    }
     return new BlobDirectory(manifest, store, cache, indexName);
   }
 
@@ -99,7 +110,7 @@ public final class BlobDirectory extends Directory {
 
   /** Removes this index's files from the shared cache (regions being filled right now stay). */
   public void clearCache() {
-    cache.clear(files.values().stream().map(f -> f.cacheFile).filter(Objects::nonNull).toList());
+    cache.clear(files.values().stream().map(f -> f.cachedBlob).filter(Objects::nonNull).toList());
   }
 
   @Override
@@ -127,8 +138,9 @@ public final class BlobDirectory extends Directory {
     ensureOpen();
     FileEntry entry = entry(name);
     BlobFile file = files.computeIfAbsent(name, n -> {
-      CacheFile cacheFile = entry.isInlined() ? null : cache.acquire(storeId, entry.blobName(), entry.length());
-      return new BlobFile(entry, store, cache, cacheFile, cache.counter(indexName, extension(name)));
+      CachedBlob blob = entry.isInlined() ? null
+          : cache.acquire(storeId, entry, manifest.chunkSize());
+      return new BlobFile(entry, manifest.name(), store, storeId, cache, blob, cache.counter(indexName, extension(name)));
     });
     if (closed) { // closed while we acquired: give it back
       release(file);
@@ -216,8 +228,8 @@ public final class BlobDirectory extends Directory {
   }
 
   private void release(BlobFile file) {
-    if (file.cacheFile != null && files.remove(file.name, file)) {
-      cache.release(file.cacheFile);
+    if (file.cachedBlob != null && files.remove(file.name, file)) {
+      cache.release(file.cachedBlob);
     }
   }
 

@@ -4,32 +4,41 @@
 package dev.permafrost.store;
 
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.snapshot.FileEntry;
 import java.util.List;
 
 /**
- * What every input of one file of one mounted index shares: the manifest entry, the bytes kept in the manifest,
- * the cached view of the file's blob, and the counters its reads go to.
+ * What every input of one file of one mounted index shares: the manifest entry's facts, the bytes kept in the
+ * manifest, the cached view of the file's blob, the store to fetch it from (with its deadlines) and the counters
+ * its reads go to.
  */
 final class BlobFile {
   final String name;
+  final String snapshot;
   final long length;
   final BlobStore store;
   final SharedRegionCache cache;
   /** Null for a file kept whole in the manifest. */
-  final CacheFile cacheFile;
+  final CachedBlob cachedBlob;
   final CacheStatsCounter counter;
+  private final StorePolicy policy;
+  private final String storeDescription;
   /** Sorted, disjoint ranges [hotStarts[i], hotEnds[i]) kept in the manifest, and their bytes. */
   private final long[] hotStarts;
   private final long[] hotEnds;
   private final HeapWindow[] hotWindows;
 
-  BlobFile(FileEntry entry, BlobStore store, SharedRegionCache cache, CacheFile cacheFile, CacheStatsCounter counter) {
+  BlobFile(FileEntry entry, String snapshot, BlobStore store, String storeDescription, SharedRegionCache cache,
+      CachedBlob cachedBlob, CacheStatsCounter counter) {
     this.name = entry.name();
+    this.snapshot = snapshot;
     this.length = entry.length();
     this.store = store;
+    this.storeDescription = storeDescription;
+    this.policy = StorePolicy.of(store);
     this.cache = cache;
-    this.cacheFile = cacheFile;
+    this.cachedBlob = cachedBlob;
     this.counter = counter;
     if (entry.isInlined()) {
       hotStarts = new long[] {0};
@@ -46,7 +55,7 @@ final class BlobFile {
         hotWindows[i] = new HeapWindow(ranges.get(i).bytes());
       }
     }
-    assert cacheFile != null || entry.isInlined();
+    assert cachedBlob != null || entry.isInlined();
   }
 
   /** The index of the manifest range holding {@code position}, or -1. */
@@ -66,6 +75,21 @@ final class BlobFile {
     return -1;
   }
 
+  /** The start of the first manifest range after {@code position}, or Long.MAX_VALUE. */
+  long nextHotStart(long position) {
+    int lo = 0;
+    int hi = hotStarts.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (hotStarts[mid] <= position) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < hotStarts.length ? hotStarts[lo] : Long.MAX_VALUE;
+  }
+
   long hotStart(int range) {
     return hotStarts[range];
   }
@@ -76,5 +100,33 @@ final class BlobFile {
 
   HeapWindow hotWindow(int range) {
     return hotWindows[range];
+  }
+
+  String storeDescription() {
+    return storeDescription;
+  }
+
+  /**
+   * When a reader waiting for a fetch of {@code bytes} bytes asked at {@code now} gives up: the longest the store
+   * policy lets such a read take, retries included; never without a policy.
+   */
+  long deadlineAfter(long now, long bytes) {
+    if (policy == null) {
+      return Long.MAX_VALUE;
+    }
+    long deadline = now + policy.maxCallNanos(bytes);
+    return deadline - now < 0 ? Long.MAX_VALUE : deadline;
+  }
+
+  /** How deadlines are set, for messages. */
+  String deadlineExplained() {
+    return policy == null ? "none" : StorePolicy.RETRY_TIME_LIMIT + " " + policy.retryTimeLimit().toMillis() + "ms + "
+        + StorePolicy.REQUEST_TIMEOUT + " " + policy.requestTimeout().toMillis() + "ms + the length at "
+        + StorePolicy.MIN_READ_THROUGHPUT + " " + policy.minReadThroughput() + " bytes/s";
+  }
+
+  @Override
+  public String toString() {
+    return name + " of snapshot '" + snapshot + "'";
   }
 }

@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
+import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
@@ -22,7 +23,7 @@ import org.apache.lucene.util.BitUtil;
  * with {@link AlreadyClosedException}, as with {@code MMapDirectory}; closing a clone affects only that clone.
  * Like any Lucene input, one instance is used by one thread at a time.
  */
-final class BlobIndexInput extends IndexInput implements RandomAccessInput {
+final class BlobIndexInput extends IndexInput implements RandomAccessInput, WindowTarget {
   static final int RANDOM_FILL = 64 << 10;
   static final int NORMAL_FILL = 128 << 10;
   static final int SEQUENTIAL_FILL = 1 << 20;
@@ -54,7 +55,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
   private long winEnd = Long.MIN_VALUE;
   private long winDelta;
   private RandomAccessInput winAccess;
-  private Region winRegion = Region.HEAP;
+  private Slot winSlot = Slot.HEAP;
   private int winGeneration;
   private int winKind = KIND_NONE;
   /** Bytes served from the current window not yet added to the stats. */
@@ -101,7 +102,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
       this.winEnd = end;
       this.winDelta = from.winDelta;
       this.winAccess = from.winAccess;
-      this.winRegion = from.winRegion;
+      this.winSlot = from.winSlot;
       this.winGeneration = from.winGeneration;
       this.winKind = from.winKind;
       this.lastRegion = from.lastRegion;
@@ -113,7 +114,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
   /** Whether the bytes just read through the window are still the file's bytes. */
   private boolean windowValid() {
     VarHandle.acquireFence(); // the reads above happen before the checks below
-    return winRegion.generation == winGeneration && !master.closed;
+    return winSlot.generation == winGeneration && !master.closed;
   }
 
   @Override
@@ -361,7 +362,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
     winStart = Long.MAX_VALUE;
     winEnd = Long.MIN_VALUE;
     winKind = KIND_NONE;
-    winRegion = Region.HEAP;
+    winSlot = Slot.HEAP;
   }
 
   private void flushServed() {
@@ -399,16 +400,26 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
     }
   }
 
-  private void setWindow(long start, long end, long delta, RandomAccessInput access, Region region, int generation, int kind) {
+  private void setWindow(long start, long end, long delta, RandomAccessInput access, Slot slot, int generation, int kind) {
     flushServed();
     winStart = Math.max(start, sliceStart);
     winEnd = Math.min(end, sliceEnd);
     winDelta = delta;
     winAccess = access;
-    winRegion = region;
+    winSlot = slot;
     winGeneration = generation;
     winKind = kind;
     assert winStart < winEnd;
+  }
+
+  @Override
+  public void setCacheWindow(long start, long end, long cacheDelta, Slot slot, int generation) {
+    setWindow(start, end, cacheDelta, file.cache.mapped(), slot, generation, KIND_CACHE);
+  }
+
+  @Override
+  public void setHeapWindow(long start, long end, RandomAccessInput bytes) {
+    setWindow(start, end, -start, bytes, Slot.HEAP, Slot.HEAP.generation, KIND_DIRECT);
   }
 
   /** Points the window at readable bytes that include absolute position {@code p} (p is inside the slice). */
@@ -417,101 +428,32 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
     boolean sequential = p == winEnd;
     int hot = file.hotRange(p);
     if (hot >= 0) {
-      setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), Region.HEAP, Region.HEAP.generation, KIND_MANIFEST);
+      setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), Slot.HEAP,
+          Slot.HEAP.generation, KIND_MANIFEST);
       return;
     }
     fillSize = sequential ? Math.min(MAX_FILL, fillSize * 2) : baseFill;
-    CacheFile cf = file.cacheFile;
-    SharedRegionCache cache = file.cache;
-    int index = cf.regionIndex(p);
-    boolean newRegion = index != lastRegion;
-    lastRegion = index;
-    if (newRegion) {
-      cache.recordAccess(cf, index);
+    CachedBlob blob = file.cachedBlob;
+    int index = blob.regionIndex(p);
+    if (index != lastRegion) {
+      lastRegion = index;
+      file.cache.recordAccess(blob, index);
     }
-    Region cached = cf.regions.get(index);
-    if (cached != null && cached.complete) {
-      // A region whose pages are all filled is read without its monitor: check its fields under its generation.
-      int generation = cached.generation;
-      if ((generation & 1) == 0 && cached.owner == cf && cached.index == index) {
-        long start = cached.fileStart;
-        long end = start + cached.length;
-        VarHandle.acquireFence();
-        if (cached.generation == generation && cached.complete) {
-          setWindow(start, end, cached.cacheOffset - start, cache.mapped(), cached, generation, KIND_CACHE);
-          countHit();
-          return;
-        }
-      }
+    int result;
+    try {
+      result = blob.window(index, p, fillSize, file, this);
+    } catch (CorruptIndexException e) {
+      throw new CorruptIndexException(e.getOriginalMessage() + " (reading " + file + ")", this, e);
+    } catch (IOException e) {
+      throw new IOException(e.getMessage() + " (reading " + file + ")", e);
     }
-    retry:
-    for (;;) {
-      Region r = cache.region(cf, index);
-      if (r == null) {
-        readDirect(p, cf, index);
-        return;
-      }
-      boolean missed = false;
-      synchronized (r) {
-        if (r.owner != cf || r.index != index) {
-          cf.regions.compareAndSet(index, r, null);
-          continue;
-        }
-        long rel = p - r.fileStart;
-        int page = r.pageOf(rel);
-        Fill awaited = null;
-        while (!r.isFilled(page)) {
-          if (awaited != null && awaited.done) {
-            if (awaited.error != null) {
-              throw new IOException(awaited.error.getMessage() + " (reading " + this + ")", awaited.error);
-            }
-            awaited = null;
-            continue;
-          }
-          if (awaited == null) {
-            awaited = r.fillCovering(page);
-            if (awaited == null) {
-              long start = (long) page * r.pageSize;
-              awaited = new Fill(start, r.fillEnd(page, fillSize));
-              r.fills.add(awaited);
-              cache.startFill(r, awaited, r.fileStart + start, file.store, cf.blobName, file.counter, true);
-              continue;
-            }
-          }
-          missed = true;
-          cache.ensureOpen();
-          try {
-            r.wait(200);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted waiting for " + this + " to be fetched");
-          }
-          if (r.owner != cf || r.index != index) {
-            continue retry;
-          }
-        }
-        setWindow(r.fileStart + r.filledRunStart(page), r.fileStart + r.filledRunEnd(page), r.cacheOffset - r.fileStart,
-            cache.mapped(), r, r.generation, KIND_CACHE);
-      }
-      if (missed) {
-        file.counter.misses.increment();
-        flushStats();
-      } else {
-        countHit();
-      }
-      return;
+    if (result == Slot.MISS) {
+      file.counter.misses.increment();
+      flushStats();
+    } else if (result == Slot.HIT) {
+      countHit();
     }
-  }
-
-  /** Serves bytes around {@code p} straight from the store: the region was not admitted to the cache. */
-  private void readDirect(long p, CacheFile cf, int index) throws IOException {
-    long regionStart = cf.regionStart(index);
-    long regionEnd = regionStart + cf.regionLength(index);
-    long start = Math.max(regionStart, p - (p % 4096));
-    long end = Math.min(regionEnd, Math.max(start + fillSize, p + 1));
-    byte[] bytes = new byte[(int) (end - start)];
-    file.cache.readDirect(file.store, cf.blobName, start, bytes, bytes.length, file.counter);
-    setWindow(start, end, -start, new HeapWindow(bytes), Region.HEAP, Region.HEAP.generation, KIND_DIRECT);
+    assert p >= winStart && p < winEnd : p + " outside the window [" + winStart + ", " + winEnd + ")";
   }
 
   @Override
@@ -525,45 +467,19 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput {
     if (start >= winStart && end <= winEnd) {
       return;
     }
-    CacheFile cf = file.cacheFile;
-    if (cf == null) {
+    CachedBlob blob = file.cachedBlob;
+    if (blob == null) {
       return;
     }
-    SharedRegionCache cache = file.cache;
     for (long p = start; p < end; ) {
       int hot = file.hotRange(p);
       if (hot >= 0) {
         p = file.hotEnd(hot);
         continue;
       }
-      int index = cf.regionIndex(p);
-      long regionEnd = cf.regionStart(index) + cf.regionLength(index);
-      Region r = cache.region(cf, index);
-      if (r != null) {
-        synchronized (r) {
-          if (r.owner == cf && r.index == index) {
-            long stop = Math.min(end, regionEnd) - r.fileStart;
-            for (long rel = p - r.fileStart; rel < stop; ) {
-              long before = rel;
-              int page = r.pageOf(rel);
-              Fill covering = r.fillCovering(page);
-              if (covering != null) {
-                rel = covering.end;
-              } else if (r.isFilled(page)) {
-                rel = (long) (page + 1) * r.pageSize;
-              } else {
-                long fillStart = (long) page * r.pageSize;
-                Fill fill = new Fill(fillStart, r.fillEnd(page, stop - fillStart));
-                r.fills.add(fill);
-                cache.startFill(r, fill, r.fileStart + fillStart, file.store, cf.blobName, file.counter, false);
-                rel = fill.end;
-              }
-              assert rel > before : "prefetch made no progress at " + before + " in " + r + " fills " + r.fills + " stop " + stop;
-            }
-          }
-        }
-      }
-      p = regionEnd;
+      long stop = Math.min(end, file.nextHotStart(p));
+      blob.prefetch(p, stop, file);
+      p = stop;
     }
   }
 

@@ -15,6 +15,8 @@ import java.util.Map;
  * @param regionsInUse slots holding a region of some file
  * @param evictions regions taken from one file to give to another
  * @param fillsInFlight fetches from the store writing into the cache right now
+ * @param cacheWriteFailures fills that could not write to the cache file (a full disk): their readers read
+ *     straight from the store instead
  * @param total counts over every index and file type
  * @param perIndex counts per mounted index (by the name it was mounted under)
  * @param perExtension counts per Lucene file extension ({@code tim}, {@code doc}, {@code dvd}, ...)
@@ -27,6 +29,7 @@ public record CacheStats(
     int regionsInUse,
     long evictions,
     long fillsInFlight,
+    long cacheWriteFailures,
     Counts total,
     Map<String, Counts> perIndex,
     Map<String, Counts> perExtension) {
@@ -42,10 +45,14 @@ public record CacheStats(
    *     or is closed)
    * @param fetches requests to the blob store that filled the cache
    * @param bytesFetched bytes those requests brought into the cache
-   * @param directReads requests served straight from the store, bypassing the cache (a region was not admitted or
-   *     nothing could be evicted)
+   * @param directReads requests served straight from the store, bypassing the cache (a region was not admitted,
+   *     nothing could be evicted, or the cache file could not be written); verified like fills
    * @param bytesReadDirect bytes of those requests
    * @param bytesReadFromManifest bytes served from the manifest (inlined files, headers, footers)
+   * @param checksumMismatches fetched chunks (or whole files) whose bytes did not match the checksum the snapshot
+   *     recorded: each was fetched again, and never served; a second mismatch failed the read
+   * @param chunkTableFetches requests for chunk tables (one per blob when it is first read, sent in parallel with
+   *     the data it verifies)
    */
   public record Counts(
       long hits,
@@ -55,8 +62,10 @@ public record CacheStats(
       long bytesFetched,
       long directReads,
       long bytesReadDirect,
-      long bytesReadFromManifest) {
-    public static final Counts ZERO = new Counts(0, 0, 0, 0, 0, 0, 0, 0);
+      long bytesReadFromManifest,
+      long checksumMismatches,
+      long chunkTableFetches) {
+    public static final Counts ZERO = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     Counts plus(Counts o) {
       return new Counts(
@@ -67,12 +76,14 @@ public record CacheStats(
           bytesFetched + o.bytesFetched,
           directReads + o.directReads,
           bytesReadDirect + o.bytesReadDirect,
-          bytesReadFromManifest + o.bytesReadFromManifest);
+          bytesReadFromManifest + o.bytesReadFromManifest,
+          checksumMismatches + o.checksumMismatches,
+          chunkTableFetches + o.chunkTableFetches);
     }
 
-    /** Blob store requests of any kind: fills and direct reads. */
+    /** Blob store requests of any kind: fills, direct reads and chunk tables. */
     public long storeRequests() {
-      return fetches + directReads;
+      return fetches + directReads + chunkTableFetches;
     }
 
     /** Hits over hits plus misses, or 0 when there were none. */

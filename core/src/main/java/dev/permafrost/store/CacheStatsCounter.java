@@ -15,7 +15,8 @@ final class CacheStatsCounter {
   final LongAdder directReads = new LongAdder();
   final LongAdder bytesReadDirect = new LongAdder();
   final LongAdder bytesReadFromManifest = new LongAdder();
-  final LongAdder evictions = new LongAdder();
+  final LongAdder checksumMismatches = new LongAdder();
+  final LongAdder chunkTableFetches = new LongAdder();
 
   CacheStats.Counts snapshot() {
     return new CacheStats.Counts(
@@ -26,6 +27,8 @@ final class CacheStatsCounter {
         bytesFetched.sum(),
         directReads.sum(),
         bytesReadDirect.sum(),
-        bytesReadFromManifest.sum());
+        bytesReadFromManifest.sum(),
+        checksumMismatches.sum(),
+        chunkTableFetches.sum());
   }
 }

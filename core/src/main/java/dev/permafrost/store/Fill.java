@@ -6,23 +6,30 @@ package dev.permafrost.store;
 import java.io.IOException;
 
 /**
- * A fetch of the byte range [start, end) of a region (offsets relative to the region) from the blob store into
- * the cache file. Readers of any byte in the range wait for it instead of fetching again; they wake as pages
- * arrive. All fields but the range are guarded by the region's monitor.
+ * A fetch that will make the pages [start, end) of a slot readable (offsets relative to the region). Readers of any
+ * of those pages wait for it instead of fetching again, and wake as its chunks arrive. {@link #done} and
+ * {@link #error} are guarded by the slot's monitor; the rest is fixed.
  */
 final class Fill {
   final long start;
   final long end;
-  /** Bytes written so far from {@link #start}. */
-  long written;
-  /** Set when the fetch failed; waiters rethrow it. */
+  /** Whether a reader is waiting for it (demand fills run before prefetches). */
+  final boolean demand;
+  /** When it was asked for (System.nanoTime()). */
+  final long createdNanos;
+  /** When waiting readers give up (System.nanoTime()); Long.MAX_VALUE when the store has no deadlines. */
+  final long deadlineNanos;
+  /** Set when the fetch failed; waiters throw it. */
   IOException error;
   boolean done;
 
-  Fill(long start, long end) {
+  Fill(long start, long end, boolean demand, long createdNanos, long deadlineNanos) {
     assert start < end : start + " >= " + end;
     this.start = start;
     this.end = end;
+    this.demand = demand;
+    this.createdNanos = createdNanos;
+    this.deadlineNanos = deadlineNanos;
   }
 
   @Override

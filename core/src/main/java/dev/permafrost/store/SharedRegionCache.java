@@ -3,34 +3,19 @@
  */
 package dev.permafrost.store;
 
-import dev.permafrost.blob.BlobStore;
-import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.ByteSizes;
-import java.io.EOFException;
+import dev.permafrost.snapshot.FileEntry;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.PriorityBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.store.AlreadyClosedException;
-import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.MMapDirectory;
-import org.apache.lucene.store.NoLockFactory;
 import org.apache.lucene.store.RandomAccessInput;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,50 +23,52 @@ import org.slf4j.LoggerFactory;
 /**
  * One bounded on-disk cache of blob byte ranges, shared by every {@link BlobDirectory} of a node.
  *
- * <p>The cache is one preallocated file of fixed size, cut into slots ("regions") of two sizes: full regions
- * ({@link Builder#regionSize}, 16 MiB by default) for the body of large files, and smaller tail regions for
- * small files and the ends of large ones, so that neither holds a whole full region. Within a region, only the
- * pages that reads touch are fetched, in one request per missing range sized by the access pattern. Concurrent
- * readers of a missing range share one fetch and continue as soon as their own bytes are written. Hits are read
- * from a memory mapping of the cache file (through Lucene's {@link MMapDirectory}) without locks or allocation.
+ * <p>The cache is one file of fixed size, cut into slots of two sizes: full regions ({@link Builder#regionSize},
+ * 16 MiB by default) for the body of large files, and smaller tail regions for small files and the ends of large
+ * ones, so that neither holds a whole full region. Within a region, only the chunks that reads touch are fetched,
+ * in one request per missing range sized by the access pattern, and every chunk is verified against the checksum
+ * the snapshot recorded before any reader can see it. Concurrent readers of a missing range share one fetch and
+ * continue as soon as their own bytes are written. Hits are read from a memory mapping of the cache file (through
+ * Lucene's {@link MMapDirectory}) without locks or allocation.
  *
  * <p>Eviction resists scans: when no slot is free, a region is admitted only if it has been used more often
  * (by an ageing frequency sketch) than the least used of a few sampled regions (TinyLFU admission). A region that
- * is not admitted, or that finds nothing to evict, is read straight from the blob store and counted as a direct
- * read. Regions being filled are never evicted. The cache file never grows past its size.
+ * is not admitted, or that finds nothing to evict, is read straight from the blob store (verified the same way)
+ * and counted as a direct read. Regions being filled are never evicted. The cache file never grows past its size;
+ * if it cannot be written (a full disk), reads are served straight from the store.
  *
- * <p>The cache file is locked: two caches, in one process or two, cannot use the same directory at once. Its
- * contents do not survive a restart.
+ * <p>One cache per directory: a second cache on the same directory, in this process or another, fails at build
+ * time. The cache's contents do not survive a restart.
+ *
+ * <p>The read path, in five files: {@link BlobIndexInput} (windows and the hot path) -> {@link CachedBlob} (region
+ * math, slot table) -> {@link Slot} (pages, fills, generations: the only code that waits or notifies) ->
+ * {@link Filler} (fetch, verify, write) -> {@link RegionFile} (the file, its lock and its mapping).
  */
 public final class SharedRegionCache implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
-  static final String FILE_NAME = "permafrost-regions.cache";
-  private static final int FILL_CHUNK = 64 << 10;
-  private static final int PAGE_SIZE = 4096;
+  static final String FILE_NAME = RegionFile.FILE_NAME;
+  static final int PAGE_SIZE = 4096;
 
-  private final Path file;
-  private final FileChannel channel;
-  private final FileLock lock;
-  private final MMapDirectory mmapDirectory;
-  private final IndexInput mapped;
-  private final RandomAccessInput mappedAccess;
-  final RegionPool fullPool;
-  final RegionPool tailPool;
-  private final long sizeInBytes;
+  private final RegionFile regionFile;
+  final SlotPool fullPool;
+  final SlotPool tailPool;
   final FrequencySketch sketch;
-  private final ThreadPoolExecutor fillExecutor;
-  private final ConcurrentHashMap<String, CacheFile> files = new ConcurrentHashMap<>();
-  private final AtomicLong fileIds = new AtomicLong();
-  private final AtomicLong fillSequence = new AtomicLong();
-  private final AtomicInteger fillsInFlight = new AtomicInteger();
+  private final Filler filler;
+  private final ConcurrentHashMap<String, CachedBlob> blobs = new ConcurrentHashMap<>();
+  private final AtomicLong blobIds = new AtomicLong();
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
   final CacheStatsCounter global = new CacheStatsCounter();
   private volatile boolean closed;
 
   private SharedRegionCache(Builder b) throws IOException {
-    Path dir = Objects.requireNonNull(b.path, "path").toAbsolutePath();
+    if (b.path == null) {
+      throw new IllegalArgumentException("the cache path is not set: give path(Path) a directory for the cache file");
+    }
+    Path dir = b.path.toAbsolutePath();
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new IllegalArgumentException("the cache path " + dir + " exists and is not a directory; give a directory");
+    }
     Files.createDirectories(dir);
-    this.file = dir.resolve(FILE_NAME);
     int regionSize = checkPowerOfTwo("regionSize", b.regionSize);
     int tailRegionSize = checkPowerOfTwo("tailRegionSize", b.tailRegionSize == 0 ? Math.max(PAGE_SIZE, regionSize / 16) : b.tailRegionSize);
     if (tailRegionSize > regionSize) {
@@ -97,42 +84,15 @@ public final class SharedRegionCache implements AutoCloseable {
       throw new IllegalArgumentException(
           "cache size " + size + " bytes holds no region of " + tailRegionSize + " bytes; give a larger size");
     }
-    this.sizeInBytes = (long) fullRegions * regionSize + (long) tailRegions * tailRegionSize;
+    long sizeInBytes = (long) fullRegions * regionSize + (long) tailRegions * tailRegionSize;
     int pageSize = Math.min(PAGE_SIZE, tailRegionSize);
-    this.fullPool = new RegionPool("full", regionSize, fullRegions, 0, pageSize);
-    RegionPool tails = new RegionPool("tail", tailRegionSize, tailRegions, fullPool.bytes(), pageSize);
+    this.fullPool = new SlotPool(regionSize, fullRegions, 0, pageSize);
+    SlotPool tails = new SlotPool(tailRegionSize, tailRegions, fullPool.bytes(), pageSize);
     this.tailPool = tailRegions == 0 ? fullPool : tails;
     this.sketch = new FrequencySketch(fullRegions + tailRegions);
-
-    this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    boolean success = false;
-    try {
-      try {
-        this.lock = channel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        throw new IllegalStateException("the cache file " + file + " is already in use by another cache in this process", e);
-      }
-      if (lock == null) {
-        throw new IllegalStateException("the cache file " + file + " is locked by another process; give each cache its own path");
-      }
-      size(channel, sizeInBytes, b.preallocate);
-      this.mmapDirectory = new MMapDirectory(dir, NoLockFactory.INSTANCE);
-      this.mapped = mmapDirectory.openInput(FILE_NAME, IOContext.DEFAULT);
-      this.mappedAccess = (RandomAccessInput) mapped;
-      success = true;
-    } finally {
-      if (!success) {
-        channel.close();
-      }
-    }
-    this.fillExecutor =
-        new ThreadPoolExecutor(b.fetchThreads, b.fetchThreads, 30, TimeUnit.SECONDS, new PriorityBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "permafrost-cache-fill");
-          t.setDaemon(true);
-          return t;
-        });
-    fillExecutor.allowCoreThreadTimeOut(true);
-    log.info("shared region cache at {}: {} full regions of {}, {} tail regions of {}", file, fullRegions,
+    this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
+    this.filler = new Filler(regionFile, b.fetchThreads, global);
+    log.info("shared region cache at {}: {} full regions of {}, {} tail regions of {}", regionFile.path(), fullRegions,
         ByteSizes.format(regionSize), tailRegions, ByteSizes.format(tailRegionSize));
   }
 
@@ -181,38 +141,6 @@ public final class SharedRegionCache implements AutoCloseable {
       return percent / 100;
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("cache " + setting + " share must be between 0% and 100%, got '" + spec + "'");
-    }
-  }
-
-  /** Sizes the cache file, writing zeros over new space so that the disk space is really taken now. */
-  private void size(FileChannel ch, long bytes, boolean preallocate) throws IOException {
-    long current = ch.size();
-    if (current > bytes) {
-      ch.truncate(bytes);
-      return;
-    }
-    if (current == bytes) {
-      return;
-    }
-    FileStore store = Files.getFileStore(file);
-    if (store.getUsableSpace() < bytes - current) {
-      throw new IOException("not enough disk space for a cache file of " + bytes + " bytes at " + file
-          + " (usable: " + store.getUsableSpace() + " bytes); give a smaller size");
-    }
-    try {
-      if (preallocate) {
-        ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
-        for (long pos = current; pos < bytes; ) {
-          zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - pos));
-          pos += ch.write(zeros, pos);
-        }
-        ch.force(false);
-      } else {
-        ch.write(ByteBuffer.wrap(new byte[1]), bytes - 1);
-      }
-    } catch (IOException e) {
-      ch.truncate(current);
-      throw new IOException("cannot allocate the cache file " + file + " of " + bytes + " bytes: " + e.getMessage(), e);
     }
   }
 
@@ -296,263 +224,113 @@ public final class SharedRegionCache implements AutoCloseable {
     }
   }
 
-  // ---- files ----
+  // ---- blobs ----
 
-  /** The cached view of a blob, shared by every directory that uses it; release it with {@link #release}. */
-  CacheFile acquire(String storeId, String blobName, long length) {
+  /**
+   * The cached view of a blob, shared by every directory that uses it; release it with {@link #release}. Blobs
+   * are content-addressed, so the same name in the same store always has the same bytes.
+   */
+  CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     ensureOpen();
-    String key = storeId + '\n' + blobName;
-    return files.compute(key, (k, existing) -> {
-      CacheFile f = existing != null ? existing : new CacheFile(fileIds.incrementAndGet(), k, blobName, length, fullPool, tailPool);
-      if (f.length != length) {
-        throw new IllegalStateException("blob " + blobName + " of " + storeId + " is cached with length " + f.length
-            + " but the manifest says " + length);
+    String key = storeId + '\n' + file.blobName() + '\n' + chunkSize;
+    return blobs.compute(key, (k, existing) -> {
+      CachedBlob b = existing != null ? existing
+          : new CachedBlob(blobIds.incrementAndGet(), k, file, chunkSize, this, fullPool, tailPool);
+      if (b.length != file.length() || b.checksum != file.checksum()) {
+        throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is cached as " + b.length
+            + " bytes with checksum " + Long.toHexString(b.checksum) + " but a manifest says " + file.length()
+            + " bytes with checksum " + Long.toHexString(file.checksum()));
       }
-      f.refs++;
-      return f;
+      b.refs++;
+      return b;
     });
   }
 
-  void release(CacheFile file) {
-    boolean last = files.compute(file.key, (k, f) -> {
-      assert f == file;
-      return --f.refs == 0 ? null : f;
+  void release(CachedBlob blob) {
+    boolean last = blobs.compute(blob.key, (k, b) -> {
+      assert b == blob;
+      return --b.refs == 0 ? null : b;
     }) == null;
     if (last) {
-      file.released = true;
-      evictAll(file);
+      blob.released = true;
+      blob.evictAll();
     }
   }
 
-  // ---- regions ----
+  // ---- slots ----
 
   /**
-   * The slot holding region {@code index} of {@code file}, assigning one if the region is admitted, or null if it
-   * is not (read it directly). The caller checks, under the slot's monitor, that it still belongs to the region.
+   * The slot holding region {@code index} of {@code blob}, assigning one if the region is admitted, or null if it
+   * is not (read it directly). The caller checks, under the slot's monitor, that it still holds the region.
    */
-  Region region(CacheFile file, int index) {
+  Slot slotFor(CachedBlob blob, int index) {
     for (;;) {
-      Region r = file.regions.get(index);
-      if (r != null) {
-        return r;
+      Slot s = blob.slot(index);
+      if (s != null) {
+        return s;
       }
-      if (file.released || closed) {
-        throw new AlreadyClosedException("the cache of " + file.blobName + " was released");
+      if (blob.released || closed) {
+        throw new AlreadyClosedException("the cache of " + blob.blobName + " was released");
       }
-      RegionPool pool = file.poolOf(index);
-      Region slot = pool.pollFree();
+      SlotPool pool = blob.poolOf(index);
+      Slot slot = pool.pollFree();
       if (slot == null) {
-        slot = pool.evictFor(sketch.frequency(FrequencySketch.key(file.id, index)), sketch, global);
+        slot = pool.evictFor(sketch.frequency(FrequencySketch.key(blob.id, index)), sketch);
         if (slot == null) {
           return null;
         }
       }
-      synchronized (slot) {
-        slot.assign(file, index);
-      }
-      if (file.regions.compareAndSet(index, null, slot)) {
-        if (file.released) {
-          freeIfIdle(slot, file);
+      slot.assign(blob, index);
+      if (blob.publishSlot(index, slot)) {
+        if (blob.released) {
+          slot.freeIfIdle(blob);
         }
         return slot;
       }
-      synchronized (slot) {
-        slot.free();
-      }
-      pool.giveBack(slot);
+      slot.freeIfIdle(blob); // another reader got there first
     }
   }
 
   /** Counts a use of a region, for eviction. */
-  void recordAccess(CacheFile file, int index) {
-    sketch.increment(FrequencySketch.key(file.id, index));
-  }
-
-  private void freeIfIdle(Region slot, CacheFile expectedOwner) {
-    boolean freed = false;
-    int index;
-    synchronized (slot) {
-      index = slot.index;
-      if (slot.owner == expectedOwner && slot.fills.isEmpty()) {
-        slot.free();
-        freed = true;
-      }
-    }
-    if (freed) {
-      expectedOwner.regions.compareAndSet(index, slot, null);
-      slot.pool.giveBack(slot);
-    }
-  }
-
-  private void evictAll(CacheFile file) {
-    for (int i = 0; i < file.regionCount(); i++) {
-      Region r = file.regions.get(i);
-      if (r != null) {
-        freeIfIdle(r, file);
-      }
-    }
+  void recordAccess(CachedBlob blob, int index) {
+    sketch.increment(FrequencySketch.key(blob.id, index));
   }
 
   /** Empties the cache of every region that is not being filled right now. */
   public void clear() {
-    for (RegionPool pool : fullPool == tailPool ? new RegionPool[] {fullPool} : new RegionPool[] {fullPool, tailPool}) {
-      for (Region r : pool.slots) {
-        CacheFile owner = r.owner;
+    for (SlotPool pool : pools()) {
+      for (Slot s : pool.slots) {
+        CachedBlob owner = s.owner;
         if (owner != null) {
-          freeIfIdle(r, owner);
+          s.freeIfIdle(owner);
         }
       }
     }
   }
 
-  /** Empties the regions of the given files that are not being filled right now. */
-  void clear(Iterable<CacheFile> cacheFiles) {
-    for (CacheFile f : cacheFiles) {
-      evictAll(f);
+  /** Empties the regions of the given blobs that are not being filled right now. */
+  void clear(Iterable<CachedBlob> cachedBlobs) {
+    for (CachedBlob b : cachedBlobs) {
+      b.evictAll();
     }
   }
 
-  // ---- fills ----
-
-  /**
-   * Starts fetching [fill.start, fill.end) of {@code region} (already registered in its fills) from the store.
-   * Demand fills run before prefetches.
-   */
-  void startFill(Region region, Fill fill, long fileOffset, BlobStore store, String blobName, CacheStatsCounter counter, boolean demand) {
-    fillsInFlight.incrementAndGet();
-    try {
-      fillExecutor.execute(new FillTask(region, fill, fileOffset, store, blobName, counter, demand));
-    } catch (RuntimeException e) {
-      fillsInFlight.decrementAndGet();
-      synchronized (region) {
-        fill.error = new IOException("the cache is closed; cannot fetch " + blobName, e);
-        fill.done = true;
-        region.fills.remove(fill);
-        region.notifyAll();
-      }
-    }
+  private SlotPool[] pools() {
+    return fullPool == tailPool ? new SlotPool[] {fullPool} : new SlotPool[] {fullPool, tailPool};
   }
 
-  private final class FillTask implements Runnable, Comparable<FillTask> {
-    private final Region region;
-    private final Fill fill;
-    private final long fileOffset;
-    private final BlobStore store;
-    private final String blobName;
-    private final CacheStatsCounter counter;
-    private final int priority;
-    private final long sequence = fillSequence.incrementAndGet();
-
-    FillTask(Region region, Fill fill, long fileOffset, BlobStore store, String blobName, CacheStatsCounter counter, boolean demand) {
-      this.region = region;
-      this.fill = fill;
-      this.fileOffset = fileOffset;
-      this.store = store;
-      this.blobName = blobName;
-      this.counter = counter;
-      this.priority = demand ? 0 : 1;
-    }
-
-    /** Fails a fill that will never run, waking its waiters. */
-    void abort() {
-      fillsInFlight.decrementAndGet();
-      synchronized (region) {
-        fill.error = new IOException("the shared region cache at " + file + " was closed before " + blobName + " was fetched");
-        fill.done = true;
-        region.fills.remove(fill);
-        region.notifyAll();
-      }
-    }
-
-    @Override
-    public int compareTo(FillTask o) {
-      return priority != o.priority ? Integer.compare(priority, o.priority) : Long.compare(sequence, o.sequence);
-    }
-
-    @Override
-    public void run() {
-      long length = fill.end - fill.start;
-      long written = 0;
-      try (InputStream in = store.read(blobName, fileOffset, length)) {
-        counter.fetches.increment();
-        global.fetches.increment();
-        byte[] chunk = new byte[(int) Math.min(FILL_CHUNK, length)];
-        while (written < length) {
-          int n = in.readNBytes(chunk, 0, (int) Math.min(chunk.length, length - written));
-          if (n <= 0) {
-            throw new EOFException("the store returned " + written + " of the " + length + " bytes asked for");
-          }
-          writeFully(ByteBuffer.wrap(chunk, 0, n), region.cacheOffset + fill.start + written);
-          written += n;
-          counter.bytesFetched.add(n);
-          synchronized (region) {
-            fill.written = written;
-            region.markFilled(fill.start, fill.start + written);
-            if (written == length) { // done before any reader can see the last bytes
-              fill.done = true;
-              region.fills.remove(fill);
-            }
-            region.notifyAll();
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        String what = "fetching " + BlobStoreException.range(fileOffset, length) + " of blob " + blobName + " from "
-            + store.describe() + " into the cache failed";
-        synchronized (region) {
-          fill.error = e instanceof BlobStoreException ? new IOException(what + ": " + e.getMessage(), e)
-              : new IOException(what + ": " + e, e);
-        }
-      } finally {
-        CacheFile owner;
-        synchronized (region) {
-          if (!fill.done) {
-            fill.done = true;
-            region.fills.remove(fill);
-            region.notifyAll();
-          }
-          owner = region.owner;
-        }
-        fillsInFlight.decrementAndGet();
-        if (owner != null && (owner.released || closed)) {
-          freeIfIdle(region, owner);
-        }
-      }
-    }
-  }
-
-  private void writeFully(ByteBuffer buffer, long position) throws IOException {
-    try {
-      while (buffer.hasRemaining()) {
-        position += channel.write(buffer, position);
-      }
-    } catch (IOException e) {
-      throw new IOException("writing to the cache file " + file + " failed: " + e.getMessage(), e);
-    }
-  }
-
-  /** Reads [offset, offset+length) of a blob straight from the store into {@code dest}, bypassing the cache. */
-  void readDirect(BlobStore store, String blobName, long offset, byte[] dest, int length, CacheStatsCounter counter) throws IOException {
-    try (InputStream in = store.read(blobName, offset, length)) {
-      int n = in.readNBytes(dest, 0, length);
-      if (n != length) {
-        throw new EOFException("the store returned " + n + " of the " + length + " bytes asked for");
-      }
-    } catch (IOException e) {
-      throw new IOException("reading " + BlobStoreException.range(offset, length) + " of blob " + blobName + " from "
-          + store.describe() + " failed: " + e.getMessage(), e);
-    }
-    counter.directReads.increment();
-    counter.bytesReadDirect.add(length);
+  Filler filler() {
+    return filler;
   }
 
   /** The memory mapping of the whole cache file, for positional reads from any thread. */
   RandomAccessInput mapped() {
-    return mappedAccess;
+    return regionFile.mapped();
   }
 
   /** A private clone of the mapping, for reads that move a file pointer. */
   IndexInput mappedClone() {
-    return mapped.clone();
+    return regionFile.mappedClone();
   }
 
   // ---- stats ----
@@ -576,65 +354,52 @@ public final class SharedRegionCache implements AutoCloseable {
       perIndex.put(byIndex.getKey(), indexTotal);
       total = total.plus(indexTotal);
     }
+    int regions = 0;
     int inUse = 0;
-    for (Region r : fullPool.slots) {
-      inUse += r.owner != null ? 1 : 0;
-    }
-    if (tailPool != fullPool) {
-      for (Region r : tailPool.slots) {
-        inUse += r.owner != null ? 1 : 0;
+    long evictions = 0;
+    for (SlotPool pool : pools()) {
+      regions += pool.slots.length;
+      evictions += pool.evictions.sum();
+      for (Slot s : pool.slots) {
+        inUse += s.owner != null ? 1 : 0;
       }
     }
-    int regions = fullPool.slots.length + (tailPool == fullPool ? 0 : tailPool.slots.length);
-    return new CacheStats(sizeInBytes, fullPool.slotSize, tailPool.slotSize, regions, inUse, global.evictions.sum(),
-        fillsInFlight.get(), total, perIndex, perExtension);
+    return new CacheStats(regionFile.size(), fullPool.slotSize, tailPool.slotSize, regions, inUse, evictions,
+        filler.inFlight(), filler.cacheWriteFailures.sum(), total, perIndex, perExtension);
   }
 
   /** The path of the cache file. */
   public Path file() {
-    return file;
+    return regionFile.path();
   }
 
   /** Bytes of the cache file given to regions; the file is exactly this long. */
   public long sizeInBytes() {
-    return sizeInBytes;
+    return regionFile.size();
   }
 
   void ensureOpen() {
     if (closed) {
-      throw new AlreadyClosedException("the shared region cache at " + file + " is closed");
+      throw new AlreadyClosedException("the shared region cache at " + regionFile.path() + " is closed");
     }
   }
 
-  /** Stops fetching, unmaps and unlocks the cache file. Inputs still open fail with AlreadyClosedException. */
+  /**
+   * Stops fetching, unmaps the cache file and releases the directory's lock. Inputs still open fail with
+   * AlreadyClosedException; readers waiting for a fetch wake within 200 ms and fail the same way.
+   */
   @Override
   public void close() throws IOException {
     if (closed) {
       return;
     }
     closed = true;
-    for (Runnable queued : fillExecutor.shutdownNow()) {
-      ((FillTask) queued).abort();
-    }
-    try {
-      fillExecutor.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    try {
-      mapped.close();
-      mmapDirectory.close();
-    } finally {
-      try {
-        lock.release();
-      } finally {
-        channel.close();
-      }
-    }
+    filler.close(10);
+    regionFile.close();
   }
 
   @Override
   public String toString() {
-    return "SharedRegionCache(" + file + ", " + ByteSizes.format(sizeInBytes) + ")";
+    return "SharedRegionCache(" + regionFile.path() + ", " + ByteSizes.format(regionFile.size()) + ")";
   }
 }

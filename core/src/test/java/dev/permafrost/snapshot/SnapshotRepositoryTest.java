@@ -157,17 +157,23 @@ class SnapshotRepositoryTest {
       SnapshotManifest secondManifest = repo.readManifest("day-2");
       Set<String> oldBlobs = blobsOf(firstManifest);
       long expectedUpload = 0;
+      long expectedTables = 0;
       int expectedFiles = 0;
       for (FileEntry f : secondManifest.files()) {
         if (f.blobName() != null && !oldBlobs.contains(f.blobName())) {
           expectedUpload += f.length();
           expectedFiles++;
+          String table = secondManifest.chunkTableBlob(f);
+          if (table != null) {
+            expectedTables += store.length(table);
+          }
         }
       }
       assertTrue(expectedFiles > 0 && blobsOf(secondManifest).stream().anyMatch(oldBlobs::contains),
           "the second snapshot should share some files and add some");
       long manifestBytes = store.length("snapshots/day-2.manifest");
-      assertEquals(expectedUpload + manifestBytes, store.bytesWritten.get(), "only new files are uploaded");
+      assertEquals(expectedUpload + expectedTables + manifestBytes, store.bytesWritten.get(),
+          "only new files (and their chunk tables) are uploaded");
       SnapshotProgress last = reports.getLast();
       assertEquals(second.fileCount(), last.filesDone());
       assertEquals(last.filesTotal(), last.filesDone());
@@ -177,8 +183,18 @@ class SnapshotRepositoryTest {
     }
   }
 
+  /** The file blobs of a snapshot and their chunk tables. */
   private static Set<String> blobsOf(SnapshotManifest manifest) {
-    return manifest.files().stream().map(FileEntry::blobName).filter(b -> b != null).collect(Collectors.toSet());
+    Set<String> blobs = new java.util.HashSet<>();
+    for (FileEntry f : manifest.files()) {
+      if (f.blobName() != null) {
+        blobs.add(f.blobName());
+        if (manifest.chunkTableBlob(f) != null) {
+          blobs.add(manifest.chunkTableBlob(f));
+        }
+      }
+    }
+    return blobs;
   }
 
   @Test

@@ -11,12 +11,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.zip.CRC32;
 
 /**
  * Manifests over arbitrary bytes (not Lucene files), for testing the read path with files of any content and
- * length: each file is uploaded as a blob and kept in the manifest only where {@code hotBytes} says.
+ * length: each file is uploaded as a blob, with its chunk table, and kept in the manifest only where asked.
+ *
+ * <p>The "Lucene checksum" the manifest records for each file is the CRC32 of all but its last 8 bytes, as
+ * Lucene's footer checksum is; the bytes are not changed (a snapshot without chunk tables, which checks the
+ * footer's bytes too, needs files that end in their checksum: see {@link #stampChecksum}).
  */
 public final class TestManifests {
+  /** The chunk size of the tables these manifests record unless told otherwise. */
+  public static final int CHUNK_SIZE = ChunkTable.MIN_CHUNK_SIZE;
+
   private TestManifests() {}
 
   /** Uploads every file to {@code blobs/<prefix><name>} and returns a manifest for them, with nothing inlined. */
@@ -30,23 +38,38 @@ public final class TestManifests {
    */
   public static SnapshotManifest upload(BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int inlineLimit)
       throws IOException {
+    return upload(store, snapshot, prefix, files, inlineLimit, CHUNK_SIZE);
+  }
+
+  /** As above, with chunk tables of {@code chunkSize} bytes (0: none, as a snapshot of format 1 has). */
+  public static SnapshotManifest upload(
+      BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int inlineLimit, int chunkSize)
+      throws IOException {
     List<FileEntry> entries = new ArrayList<>();
     long total = 0;
     for (Map.Entry<String, byte[]> e : new TreeMap<>(files).entrySet()) {
       byte[] bytes = e.getValue();
       total += bytes.length;
+      long checksum = luceneChecksum(bytes);
       if (bytes.length <= inlineLimit) {
-        entries.add(new FileEntry(e.getKey(), bytes.length, 0, null, bytes, List.of()));
+        entries.add(new FileEntry(e.getKey(), bytes.length, checksum, null, bytes, List.of()));
         continue;
       }
       String blob = "blobs/" + prefix + e.getKey();
       store.write(blob, new ByteArrayInputStream(bytes), bytes.length);
+      if (ChunkTable.hasTable(bytes.length, chunkSize)) {
+        ChunkTable.Builder table = new ChunkTable.Builder(bytes.length, chunkSize);
+        table.update(bytes, 0, bytes.length);
+        byte[] tableBytes = table.build().toBytes(checksum);
+        store.write(ChunkTable.blobName(blob, chunkSize), new ByteArrayInputStream(tableBytes), tableBytes.length);
+      }
       List<FileEntry.HotRange> hot = new ArrayList<>();
       if (inlineLimit > 0 && bytes.length > 64) {
         hot.add(new FileEntry.HotRange(0, java.util.Arrays.copyOf(bytes, 16)));
         hot.add(new FileEntry.HotRange(bytes.length - 16, java.util.Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length)));
       }
-      entries.add(new FileEntry(e.getKey(), bytes.length, 0, blob, null, hot));
+      int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(bytes.length, chunkSize) ? ChunkTable.crc32c(bytes, 0, bytes.length) : 0;
+      entries.add(new FileEntry(e.getKey(), bytes.length, checksum, blob, null, hot, wholeCrc32c));
     }
     String first = entries.isEmpty() ? null : entries.getFirst().name();
     if (first == null) {
@@ -54,6 +77,39 @@ public final class TestManifests {
       first = "segments_0";
     }
     SnapshotInfo info = new SnapshotInfo(snapshot, Instant.now(), "", 0, 0, 0, 0, entries.size(), total, Map.of(), Map.of());
-    return new SnapshotManifest(info, first, entries);
+    return new SnapshotManifest(info, first, chunkSize, entries);
+  }
+
+  /** The CRC32 of all but the last 8 bytes, as Lucene's footer records it; 0 for fewer than 8 bytes. */
+  public static long luceneChecksum(byte[] bytes) {
+    if (bytes.length < Long.BYTES) {
+      return 0;
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - Long.BYTES);
+    return crc.getValue();
+  }
+
+  /** Writes the CRC32 of all but the last 8 bytes into the last 8 bytes (big-endian), as a Lucene footer ends. */
+  public static long stampChecksum(byte[] bytes) {
+    if (bytes.length < Long.BYTES) {
+      return 0;
+    }
+    long checksum = luceneChecksum(bytes);
+    for (int i = 0; i < Long.BYTES; i++) {
+      bytes[bytes.length - 1 - i] = (byte) (checksum >>> (8 * i));
+    }
+    return checksum;
+  }
+
+  /** The bytes of {@code manifest} in format {@code version}, to write an old snapshot. */
+  public static byte[] manifestBytes(SnapshotManifest manifest, int version) throws IOException {
+    return manifest.toBytes(version);
+  }
+
+  /** Writes {@code manifest} as snapshot {@code manifest.name()} of a repository in {@code store}. */
+  public static void writeManifest(BlobStore store, SnapshotManifest manifest, int version) throws IOException {
+    byte[] bytes = manifest.toBytes(version);
+    store.write(SnapshotRepository.manifestBlob(manifest.name()), new ByteArrayInputStream(bytes), bytes.length);
   }
 }

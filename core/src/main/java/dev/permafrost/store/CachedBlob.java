@@ -1,0 +1,266 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import dev.permafrost.snapshot.ChunkTable;
+import dev.permafrost.snapshot.FileEntry;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The cache's view of one blob: its length and checksums, how it is cut into regions, which slot holds each
+ * region, and how its bytes are verified. Shared by every mounted index that uses the blob (blobs are
+ * content-addressed), and released when the last of them closes.
+ *
+ * <p>A blob is cut into full regions of the full slot size, and its tail (what is left after the last full
+ * region, which for a small blob is all of it) into regions of the tail slot size, so that a small file or a
+ * tail does not hold a whole large slot.
+ *
+ * <p>Verification: with a {@link ChunkTable} (loaded on the first fill, in parallel with it), every chunk is
+ * checked against its CRC32C, so fills are aligned to chunks. A blob of at most one chunk has no table and is
+ * always fetched whole and checked against its Lucene checksum. A blob of a snapshot that recorded no tables
+ * (format 1) is checked only when a read happens to fetch it whole.
+ */
+final class CachedBlob {
+  final long id;
+  final String key;
+  final String blobName;
+  final String fileName;
+  final long length;
+  /** The Lucene checksum of the file (its footer's last 8 bytes). */
+  final long checksum;
+  /** The CRC32C of the whole file, when it is at most one chunk long (it has no table). */
+  final int wholeCrc32c;
+  /** The chunk size of the snapshot's tables, 0 if it recorded none. */
+  final int chunkSize;
+  /** The blob of the chunk table, or null if there is none. */
+  final String tableBlob;
+  final SharedRegionCache cache;
+  private final SlotPool fullPool;
+  private final SlotPool tailPool;
+  private final int fullShift;
+  private final int tailShift;
+  private final int fullCount;
+  private final long tailStart;
+  /** The slot holding each region, or null. A stale entry (whose slot moved on) is cleared by whoever sees it. */
+  private final AtomicReferenceArray<Slot> slots;
+  /** The chunk table, once asked for; a failed load is forgotten so that the next fill tries again. */
+  private final AtomicReference<CompletableFuture<ChunkTable>> table = new AtomicReference<>();
+  /** How many directories use this blob. Guarded by the cache's blob table. */
+  int refs;
+  volatile boolean released;
+
+  CachedBlob(long id, String key, FileEntry file, int chunkSize, SharedRegionCache cache, SlotPool fullPool,
+      SlotPool tailPool) {
+    this.id = id;
+    this.key = key;
+    this.blobName = file.blobName();
+    this.fileName = file.name();
+    this.length = file.length();
+    this.checksum = file.checksum();
+    this.wholeCrc32c = file.wholeCrc32c();
+    this.chunkSize = chunkSize;
+    this.tableBlob = ChunkTable.hasTable(length, chunkSize) ? ChunkTable.blobName(blobName, chunkSize) : null;
+    this.cache = cache;
+    this.fullPool = fullPool;
+    this.tailPool = tailPool;
+    this.fullShift = Integer.numberOfTrailingZeros(fullPool.slotSize);
+    this.tailShift = Integer.numberOfTrailingZeros(tailPool.slotSize);
+    this.fullCount = (int) (length >>> fullShift);
+    this.tailStart = (long) fullCount << fullShift;
+    long tail = length - tailStart;
+    int tailCount = (int) ((tail + tailPool.slotSize - 1) >>> tailShift);
+    this.slots = new AtomicReferenceArray<>(fullCount + tailCount);
+  }
+
+  // ---- regions ----
+
+  int regionCount() {
+    return slots.length();
+  }
+
+  int regionIndex(long position) {
+    assert position >= 0 && position < length : position + " of " + length;
+    return position < tailStart ? (int) (position >>> fullShift) : fullCount + (int) ((position - tailStart) >>> tailShift);
+  }
+
+  long regionStart(int index) {
+    return index < fullCount ? (long) index << fullShift : tailStart + ((long) (index - fullCount) << tailShift);
+  }
+
+  int regionLength(int index) {
+    return (int) Math.min(poolOf(index).slotSize, length - regionStart(index));
+  }
+
+  SlotPool poolOf(int index) {
+    return index < fullCount ? fullPool : tailPool;
+  }
+
+  /** The slot holding region {@code index}, or null (it may be stale: check under the slot). */
+  Slot slot(int index) {
+    return slots.get(index);
+  }
+
+  /** Records that {@code slot} now holds region {@code index}, unless another slot got there first. */
+  boolean publishSlot(int index, Slot slot) {
+    return slots.compareAndSet(index, null, slot);
+  }
+
+  /** Forgets that {@code slot} holds region {@code index} (it was taken back). */
+  void forgetSlot(int index, Slot slot) {
+    slots.compareAndSet(index, slot, null);
+  }
+
+  // ---- reads ----
+
+  /** {@link #window}'s result when the bytes were read straight from the store. */
+  static final int DIRECT = 2;
+
+  /**
+   * Points {@code target} at readable bytes that include position {@code p} of region {@code index}: from the
+   * cache (fetching what is missing), or straight from the store when the region is not admitted or the cache
+   * file cannot be written.
+   *
+   * @return {@link Slot#HIT}, {@link Slot#MISS} or {@link #DIRECT}
+   */
+  int window(int index, long p, int fillSize, BlobFile file, WindowTarget target) throws IOException {
+    Slot cached = slots.get(index);
+    if (cached != null && cached.offerComplete(this, index, target)) {
+      return Slot.HIT;
+    }
+    for (;;) {
+      Slot slot = cache.slotFor(this, index);
+      if (slot == null) {
+        readDirect(index, p, fillSize, file, target);
+        return DIRECT;
+      }
+      int result;
+      try {
+        result = slot.awaitPage(this, index, p - regionStart(index), fillSize, file, target);
+      } catch (CacheWriteFailedException e) {
+        readDirect(index, p, fillSize, file, target);
+        return DIRECT;
+      }
+      if (result != Slot.STALE) {
+        return result;
+      }
+      forgetSlot(index, slot);
+    }
+  }
+
+  /** Reads at least the page holding {@code p} (and up to {@code fillSize} bytes) straight from the store, verified. */
+  private void readDirect(int index, long p, int fillSize, BlobFile file, WindowTarget target) throws IOException {
+    long regionStart = regionStart(index);
+    long regionEnd = regionStart + regionLength(index);
+    long start = Math.max(regionStart, p - p % SharedRegionCache.PAGE_SIZE);
+    long end = Math.min(regionEnd, Math.max(start + fillSize, p + 1));
+    long from = fetchStart(start);
+    long to = fetchEnd(end);
+    byte[] bytes = new byte[Math.toIntExact(to - from)];
+    long now = System.nanoTime();
+    cache.filler().fetchVerified(this, file, from, to, file.deadlineAfter(now, to - from), true,
+        (b, offset, length, position) -> System.arraycopy(b, offset, bytes, (int) (position - from), length));
+    target.setHeapWindow(from, to, new HeapWindow(bytes));
+  }
+
+  /** Starts fetching, without waiting, what is missing of [start, end). */
+  void prefetch(long start, long end, BlobFile file) {
+    for (long p = start; p < end; ) {
+      int index = regionIndex(p);
+      long regionStart = regionStart(index);
+      long regionEnd = regionStart + regionLength(index);
+      Slot slot = cache.slotFor(this, index);
+      if (slot != null) {
+        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, file);
+      }
+      p = regionEnd;
+    }
+  }
+
+  // ---- verification ----
+
+  /** Whether every range is verified against a chunk table. */
+  boolean hasTable() {
+    return tableBlob != null;
+  }
+
+  /** Whether every fetch is of the whole blob, checked against its Lucene checksum (a blob of at most one chunk). */
+  boolean fetchedWhole() {
+    return tableBlob == null && chunkSize > 0;
+  }
+
+  /**
+   * The unit fills of a region in a slot of {@code slotSize} bytes are aligned to, so that each fetch can be
+   * verified: a chunk (or the region, if smaller), the region for a blob always fetched whole, or a page for a
+   * blob without checksums.
+   */
+  int fillUnit(int slotSize) {
+    if (hasTable()) {
+      return Math.min(chunkSize, slotSize);
+    }
+    return fetchedWhole() ? slotSize : SharedRegionCache.PAGE_SIZE;
+  }
+
+  /** The first byte to fetch so that [start, ...) can be verified. */
+  long fetchStart(long start) {
+    if (hasTable()) {
+      return start - start % chunkSize;
+    }
+    return fetchedWhole() ? 0 : start;
+  }
+
+  /** The end of the fetch that verifies [..., end). */
+  long fetchEnd(long end) {
+    if (hasTable()) {
+      return Math.min(length, (end + chunkSize - 1) / chunkSize * chunkSize);
+    }
+    return fetchedWhole() ? length : end;
+  }
+
+  /**
+   * The chunk table, loading it (on the filler's table threads, so that it travels in parallel with the fill
+   * that asked) the first time. Only for a blob that {@link #hasTable()}.
+   */
+  CompletableFuture<ChunkTable> table(BlobFile file) {
+    assert hasTable();
+    CompletableFuture<ChunkTable> t = table.get();
+    if (t != null) {
+      return t;
+    }
+    CompletableFuture<ChunkTable> mine = new CompletableFuture<>();
+    if (!table.compareAndSet(null, mine)) {
+      return table.get();
+    }
+    cache.filler().loadTable(this, file, mine);
+    mine.whenComplete((loaded, error) -> {
+      if (error != null) {
+        table.compareAndSet(mine, null); // the next fill asks again
+      }
+    });
+    return mine;
+  }
+
+  /** The table if it is loaded already, else null. */
+  ChunkTable loadedTable() {
+    CompletableFuture<ChunkTable> t = table.get();
+    return t != null && t.isDone() && !t.isCompletedExceptionally() ? t.join() : null;
+  }
+
+  /** Frees every slot that holds a region of this blob and is not being filled. */
+  void evictAll() {
+    for (int i = 0; i < slots.length(); i++) {
+      Slot s = slots.get(i);
+      if (s != null) {
+        s.freeIfIdle(this);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "CachedBlob(" + blobName + ", " + length + " bytes)";
+  }
+}

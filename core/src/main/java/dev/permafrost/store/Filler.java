@@ -1,0 +1,393 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.snapshot.ChunkTable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.zip.CRC32;
+import org.apache.lucene.index.CorruptIndexException;
+import org.apache.lucene.util.BitUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fetches ranges of blobs into the cache file: a pool of fetch threads that runs demand fills before prefetches,
+ * and a second pool that loads chunk tables (so that a table travels in parallel with the fill that needs it, and
+ * a fill never waits for a table queued behind it).
+ *
+ * <p>Every byte is verified before it becomes visible: chunk by chunk against the blob's {@link ChunkTable}, or
+ * as a whole against its Lucene checksum. A piece that does not match is fetched once more; if it still does not
+ * match, the fill fails with a {@link CorruptIndexException} naming the blob, the store, the range and both
+ * checksums, and nothing of it is kept. Only verified pieces are written to the cache file and only written pieces
+ * are marked filled, so a fill that fails part way leaves its other pages missing, never half-visible.
+ */
+final class Filler {
+  private static final Logger log = LoggerFactory.getLogger(Filler.class);
+  /** The piece size of fetches that cannot be verified (snapshots without checksums). */
+  private static final int UNVERIFIED_PIECE = 64 << 10;
+
+  private final RegionFile regionFile;
+  private final CacheStatsCounter global;
+  private final ThreadPoolExecutor fills;
+  private final ExecutorService tables;
+  private final AtomicLong sequence = new AtomicLong();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicBoolean writeFailureLogged = new AtomicBoolean();
+  /** Fills that could not write to the cache file (their readers read directly instead). */
+  final LongAdder cacheWriteFailures = new LongAdder();
+
+  Filler(RegionFile regionFile, int threads, CacheStatsCounter global) {
+    this.regionFile = regionFile;
+    this.global = global;
+    this.fills = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new PriorityBlockingQueue<>(),
+        daemon("permafrost-cache-fill"));
+    fills.allowCoreThreadTimeOut(true);
+    this.tables = Executors.newCachedThreadPool(daemon("permafrost-cache-table"));
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicInteger count = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  /** Queues {@code fill} (already registered in {@code slot}). Called under the slot's monitor; never blocks. */
+  void start(Slot slot, Fill fill, CachedBlob blob, BlobFile file) {
+    inFlight.incrementAndGet();
+    try {
+      fills.execute(new FillTask(slot, fill, blob, file));
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      slot.finish(fill, new IOException("the shared region cache is closed; cannot fetch " + blob.blobName, e));
+    }
+  }
+
+  /** Loads {@code blob}'s chunk table into {@code into}, on a table thread. */
+  void loadTable(CachedBlob blob, BlobFile file, CompletableFuture<ChunkTable> into) {
+    try {
+      tables.execute(() -> {
+        try {
+          into.complete(readTable(blob, file));
+        } catch (Throwable t) {
+          into.completeExceptionally(t);
+        }
+      });
+    } catch (RuntimeException e) {
+      into.completeExceptionally(new IOException("the shared region cache is closed; cannot load the chunk table of "
+          + blob.blobName, e));
+    }
+  }
+
+  private ChunkTable readTable(CachedBlob blob, BlobFile file) throws IOException {
+    String source = file.storeDescription() + " blob " + blob.tableBlob;
+    for (int attempt = 1; ; attempt++) {
+      byte[] bytes;
+      try (InputStream in = file.store.read(blob.tableBlob)) {
+        bytes = in.readAllBytes();
+      } catch (IOException e) {
+        throw new IOException("cannot read the chunk table " + blob.tableBlob + " of blob " + blob.blobName + " ("
+            + blob.fileName + ") from " + file.storeDescription() + ": " + e.getMessage(), e);
+      }
+      file.counter.chunkTableFetches.increment();
+      try {
+        return ChunkTable.parse(bytes, blob.fileName, blob.length, blob.checksum, blob.chunkSize, source);
+      } catch (CorruptIndexException e) {
+        file.counter.checksumMismatches.increment();
+        if (attempt == 2) {
+          throw e;
+        }
+        log.warn("chunk table {} is damaged ({}); fetching it again", source, e.getMessage());
+      }
+    }
+  }
+
+  /** What verified bytes go to. */
+  interface PieceSink {
+    /** {@code length} verified bytes of {@code bytes} from {@code offset} are the blob's bytes at {@code position}. */
+    void accept(byte[] bytes, int offset, int length, long position) throws IOException;
+  }
+
+  /**
+   * Fetches [from, to) of {@code blob} (aligned with {@link CachedBlob#fetchStart}/{@link CachedBlob#fetchEnd}),
+   * handing each verified piece to {@code sink}, in order.
+   */
+  void fetchVerified(CachedBlob blob, BlobFile file, long from, long to, long deadlineNanos, boolean direct,
+      PieceSink sink) throws IOException {
+    assert from < to && to <= blob.length;
+    Fetch fetch = new Fetch(blob, file, direct);
+    if (blob.hasTable()) {
+      fetchChunks(fetch, from, to, deadlineNanos, sink);
+    } else if (from == 0 && to == blob.length) {
+      fetchWhole(fetch, sink);
+    } else {
+      fetchUnverified(fetch, from, to, sink);
+    }
+  }
+
+  /** One logical fetch: its requests and bytes are counted as fills or as direct reads. */
+  private record Fetch(CachedBlob blob, BlobFile file, boolean direct) {}
+
+  private InputStream open(Fetch fetch, long from, long to) throws IOException {
+    InputStream in = fetch.file.store.read(fetch.blob.blobName, from, to - from);
+    if (fetch.direct) {
+      fetch.file.counter.directReads.increment();
+    } else {
+      fetch.file.counter.fetches.increment();
+      global.fetches.increment();
+    }
+    return in;
+  }
+
+  private void readFully(InputStream in, byte[] buffer, int length, Fetch fetch, long position) throws IOException {
+    CachedBlob blob = fetch.blob;
+    int n = in.readNBytes(buffer, 0, length);
+    (fetch.direct ? fetch.file.counter.bytesReadDirect : fetch.file.counter.bytesFetched).add(n);
+    if (n != length) {
+      throw new EOFException("the store returned " + n + " of the " + length + " bytes at " + position + " of blob "
+          + blob.blobName + " (" + blob.length + " bytes)");
+    }
+  }
+
+  private void fetchChunks(Fetch fetch, long from, long to, long deadlineNanos, PieceSink sink) throws IOException {
+    CachedBlob blob = fetch.blob;
+    BlobFile file = fetch.file;
+    int chunkSize = blob.chunkSize;
+    assert from % chunkSize == 0 && (to % chunkSize == 0 || to == blob.length) : "[" + from + ", " + to + ")";
+    CompletableFuture<ChunkTable> tableFuture = blob.table(file); // in flight with the data request below
+    byte[] buffer = new byte[(int) Math.min(chunkSize, to - from)];
+    long position = from;
+    long refetched = -1;
+    InputStream in = open(fetch, from, to);
+    try {
+      while (position < to) {
+        int n = (int) Math.min(chunkSize, to - position);
+        readFully(in, buffer, n, fetch, position);
+        ChunkTable table = awaitTable(tableFuture, deadlineNanos, blob, file);
+        int chunk = (int) (position / chunkSize);
+        int expected = table.checksum(chunk);
+        int actual = ChunkTable.crc32c(buffer, 0, n);
+        if (actual != expected) {
+          file.counter.checksumMismatches.increment();
+          if (refetched == position) {
+            throw mismatch(blob, file, position, n, "crc32c", Integer.toHexString(expected), Integer.toHexString(actual));
+          }
+          log.warn("chunk {} of blob {} ({}, {} in {}) does not match its checksum; fetching it again", chunk,
+              blob.blobName, blob.fileName, BlobStoreException.range(position, n), file.storeDescription());
+          refetched = position;
+          in.close();
+          in = open(fetch, position, to);
+          continue;
+        }
+        sink.accept(buffer, 0, n, position);
+        position += n;
+      }
+    } finally {
+      in.close();
+    }
+  }
+
+  private ChunkTable awaitTable(CompletableFuture<ChunkTable> table, long deadlineNanos, CachedBlob blob, BlobFile file)
+      throws IOException {
+    try {
+      return deadlineNanos == Long.MAX_VALUE ? table.get() : table.get(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof CorruptIndexException c) {
+        throw new CorruptIndexException(c.getOriginalMessage(), c.getResourceDescription(), c);
+      }
+      throw new IOException(cause.getMessage(), cause);
+    } catch (TimeoutException e) {
+      throw new dev.permafrost.blob.BlobStoreTimeoutException(file.storeDescription(), blob.tableBlob,
+          "timed out waiting for the chunk table of blob " + blob.blobName + " (deadline from the store policy: "
+              + file.deadlineExplained() + ")", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for the chunk table of " + blob.blobName);
+    }
+  }
+
+  /**
+   * Fetches a whole blob and checks it: against its CRC32C (a file of at most one chunk) and against its Lucene
+   * checksum (the CRC32 of all but the footer's last 8 bytes); without a CRC32C (a snapshot of format 1), the
+   * footer's last 8 bytes must hold that checksum too.
+   */
+  private void fetchWhole(Fetch fetch, PieceSink sink) throws IOException {
+    CachedBlob blob = fetch.blob;
+    BlobFile file = fetch.file;
+    assert blob.length <= Integer.MAX_VALUE : blob;
+    byte[] bytes = new byte[(int) blob.length];
+    for (int attempt = 1; ; attempt++) {
+      try (InputStream in = open(fetch, 0, blob.length)) {
+        readFully(in, bytes, bytes.length, fetch, 0);
+      }
+      String mismatch = wholeMismatch(blob, bytes);
+      if (mismatch == null) {
+        sink.accept(bytes, 0, bytes.length, 0);
+        return;
+      }
+      file.counter.checksumMismatches.increment();
+      if (attempt == 2) {
+        throw new CorruptIndexException("checksum mismatch in blob " + blob.blobName + " (file " + blob.fileName
+            + ", " + blob.length + " bytes) from " + file.storeDescription() + ": " + mismatch + ", twice; nothing of"
+            + " it was cached", blob.blobName);
+      }
+      log.warn("blob {} ({}) from {} does not match its checksum ({}); fetching it again", blob.blobName,
+          blob.fileName, file.storeDescription(), mismatch);
+    }
+  }
+
+  /** What is wrong with a whole blob's bytes, or null if they match every checksum the snapshot recorded. */
+  private static String wholeMismatch(CachedBlob blob, byte[] bytes) {
+    if (blob.chunkSize > 0) {
+      int crc32c = ChunkTable.crc32c(bytes, 0, bytes.length);
+      if (crc32c != blob.wholeCrc32c) {
+        return "the snapshot recorded crc32c " + Integer.toHexString(blob.wholeCrc32c) + " but the store returned bytes"
+            + " with " + Integer.toHexString(crc32c);
+      }
+    }
+    if (bytes.length < Long.BYTES) {
+      return null;
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - Long.BYTES);
+    if (crc.getValue() != blob.checksum) {
+      return "the snapshot recorded the Lucene checksum (crc32) " + Long.toHexString(blob.checksum) + " but the store"
+          + " returned bytes with " + Long.toHexString(crc.getValue());
+    }
+    long footer = (long) BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES);
+    if (blob.chunkSize == 0 && footer != blob.checksum) {
+      return "the footer holds checksum " + Long.toHexString(footer) + ", not " + Long.toHexString(blob.checksum);
+    }
+    return null;
+  }
+
+  private void fetchUnverified(Fetch fetch, long from, long to, PieceSink sink) throws IOException {
+    byte[] buffer = new byte[(int) Math.min(UNVERIFIED_PIECE, to - from)];
+    try (InputStream in = open(fetch, from, to)) {
+      for (long position = from; position < to; ) {
+        int n = (int) Math.min(buffer.length, to - position);
+        readFully(in, buffer, n, fetch, position);
+        sink.accept(buffer, 0, n, position);
+        position += n;
+      }
+    }
+  }
+
+  private CorruptIndexException mismatch(CachedBlob blob, BlobFile file, long position, int length, String algorithm,
+      String expected, String actual) {
+    return new CorruptIndexException("checksum mismatch in " + BlobStoreException.range(position, length) + " of blob "
+        + blob.blobName + " (file " + blob.fileName + ") from " + file.storeDescription() + ": the snapshot recorded "
+        + algorithm + " " + expected + " but the store returned bytes with " + actual + ", twice; nothing of it was"
+        + " cached", blob.blobName);
+  }
+
+  /** Records a failed write to the cache file and logs the first one. */
+  CacheWriteFailedException writeFailed(IOException e, CachedBlob blob) {
+    cacheWriteFailures.increment();
+    if (writeFailureLogged.compareAndSet(false, true)) {
+      log.warn("writing to the cache file {} failed ({}); reads are served straight from the store until writes"
+          + " succeed again (logged once)", regionFile.path(), e.toString());
+    }
+    return new CacheWriteFailedException("writing " + blob.blobName + " to the cache file " + regionFile.path()
+        + " failed: " + e.getMessage(), e);
+  }
+
+  /** Stops fetching: queued fills fail at once, running ones may finish within {@code waitSeconds}. */
+  void close(int waitSeconds) {
+    for (Runnable queued : fills.shutdownNow()) {
+      ((FillTask) queued).abort();
+    }
+    tables.shutdownNow();
+    try {
+      fills.awaitTermination(waitSeconds, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One fill: fetch, verify, write, mark filled. */
+  private final class FillTask implements Runnable, Comparable<FillTask> {
+    private final Slot slot;
+    private final Fill fill;
+    private final CachedBlob blob;
+    private final BlobFile file;
+    private final long sequenceNumber = sequence.incrementAndGet();
+
+    FillTask(Slot slot, Fill fill, CachedBlob blob, BlobFile file) {
+      this.slot = slot;
+      this.fill = fill;
+      this.blob = blob;
+      this.file = file;
+    }
+
+    @Override
+    public int compareTo(FillTask o) {
+      return fill.demand != o.fill.demand ? (fill.demand ? -1 : 1) : Long.compare(sequenceNumber, o.sequenceNumber);
+    }
+
+    /** Fails a fill that will never run. */
+    void abort() {
+      inFlight.decrementAndGet();
+      slot.finish(fill, new IOException("the shared region cache at " + regionFile.path() + " was closed before "
+          + blob.blobName + " was fetched"));
+    }
+
+    @Override
+    public void run() {
+      // A slot with a registered fill keeps its owner, so fileStart is stable while this runs.
+      long regionStart = slot.fileStart;
+      long start = regionStart + fill.start;
+      long end = regionStart + fill.end;
+      IOException error = null;
+      try {
+        fetchVerified(blob, file, blob.fetchStart(start), blob.fetchEnd(end), fill.deadlineNanos, false, (bytes, offset, length, position) -> {
+          long from = Math.max(position, start);
+          long to = Math.min(position + length, end);
+          if (from >= to) {
+            return; // verified bytes outside this region
+          }
+          try {
+            regionFile.write(bytes, offset + (int) (from - position), (int) (to - from), slot.cacheOffset + (from - regionStart));
+          } catch (IOException e) {
+            throw writeFailed(e, blob);
+          }
+          slot.progress(fill, from - regionStart, to - regionStart);
+        });
+      } catch (CacheWriteFailedException | CorruptIndexException e) {
+        error = e;
+      } catch (IOException | RuntimeException e) {
+        String what = "fetching " + BlobStoreException.range(start, end - start) + " of blob " + blob.blobName + " ("
+            + blob.fileName + ") from " + file.storeDescription() + " into the cache failed";
+        error = e instanceof BlobStoreException b ? new IOException(what + ": " + b.getMessage(), e)
+            : new IOException(what + ": " + e, e);
+      } finally {
+        inFlight.decrementAndGet();
+        slot.finish(fill, error);
+      }
+    }
+  }
+}

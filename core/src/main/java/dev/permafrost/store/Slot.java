@@ -1,0 +1,373 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.blob.BlobStoreTimeoutException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One slot of the cache file: {@code size} bytes at {@code cacheOffset}, lent to one region of one cached blob at
+ * a time, with the pages of that region that are filled (verified bytes written) and the fills under way.
+ *
+ * <p>The slot owns its protocol: it is the only code that waits or notifies. Readers call {@link #offerComplete}
+ * (lock-free), {@link #awaitPage} and {@link #prefetch}; the {@link Filler} calls {@link #progress} and
+ * {@link #finish}; the cache calls {@link #assign}, {@link #tryTake} and {@link #freeIfIdle}.
+ */
+final class Slot {
+  /*
+   * Concurrency
+   * -----------
+   * A slot is lent to one (blob, region) at a time. Ownership changes only under the slot's monitor, bracketed by
+   * two generation bumps (odd while changing). Lock-free readers snapshot an even generation, read bytes through
+   * the mapping, fence, and re-check it: equal means the bytes were the owner's (seqlock style). Everything else
+   * (bitmap, fills, fileStart, length) is written under the monitor; fileStart and length change only with the
+   * generation, so a reader that re-checks the generation may read them without the monitor.
+   *
+   * A slot with a fill registered is never taken from its owner: the fill's thread writes into it without the
+   * monitor, and only pages a fill has verified and written are marked filled, so no reader ever sees bytes of
+   * a fill that failed or is half done. Readers wait for a fill at most until its deadline, and at most 200 ms
+   * between checks that the cache is still open.
+   *
+   * Lock order: a CachedBlob's slot table is lock-free (CAS) and never waits for a slot; a slot's monitor may CAS
+   * that table and submit to the Filler's queue, but never takes another slot's monitor.
+   */
+
+  /** A slot that never changes hands: windows over heap bytes validate against it. */
+  static final Slot HEAP = new Slot(null, -1, 0, 0, 1);
+
+  static final int STALE = -1;
+  static final int HIT = 0;
+  static final int MISS = 1;
+  private static final long MAX_WAIT_NANOS = 200_000_000L;
+
+  final SlotPool pool;
+  final int number;
+  final long cacheOffset;
+  final int size;
+  final int pageSize;
+  private final int pageShift;
+
+  /** Bumped twice (under the monitor) whenever the slot changes hands: odd while the change is in progress. */
+  volatile int generation;
+  /** Whether every page of the region is filled: such a region can be read without the monitor. */
+  volatile boolean complete;
+  /** The blob whose region this slot holds, or null when free. Written under the monitor. */
+  volatile CachedBlob owner;
+  /** The region's index in its blob. Written under the monitor; read racily only to choose eviction victims. */
+  volatile int index = -1;
+  /** The file offset of the region's first byte. Written under the monitor, with the generation. */
+  long fileStart;
+  /** How many bytes of the slot the region uses (less than {@link #size} at the end of a file). As above. */
+  int length;
+  /** Guarded by this. */
+  private final long[] filled;
+  /** Guarded by this. */
+  private final List<Fill> fills = new ArrayList<>(2);
+
+  Slot(SlotPool pool, int number, long cacheOffset, int size, int pageSize) {
+    assert Integer.bitCount(pageSize) == 1 && size % pageSize == 0;
+    this.pool = pool;
+    this.number = number;
+    this.cacheOffset = cacheOffset;
+    this.size = size;
+    this.pageSize = pageSize;
+    this.pageShift = Integer.numberOfTrailingZeros(pageSize);
+    this.filled = new long[Math.max(1, ((size >> pageShift) + 63) >>> 6)];
+  }
+
+  // ---- ownership ----
+
+  /** Gives this free slot, which the caller has to itself, to region {@code index} of {@code blob}. */
+  synchronized void assign(CachedBlob blob, int index) {
+    assert owner == null && fills.isEmpty();
+    generation++;
+    complete = false;
+    fileStart = blob.regionStart(index);
+    length = blob.regionLength(index);
+    assert length > 0 && length <= size;
+    this.index = index;
+    this.owner = blob;
+    Arrays.fill(filled, 0L);
+    generation++;
+    assert (generation & 1) == 0;
+  }
+
+  /**
+   * Takes the slot from its owner if no fill is writing into it (and, if {@code expected} is not null, only from
+   * that owner). On success the caller has the free slot to itself: it assigns it or gives it back to the pool.
+   */
+  boolean tryTake(CachedBlob expected) {
+    CachedBlob old;
+    int oldIndex;
+    synchronized (this) {
+      old = owner;
+      oldIndex = index;
+      if (old == null || (expected != null && old != expected) || !fills.isEmpty()) {
+        return false;
+      }
+      generation++;
+      complete = false;
+      owner = null;
+      index = -1;
+      Arrays.fill(filled, 0L);
+      generation++;
+      assert (generation & 1) == 0;
+    }
+    old.forgetSlot(oldIndex, this);
+    return true;
+  }
+
+  /** Frees the slot and returns it to its pool if {@code owner} still holds it and no fill is running. */
+  void freeIfIdle(CachedBlob owner) {
+    if (tryTake(owner)) {
+      pool.giveBack(this);
+    }
+  }
+
+  /** Whether the slot holds region {@code index} of {@code blob} right now (racy: for assertions and tests). */
+  boolean holds(CachedBlob blob, int index) {
+    return owner == blob && this.index == index;
+  }
+
+  // ---- readers ----
+
+  /**
+   * If the slot holds region {@code index} of {@code blob} and all of it is filled, points {@code target} at it
+   * without taking the monitor and returns true.
+   */
+  boolean offerComplete(CachedBlob blob, int index, WindowTarget target) {
+    int g = generation;
+    if ((g & 1) != 0 || !complete || owner != blob || this.index != index) {
+      return false;
+    }
+    long start = fileStart;
+    long end = start + length;
+    VarHandle.acquireFence();
+    if (generation != g) {
+      return false;
+    }
+    target.setCacheWindow(start, end, cacheOffset - start, this, g);
+    return true;
+  }
+
+  /**
+   * Makes the page holding region offset {@code rel} readable, fetching it (or joining the fetch already under
+   * way) if needed, and points {@code target} at the run of filled pages around it.
+   *
+   * @param fillSize how many bytes a new fill should fetch if the reader keeps reading (aligned and bounded here)
+   * @return {@link #HIT} if the page was there, {@link #MISS} if the reader waited, {@link #STALE} if the slot no
+   *     longer holds the region (look it up again)
+   * @throws IOException the fill's failure, or a {@link BlobStoreTimeoutException} at the fill's deadline
+   */
+  synchronized int awaitPage(CachedBlob blob, int index, long rel, int fillSize, BlobFile file, WindowTarget target)
+      throws IOException {
+    if (owner != blob || this.index != index) {
+      return STALE;
+    }
+    int page = pageOf(rel);
+    boolean waited = false;
+    Fill awaited = null;
+    while (!isFilled(page)) {
+      if (awaited == null || awaited.done) {
+        if (awaited != null && awaited.error != null) {
+          throw awaited.error;
+        }
+        awaited = fillCovering(page);
+        if (awaited == null) {
+          awaited = startFill(blob, file, page, fillSize, true);
+        }
+      }
+      waited = true;
+      long remaining = awaited.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : awaited.deadlineNanos - System.nanoTime();
+      if (remaining <= 0) {
+        throw timedOut(blob, file, awaited);
+      }
+      blob.cache.ensureOpen();
+      try {
+        long wait = Math.min(remaining, MAX_WAIT_NANOS);
+        wait(wait / 1_000_000, (int) (wait % 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted waiting for " + blob.blobName + " to be fetched");
+      }
+      if (owner != blob || this.index != index) {
+        return STALE;
+      }
+    }
+    target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page), cacheOffset - fileStart,
+        this, generation);
+    return waited ? MISS : HIT;
+  }
+
+  /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
+  synchronized void prefetch(CachedBlob blob, int index, long from, long to, BlobFile file) {
+    if (owner != blob || this.index != index) {
+      return;
+    }
+    to = Math.min(to, length);
+    for (long rel = from; rel < to; ) {
+      int page = pageOf(rel);
+      Fill covering = fillCovering(page);
+      long next;
+      if (covering != null) {
+        next = covering.end;
+      } else if (isFilled(page)) {
+        next = (long) (page + 1) << pageShift;
+      } else {
+        next = startFill(blob, file, page, to - ((long) page << pageShift), false).end;
+      }
+      assert next > rel : "prefetch made no progress at " + rel + " in " + this + ", fills " + fills;
+      rel = next;
+    }
+  }
+
+  private Fill startFill(CachedBlob blob, BlobFile file, int page, long wanted, boolean demand) {
+    assert Thread.holdsLock(this);
+    int unit = blob.fillUnit(size);
+    long start = ((long) page << pageShift) & -(long) unit;
+    long end = fillEnd(start, wanted, unit);
+    long now = System.nanoTime();
+    Fill fill = new Fill(start, end, demand, now, file.deadlineAfter(now, end - start + 2L * unit));
+    fills.add(fill);
+    blob.cache.filler().start(this, fill, blob, file);
+    return fill;
+  }
+
+  /**
+   * The end of a new fill from {@code start} that may grow to {@code wanted} bytes: a multiple of {@code unit}
+   * (or the region's end) that stops before the first page that is filled or being fetched.
+   */
+  private long fillEnd(long start, long wanted, int unit) {
+    long limit = Math.min(length, (start + Math.max(unit, wanted) + unit - 1) & -(long) unit);
+    long p = start + pageSize;
+    while (p < limit && !isFilled(pageOf(p)) && fillCovering(pageOf(p)) == null) {
+      p += pageSize;
+    }
+    long end = Math.min(limit, p);
+    assert end == length || end % unit == 0 || unit > length : "fill end " + end + " not aligned to " + unit;
+    return end;
+  }
+
+  private BlobStoreTimeoutException timedOut(CachedBlob blob, BlobFile file, Fill fill) {
+    return new BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
+        "timed out after " + seconds(System.nanoTime() - fill.createdNanos) + " waiting for "
+            + BlobStoreException.range(fileStart + fill.start, fill.end - fill.start) + " to be fetched into the cache"
+            + " (the deadline comes from the store policy: " + file.deadlineExplained() + "); the fetch goes on in"
+            + " the background",
+        null);
+  }
+
+  // ---- fillers ----
+
+  /**
+   * Marks the pages of [from, to) (region offsets, page-aligned or ending the region) filled and wakes readers.
+   * Reaching the fill's end ends it, in the same step, so that a reader who has all its bytes sees no fill left.
+   */
+  synchronized void progress(Fill fill, long from, long to) {
+    assert fills.contains(fill) : fill + " is not registered in " + this;
+    assert from >= fill.start && to <= fill.end : "[" + from + ", " + to + ") outside " + fill;
+    int first = pageOf(from);
+    int end = to >= length ? pageOf(length - 1) + 1 : pageOf(to);
+    for (int p = first; p < end; p++) {
+      filled[p >>> 6] |= 1L << p;
+    }
+    if (end > first && filledPages() == pageOf(length - 1) + 1) {
+      complete = true;
+    }
+    if (to >= fill.end) {
+      fills.remove(fill);
+      fill.done = true;
+    }
+    notifyAll();
+  }
+
+  /**
+   * Ends a fill if {@link #progress} has not: readers waiting for pages it did not fill see {@code error} (or try
+   * again if it is null).
+   */
+  void finish(Fill fill, IOException error) {
+    CachedBlob holder;
+    synchronized (this) {
+      if (!fill.done) {
+        boolean removed = fills.remove(fill);
+        assert removed : fill + " was not registered in " + this;
+        fill.error = error;
+        fill.done = true;
+        notifyAll();
+      }
+      holder = owner;
+    }
+    if (holder != null && holder.released) {
+      freeIfIdle(holder); // its last directory closed while we were fetching
+    }
+  }
+
+  // ---- pages ----
+
+  int pageOf(long regionOffset) {
+    return (int) (regionOffset >>> pageShift);
+  }
+
+  private boolean isFilled(int page) {
+    assert Thread.holdsLock(this);
+    return (filled[page >>> 6] & (1L << page)) != 0;
+  }
+
+  private long filledRunStart(int page) {
+    int p = page;
+    while (p > 0 && isFilled(p - 1)) {
+      p--;
+    }
+    return (long) p << pageShift;
+  }
+
+  private long filledRunEnd(int page) {
+    int p = page + 1;
+    int pages = pageOf(length - 1) + 1;
+    while (p < pages && isFilled(p)) {
+      p++;
+    }
+    return Math.min(length, (long) p << pageShift);
+  }
+
+  private Fill fillCovering(int page) {
+    long offset = (long) page << pageShift;
+    for (Fill f : fills) {
+      if (offset >= f.start && offset < f.end) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  private int filledPages() {
+    int count = 0;
+    for (long word : filled) {
+      count += Long.bitCount(word);
+    }
+    return count;
+  }
+
+  /** Bytes of the region filled now; for stats and tests. */
+  synchronized long filledBytes() {
+    return owner == null ? 0 : Math.min(length, (long) filledPages() << pageShift);
+  }
+
+  @Override
+  public String toString() {
+    CachedBlob f = owner;
+    return "slot " + number + (f == null ? " (free)" : " (" + f.blobName + " region " + index + ")");
+  }
+
+  static String seconds(long nanos) {
+    return String.format(Locale.ROOT, "%.1fs", nanos / 1e9);
+  }
+}
