@@ -187,14 +187,15 @@ final class RequestLimitingBlobStore extends FilterBlobStore {
     }
 
     void acquire(long bytes) throws InterruptedIOException {
-      long wait;
-      synchronized (this) {
-        long now = System.nanoTime();
-        long begin = nextFree - now > 0 ? nextFree : now;
-        nextFree = begin + (long) (bytes * nanosPerByte);
-        wait = begin - now;
-      }
-      StoreThreads.sleepNanos(wait, "waiting for max_bytes_per_sec");
+      StoreThreads.sleepNanos(book(bytes), "waiting for max_bytes_per_sec");
+    }
+
+    /** Books the next free stretch of time for {@code bytes}; returns how long to wait for it to begin. */
+    synchronized long book(long bytes) {
+      long now = System.nanoTime();
+      long begin = nextFree - now > 0 ? nextFree : now;
+      nextFree = begin + (long) (bytes * nanosPerByte);
+      return begin - now;
     }
   }
 }

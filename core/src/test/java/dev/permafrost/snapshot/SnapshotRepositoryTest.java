@@ -71,6 +71,54 @@ class SnapshotRepositoryTest {
   }
 
   @Test
+  void everyFileIsCoveredByChunkChecksumsAndMissingTablesAreAddedByTheNextSnapshot() throws IOException {
+    int chunkSize = 8 << 10;
+    try (Directory dir = index("chunks", 3000, 2)) {
+      repo.createSnapshot("c1", dir, SnapshotOptions.DEFAULTS.withChunkSize(chunkSize));
+      SnapshotManifest manifest = repo.readManifest("c1");
+      assertEquals(chunkSize, manifest.chunkSize());
+      int tables = 0;
+      for (FileEntry f : manifest.files()) {
+        if (f.blobName() == null) {
+          continue;
+        }
+        byte[] bytes = readFile(dir, f.name(), 0, (int) f.length());
+        String table = manifest.chunkTableBlob(f);
+        if (table == null) {
+          assertTrue(f.length() <= chunkSize, f.name());
+          assertEquals(ChunkTable.crc32c(bytes, 0, bytes.length), f.wholeCrc32c(), "the manifest keeps the CRC32C of " + f.name());
+          continue;
+        }
+        tables++;
+        byte[] tableBytes;
+        try (InputStream in = store.read(table)) {
+          tableBytes = in.readAllBytes();
+        }
+        ChunkTable t = ChunkTable.parse(tableBytes, f.name(), f.length(), f.checksum(), chunkSize, table);
+        for (int c = 0; c < t.chunkCount(); c++) {
+          int from = c * chunkSize;
+          assertEquals(ChunkTable.crc32c(bytes, from, (int) Math.min(chunkSize, bytes.length - from)), t.checksum(c));
+        }
+      }
+      assertTrue(tables > 0, "the index must have files of more than one chunk");
+      // tables lost (or never written, by an older version): the next snapshot of the same files writes them
+      for (FileEntry f : manifest.files()) {
+        if (manifest.chunkTableBlob(f) != null) {
+          store.delete(manifest.chunkTableBlob(f));
+        }
+      }
+      store.reset();
+      repo.createSnapshot("c2", dir, SnapshotOptions.DEFAULTS.withChunkSize(chunkSize));
+      assertEquals(tables + 1, store.writeRequests.get(), "the missing tables and the manifest, no file again");
+      for (FileEntry f : manifest.files()) {
+        if (manifest.chunkTableBlob(f) != null) {
+          assertTrue(store.exists(manifest.chunkTableBlob(f)), f.name());
+        }
+      }
+    }
+  }
+
+  @Test
   void roundTripOfARandomIndex() throws IOException {
     try (Directory dir = index("idx", 3000, 4)) {
       SnapshotInfo info = repo.createSnapshot("snap-1", dir, SnapshotOptions.DEFAULTS.withPointFields("@timestamp", "status", "nope"));

@@ -183,7 +183,7 @@ class MountedIndexTest {
       List<Integer> cuts = new ArrayList<>();
       int at = 0;
       while (at < bytes.length) {
-        int n = Math.min(bytes.length - at, 1 + (at * 7919 % 5000));
+        int n = Math.min(bytes.length - at, 1 + (int) ((long) at * 7919 % 5000));
         in.readBytes(bytes, at, n);
         at += n;
         cuts.add(n);
