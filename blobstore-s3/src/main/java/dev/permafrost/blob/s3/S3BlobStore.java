@@ -15,8 +15,14 @@ import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,7 +40,9 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -72,14 +80,39 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  *       short {@code Content-Range}).
  *   <li>A blob shorter than {@code multipart_threshold} is read from the source into memory and sent in one PUT
  *       with its length; a longer one is sent as a multipart upload of {@code part_size} parts, each buffered in
- *       memory so the SDK can retry it. Any failure, including the source stream failing or ending short, aborts
- *       the upload, so readers never see a partial blob.
+ *       memory, so that nothing is sent unless the source delivered it whole. Any failure, including the source
+ *       stream failing or ending short, aborts the upload, so readers never see a partial blob.
  *   <li>Listing follows every ListObjectsV2 page; batch deletes use DeleteObjects in batches of at most 1000.
  * </ul>
  *
  * <p>Credentials are the {@code access_key} / {@code secret_key} settings when given, otherwise the AWS SDK's
  * default provider chain (environment, system properties, profile files, container and instance roles). They
  * never appear in {@link #describe()}, {@link #toString()} or any exception message.
+ *
+ * <p><b>Failures.</b> The SDK client makes exactly one attempt per request: its own retries are off, because
+ * retries, deadlines, hedging and rate limits belong to the {@link dev.permafrost.blob.StorePolicy} that
+ * {@link BlobStores#open(URI)} puts around this store ({@code SnapshotRepository.open(store)} applies the default
+ * policy to a store from {@link #builder()}); two retry layers would multiply the attempts. Every failure is a
+ * {@link BlobStoreException} whose {@link BlobStoreException#isRetryable() isRetryable()} tells the policy whether
+ * the same request may pass if sent again:
+ *
+ * <ul>
+ *   <li>retryable: HTTP 5xx, 408, 429 and the throttling and time-out codes ({@code SlowDown}, {@code Throttling},
+ *       {@code RequestTimeout}...), {@code RequestTimeTooSkewed} (the SDK corrects its clock for the next
+ *       request), a host that does not resolve, a connection refused, reset or timed out, socket time-outs, TLS
+ *       errors and responses cut short (a stream that ends or breaks before the length it announced);
+ *   <li>not retryable: a missing blob ({@link BlobNotFoundException}) or bucket, 401/403 (unknown access key, wrong
+ *       secret key, access denied), a bucket in another region, 400, 412, 416 and every other 4xx, a range past the
+ *       end of the blob, missing credentials, a failing or short source stream in {@code write}, an interrupted
+ *       thread, and a stream closed while it was read.
+ * </ul>
+ *
+ * <p><b>Streams.</b> A stream returned by {@code read} may be closed from any thread, as the policy's deadline
+ * timer does while the reading thread is blocked in {@code read()}. {@code close()} is idempotent and thread-safe:
+ * unless the whole response body has already been received (then the connection returns to the pool), it aborts
+ * the HTTP request, dropping the connection instead of draining the rest of the body. A read blocked in another
+ * thread then fails at once, as does any later read, with a non-retryable {@link BlobStoreException} saying that
+ * the stream was closed (never with a premature end of stream).
  *
  * <p>The SDK client is synchronous and uses the Apache HttpClient 5 based HTTP client: it pools connections (the
  * concurrent ranged reads of a search share them), has separate connect and socket timeouts, and can abort a
@@ -100,8 +133,6 @@ public final class S3BlobStore implements BlobStore {
   public static final String CONNECTION_TIMEOUT = "connection_timeout";
   /** Setting: how long a socket read may block (the socket timeout). */
   public static final String READ_TIMEOUT = "read_timeout";
-  /** Setting: how many times the SDK retries a failed request (its standard retry strategy). */
-  public static final String MAX_RETRIES = "max_retries";
   /** Setting: the size of the HTTP connection pool. */
   public static final String MAX_CONNECTIONS = "max_connections";
   /** Setting: blobs of at least this size are written with a multipart upload. */
@@ -113,7 +144,6 @@ public final class S3BlobStore implements BlobStore {
 
   static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
   static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(50);
-  static final int DEFAULT_MAX_RETRIES = 3;
   static final int DEFAULT_MAX_CONNECTIONS = 50;
   static final long DEFAULT_MULTIPART_THRESHOLD = 16L << 20;
   static final long DEFAULT_PART_SIZE = 8L << 20;
@@ -125,6 +155,13 @@ public final class S3BlobStore implements BlobStore {
   static final long MAX_BUFFERED = 1L << 30;
   static final int MAX_PARTS = 10_000;
   static final int MAX_DELETE_BATCH = 1000;
+  /** Error codes of throttling (whatever the status): worth another attempt after a back-off. */
+  static final Set<String> THROTTLING_ERROR_CODES =
+      Set.of("SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded", "BandwidthLimitExceeded",
+          "TooManyRequestsException", "RequestThrottled", "RequestThrottledException");
+  /** Other error codes, beyond 5xx and 408, that a second attempt may pass (S3 can send them with a 200 or 400). */
+  static final Set<String> TRANSIENT_ERROR_CODES =
+      Set.of("InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete");
 
   private static final String CONTENT_TYPE = "application/octet-stream";
 
@@ -158,7 +195,6 @@ public final class S3BlobStore implements BlobStore {
     String secretKey = emptyToNull(settings.get(SECRET_KEY, null));
     this.connectionTimeout = settings.getDuration(CONNECTION_TIMEOUT, DEFAULT_CONNECTION_TIMEOUT);
     this.readTimeout = settings.getDuration(READ_TIMEOUT, DEFAULT_READ_TIMEOUT);
-    int maxRetries = settings.getInt(MAX_RETRIES, DEFAULT_MAX_RETRIES);
     int maxConnections = settings.getInt(MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
     this.multipartThreshold = settings.getBytes(MULTIPART_THRESHOLD, DEFAULT_MULTIPART_THRESHOLD);
     this.partSize = settings.getBytes(PART_SIZE, DEFAULT_PART_SIZE);
@@ -172,9 +208,6 @@ public final class S3BlobStore implements BlobStore {
     }
     requirePositive(CONNECTION_TIMEOUT, connectionTimeout);
     requirePositive(READ_TIMEOUT, readTimeout);
-    if (maxRetries < 0) {
-      throw new IllegalArgumentException("s3 blob store setting '" + MAX_RETRIES + "' must not be negative, got " + maxRetries);
-    }
     if (maxConnections < 1) {
       throw new IllegalArgumentException("s3 blob store setting '" + MAX_CONNECTIONS + "' must be at least 1, got " + maxConnections);
     }
@@ -213,7 +246,8 @@ public final class S3BlobStore implements BlobStore {
                     .connectionTimeout(connectionTimeout)
                     .socketTimeout(readTimeout)
                     .maxConnections(maxConnections))
-            .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(maxRetries + 1)));
+            // One attempt per request: retries are the StorePolicy's alone (two layers would multiply attempts).
+            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
     if (endpointUri != null) {
       builder.endpointOverride(endpointUri);
     }
@@ -297,7 +331,7 @@ public final class S3BlobStore implements BlobStore {
       throw translate(e, blobName, "read");
     }
     Long contentLength = in.response().contentLength();
-    return new ObjectStream(in, blobName, 0, contentLength == null ? -1 : contentLength);
+    return new ObjectStream(in, blobName, 0, contentLength == null ? -1 : contentLength, 0);
   }
 
   @Override
@@ -346,7 +380,7 @@ public final class S3BlobStore implements BlobStore {
           throw pastEnd(blobName, offset, length, total);
         }
         in.skipNBytes(offset);
-        return new ObjectStream(in, blobName, offset, length);
+        return new ObjectStream(in, blobName, offset, length, offset);
       }
       long[] parsed = parseContentRange(contentRange);
       if (parsed == null || parsed[0] != offset) {
@@ -357,7 +391,7 @@ public final class S3BlobStore implements BlobStore {
       if (parsed[1] < last) {
         throw pastEnd(blobName, offset, length, parsed[2] >= 0 ? parsed[2] : parsed[1] + 1);
       }
-      ObjectStream stream = new ObjectStream(in, blobName, offset, length);
+      ObjectStream stream = new ObjectStream(in, blobName, offset, length, 0);
       in = null;
       return stream;
     } catch (IOException | RuntimeException e) {
@@ -371,7 +405,7 @@ public final class S3BlobStore implements BlobStore {
         throw translate(se, blobName, "read " + BlobStoreException.range(offset, length));
       }
       throw new BlobStoreException(
-          description, blobName, "ranged read " + BlobStoreException.range(offset, length) + " failed: " + e, e);
+          description, blobName, "ranged read " + BlobStoreException.range(offset, length) + " failed: " + e, e, isTransient(e));
     }
   }
 
@@ -453,7 +487,7 @@ public final class S3BlobStore implements BlobStore {
   }
 
   private void putSingle(String blobName, String key, InputStream data, int length) throws IOException {
-    // Read everything first: nothing is sent unless the source delivered every byte, and the SDK can retry.
+    // Read everything first: nothing is sent unless the source delivered every byte.
     byte[] buffer = new byte[length];
     readFully(data, buffer, length, blobName, 0, length);
     PutObjectRequest request =
@@ -641,7 +675,10 @@ public final class S3BlobStore implements BlobStore {
         if (errors.size() > 10) {
           sb.append(", ...");
         }
-        throw new BlobStoreException(description, null, sb.toString());
+        // Deletes are idempotent: the batch may be sent again if every failure was a server error or throttling.
+        boolean retryable = errors.stream()
+            .allMatch(err -> isIn(THROTTLING_ERROR_CODES, err.code()) || isIn(TRANSIENT_ERROR_CODES, err.code()));
+        throw new BlobStoreException(description, null, sb.toString(), null, retryable);
       }
     }
   }
@@ -676,8 +713,9 @@ public final class S3BlobStore implements BlobStore {
   }
 
   /**
-   * Turns an SDK exception into a {@link BlobStoreException} that says what is wrong and what to check. The
-   * store's description (backend, bucket, endpoint, region) is part of every message.
+   * Turns an SDK exception into a {@link BlobStoreException} that says what is wrong and what to check, and
+   * whether sending the same request again may pass ({@link BlobStoreException#isRetryable()}, see the class
+   * comment). The store's description (backend, bucket, endpoint, region) is part of every message.
    */
   BlobStoreException translate(SdkException e, String blobName, String action) {
     if (e instanceof AwsServiceException ase) {
@@ -695,6 +733,20 @@ public final class S3BlobStore implements BlobStore {
           return noSuchBucket(blobName, action, " [S3 status " + status + ", and HEAD of the bucket is 404 too]", e);
         }
         return new BlobNotFoundException(description, blobName, e);
+      }
+      if (ase.isThrottlingException() || status == 429 || isIn(THROTTLING_ERROR_CODES, code)) {
+        return new BlobStoreException(description, blobName,
+            "S3 " + action + " failed: " + endpointText() + " is throttling requests (slow down)" + detail, e, true);
+      }
+      if (status >= 500 || status == 408 || isIn(TRANSIENT_ERROR_CODES, code)) {
+        return new BlobStoreException(description, blobName,
+            "S3 " + action + " failed: " + (status >= 500 ? "server error at " : "transient error at ") + endpointText()
+                + detail, e, true);
+      }
+      if (ase.isClockSkewException()) {
+        // The SDK has corrected its clock offset from this response's Date: the next request is signed right.
+        return new BlobStoreException(description, blobName,
+            "S3 " + action + " failed: the local clock is too far from the server's; check the clock (NTP)" + detail, e, true);
       }
       if ("InvalidAccessKeyId".equals(code)) {
         return new BlobStoreException(description, blobName,
@@ -714,7 +766,7 @@ public final class S3BlobStore implements BlobStore {
             "S3 " + action + " failed: bucket '" + bucket + "' is not in region " + region
                 + (bucketRegion == null ? "" : " but in " + bucketRegion) + "; check the '" + REGION + "' setting" + detail, e);
       }
-      if (status == 403 || "AccessDenied".equals(code)) {
+      if (status == 403 || status == 401 || "AccessDenied".equals(code)) {
         return new BlobStoreException(description, blobName,
             "S3 " + action + " failed: access denied to bucket '" + bucket + "' at " + endpointText()
                 + (code == null ? " (the response has no error code, as for a HEAD, so the cause may be a wrong access key,"
@@ -722,34 +774,36 @@ public final class S3BlobStore implements BlobStore {
                 + "; check the credentials ('" + ACCESS_KEY + "' / '" + SECRET_KEY + "' or the AWS default provider chain)"
                 + " and that they are allowed to use this bucket and prefix" + detail, e);
       }
+      // Any other 4xx (400, 412, 416...): the request itself is wrong, sending it again would not help.
       return new BlobStoreException(description, blobName, "S3 " + action + " failed" + detail, e);
     }
-    Throwable cause = rootCauseOfInterest(e);
-    String timeouts = " (" + CONNECTION_TIMEOUT + " " + format(connectionTimeout) + ", " + READ_TIMEOUT + " "
-        + format(readTimeout) + ")";
-    if (cause instanceof java.net.UnknownHostException) {
-      return new BlobStoreException(description, blobName,
-          "S3 " + action + " failed: cannot resolve the host of " + endpointText() + " (" + cause.getMessage()
-              + "); check the '" + ENDPOINT + "' and '" + REGION + "' settings and DNS", e);
-    }
-    if (cause instanceof java.net.ConnectException || cause instanceof java.net.NoRouteToHostException
-        || (cause != null && cause.getClass().getSimpleName().equals("ConnectTimeoutException"))) {
-      return new BlobStoreException(description, blobName,
-          "S3 " + action + " failed: cannot connect to " + endpointText() + " (" + cause.getMessage()
-              + "); check the '" + ENDPOINT + "' setting and that the server is running and reachable" + timeouts, e);
-    }
-    if (cause instanceof java.net.SocketTimeoutException) {
-      return new BlobStoreException(description, blobName,
-          "S3 " + action + " failed: timed out waiting for " + endpointText() + timeouts
-              + "; check that the server is healthy, or raise the timeouts", e);
-    }
     if (e instanceof SdkClientException && String.valueOf(e.getMessage()).contains("Unable to load credentials")) {
+      // Checked before the network causes: the provider chain's own failed lookups (instance metadata) are no
+      // reason to blame the endpoint.
       return new BlobStoreException(description, blobName,
           "S3 " + action + " failed: no AWS credentials found; give the '" + ACCESS_KEY + "' and '" + SECRET_KEY
               + "' settings or configure the AWS default provider chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY,"
               + " a profile, or an instance or container role)", e);
     }
-    return new BlobStoreException(description, blobName, "S3 " + action + " failed: " + e.getMessage(), e);
+    Throwable cause = rootCauseOfInterest(e);
+    String timeouts = " (" + CONNECTION_TIMEOUT + " " + format(connectionTimeout) + ", " + READ_TIMEOUT + " "
+        + format(readTimeout) + ")";
+    if (cause instanceof UnknownHostException) {
+      return new BlobStoreException(description, blobName,
+          "S3 " + action + " failed: cannot resolve the host of " + endpointText() + " (" + cause.getMessage()
+              + "); check the '" + ENDPOINT + "' and '" + REGION + "' settings and DNS", e, true);
+    }
+    if (cause instanceof ConnectException || cause instanceof NoRouteToHostException || isConnectTimeout(cause)) {
+      return new BlobStoreException(description, blobName,
+          "S3 " + action + " failed: cannot connect to " + endpointText() + " (" + cause.getMessage()
+              + "); check the '" + ENDPOINT + "' setting and that the server is running and reachable" + timeouts, e, true);
+    }
+    if (cause instanceof SocketTimeoutException) {
+      return new BlobStoreException(description, blobName,
+          "S3 " + action + " failed: timed out waiting for " + endpointText() + timeouts
+              + "; check that the server is healthy, or raise the timeouts", e, true);
+    }
+    return new BlobStoreException(description, blobName, "S3 " + action + " failed: " + e.getMessage(), e, isTransient(e));
   }
 
   private BlobStoreException noSuchBucket(String blobName, String action, String detail, Throwable e) {
@@ -780,18 +834,50 @@ public final class S3BlobStore implements BlobStore {
     return endpoint == null ? "the AWS S3 endpoint of region " + region : "endpoint " + endpoint;
   }
 
+  /** The first cause that tells why no connection or response came: a host, connect or socket time-out problem. */
   private static Throwable rootCauseOfInterest(Throwable e) {
     Throwable t = e;
     for (int depth = 0; t != null && depth < 20; depth++, t = t.getCause()) {
-      if (t instanceof java.net.UnknownHostException
-          || t instanceof java.net.ConnectException
-          || t instanceof java.net.NoRouteToHostException
-          || t instanceof java.net.SocketTimeoutException
-          || t.getClass().getSimpleName().equals("ConnectTimeoutException")) {
+      if (t instanceof UnknownHostException
+          || t instanceof ConnectException
+          || t instanceof NoRouteToHostException
+          || t instanceof SocketTimeoutException
+          || isConnectTimeout(t)) {
         return t;
       }
     }
     return null;
+  }
+
+  /** Null-safe {@code codes.contains(code)} ({@link Set#of} sets throw on null). */
+  private static boolean isIn(Set<String> codes, String code) {
+    return code != null && codes.contains(code);
+  }
+
+  /** Apache HttpClient's {@code ConnectTimeoutException} (an {@link InterruptedIOException}, by name: no import). */
+  private static boolean isConnectTimeout(Throwable t) {
+    return t != null && t.getClass().getSimpleName().equals("ConnectTimeoutException");
+  }
+
+  /**
+   * Whether a failure with no S3 error response is a transport failure that a second attempt may pass: an I/O
+   * error in the cause chain (connection refused or reset, socket or connect time-out, TLS error, response cut
+   * short, host not resolved), unless the thread was interrupted.
+   */
+  static boolean isTransient(Throwable e) {
+    boolean io = false;
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < 20; depth++, t = t.getCause()) {
+      if (t instanceof SocketTimeoutException || isConnectTimeout(t)) {
+        return true;
+      }
+      if (t instanceof AbortedException || t instanceof InterruptedException || t instanceof ClosedByInterruptException
+          || (t instanceof InterruptedIOException && !t.getClass().getSimpleName().endsWith("TimeoutException"))) {
+        return false; // an interrupted thread is being told to stop, not to try again
+      }
+      io |= t instanceof IOException;
+    }
+    return io;
   }
 
   private static void abortQuietly(ResponseInputStream<?> in) {
@@ -855,22 +941,44 @@ public final class S3BlobStore implements BlobStore {
     }
   }
 
-  /** A stream over a GET response that checks it delivers exactly the expected bytes and maps errors. */
+  /**
+   * A stream over a GET response that checks it delivers exactly the expected bytes and maps errors.
+   *
+   * <p>One thread reads it; any thread may close it, also while the reader is blocked on the socket (the store
+   * policy's deadline timer does). Unless the whole response body has been received, {@link #close()} aborts the
+   * request: the HTTP client closes the connection at once, so the blocked read fails. A plain close would drain
+   * the rest of the body instead, which blocks on a stalled server (or downloads the rest of an object whose range
+   * the server ignored). A read that returns or fails once the stream is closed reports the close, not a short
+   * response: the data or end of stream it got may be an artefact of the abort.
+   */
   private final class ObjectStream extends InputStream {
     private final ResponseInputStream<GetObjectResponse> in;
     private final String blobName;
     private final long offset;
     private final long expected;
+    /** The response body's length (its Content-Length), or -1 if unknown. */
+    private final long bodyLength;
+    /** Bytes taken from the response body, skipped ones included; written by the reader, read by close(). */
+    private volatile long received;
+    /** Whether the response body has ended (the HTTP stream returned -1); written by the reader. */
+    private volatile boolean bodyEnded;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Bytes delivered; the reader's own. */
     private long position;
     private boolean eof;
-    private boolean closed;
 
-    /** {@code expected} is the number of bytes to deliver, or -1 if unknown (read to the end). */
-    ObjectStream(ResponseInputStream<GetObjectResponse> in, String blobName, long offset, long expected) {
+    /**
+     * {@code expected} is the number of bytes to deliver, or -1 if unknown (read to the end); {@code received} the
+     * bytes of the body already consumed (skipped) before the first byte to deliver.
+     */
+    ObjectStream(ResponseInputStream<GetObjectResponse> in, String blobName, long offset, long expected, long received) {
       this.in = in;
       this.blobName = blobName;
       this.offset = offset;
       this.expected = expected;
+      this.received = received;
+      Long contentLength = in.response().contentLength();
+      this.bodyLength = contentLength == null ? -1 : contentLength;
     }
 
     private long remaining() {
@@ -890,8 +998,8 @@ public final class S3BlobStore implements BlobStore {
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
       Objects.checkFromIndexSize(off, len, b.length);
-      if (closed) {
-        throw new IOException("stream over blob " + blobName + " of " + description + " is closed");
+      if (closed.get()) {
+        throw new BlobStoreException(description, blobName, "S3 read failed: the stream is closed", null, false);
       }
       if (len == 0) {
         return 0;
@@ -903,34 +1011,49 @@ public final class S3BlobStore implements BlobStore {
       try {
         n = in.read(b, off, (int) Math.min(len, remaining()));
       } catch (SdkException e) {
-        throw translate(e, blobName, "read at offset " + (offset + position));
+        throw closed.get() ? closedWhileReading(e) : translate(e, blobName, "read at offset " + (offset + position));
       } catch (IOException e) {
-        throw new BlobStoreException(description, blobName, "S3 read failed at offset " + (offset + position) + ": " + e, e);
+        if (closed.get()) {
+          throw closedWhileReading(e);
+        }
+        throw new BlobStoreException(
+            description, blobName, "S3 read failed at offset " + (offset + position) + ": " + e, e, isTransient(e));
+      }
+      if (closed.get()) {
+        throw closedWhileReading(null);
       }
       if (n < 0) {
+        bodyEnded = true;
         if (expected >= 0) {
           throw new BlobStoreException(description, blobName,
               "S3 response ended at offset " + (offset + position) + ", before the end of "
-                  + BlobStoreException.range(offset, expected));
+                  + BlobStoreException.range(offset, expected), null, true);
         }
         eof = true;
         return -1;
       }
       position += n;
+      received += n; // only this thread writes it
       return n;
     }
 
+    private BlobStoreException closedWhileReading(Throwable cause) {
+      return new BlobStoreException(description, blobName,
+          "S3 read at offset " + (offset + position) + " failed: the stream was closed while it was being read,"
+              + " and its request aborted", cause, false);
+    }
+
+    /** Idempotent and thread-safe; see the class comment. */
     @Override
     public void close() throws IOException {
-      if (closed) {
+      if (!closed.compareAndSet(false, true)) {
         return;
       }
-      closed = true;
-      if (remaining() > 0) {
-        // Closed early: drop the connection rather than download the rest of the object.
-        in.abort();
+      if (bodyEnded || (bodyLength >= 0 && received >= bodyLength)) {
+        in.close(); // nothing left to drain: the connection goes back to the pool
+      } else {
+        in.abort(); // closes the connection instead of draining it; a read blocked on it fails at once
       }
-      in.close();
     }
   }
 
@@ -998,11 +1121,6 @@ public final class S3BlobStore implements BlobStore {
     /** {@value S3BlobStore#READ_TIMEOUT}. */
     public Builder readTimeout(Duration timeout) {
       return setting(READ_TIMEOUT, timeout.toString());
-    }
-
-    /** {@value S3BlobStore#MAX_RETRIES}. */
-    public Builder maxRetries(int retries) {
-      return setting(MAX_RETRIES, Integer.toString(retries));
     }
 
     /** {@value S3BlobStore#MAX_CONNECTIONS}. */

@@ -17,6 +17,8 @@ import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.BlobStoreVerifier;
 import dev.permafrost.blob.BlobStoreVerifier.VerificationException;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -78,7 +80,9 @@ class S3BlobStoreTest {
         + "&list_page_size=17&max_retries=1&connection_timeout=2s&read_timeout=PT3S&path_style_access=true"
         + "&max_connections=4";
     try (BlobStore store = BlobStores.open(URI.create(uri))) {
-      S3BlobStore s3 = assertInstanceOf(S3BlobStore.class, store);
+      // BlobStores.open wraps the backend in the store policy, which took max_retries.
+      assertEquals(1, StorePolicy.of(store).maxRetries());
+      S3BlobStore s3 = assertInstanceOf(S3BlobStore.class, FilterBlobStore.unwrap(store));
       assertEquals("my-bucket", s3.bucket());
       assertEquals("some/prefix/", s3.prefix());
       assertEquals("http://127.0.0.1:1", s3.endpoint());
@@ -90,7 +94,8 @@ class S3BlobStoreTest {
       assertFalse(s3.toString().contains("uri-secret"), s3.toString());
       assertFalse(s3.toString().contains("AKIDEXAMPLE"), s3.toString());
     }
-    try (S3BlobStore whole = (S3BlobStore) BlobStores.open(URI.create("s3://bucket_2?endpoint=http://localhost:9"))) {
+    try (BlobStore opened = BlobStores.open(URI.create("s3://bucket_2?endpoint=http://localhost:9"))) {
+      S3BlobStore whole = (S3BlobStore) FilterBlobStore.unwrap(opened);
       assertEquals("bucket_2", whole.bucket());
       assertEquals("", whole.prefix());
       assertEquals("us-east-1", whole.region());
@@ -108,6 +113,9 @@ class S3BlobStoreTest {
     e = assertThrows(IllegalArgumentException.class,
         () -> BlobStores.open(URI.create("s3://b/p?endpoint=http://127.0.0.1:1&max_retries=lots")));
     assertTrue(e.getMessage().contains("max_retries"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> S3BlobStore.builder().bucket("b").endpoint("http://127.0.0.1:1").setting("max_retries", "1").build());
+    assertTrue(e.getMessage().contains("max_retries"), "retries are the store policy's, not a backend setting: " + e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
         () -> BlobStores.open(URI.create("s3://b/p?endpoint=http://127.0.0.1:1&part_size=1mb")));
     assertTrue(e.getMessage().contains("part_size"), e.getMessage());
@@ -173,6 +181,7 @@ class S3BlobStoreTest {
         BlobStoreException e = assertThrows(BlobStoreException.class, operation);
         assertFalse(e instanceof BlobNotFoundException, e.getMessage());
         assertTrue(e.getMessage().contains("bucket '" + bucket + "' does not exist"), e.getMessage());
+        assertFalse(e.isRetryable(), e.getMessage());
         assertNamesStoreWithoutSecret(e, bucket, S3TestStores.endpoint(), S3TestStores.secretKey());
       }
     }
@@ -183,7 +192,7 @@ class S3BlobStoreTest {
     String secret = "wrong-secret-" + UUID.randomUUID();
     S3TestStores.newStore().close();
     try (S3BlobStore store = S3TestStores.baseBuilder().bucket(S3TestStores.BUCKET).prefix("p")
-        .credentials(S3TestStores.accessKey(), secret).maxRetries(0).build()) {
+        .credentials(S3TestStores.accessKey(), secret).build()) {
       assertFalse(store.toString().contains(secret));
       assertFalse(store.describe().contains(secret));
       BlobStoreException e = assertThrows(BlobStoreException.class, () -> put(store, "a", new byte[10]));
@@ -197,6 +206,7 @@ class S3BlobStoreTest {
         BlobStoreException other = assertThrows(BlobStoreException.class, operation);
         assertFalse(other instanceof BlobNotFoundException, other.getMessage());
         assertTrue(other.getMessage().contains("secret_key"), other.getMessage());
+        assertFalse(other.isRetryable(), other.getMessage());
         assertNamesStoreWithoutSecret(other, S3TestStores.BUCKET, S3TestStores.endpoint(), secret);
       }
     }
@@ -206,7 +216,7 @@ class S3BlobStoreTest {
   void unknownAccessKeySaysSo() throws IOException {
     String secret = "some-secret-" + UUID.randomUUID();
     try (S3BlobStore store = S3TestStores.baseBuilder().bucket(S3TestStores.BUCKET).prefix("p")
-        .credentials("no-such-access-key", secret).maxRetries(0).build()) {
+        .credentials("no-such-access-key", secret).build()) {
       BlobStoreException e = assertThrows(BlobStoreException.class, () -> put(store, "a", new byte[10]));
       assertTrue(e.getMessage().contains("access key id is not known"), e.getMessage());
       assertNamesStoreWithoutSecret(e, S3TestStores.BUCKET, S3TestStores.endpoint(), secret);
@@ -226,13 +236,14 @@ class S3BlobStoreTest {
     String secret = "closed-port-secret-" + UUID.randomUUID();
     try (S3BlobStore store = S3BlobStore.builder().bucket("some-bucket").prefix("p").endpoint(endpoint)
         .credentials("someone", secret).connectionTimeout(Duration.ofSeconds(1)).readTimeout(Duration.ofSeconds(2))
-        .maxRetries(0).build()) {
+        .build()) {
       for (Executable operation : List.<Executable>of(
           () -> put(store, "a", new byte[10]), () -> store.read("a").close(), () -> store.read("a", 0, 3).close(),
           () -> store.length("a"), () -> store.list(""), () -> store.delete("a"))) {
         BlobStoreException e = assertThrows(BlobStoreException.class, operation);
         assertFalse(e instanceof BlobNotFoundException, e.getMessage());
         assertTrue(e.getMessage().contains("cannot connect to endpoint " + endpoint), e.getMessage());
+        assertTrue(e.isRetryable(), e.getMessage());
         assertNamesStoreWithoutSecret(e, "some-bucket", endpoint, secret);
       }
     }
@@ -267,6 +278,7 @@ class S3BlobStoreTest {
         assertTrue(message.contains(BlobStoreException.range(range[0], range[1])), message);
         assertTrue(message.contains("length 1000"), message);
         assertTrue(message.contains("blob: blob"), message);
+        assertFalse(e.isRetryable(), message);
       }
       assertThrows(BlobNotFoundException.class, () -> store.read("nope", 0, 0));
       // A stream closed early is fine, and the store stays usable.
