@@ -11,7 +11,9 @@ import com.azure.core.util.ClientOptions;
 import com.azure.core.util.Context;
 import com.azure.core.util.HttpClientOptions;
 import com.azure.storage.blob.BlobClient;
+import com.azure.storage.blob.BlobContainerAsyncClient;
 import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.BlobServiceAsyncClient;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import com.azure.storage.blob.models.BlobErrorCode;
@@ -23,6 +25,7 @@ import com.azure.storage.blob.models.ListBlobsOptions;
 import com.azure.storage.blob.options.BlockBlobCommitBlockListOptions;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
 import com.azure.storage.blob.options.BlockBlobStageBlockOptions;
+import com.azure.storage.blob.specialized.BlobAsyncClientBase;
 import com.azure.storage.blob.specialized.BlobClientBase;
 import com.azure.storage.blob.specialized.BlockBlobClient;
 import com.azure.storage.common.StorageSharedKeyCredential;
@@ -33,18 +36,21 @@ import dev.permafrost.blob.BlobNames;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.StoreSettings;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +77,16 @@ import java.util.regex.Pattern;
  * {@value #SINGLE_UPLOAD_THRESHOLD} is sent in one Put Blob request; a larger one is staged in blocks of {@value
  * #BLOCK_SIZE} and appears only when its block list is committed. If the source stream fails or ends early,
  * nothing is committed (staged blocks that are never committed are discarded by the service after a week).
+ *
+ * <p>Retries, deadlines, hedging and rate limits are not this class's: they belong to the {@link StorePolicy}
+ * (settings {@code max_retries}, {@code retry_delay}, ... in the URI), which {@link
+ * dev.permafrost.blob.BlobStores#open(URI)} puts around this store. The SDK sends every request exactly once
+ * (its retry policy allows one try, and a broken download is not resumed), so that attempts are never
+ * multiplied by two retry layers; each failure is a {@link BlobStoreException} that says whether it is {@linkplain
+ * BlobStoreException#isRetryable() worth retrying}. A store built with {@link #builder()} has no policy: {@code
+ * SnapshotRepository.open(store)} gives it the default one, or wrap it with {@code
+ * StorePolicy.builder()...build().apply(store)}. A read stream may be closed from another thread (as the policy's
+ * deadline timer does), which aborts its request in flight.
  */
 public final class AzureBlobStore implements BlobStore {
   /** The URI scheme. */
@@ -90,10 +106,6 @@ public final class AzureBlobStore implements BlobStore {
   public static final String CONNECT_TIMEOUT = "connect_timeout";
   /** How long to wait for a response, and between two reads of a response body. */
   public static final String READ_TIMEOUT = "read_timeout";
-  /** How many times a failed request is retried (exponential back-off). */
-  public static final String MAX_RETRIES = "max_retries";
-  /** The first back-off delay between retries; it doubles on each retry, up to a minute. */
-  public static final String RETRY_DELAY = "retry_delay";
   /** The size of each staged block of a large upload. */
   public static final String BLOCK_SIZE = "block_size";
   /** Blobs up to this size are uploaded in a single request; larger ones in blocks. */
@@ -105,8 +117,6 @@ public final class AzureBlobStore implements BlobStore {
 
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(60);
-  static final int DEFAULT_MAX_RETRIES = 3;
-  static final Duration DEFAULT_RETRY_DELAY = Duration.ofSeconds(1);
   static final long DEFAULT_BLOCK_SIZE = 8L << 20;
   static final long DEFAULT_SINGLE_UPLOAD_THRESHOLD = 16L << 20;
   static final long DEFAULT_DOWNLOAD_CHUNK_SIZE = 8L << 20;
@@ -126,6 +136,8 @@ public final class AzureBlobStore implements BlobStore {
   private final String endpoint; // without query
   private final String description;
   private final BlobContainerClient containerClient;
+  /** The same container on the asynchronous client, for reads that another thread can abort. */
+  private final BlobContainerAsyncClient asyncContainerClient;
   private final long blockSize;
   private final long singleUploadThreshold;
   private final int downloadChunkSize;
@@ -133,7 +145,7 @@ public final class AzureBlobStore implements BlobStore {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong listPagesFetched = new AtomicLong();
 
-  private AzureBlobStore(Config config, BlobServiceClient serviceClient) {
+  private AzureBlobStore(Config config, BlobServiceClient serviceClient, BlobServiceAsyncClient asyncServiceClient) {
     this.container = config.container;
     this.prefix = config.prefix;
     this.blockSize = config.blockSize;
@@ -143,6 +155,7 @@ public final class AzureBlobStore implements BlobStore {
     this.account = serviceClient.getAccountName();
     this.endpoint = stripQuery(serviceClient.getAccountUrl());
     this.containerClient = serviceClient.getBlobContainerClient(container);
+    this.asyncContainerClient = asyncServiceClient.getBlobContainerAsyncClient(container);
     String where = SCHEME + "://" + container + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
     this.description = where + " (account " + account + ", endpoint " + endpoint + ")";
   }
@@ -153,11 +166,14 @@ public final class AzureBlobStore implements BlobStore {
   }
 
   /**
-   * Opens a store for {@code azblob://container/prefix?setting=value&...}.
+   * Opens a store for {@code azblob://container/prefix?setting=value&...}, without any {@link StorePolicy}: use
+   * {@link dev.permafrost.blob.BlobStores#open(URI)} for a store with the policy the URI gives ({@code
+   * max_retries}, {@code retry_delay}, ...); this method rejects those settings.
    *
    * @throws IllegalArgumentException if the URI or a setting is malformed, or a setting is unknown
    */
   public static AzureBlobStore open(URI uri) {
+    rejectPolicySettings(queryNames(uri));
     return open(uri, StoreSettings.fromQuery(uri));
   }
 
@@ -210,9 +226,10 @@ public final class AzureBlobStore implements BlobStore {
     ensureOpen();
     BlobNames.validate(blobName);
     BlobClientBase blob = blob(blobName);
+    BlobAsyncClientBase asyncBlob = asyncBlob(blobName);
     AzureBlobInputStream.Chunk first;
     try {
-      first = AzureBlobInputStream.fetch(blob, 0, downloadChunkSize, null);
+      first = AzureBlobInputStream.download(asyncBlob, 0, downloadChunkSize, null).await(AzureBlobStore::notAborted);
     } catch (BlobStorageException e) {
       if (isInvalidRange(e)) {
         // Azure answers a range request on an empty blob with 416: check that this is what happened.
@@ -228,7 +245,7 @@ public final class AzureBlobStore implements BlobStore {
     }
     long size = first.total() >= 0 ? first.total() : lengthOf(blobName, blob);
     checkFirstChunk(blobName, first, 0, size);
-    return new AzureBlobInputStream(this, blobName, blob, first, 0, size, downloadChunkSize);
+    return new AzureBlobInputStream(this, blobName, asyncBlob, first, 0, size, downloadChunkSize);
   }
 
   @Override
@@ -247,9 +264,11 @@ public final class AzureBlobStore implements BlobStore {
       }
       return InputStream.nullInputStream();
     }
+    BlobAsyncClientBase asyncBlob = asyncBlob(blobName);
     AzureBlobInputStream.Chunk first;
     try {
-      first = AzureBlobInputStream.fetch(blob, offset, (int) Math.min(downloadChunkSize, length), null);
+      first = AzureBlobInputStream.download(asyncBlob, offset, (int) Math.min(downloadChunkSize, length), null)
+          .await(AzureBlobStore::notAborted);
     } catch (BlobStorageException e) {
       if (isInvalidRange(e)) {
         // 416: the offset is at or past the end. Ask for the length so that the message can give it.
@@ -263,9 +282,18 @@ public final class AzureBlobStore implements BlobStore {
       throw pastTheEnd(blobName, offset, length, first.total(), null);
     }
     checkFirstChunk(blobName, first, offset, offset + length);
-    return new AzureBlobInputStream(this, blobName, blob, first, offset, offset + length, downloadChunkSize);
+    return new AzureBlobInputStream(this, blobName, asyncBlob, first, offset, offset + length, downloadChunkSize);
   }
 
+  /** Nobody else holds the first request of a read, so nobody aborts it. */
+  private static IOException notAborted() {
+    return new IOException("the first request of a read was aborted");
+  }
+
+  /**
+   * Fails if the first chunk is shorter than asked for. The blob's length (from the same response) covers the
+   * range, so the response was cut short: retryable.
+   */
   private void checkFirstChunk(String blobName, AzureBlobInputStream.Chunk first, long start, long end)
       throws BlobStoreException {
     long expected = Math.min(downloadChunkSize, end - start);
@@ -273,7 +301,10 @@ public final class AzureBlobStore implements BlobStore {
       throw new BlobStoreException(
           description,
           blobName,
-          "blob ended at offset " + (start + first.length()) + " before the end of the requested range at " + end);
+          "the response to the read of " + BlobStoreException.range(start, expected) + " ended after " + first.length()
+              + " bytes, at offset " + (start + first.length()) + ", before the end of the requested range at " + end,
+          null,
+          true);
     }
   }
 
@@ -456,6 +487,10 @@ public final class AzureBlobStore implements BlobStore {
     return containerClient.getBlobClient(prefix + blobName);
   }
 
+  private BlobAsyncClientBase asyncBlob(String blobName) {
+    return asyncContainerClient.getBlobAsyncClient(prefix + blobName);
+  }
+
   static String stripQuery(String url) {
     if (url == null) {
       return null;
@@ -590,16 +625,6 @@ public final class AzureBlobStore implements BlobStore {
       return setting(READ_TIMEOUT, timeout.toString());
     }
 
-    /** {@value AzureBlobStore#MAX_RETRIES}. */
-    public Builder maxRetries(int maxRetries) {
-      return setting(MAX_RETRIES, Integer.toString(maxRetries));
-    }
-
-    /** {@value AzureBlobStore#RETRY_DELAY}. */
-    public Builder retryDelay(Duration delay) {
-      return setting(RETRY_DELAY, delay.toString());
-    }
-
     /** {@value AzureBlobStore#BLOCK_SIZE}, in bytes. */
     public Builder blockSize(long bytes) {
       return setting(BLOCK_SIZE, Long.toString(bytes));
@@ -642,6 +667,7 @@ public final class AzureBlobStore implements BlobStore {
         }
         s = settingsFrom;
       } else {
+        rejectPolicySettings(settings.keySet());
         s = new StoreSettings(SCHEME, settings);
       }
       return create(this, s);
@@ -656,17 +682,12 @@ public final class AzureBlobStore implements BlobStore {
     String sasToken = emptyToNull(s.get(SAS_TOKEN, null));
     Duration connectTimeout = positive(s, CONNECT_TIMEOUT, s.getDuration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT));
     Duration readTimeout = positive(s, READ_TIMEOUT, s.getDuration(READ_TIMEOUT, DEFAULT_READ_TIMEOUT));
-    int maxRetries = s.getInt(MAX_RETRIES, DEFAULT_MAX_RETRIES);
-    Duration retryDelay = positive(s, RETRY_DELAY, s.getDuration(RETRY_DELAY, DEFAULT_RETRY_DELAY));
     long blockSize = s.getBytes(BLOCK_SIZE, DEFAULT_BLOCK_SIZE);
     long threshold = s.getBytes(SINGLE_UPLOAD_THRESHOLD, DEFAULT_SINGLE_UPLOAD_THRESHOLD);
     long chunk = s.getBytes(DOWNLOAD_CHUNK_SIZE, DEFAULT_DOWNLOAD_CHUNK_SIZE);
     int pageSize = s.getInt(LIST_PAGE_SIZE, DEFAULT_LIST_PAGE_SIZE);
     s.rejectUnknown();
 
-    if (maxRetries < 0 || maxRetries > 100) {
-      throw setting(MAX_RETRIES, "must be between 0 and 100, got " + maxRetries);
-    }
     if (blockSize < 1 || blockSize > MAX_BLOCK_SIZE) {
       throw setting(BLOCK_SIZE, "must be between 1b and " + ByteSizes.format(MAX_BLOCK_SIZE) + ", got " + ByteSizes.format(blockSize));
     }
@@ -736,13 +757,9 @@ public final class AzureBlobStore implements BlobStore {
     HttpClient httpClient = HttpClient.createDefault(httpOptions);
     sb.httpClient(httpClient);
     sb.clientOptions(new ClientOptions().setApplicationId("permafrost"));
-    sb.retryOptions(new RequestRetryOptions(
-        RetryPolicyType.EXPONENTIAL,
-        maxRetries + 1,
-        (Duration) null,
-        retryDelay,
-        Duration.ofMinutes(1).compareTo(retryDelay) > 0 ? Duration.ofMinutes(1) : retryDelay,
-        null));
+    // One try per request: the store policy is the only retry layer. (Reactor Netty may still reconnect once when a
+    // pooled connection turns out to be closed before the request was sent; the service never saw that request.)
+    sb.retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Duration) null, null, null, null));
 
     Config c = new Config();
     c.container = b.container;
@@ -752,12 +769,14 @@ public final class AzureBlobStore implements BlobStore {
     c.downloadChunkSize = (int) chunk;
     c.listPageSize = pageSize;
     BlobServiceClient serviceClient;
+    BlobServiceAsyncClient asyncServiceClient;
     try {
       serviceClient = sb.buildClient();
+      asyncServiceClient = sb.buildAsyncClient(); // same HTTP client, so the same connection pool
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new IllegalArgumentException("Azure blob store: cannot build the client: " + e.getMessage(), e);
     }
-    return new AzureBlobStore(c, serviceClient);
+    return new AzureBlobStore(c, serviceClient, asyncServiceClient);
   }
 
   private static void checkEndpoint(String endpoint) {
@@ -787,6 +806,45 @@ public final class AzureBlobStore implements BlobStore {
       throw setting(name, "must be positive, got " + d);
     }
     return d;
+  }
+
+  /** The store policy's settings, which {@link dev.permafrost.blob.BlobStores#open(URI)} reads before the backend. */
+  private static final List<String> POLICY_SETTINGS = List.of(
+      StorePolicy.MAX_RETRIES,
+      StorePolicy.RETRY_DELAY,
+      StorePolicy.RETRY_MAX_DELAY,
+      StorePolicy.RETRY_TIME_LIMIT,
+      StorePolicy.REQUEST_TIMEOUT,
+      StorePolicy.MIN_READ_THROUGHPUT,
+      StorePolicy.HEDGE_AFTER,
+      StorePolicy.MAX_BYTES_PER_SEC,
+      StorePolicy.MAX_CONCURRENT_REQUESTS);
+
+  /**
+   * Rejects store policy settings given where nothing would apply them: to the builder, or in a URI given to
+   * {@link #open(URI)}. ({@link dev.permafrost.blob.BlobStores#open(URI)} reads them itself before the backend.)
+   */
+  private static void rejectPolicySettings(Collection<String> names) {
+    for (String name : POLICY_SETTINGS) {
+      if (names.contains(name)) {
+        throw setting(name, "belongs to the store policy (retries, deadlines, hedging, rate limits), not to the backend:"
+            + " give it in a URI opened with BlobStores.open, or wrap the store with"
+            + " StorePolicy.builder()...build().apply(store)");
+      }
+    }
+  }
+
+  /** The names of the settings in a URI's query. */
+  private static List<String> queryNames(URI uri) {
+    List<String> names = new ArrayList<>();
+    String query = uri.getRawQuery();
+    if (query != null) {
+      for (String pair : query.split("&")) {
+        int eq = pair.indexOf('=');
+        names.add(URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8));
+      }
+    }
+    return names;
   }
 
   private static IllegalArgumentException setting(String name, String message) {

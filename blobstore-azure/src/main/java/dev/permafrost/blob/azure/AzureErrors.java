@@ -7,10 +7,14 @@ import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobStorageException;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStoreException;
+import java.io.EOFException;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
@@ -20,6 +24,12 @@ import javax.net.ssl.SSLException;
  * Turns the SDK's exceptions into {@link BlobStoreException}s that say what went wrong and what to check. The
  * store's description (container, prefix, account, endpoint) is appended by {@link BlobStoreException}; the
  * service's own error text is not copied, because authentication errors echo request signatures.
+ *
+ * <p>Every exception is classified for the store policy's retries ({@link BlobStoreException#isRetryable()}):
+ * server errors (5xx), throttling (429, {@code ServerBusy}), refused, reset or cut-off connections, connect and
+ * read time-outs and TLS failures are retryable; missing blobs and containers, rejected credentials (401, 403),
+ * invalid requests (400), failed conditions (412: the blob changed under an ETag-pinned read), invalid ranges
+ * (416), unresolvable hosts and anything not recognised are not.
  */
 final class AzureErrors {
   private AzureErrors() {}
@@ -31,13 +41,15 @@ final class AzureErrors {
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ConnectException || t instanceof NoRouteToHostException) {
+        // Refused, unreachable or timed out while connecting (Netty's ConnectTimeoutException is a ConnectException).
         return new BlobStoreException(
             where,
             blobName,
             action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t.getClass().getSimpleName() + ": "
                 + t.getMessage() + "); check the 'endpoint' or 'account' setting, that the service (or Azurite) is"
                 + " running and reachable from this machine, and any firewall or proxy in between",
-            e);
+            e,
+            true);
       }
       if ((t instanceof UnknownHostException || t instanceof UnresolvedAddressException) && isIpLiteral(store.endpoint())) {
         // Netty reports some literal addresses it cannot use (e.g. single-digit ports) as unknown hosts.
@@ -62,7 +74,8 @@ final class AzureErrors {
             blobName,
             action + " failed: TLS with endpoint " + store.endpoint() + " failed (" + t.getMessage()
                 + "); check that the endpoint's scheme (http or https) is right and that its certificate is trusted",
-            e);
+            e,
+            true);
       }
       if (t instanceof TimeoutException || t.getClass().getName().toLowerCase(Locale.ROOT).contains("timeout")) {
         return new BlobStoreException(
@@ -70,10 +83,37 @@ final class AzureErrors {
             blobName,
             action + " failed: timed out talking to endpoint " + store.endpoint()
                 + "; check the network, or raise 'connect_timeout' / 'read_timeout'",
-            e);
+            e,
+            true);
+      }
+      if (isConnectionLost(t)) {
+        return new BlobStoreException(
+            where,
+            blobName,
+            action + " failed: the connection to endpoint " + store.endpoint() + " was closed or reset (" + t + ")",
+            e,
+            true);
       }
     }
     return new BlobStoreException(where, blobName, action + " failed: " + e, e);
+  }
+
+  /**
+   * A connection that broke under a request: reset, closed before or during the response (Reactor Netty's {@code
+   * PrematureCloseException}, {@code AbortedException}), a broken pipe. The same request may pass on a new
+   * connection.
+   */
+  private static boolean isConnectionLost(Throwable t) {
+    if (t instanceof SocketException || t instanceof EOFException || t instanceof ClosedChannelException) {
+      return true;
+    }
+    String name = t.getClass().getName();
+    if (name.endsWith(".PrematureCloseException") || name.endsWith(".AbortedException")) {
+      return true;
+    }
+    // Netty's native transport reports a reset as a plain IOException (Errors.NativeIoException).
+    String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+    return t instanceof IOException && (message.contains("connection reset") || message.contains("broken pipe"));
   }
 
   private static BlobStoreException fromService(
@@ -125,8 +165,19 @@ final class AzureErrors {
     if (status == 404) {
       return new BlobStoreException(where, blobName, action + " failed: not found (" + codeText + ")", e);
     }
+    if (status == 429 || BlobErrorCode.SERVER_BUSY.equals(code)) {
+      return new BlobStoreException(
+          where,
+          blobName,
+          action + " failed: the service is throttling requests (" + codeText + ") for account '" + store.account()
+              + "'; the account's request or bandwidth limits are exceeded (lower 'max_concurrent_requests' or"
+              + " 'max_bytes_per_sec')",
+          e,
+          true);
+    }
+    boolean retryable = status >= 500 || status == 408 || BlobErrorCode.OPERATION_TIMED_OUT.equals(code);
     return new BlobStoreException(
-        where, blobName, action + " failed (" + codeText + ")" + firstLine(e.getServiceMessage()), e);
+        where, blobName, action + " failed (" + codeText + ")" + firstLine(e.getServiceMessage()), e, retryable);
   }
 
   private static boolean isIpLiteral(String endpoint) {

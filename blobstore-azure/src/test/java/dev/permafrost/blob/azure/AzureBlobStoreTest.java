@@ -21,6 +21,8 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.BlobStoreVerifier;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,7 +83,11 @@ class AzureBlobStoreTest {
         + "&block_size=64kb&single_upload_threshold=64kb&list_page_size=3&max_retries=2&retry_delay=100ms"
         + "&connect_timeout=5s&read_timeout=PT30S&download_chunk_size=16kb");
     try (BlobStore store = BlobStores.open(uri)) {
-      AzureBlobStore azure = assertInstanceOf(AzureBlobStore.class, store);
+      AzureBlobStore azure = assertInstanceOf(AzureBlobStore.class, FilterBlobStore.unwrap(store));
+      // The retry settings went to the store policy around the backend.
+      StorePolicy policy = StorePolicy.of(store);
+      assertEquals(2, policy.maxRetries());
+      assertEquals(Duration.ofMillis(100), policy.retryDelay());
       assertEquals(container, azure.container());
       assertEquals("snap/shots/", azure.prefix());
       assertEquals(AzureTestStores.account(), azure.account());
@@ -106,7 +112,7 @@ class AzureBlobStoreTest {
     URI uri = URI.create("azblob://" + container + "?endpoint=" + enc(AzureTestStores.endpoint())
         + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()));
     try (BlobStore store = BlobStores.open(uri)) {
-      assertEquals("", ((AzureBlobStore) store).prefix());
+      assertEquals("", ((AzureBlobStore) FilterBlobStore.unwrap(store)).prefix());
       store.write("top", new ByteArrayInputStream(new byte[3]), 3);
       assertEquals(List.of(new BlobMetadata("top", 3)), store.list(""));
       assertTrue(store.describe().startsWith("azblob://" + container + " ("), store.describe());
@@ -170,9 +176,44 @@ class AzureBlobStoreTest {
     URI uri = URI.create("azblob://" + AzureTestStores.newContainer() + "/x?endpoint=" + enc(AzureTestStores.endpoint())
         + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()));
     try (BlobStore store = BlobStores.open(uri)) {
-      assertInstanceOf(AzureBlobStore.class, store);
+      assertInstanceOf(AzureBlobStore.class, FilterBlobStore.unwrap(store));
+      assertEquals(StorePolicy.DEFAULT, StorePolicy.of(store), "a URI without policy settings gets the defaults");
     }
     assertEquals("azblob", new AzureBlobStoreProvider().scheme());
+  }
+
+  @Test
+  void retrySettingsInAUriGoToTheStorePolicy() throws IOException {
+    URI uri = URI.create("azblob://" + AzureTestStores.newContainer() + "/p?endpoint=" + enc(AzureTestStores.endpoint())
+        + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key())
+        + "&max_retries=5&retry_delay=250ms&retry_max_delay=2s&request_timeout=7s&read_timeout=20s");
+    try (BlobStore store = BlobStores.open(uri)) {
+      StorePolicy policy = StorePolicy.of(store);
+      assertEquals(5, policy.maxRetries());
+      assertEquals(Duration.ofMillis(250), policy.retryDelay());
+      assertEquals(Duration.ofSeconds(2), policy.retryMaxDelay());
+      assertEquals(Duration.ofSeconds(7), policy.requestTimeout());
+      assertInstanceOf(AzureBlobStore.class, FilterBlobStore.unwrap(store));
+      store.write("x", new ByteArrayInputStream(new byte[5]), 5);
+      assertEquals(5, store.length("x"));
+    }
+  }
+
+  @Test
+  void policySettingsAreRejectedWhereNothingWouldApplyThem() {
+    String key = AzureTestStores.key();
+    // The builder and AzureBlobStore.open(URI) make a bare backend: a retry setting there would be silently ignored.
+    IllegalArgumentException b = assertThrows(
+        IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().container("c0ntainer").account("a").accountKey(key).setting("max_retries", "2").build());
+    assertTrue(b.getMessage().contains("'max_retries'"), b.getMessage());
+    assertTrue(b.getMessage().contains("store policy"), b.getMessage());
+    IllegalArgumentException u = assertThrows(
+        IllegalArgumentException.class,
+        () -> AzureBlobStore.open(URI.create("azblob://c0ntainer/p?account=a&account_key=" + enc(key) + "&retry_delay=1s")));
+    assertTrue(u.getMessage().contains("'retry_delay'"), u.getMessage());
+    assertTrue(u.getMessage().contains("BlobStores.open"), u.getMessage());
+    assertNoSecret(u.getMessage(), key);
   }
 
   // ------------------------------------------------------------------------------------------ credentials
@@ -253,6 +294,7 @@ class AzureBlobStoreTest {
       for (Executable op : operations) {
         BlobStoreException e = assertThrows(BlobStoreException.class, op);
         assertFalse(e instanceof BlobNotFoundException, "a missing container is not a missing blob: " + e.getMessage());
+        assertFalse(e.isRetryable(), e.getMessage());
         String m = e.getMessage();
         assertTrue(m.contains("container '" + container + "' does not exist"), m);
         assertTrue(m.contains("azblob://" + container), m);
@@ -271,7 +313,7 @@ class AzureBlobStoreTest {
     String wrongKey = Base64.getEncoder().encodeToString(wrong);
     try (BlobStore store = AzureBlobStore.builder()
         .container(container).endpoint(AzureTestStores.endpoint()).account(AzureTestStores.account())
-        .accountKey(wrongKey).maxRetries(0).build()) {
+        .accountKey(wrongKey).build()) {
       for (Executable op : List.<Executable>of(
           () -> store.read("x"),
           () -> store.length("x"),
@@ -281,6 +323,7 @@ class AzureBlobStoreTest {
         assertFalse(e instanceof BlobNotFoundException, e.getMessage());
         String m = e.getMessage();
         assertTrue(m.contains("access denied") || m.contains("authentication failed"), m);
+        assertFalse(e.isRetryable(), "a rejected credential is not worth retrying: " + m);
         assertTrue(m.contains("account_key"), m);
         assertTrue(m.contains("container '" + container + "'"), m);
         assertTrue(m.contains(AzureTestStores.endpoint()), m);
@@ -298,17 +341,31 @@ class AzureBlobStoreTest {
     String endpoint = "http://127.0.0.1:" + port + "/" + AzureTestStores.account();
     try (BlobStore store = AzureBlobStore.builder()
         .container("unreachable").endpoint(endpoint).account(AzureTestStores.account()).accountKey(AzureTestStores.key())
-        .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(5))
-        .maxRetries(1).retryDelay(Duration.ofMillis(50)).build()) {
+        .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(5)).build()) {
       for (Executable op : List.<Executable>of(
           () -> store.read("x", 0, 10), () -> store.list(""), () -> store.write("x", new ByteArrayInputStream(new byte[1]), 1))) {
         BlobStoreException e = assertThrows(BlobStoreException.class, op);
         String m = e.getMessage();
         assertTrue(m.contains("cannot connect to endpoint " + endpoint), m);
+        assertTrue(e.isRetryable(), "a refused connection may pass next time: " + m);
         assertTrue(m.contains("azblob://unreachable"), m);
         assertTrue(m.contains("'endpoint'"), "says what to check: " + m);
         assertNoSecret(everything(store, e), AzureTestStores.key());
       }
+    }
+  }
+
+  @Test
+  void aMissingBlobIsNotFoundAndNotRetryable() throws IOException {
+    try (BlobStore store = AzureTestStores.newStore()) {
+      for (Executable op : List.<Executable>of(
+          () -> store.read("missing"), () -> store.read("missing", 0, 10), () -> store.read("missing", 5, 0),
+          () -> store.length("missing"))) {
+        BlobNotFoundException e = assertThrows(BlobNotFoundException.class, op);
+        assertFalse(e.isRetryable(), e.getMessage());
+        assertEquals("missing", e.blobName());
+      }
+      assertFalse(store.exists("missing"));
     }
   }
 
@@ -401,6 +458,7 @@ class AzureBlobStoreTest {
       for (long[] range : new long[][] {{990, 20}, {1000, 1}, {5000, 10}, {1001, 0}}) {
         BlobStoreException e = assertThrows(BlobStoreException.class, () -> store.read("r", range[0], range[1]));
         assertFalse(e instanceof BlobNotFoundException);
+        assertFalse(e.isRetryable(), "a range past the end stays past the end: " + e.getMessage());
         assertTrue(e.getMessage().contains(BlobStoreException.range(range[0], range[1])), e.getMessage());
         assertTrue(e.getMessage().contains("length 1000"), e.getMessage());
       }
@@ -417,6 +475,7 @@ class AzureBlobStoreTest {
         store.write("v", new ByteArrayInputStream(randomBytes(5000)), 5000);
         BlobStoreException e = assertThrows(BlobStoreException.class, () -> in.readNBytes(1000));
         assertTrue(e.getMessage().contains("replaced while it was being read"), e.getMessage());
+        assertFalse(e.isRetryable(), "412: the ETag pin failed, asking again fails again: " + e.getMessage());
       }
     }
   }
