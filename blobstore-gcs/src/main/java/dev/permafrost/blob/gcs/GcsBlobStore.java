@@ -3,13 +3,17 @@
  */
 package dev.permafrost.blob.gcs;
 
+import com.google.api.client.http.HttpRequestInitializer;
 import com.google.api.gax.paging.Page;
+import com.google.api.gax.retrying.BasicResultRetryAlgorithm;
+import com.google.api.gax.retrying.ResultRetryAlgorithm;
 import com.google.api.gax.retrying.RetrySettings;
 import com.google.auth.Credentials;
 import com.google.auth.oauth2.GoogleCredentials;
 import com.google.auth.oauth2.ServiceAccountCredentials;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.ReadChannel;
+import com.google.cloud.ServiceOptions;
 import com.google.cloud.WriteChannel;
 import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.Blob;
@@ -24,6 +28,7 @@ import dev.permafrost.blob.BlobNames;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.StoreSettings;
 import java.io.EOFException;
 import java.io.IOException;
@@ -41,6 +46,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
@@ -60,8 +66,23 @@ import java.util.regex.Pattern;
  *       stream fails or comes up short, the upload is never completed and no object appears (an abandoned
  *       resumable session expires on the server).
  *   <li>Ranged reads ask GCS for exactly the range, as one streamed response.
- *   <li>Every request, writes included, is retried up to {@code max_retries} times on transient errors: a write
- *       here always puts a whole blob, so repeating it is safe.
+ *   <li><b>One attempt per request.</b> The GCS client's own retries are off: at most one attempt, and a retry
+ *       strategy that never retries, so that a read channel never reopens a broken response by itself either.
+ *       The HTTP engine ({@link GcsHttp}) never answers a response with another attempt (except that a 401 is
+ *       sent once more with a refreshed token), and service-account credentials fetch tokens without retries.
+ *       Retries, deadlines, hedging and rate limits are the {@link StorePolicy}'s: {@link
+ *       dev.permafrost.blob.BlobStores#open(java.net.URI)} applies the one the URI gives, and
+ *       {@code SnapshotRepository.open(store)} the default one to a store from {@link #builder()}.
+ *   <li><b>Every failure says whether it may pass</b> ({@link BlobStoreException#isRetryable()}): HTTP 5xx, 408,
+ *       429 and rate-limit 403s, refused, reset or cut-short connections, socket and connect time-outs and TLS
+ *       failures are retryable; a missing blob or bucket, 400, 401, 403, 412, a range past the end, an invalid
+ *       argument, unusable credentials files and an unknown host are not.
+ *   <li><b>Read streams can be aborted from another thread.</b> {@code close()} on a stream from {@code read}
+ *       may be called by any thread at any time, for instance by the policy's deadline timer while the reading
+ *       thread is blocked in {@code read()}: it aborts the HTTP request (its connection is closed, the rest of the
+ *       body is not drained) and returns without waiting for the reader; the blocked read then fails at once with
+ *       a {@link BlobStoreException} saying the stream was closed. A response read to its end has already given
+ *       its connection back to the pool.
  *   <li>A 404 on a blob is told apart from a missing bucket by asking for the bucket once.
  * </ul>
  *
@@ -78,6 +99,7 @@ public final class GcsBlobStore implements BlobStore {
   private static final int FIRST_READ = 8192;
 
   private final Storage storage;
+  private final GcsHttp http;
   private final String bucket;
   private final String prefix;
   private final GcsSettings settings;
@@ -85,8 +107,10 @@ public final class GcsBlobStore implements BlobStore {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean bucketSeen;
 
-  private GcsBlobStore(Storage storage, String bucket, String prefix, GcsSettings settings, String description) {
+  private GcsBlobStore(
+      Storage storage, GcsHttp http, String bucket, String prefix, GcsSettings settings, String description) {
     this.storage = storage;
+    this.http = http;
     this.bucket = bucket;
     this.prefix = prefix;
     this.settings = settings;
@@ -115,19 +139,22 @@ public final class GcsBlobStore implements BlobStore {
       // Object operations need no project; setting one keeps the client from probing the environment for it.
       projectId = "permafrost-no-project";
     }
-    RetrySettings retry =
-        StorageOptions.getDefaultRetrySettings().toBuilder().setMaxAttempts(settings.maxRetries + 1).build();
+    // Exactly one attempt per request: the store policy is the one place that retries. Max attempts 1 (0 would
+    // mean unlimited) bounds the SDK's retrier; the never-retry strategy also stops a read channel from reopening
+    // a response that broke part way, which it does whenever the strategy calls the failure retryable.
+    RetrySettings oneAttempt = StorageOptions.getDefaultRetrySettings().toBuilder().setMaxAttempts(1).build();
+    GcsHttp http = new GcsHttp(settings.connectTimeout, settings.readTimeout);
     StorageOptions.Builder options =
         StorageOptions.http()
             .setHost(settings.endpoint)
             .setCredentials(credentials)
-            .setTransportOptions(
+            .setTransportOptions(new OneResendTransportOptions(
                 HttpTransportOptions.newBuilder()
+                    .setHttpTransportFactory(http::transport)
                     .setConnectTimeout(Math.toIntExact(settings.connectTimeout.toMillis()))
-                    .setReadTimeout(Math.toIntExact(settings.readTimeout.toMillis()))
-                    .build())
-            .setRetrySettings(retry)
-            .setStorageRetryStrategy(StorageRetryStrategy.getUniformStorageRetryStrategy());
+                    .setReadTimeout(Math.toIntExact(settings.readTimeout.toMillis()))))
+            .setRetrySettings(oneAttempt)
+            .setStorageRetryStrategy(NeverRetry.INSTANCE);
     if (projectId != null) {
       options.setProjectId(projectId);
     }
@@ -135,9 +162,56 @@ public final class GcsBlobStore implements BlobStore {
     try {
       storage = options.build().getService();
     } catch (RuntimeException e) {
+      http.close();
       throw new BlobStoreException(description, null, "cannot create the GCS client: " + GcsErrors.detail(e), e);
     }
-    return new GcsBlobStore(storage, bucket, normalizedPrefix, settings, description);
+    return new GcsBlobStore(storage, http, bucket, normalizedPrefix, settings, description);
+  }
+
+  /**
+   * Transport options whose requests are sent again at most once by google-http-client. It resends a request only
+   * when an "unsuccessful response handler" asks for it: the credentials' handler does on a 401, after refreshing
+   * the access token (which is how an expired or revoked token gets replaced), and would do it up to 10 times
+   * (google-http-client's default) against an endpoint that keeps answering 401. A redirect would count too; the
+   * JSON API sends none.
+   */
+  private static final class OneResendTransportOptions extends HttpTransportOptions {
+    private static final long serialVersionUID = 1L;
+
+    OneResendTransportOptions(HttpTransportOptions.Builder builder) {
+      super(builder);
+    }
+
+    @Override
+    public HttpRequestInitializer getHttpRequestInitializer(ServiceOptions<?, ?> serviceOptions) {
+      HttpRequestInitializer initializer = super.getHttpRequestInitializer(serviceOptions);
+      return request -> {
+        initializer.initialize(request);
+        request.setNumberOfRetries(1);
+      };
+    }
+  }
+
+  /** The SDK's retry strategy, as used here: no failure is worth another attempt. */
+  private enum NeverRetry implements StorageRetryStrategy {
+    INSTANCE;
+
+    private static final ResultRetryAlgorithm<?> NEVER = new BasicResultRetryAlgorithm<Object>() {
+      @Override
+      public boolean shouldRetry(Throwable previousThrowable, Object previousResponse) {
+        return false;
+      }
+    };
+
+    @Override
+    public ResultRetryAlgorithm<?> getIdempotentHandler() {
+      return NEVER;
+    }
+
+    @Override
+    public ResultRetryAlgorithm<?> getNonidempotentHandler() {
+      return NEVER;
+    }
   }
 
   private static Credentials credentials(GcsSettings settings, String description) throws IOException {
@@ -160,7 +234,10 @@ public final class GcsBlobStore implements BlobStore {
                   + "); check that it is a readable file");
         }
         try {
-          return ServiceAccountCredentials.fromStream(new java.io.ByteArrayInputStream(json));
+          // Token requests without the auth library's own retries: the store policy retries the request that
+          // needed the token when the failure was transient (see GcsErrors.retryable).
+          return ServiceAccountCredentials.fromStream(new java.io.ByteArrayInputStream(json))
+              .createWithCustomRetryStrategy(false);
         } catch (IOException | RuntimeException e) {
           // No cause and no parser message: either could quote the file's contents, which hold a private key.
           throw new BlobStoreException(
@@ -174,7 +251,7 @@ public final class GcsBlobStore implements BlobStore {
       case DEFAULT:
       default:
         try {
-          return GoogleCredentials.getApplicationDefault();
+          return GoogleCredentials.getApplicationDefault().createWithCustomRetryStrategy(false);
         } catch (IOException e) {
           throw new BlobStoreException(
               description, null,
@@ -285,7 +362,11 @@ public final class GcsBlobStore implements BlobStore {
         "range " + BlobStoreException.range(offset, length) + " is past the end of the blob (length " + size + ")");
   }
 
-  /** Called when a ranged read ends early: finds the blob's length to say why. */
+  /**
+   * Called when a ranged read ends early: finds the blob's length to say why. A range past the end is no
+   * transient failure; a response that ends before a range the blob holds was cut short, and may pass if asked
+   * for again.
+   */
   private BlobStoreException shortRange(String blobName, long offset, long length, long reached) throws IOException {
     long size = length(blobName);
     if (offset + length > size) {
@@ -295,20 +376,37 @@ public final class GcsBlobStore implements BlobStore {
         description,
         blobName,
         "GCS response for " + BlobStoreException.range(offset, length) + " ended at offset " + reached
-            + " although the blob is " + size + " bytes long; it was probably replaced while being read");
+            + " although the blob is " + size + " bytes long; the response was cut short, or the blob was replaced"
+            + " while being read",
+        null,
+        true);
   }
 
-  /** A stream over a blob or a range of it, reading one GCS response through a {@link ReadChannel}. */
+  /**
+   * A stream over a blob or a range of it, reading one GCS response through a {@link ReadChannel}.
+   *
+   * <p>One thread reads; {@link #close()} may come from any thread, at any time. The SDK's channel takes the same
+   * lock in {@code close()} as in {@code read()}, so closing it while a read is blocked would wait for that read
+   * (up to {@code read_timeout}). Instead, {@code close()} aborts the HTTP request through the stream's
+   * {@link GcsHttp.Exchange} (the connection is closed, the rest of the body is not drained), which makes the
+   * blocked read fail at once, and leaves closing the channel to the reading thread as it leaves {@code read()}.
+   * Aborting a response that was read to its end does nothing: its connection has gone back to the pool.
+   */
   private final class GcsInputStream extends InputStream {
     private final ReadChannel channel;
+    private final GcsHttp.Exchange exchange = new GcsHttp.Exchange();
     private final String blobName;
     private final long offset;
     /** Bytes expected, or -1 for a whole blob of unknown length. */
     private final long length;
+    // Used by the reading thread only:
     private long delivered;
     private ByteBuffer head;
     private boolean eof;
-    private boolean closedStream;
+    // Shared with a closing thread:
+    private volatile boolean closed; // written under the lock
+    private boolean reading; // guarded by this
+    private boolean channelClosed; // guarded by this
 
     GcsInputStream(ReadChannel channel, String blobName, long offset, long length) {
       this.channel = channel;
@@ -330,18 +428,54 @@ public final class GcsBlobStore implements BlobStore {
     }
 
     private int channelRead(ByteBuffer buffer) throws IOException {
-      try {
-        int n;
+      synchronized (this) {
+        if (closed) {
+          throw closedStream(null);
+        }
+        reading = true;
+      }
+      int n = 0;
+      Exception failure = null;
+      try (GcsHttp.Scope scope = exchange.enter()) {
         do {
           n = channel.read(buffer);
         } while (n == 0 && buffer.hasRemaining());
-        return n;
       } catch (IOException | RuntimeException e) {
-        if (GcsErrors.classify(e) == GcsErrors.Kind.RANGE_NOT_SATISFIABLE && length >= 0) {
+        failure = e;
+      } finally {
+        leaveRead();
+      }
+      if (closed && (failure != null || n < 0)) {
+        // Closed by another thread while this read was waiting: the failure (or end) is the abort's doing.
+        throw closedStream(failure);
+      }
+      if (failure != null) {
+        if (GcsErrors.classify(failure) == GcsErrors.Kind.RANGE_NOT_SATISFIABLE && length >= 0) {
           throw shortRange(blobName, offset, length, offset + delivered);
         }
-        throw translate(e, blobName, "read " + rangeText(), true);
+        throw translate(failure, blobName, "read " + rangeText(), true);
       }
+      return n;
+    }
+
+    /** The reading thread leaves the channel; if the stream was closed meanwhile, it closes the channel. */
+    private void leaveRead() {
+      boolean closeChannel;
+      synchronized (this) {
+        reading = false;
+        closeChannel = closed && !channelClosed;
+        channelClosed |= closeChannel;
+      }
+      if (closeChannel) {
+        closeChannel();
+      }
+    }
+
+    private BlobStoreException closedStream(Throwable cause) {
+      return new BlobStoreException(description, blobName,
+          "the stream over " + rangeText() + " was closed"
+              + (cause == null ? "" : " while a read was waiting for data; its request was aborted"),
+          cause);
     }
 
     private String rangeText() {
@@ -370,8 +504,8 @@ public final class GcsBlobStore implements BlobStore {
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
       Objects.checkFromIndexSize(off, len, b.length);
-      if (closedStream) {
-        throw new IOException("stream over blob " + blobName + " in " + description + " is closed");
+      if (closed) {
+        throw closedStream(null);
       }
       if (len == 0) {
         return 0;
@@ -397,14 +531,37 @@ public final class GcsBlobStore implements BlobStore {
 
     @Override
     public int available() {
-      return head == null ? 0 : head.remaining();
+      ByteBuffer h = head;
+      return closed || h == null ? 0 : h.remaining();
     }
 
+    /**
+     * Closes the stream; safe from any thread, never blocks on a read in progress. Aborts the request first (a
+     * response not read to its end has its connection closed, not drained); a read blocked on it fails at once
+     * with a {@link BlobStoreException} saying the stream was closed.
+     */
     @Override
     public void close() {
-      if (!closedStream) {
-        closedStream = true;
+      boolean closeChannel;
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        closeChannel = !reading;
+        channelClosed |= closeChannel;
+      }
+      exchange.abort();
+      if (closeChannel) {
+        closeChannel(); // no read holds the channel's lock: returns at once
+      }
+    }
+
+    private void closeChannel() {
+      try {
         channel.close();
+      } catch (RuntimeException e) {
+        // the response was aborted; nothing is left to release
       }
     }
   }
@@ -589,6 +746,8 @@ public final class GcsBlobStore implements BlobStore {
         storage.close();
       } catch (Exception e) {
         throw new BlobStoreException(description, null, "closing the GCS client failed: " + GcsErrors.detail(e), e);
+      } finally {
+        http.close();
       }
     }
   }
@@ -634,7 +793,7 @@ public final class GcsBlobStore implements BlobStore {
 
   /**
    * Maps a failure of the Google client to a {@link BlobStoreException} that says what is wrong and what to
-   * check.
+   * check, and whether the request may succeed if sent again ({@link GcsErrors#retryable}).
    *
    * @param blobNotFoundMeansBlob whether a 404 may mean "no such blob" (reads, lengths) rather than "no such
    *     bucket" (writes, lists)
@@ -652,43 +811,44 @@ public final class GcsBlobStore implements BlobStore {
     }
     String endpoint = settings.endpoint;
     String what = "GCS could not " + action;
-    return switch (GcsErrors.classify(e)) {
+    GcsErrors.Kind kind = GcsErrors.classify(e);
+    boolean retryable = GcsErrors.retryable(kind, e);
+    String message = switch (kind) {
       case NOT_FOUND -> {
         if (blobNotFoundMeansBlob && blobName != null) {
-          yield notFound(blobName, e);
+          throw notFound(blobName, e);
         }
         if (!bucketExists()) {
-          yield missingBucket(blobName, e);
+          throw missingBucket(blobName, e);
         }
-        yield new BlobStoreException(description, blobName, what + ": not found (" + GcsErrors.detail(e) + ")", e);
+        yield what + ": not found (" + GcsErrors.detail(e) + ")";
       }
-      case UNAUTHENTICATED -> new BlobStoreException(description, blobName,
-          what + ": the endpoint " + endpoint + " rejected the credentials (HTTP 401 Unauthorized); check "
-              + credentialsHint(), e);
-      case PERMISSION_DENIED -> new BlobStoreException(description, blobName,
-          what + ": permission denied (HTTP 403 Forbidden) on bucket '" + bucket + "'; the credentials are valid but"
-              + " lack a permission this store needs (storage.objects.get/list/create/delete, e.g. the role"
-              + " roles/storage.objectAdmin), or the bucket belongs to another project or is requester-pays ("
-              + GcsErrors.detail(e) + ")", e);
-      case CREDENTIALS_UNUSABLE -> new BlobStoreException(description, blobName,
-          what + ": could not obtain an access token with the configured credentials; check " + credentialsHint()
-              + " (" + e.getClass().getSimpleName() + ")", e);
-      case CONNECTION_REFUSED -> new BlobStoreException(description, blobName,
-          what + ": cannot connect to the GCS endpoint " + endpoint + " (connection refused); check the endpoint"
-              + " setting, that the server is running and that it is reachable from here", e);
-      case UNKNOWN_HOST -> new BlobStoreException(description, blobName,
-          what + ": the host of the GCS endpoint " + endpoint + " cannot be resolved; check the endpoint setting and DNS",
-          e);
-      case TIMEOUT -> new BlobStoreException(description, blobName,
-          what + ": timed out talking to the GCS endpoint " + endpoint + " (connect_timeout "
-              + human(settings.connectTimeout) + ", read_timeout " + human(settings.readTimeout)
-              + ", max_retries " + settings.maxRetries + "); check the network, or raise the timeouts", e);
-      case TLS -> new BlobStoreException(description, blobName,
-          what + ": TLS handshake with the GCS endpoint " + endpoint + " failed; check the endpoint's scheme"
-              + " (http or https) and its certificate (" + GcsErrors.detail(e) + ")", e);
-      case RANGE_NOT_SATISFIABLE, OTHER -> new BlobStoreException(description, blobName,
-          what + ": " + GcsErrors.detail(e), e);
+      case UNAUTHENTICATED -> what + ": the endpoint " + endpoint + " rejected the credentials (HTTP 401"
+          + " Unauthorized); check " + credentialsHint();
+      case PERMISSION_DENIED -> what + ": permission denied (HTTP 403 Forbidden) on bucket '" + bucket + "'; the"
+          + " credentials are valid but lack a permission this store needs (storage.objects.get/list/create/delete,"
+          + " e.g. the role roles/storage.objectAdmin), or the bucket belongs to another project or is"
+          + " requester-pays (" + GcsErrors.detail(e) + ")";
+      case RATE_LIMITED -> what + ": GCS is throttling requests (" + GcsErrors.detail(e) + "); lower the request"
+          + " rate (the store policy's max_concurrent_requests and max_bytes_per_sec) or spread the load";
+      case SERVER_ERROR -> what + ": the GCS endpoint " + endpoint + " answered with a server error ("
+          + GcsErrors.detail(e) + "); such failures are usually transient";
+      case CREDENTIALS_UNUSABLE -> what + ": could not obtain an access token with the configured credentials;"
+          + " check " + credentialsHint() + " (" + e.getClass().getSimpleName() + ")";
+      case CONNECTION_REFUSED -> what + ": cannot connect to the GCS endpoint " + endpoint + " (connection"
+          + " refused); check the endpoint setting, that the server is running and that it is reachable from here";
+      case CONNECTION_LOST -> what + ": the connection to the GCS endpoint " + endpoint + " was lost before the"
+          + " response was complete (" + GcsErrors.detail(e) + ")";
+      case UNKNOWN_HOST -> what + ": the host of the GCS endpoint " + endpoint + " cannot be resolved; check the"
+          + " endpoint setting and DNS";
+      case TIMEOUT -> what + ": timed out talking to the GCS endpoint " + endpoint + " (connect_timeout "
+          + human(settings.connectTimeout) + ", read_timeout " + human(settings.readTimeout) + "); check the"
+          + " network, or raise the timeouts";
+      case TLS -> what + ": TLS handshake with the GCS endpoint " + endpoint + " failed; check the endpoint's"
+          + " scheme (http or https) and its certificate (" + GcsErrors.detail(e) + ")";
+      case RANGE_NOT_SATISFIABLE, OTHER -> what + ": " + GcsErrors.detail(e);
     };
+    return new BlobStoreException(description, blobName, message, e, retryable);
   }
 
   private String credentialsHint() {
@@ -719,6 +879,11 @@ public final class GcsBlobStore implements BlobStore {
    * }</pre>
    */
   public static final class Builder {
+    private static final Set<String> POLICY_SETTINGS = Set.of(StorePolicy.MAX_RETRIES, StorePolicy.RETRY_DELAY,
+        StorePolicy.RETRY_MAX_DELAY, StorePolicy.RETRY_TIME_LIMIT, StorePolicy.REQUEST_TIMEOUT,
+        StorePolicy.MIN_READ_THROUGHPUT, StorePolicy.HEDGE_AFTER, StorePolicy.MAX_BYTES_PER_SEC,
+        StorePolicy.MAX_CONCURRENT_REQUESTS);
+
     private String bucket;
     private String prefix = "";
     private final Map<String, String> settings = new LinkedHashMap<>();
@@ -784,11 +949,6 @@ public final class GcsBlobStore implements BlobStore {
       return setting(GcsSettings.READ_TIMEOUT, timeout == null ? null : timeout.toString());
     }
 
-    /** {@value GcsSettings#MAX_RETRIES}. */
-    public Builder maxRetries(int retries) {
-      return setting(GcsSettings.MAX_RETRIES, Integer.toString(retries));
-    }
-
     /** {@value GcsSettings#RESUMABLE_THRESHOLD}, in bytes. */
     public Builder resumableThreshold(long bytes) {
       return setting(GcsSettings.RESUMABLE_THRESHOLD, Long.toString(bytes));
@@ -805,12 +965,23 @@ public final class GcsBlobStore implements BlobStore {
     }
 
     /**
-     * Opens the store. Resolves the credentials now, so that a bad key file fails here; makes no request.
+     * Opens the store, without a {@link StorePolicy}: each call is one attempt, with no deadline. Resolves the
+     * credentials now, so that a bad key file fails here; makes no request. Give the store to
+     * {@code SnapshotRepository.open(store)}, which applies the default policy, or wrap it with
+     * {@code StorePolicy.builder()...build().apply(store)}.
      *
-     * @throws IllegalArgumentException for a missing or invalid bucket, prefix or setting, or an unknown setting
+     * @throws IllegalArgumentException for a missing or invalid bucket, prefix or setting, an unknown setting, or
+     *     a setting of the store policy (such as {@code max_retries})
      * @throws BlobStoreException if the credentials cannot be loaded
      */
     public GcsBlobStore build() throws IOException {
+      for (String name : settings.keySet()) {
+        if (POLICY_SETTINGS.contains(name)) {
+          throw new IllegalArgumentException("'" + name + "' is a setting of the store policy, not of the gs blob"
+              + " store: wrap the built store with StorePolicy.builder()...build().apply(store), or open it by URI"
+              + " with BlobStores.open, which reads the policy settings from the query");
+        }
+      }
       return GcsBlobStore.open(bucket, prefix, new StoreSettings(SCHEME, settings));
     }
   }

@@ -4,32 +4,61 @@
 package dev.permafrost.blob.gcs;
 
 import com.google.cloud.BaseServiceException;
+import java.io.EOFException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.Set;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
-/** Recognizes what went wrong in a failure of the Google SDK, and says it without leaking secrets. */
+/**
+ * Recognizes what went wrong in a failure of the Google SDK, whether sending the request again may succeed, and
+ * says it without leaking secrets.
+ */
 final class GcsErrors {
   private GcsErrors() {}
 
-  /** What kind of failure an exception is. */
+  /**
+   * What kind of failure an exception is, and whether the same request may succeed if sent again (see
+   * {@link dev.permafrost.blob.BlobStoreException#isRetryable()}).
+   */
   enum Kind {
-    NOT_FOUND,
-    UNAUTHENTICATED,
-    PERMISSION_DENIED,
-    RANGE_NOT_SATISFIABLE,
-    CREDENTIALS_UNUSABLE,
-    CONNECTION_REFUSED,
-    UNKNOWN_HOST,
-    TIMEOUT,
-    TLS,
-    OTHER
+    NOT_FOUND(false),
+    UNAUTHENTICATED(false),
+    PERMISSION_DENIED(false),
+    /** HTTP 416; reads report it as a range past the end of the blob. */
+    RANGE_NOT_SATISFIABLE(false),
+    /** HTTP 429, or a 403 whose reason is a rate limit. */
+    RATE_LIMITED(true),
+    /** HTTP 5xx or 408. */
+    SERVER_ERROR(true),
+    /** Retryable only when the auth library says that the token request failed in a transient way. */
+    CREDENTIALS_UNUSABLE(false),
+    CONNECTION_REFUSED(true),
+    /** Reset, closed or cut short: the connection ended before the response was complete. */
+    CONNECTION_LOST(true),
+    UNKNOWN_HOST(false),
+    TIMEOUT(true),
+    TLS(true),
+    /** Any other status (400, 412, ...), an invalid argument, a response that cannot be parsed. */
+    OTHER(false);
+
+    private final boolean retryable;
+
+    Kind(boolean retryable) {
+      this.retryable = retryable;
+    }
   }
+
+  /** The reasons GCS gives, with a 403 or 429, for a request refused because of a rate limit. */
+  private static final Set<String> RATE_LIMIT_REASONS = Set.of("rateLimitExceeded", "userRateLimitExceeded");
 
   private static final Pattern[] SECRETS = {
     Pattern.compile("(?is)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)"),
@@ -53,6 +82,23 @@ final class GcsErrors {
     return 0;
   }
 
+  /** Whether sending the request that failed with {@code t}, of kind {@code kind}, again may succeed. */
+  static boolean retryable(Kind kind, Throwable t) {
+    if (kind == Kind.CREDENTIALS_UNUSABLE) {
+      // The auth library marks token-endpoint failures it deems transient (5xx, 408, 429, I/O errors).
+      for (Throwable c = t; c != null; c = c.getCause()) {
+        if (c instanceof com.google.auth.Retryable r && r.isRetryable()) {
+          return true;
+        }
+        if (c.getCause() == c) {
+          break;
+        }
+      }
+      return false;
+    }
+    return kind.retryable;
+  }
+
   static Kind classify(Throwable t) {
     // Failures to obtain an access token come from the auth library, whatever the transport said underneath.
     for (Throwable c = t; c != null; c = c.getCause()) {
@@ -68,30 +114,51 @@ final class GcsErrors {
         break;
       }
     }
-    switch (httpCode(t)) {
+    int code = httpCode(t);
+    switch (code) {
       case 404:
         return Kind.NOT_FOUND;
       case 401:
         return Kind.UNAUTHENTICATED;
       case 403:
-        return Kind.PERMISSION_DENIED;
+        return RATE_LIMIT_REASONS.contains(reason(t)) ? Kind.RATE_LIMITED : Kind.PERMISSION_DENIED;
       case 416:
         return Kind.RANGE_NOT_SATISFIABLE;
+      case 429:
+        return Kind.RATE_LIMITED;
+      case 408:
+        return Kind.SERVER_ERROR;
       default:
+        if (code >= 500 && code <= 599) {
+          return Kind.SERVER_ERROR;
+        }
+        if (code > 0) {
+          return Kind.OTHER; // 400, 412, ...: the same request would fail the same way
+        }
         break;
+    }
+    // First, anywhere in the chain: the JDK's HTTP client reports an unknown host as a ConnectException caused by
+    // an UnresolvedAddressException.
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof UnknownHostException || c instanceof UnresolvedAddressException) {
+        return Kind.UNKNOWN_HOST;
+      }
+      if (c.getCause() == c) {
+        break;
+      }
     }
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof ConnectException || c instanceof NoRouteToHostException) {
         return Kind.CONNECTION_REFUSED;
       }
-      if (c instanceof UnknownHostException) {
-        return Kind.UNKNOWN_HOST;
-      }
-      if (c instanceof SocketTimeoutException || c instanceof HttpTimeoutException) {
+      if (isTimeout(c) || c instanceof HttpTimeoutException) {
         return Kind.TIMEOUT;
       }
       if (c instanceof SSLException) {
         return Kind.TLS;
+      }
+      if (c instanceof SocketException || c instanceof EOFException) {
+        return Kind.CONNECTION_LOST;
       }
       if (c.getCause() == c) {
         break;
@@ -100,11 +167,35 @@ final class GcsErrors {
     return Kind.OTHER;
   }
 
-  /** Whether the failure is the thread being interrupted. */
+  /** A read that timed out: an {@link InterruptedIOException}, but no interruption. */
+  private static boolean isTimeout(Throwable c) {
+    return c instanceof SocketTimeoutException;
+  }
+
+  /** The reason of the first service exception in the cause chain, or null. */
+  private static String reason(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof BaseServiceException se && se.getReason() != null) {
+        return se.getReason();
+      }
+      if (c.getCause() == c) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether the failure is the thread being interrupted: an {@link InterruptedException} or a channel closed by
+   * an interrupt in the cause chain, or an {@link InterruptedIOException} (not a time-out) while the thread's
+   * interrupt flag is set.
+   */
   static boolean interrupted(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof InterruptedException
-          || (c instanceof InterruptedIOException && !(c instanceof SocketTimeoutException))) {
+      if (c instanceof InterruptedException || c instanceof ClosedByInterruptException) {
+        return true;
+      }
+      if (c instanceof InterruptedIOException && !isTimeout(c) && Thread.currentThread().isInterrupted()) {
         return true;
       }
       if (c.getCause() == c) {

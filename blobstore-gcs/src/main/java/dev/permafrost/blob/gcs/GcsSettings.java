@@ -14,6 +14,11 @@ import java.util.Locale;
  * URI query parameters ({@code gs://bucket/prefix?endpoint=http://127.0.0.1:4443&credentials=none}) and with
  * {@link GcsBlobStore.Builder#setting(String, String)}; both are read through {@link StoreSettings}, so an
  * unknown or misspelt setting is rejected by name.
+ *
+ * <p>Retries, deadlines, hedging and rate limits are no settings of this backend: they belong to the
+ * {@link dev.permafrost.blob.StorePolicy} around the store ({@code max_retries}, {@code request_timeout}, ... in a
+ * {@code gs://} URI opened with {@link dev.permafrost.blob.BlobStores#open(URI)}). The GCS client itself makes
+ * exactly one attempt per request.
  */
 public final class GcsSettings {
   /** The Google Cloud project; default: the credentials' project, else the environment's. */
@@ -28,8 +33,6 @@ public final class GcsSettings {
   public static final String CONNECT_TIMEOUT = "connect_timeout";
   /** Time to wait for data on an open connection; default 20s. */
   public static final String READ_TIMEOUT = "read_timeout";
-  /** Retries of a failed request after the first attempt; default 5. */
-  public static final String MAX_RETRIES = "max_retries";
   /** Blobs larger than this are written with a resumable upload; default 5mb. */
   public static final String RESUMABLE_THRESHOLD = "resumable_threshold";
   /** Bytes sent per request of a resumable upload, rounded up to a multiple of 256kb; default 16mb. */
@@ -42,7 +45,6 @@ public final class GcsSettings {
 
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(20);
   static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(20);
-  static final int DEFAULT_MAX_RETRIES = 5;
   static final long DEFAULT_RESUMABLE_THRESHOLD = 5L << 20;
   static final long DEFAULT_RESUMABLE_CHUNK_SIZE = 16L << 20;
   static final int DEFAULT_LIST_PAGE_SIZE = 1000;
@@ -65,7 +67,6 @@ public final class GcsSettings {
   final Path credentialsFile;
   final Duration connectTimeout;
   final Duration readTimeout;
-  final int maxRetries;
   final long resumableThreshold;
   final int resumableChunkSize;
   final int listPageSize;
@@ -101,10 +102,6 @@ public final class GcsSettings {
     }
     this.connectTimeout = positive(CONNECT_TIMEOUT, s.getDuration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT));
     this.readTimeout = positive(READ_TIMEOUT, s.getDuration(READ_TIMEOUT, DEFAULT_READ_TIMEOUT));
-    this.maxRetries = s.getInt(MAX_RETRIES, DEFAULT_MAX_RETRIES);
-    if (maxRetries < 0) {
-      throw new IllegalArgumentException("gs blob store setting '" + MAX_RETRIES + "' must not be negative, got " + maxRetries);
-    }
     this.resumableThreshold = s.getBytes(RESUMABLE_THRESHOLD, DEFAULT_RESUMABLE_THRESHOLD);
     if (resumableThreshold > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException(

@@ -73,6 +73,7 @@ class GcsBlobStoreErrorsTest {
         assertFalse(e instanceof BlobNotFoundException, "a missing bucket is not a missing blob: " + e.getMessage());
         assertNamesStore(e, bucket, GcsTestStores.endpoint());
         assertTrue(e.getMessage().contains("bucket '" + bucket + "' does not exist"), e.getMessage());
+        assertFalse(e.isRetryable(), "a missing bucket stays missing: " + e.getMessage());
       }
     }
   }
@@ -114,6 +115,7 @@ class GcsBlobStoreErrorsTest {
         assertNamesStore(e, "some-bucket", endpoint);
         assertTrue(e.getMessage().contains("connection refused") && e.getMessage().contains("check the endpoint"),
             e.getMessage());
+        assertTrue(e.isRetryable(), "a refused connection may be accepted later: " + e.getMessage());
       }
     }
   }
@@ -170,13 +172,13 @@ class GcsBlobStoreErrorsTest {
     try (BlobStore store = GcsTestStores.builder(bucket)
         .setting(GcsSettings.CREDENTIALS, null)
         .credentialsFile(file)
-        .maxRetries(0)
         .build()) {
       assertFalse(store.toString().contains(keyLine) || store.describe().contains(keyLine));
       BlobStoreException e = assertThrows(
           BlobStoreException.class, () -> store.write("x", new ByteArrayInputStream(new byte[1]), 1));
       assertNamesStore(e, bucket, GcsTestStores.endpoint());
       assertTrue(e.getMessage().contains("access token") && e.getMessage().contains("credentials_file"), e.getMessage());
+      assertFalse(e.isRetryable(), "the token endpoint answered 404, which no retry changes: " + e.getMessage());
       assertFalse(fullText(e).contains(keyLine), "the private key leaks into the exception");
     }
   }

@@ -20,6 +20,8 @@ import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +73,8 @@ class GcsBlobStoreTest {
         + "&list_page_size=2&resumable_threshold=1mb&resumable_chunk_size=256kb&connect_timeout=5s&read_timeout=PT5S"
         + "&max_retries=1");
     try (BlobStore opened = BlobStores.open(uri)) {
-      GcsBlobStore gcs = assertInstanceOf(GcsBlobStore.class, opened);
+      GcsBlobStore gcs = assertInstanceOf(GcsBlobStore.class, FilterBlobStore.unwrap(opened));
+      assertEquals(1, StorePolicy.of(opened).maxRetries(), "max_retries is the store policy's");
       assertEquals(bucket, gcs.bucket());
       assertEquals("by/uri/", gcs.prefix());
       assertEquals("gs://" + bucket + "/by/uri (endpoint " + GcsTestStores.endpoint() + ")", gcs.describe());
@@ -87,7 +90,7 @@ class GcsBlobStoreTest {
   void aUriWithoutPrefixUsesTheWholeBucket() throws IOException {
     URI uri = URI.create("gs://" + bucket + "?endpoint=" + GcsTestStores.endpoint() + "&credentials=none");
     try (BlobStore opened = BlobStores.open(uri)) {
-      assertEquals("", ((GcsBlobStore) opened).prefix());
+      assertEquals("", ((GcsBlobStore) FilterBlobStore.unwrap(opened)).prefix());
       assertEquals("gs://" + bucket + " (endpoint " + GcsTestStores.endpoint() + ")", opened.describe());
       store.write("inside", new ByteArrayInputStream(new byte[2]), 2);
       assertEquals(List.of(new BlobMetadata("repo/root/inside", 2)), opened.list(""));
@@ -234,7 +237,7 @@ class GcsBlobStoreTest {
     try (GcsBlobStore viaSetting = GcsBlobStore.builder().bucket(bucket)
         .setting(GcsSettings.ENDPOINT, GcsTestStores.endpoint())
         .setting(GcsSettings.CREDENTIALS, "none")
-        .settings(Map.of(GcsSettings.LIST_PAGE_SIZE, "3", GcsSettings.MAX_RETRIES, "0"))
+        .settings(Map.of(GcsSettings.LIST_PAGE_SIZE, "3", GcsSettings.READ_TIMEOUT, "30s"))
         .build()) {
       viaSetting.write("a", new ByteArrayInputStream(new byte[1]), 1);
       assertEquals(1, viaSetting.list("").size());

@@ -5,10 +5,14 @@ package dev.permafrost.blob.gcs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.StoreSettings;
 import java.net.URI;
 import java.time.Duration;
@@ -27,7 +31,6 @@ class GcsSettingsTest {
     assertEquals("https://storage.googleapis.com", s.endpoint);
     assertEquals(Duration.ofSeconds(20), s.connectTimeout);
     assertEquals(Duration.ofSeconds(20), s.readTimeout);
-    assertEquals(5, s.maxRetries);
     assertEquals(5L << 20, s.resumableThreshold);
     assertEquals(16 << 20, s.resumableChunkSize);
     assertEquals(1000, s.listPageSize);
@@ -39,12 +42,11 @@ class GcsSettingsTest {
   void valuesAreParsedWithUnits() {
     GcsSettings s = parse(Map.of(
         "endpoint", "http://127.0.0.1:4443/", "connect_timeout", "500ms", "read_timeout", "PT2M",
-        "max_retries", "0", "resumable_threshold", "8mb", "resumable_chunk_size", "300kb", "list_page_size", "7",
+        "resumable_threshold", "8mb", "resumable_chunk_size", "300kb", "list_page_size", "7",
         "credentials_file", "/etc/sa.json", "project_id", "p1"));
     assertEquals("http://127.0.0.1:4443", s.endpoint);
     assertEquals(Duration.ofMillis(500), s.connectTimeout);
     assertEquals(Duration.ofMinutes(2), s.readTimeout);
-    assertEquals(0, s.maxRetries);
     assertEquals(8L << 20, s.resumableThreshold);
     assertEquals(512 << 10, s.resumableChunkSize, "rounded up to a multiple of 256 KiB");
     assertEquals(7, s.listPageSize);
@@ -69,7 +71,7 @@ class GcsSettingsTest {
   @Test
   void badValuesNameTheSetting() {
     for (Map.Entry<String, String> bad : Map.of(
-        "max_retries", "many", "connect_timeout", "soon", "resumable_chunk_size", "big", "list_page_size", "5000",
+        "connect_timeout", "soon", "resumable_chunk_size", "big", "list_page_size", "5000",
         "endpoint", "ftp://host", "credentials", "secret-token-123").entrySet()) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(Map.of(bad.getKey(), bad.getValue())));
       assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
@@ -94,11 +96,39 @@ class GcsSettingsTest {
 
   @Test
   void uriNamesBucketAndPrefix() throws Exception {
-    try (GcsBlobStore s = (GcsBlobStore) BlobStores.open(URI.create("gs://my_bucket.v2/a/b/c/?credentials=none"))) {
+    try (BlobStore opened = BlobStores.open(URI.create("gs://my_bucket.v2/a/b/c/?credentials=none"))) {
+      GcsBlobStore s = assertInstanceOf(GcsBlobStore.class, FilterBlobStore.unwrap(opened));
       assertEquals("my_bucket.v2", s.bucket());
       assertEquals("a/b/c/", s.prefix());
       assertEquals("gs://my_bucket.v2/a/b/c (endpoint https://storage.googleapis.com)", s.describe());
+      assertEquals(s.describe(), opened.describe());
     }
+  }
+
+  @Test
+  void retrySettingsInTheUriGoToTheStorePolicy() throws Exception {
+    try (BlobStore opened = BlobStores.open(URI.create(
+        "gs://bucket/p?credentials=none&max_retries=5&retry_delay=50ms&request_timeout=2s"))) {
+      StorePolicy policy = StorePolicy.of(opened);
+      assertEquals(5, policy.maxRetries());
+      assertEquals(Duration.ofMillis(50), policy.retryDelay());
+      assertEquals(Duration.ofSeconds(2), policy.requestTimeout());
+      assertInstanceOf(GcsBlobStore.class, FilterBlobStore.unwrap(opened));
+    }
+    try (BlobStore opened = BlobStores.open(URI.create("gs://bucket/p?credentials=none"))) {
+      assertEquals(StorePolicy.DEFAULT, StorePolicy.of(opened), "a URI without policy settings gets the defaults");
+    }
+  }
+
+  @Test
+  void theBackendHasNoRetrySettingOfItsOwn() {
+    IllegalArgumentException parsed =
+        assertThrows(IllegalArgumentException.class, () -> parse(Map.of("credentials", "none", "max_retries", "2")));
+    assertTrue(parsed.getMessage().contains("max_retries"), parsed.getMessage());
+    IllegalArgumentException built = assertThrows(IllegalArgumentException.class,
+        () -> GcsBlobStore.builder().bucket("bucket").noCredentials().setting("max_retries", "2").build());
+    assertTrue(built.getMessage().contains("max_retries") && built.getMessage().contains("store policy")
+        && built.getMessage().contains("StorePolicy"), built.getMessage());
   }
 
   @Test

@@ -56,7 +56,10 @@ public final class GcsTestStores {
     return builder(newBucket()).prefix("repo/root").settings(settings).build();
   }
 
-  /** A builder on the emulator for {@code bucket}, without credentials, with small chunks, pages and retries. */
+  /**
+   * A builder on the emulator for {@code bucket}, without credentials, with small chunks and pages. The store it
+   * builds has no store policy: each call is one attempt.
+   */
   public static GcsBlobStore.Builder builder(String bucket) {
     return GcsBlobStore.builder()
         .bucket(bucket)
@@ -65,8 +68,7 @@ public final class GcsTestStores {
         .noCredentials()
         .resumableThreshold(1 << 20)
         .resumableChunkSize(256 << 10)
-        .listPageSize(25)
-        .maxRetries(2);
+        .listPageSize(25);
   }
 
   /** Creates a bucket with a new name on the emulator and returns the name. */
