@@ -4,6 +4,7 @@
 package dev.permafrost.jmh;
 
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.jmh.data.Dataset;
 import dev.permafrost.jmh.store.BenchStores;
 import dev.permafrost.jmh.store.BlobIndexes;
@@ -94,7 +95,7 @@ public class ColdSearchBenchmark {
     work = Workloads.byName(workload, dataset.spec());
     BlobStore base = BenchStores.open(dataset, store);
     LatencyModel model = store.equals("fs") ? LatencyModel.of(ttfbMs, mbPerSec) : LatencyModel.NONE;
-    modelled = new LatencyModelBlobStore(base, model);
+    modelled = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), model);
     repository = SnapshotRepository.open(modelled);
     cacheDir = BenchmarkData.scratch("cold-cache");
     cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));

@@ -5,6 +5,7 @@ package dev.permafrost.jmh;
 
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.jmh.data.AccessLogDocuments;
 import dev.permafrost.jmh.data.AccessLogGenerator;
 import dev.permafrost.jmh.data.Dataset;
@@ -88,7 +89,7 @@ public class MountScaleBenchmark {
       createSnapshots(root, base);
       Files.createFile(root.resolve("ready"));
     }
-    store = new LatencyModelBlobStore(base, ttfbMs == 0 ? LatencyModel.NONE : LatencyModel.of(ttfbMs, 80));
+    store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), ttfbMs == 0 ? LatencyModel.NONE : LatencyModel.of(ttfbMs, 80));
     repository = SnapshotRepository.open(store);
     cacheDir = BenchmarkData.scratch("mount-cache");
     cache = BlobIndexes.cache(cacheDir, 64 << 20, 1 << 20);

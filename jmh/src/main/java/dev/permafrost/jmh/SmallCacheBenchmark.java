@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh;
 
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.jmh.data.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
@@ -78,7 +79,7 @@ public class SmallCacheBenchmark {
   public void setUp() throws IOException {
     Dataset dataset = BenchmarkData.dataset(scale);
     work = Workloads.byName(workload, dataset.spec());
-    store = new LatencyModelBlobStore(dataset.openStore(), LatencyModel.of(ttfbMs, mbPerSec));
+    store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.of(ttfbMs, mbPerSec));
     cacheDir = BenchmarkData.scratch("small-cache");
     long regionSize = BlobIndexes.regionSizeFor(dataset);
     cache = BlobIndexes.cache(cacheDir, (long) (cacheShare * dataset.indexBytes()), regionSize);

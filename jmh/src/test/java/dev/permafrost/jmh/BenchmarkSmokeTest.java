@@ -6,6 +6,7 @@ package dev.permafrost.jmh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.jmh.cache.AccessTrace;
 import dev.permafrost.jmh.cache.TraceRecordingDirectory;
 import dev.permafrost.jmh.data.AccessLogEvent;
@@ -62,7 +63,7 @@ class BenchmarkSmokeTest {
 
   @Test
   void everyWorkloadGivesTheSameResultThroughBlobDirectoryAndMMapDirectory() throws Exception {
-    try (LatencyModelBlobStore store = new LatencyModelBlobStore(dataset.openStore(), LatencyModel.NONE);
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.NONE);
         SharedRegionCache cache =
             BlobIndexes.cache(temp.resolve("cache-warm"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset));
         IndexSet blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
@@ -89,7 +90,7 @@ class BenchmarkSmokeTest {
     try (IndexSet mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
       expected = mmap.run(dashboard);
     }
-    try (LatencyModelBlobStore store = new LatencyModelBlobStore(dataset.openStore(), LatencyModel.of(1, 1000));
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.of(1, 1000));
         SharedRegionCache cache =
             BlobIndexes.cache(temp.resolve("cache-cold"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset))) {
       try (IndexSet blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {

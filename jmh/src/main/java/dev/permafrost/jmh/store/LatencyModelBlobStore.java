@@ -5,6 +5,7 @@ package dev.permafrost.jmh.store;
 
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.FilterBlobStore;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,14 +21,17 @@ import java.util.concurrent.TimeUnit;
  * per-stream bandwidth. Streams do not share bandwidth (object stores scale with connections). {@code length},
  * {@code exists} and {@code list} cost a time to first byte and count as metadata requests; writes and deletes
  * pass straight through and are not counted (benchmarks only write while preparing data).
+ *
+ * <p>Put it outside the store's {@link dev.permafrost.blob.StorePolicy} ({@code new LatencyModelBlobStore(
+ * StorePolicy.DEFAULT.apply(base), model)}) so that the latency is paid on the thread that asked, as the request
+ * chains are counted per thread; the policy's own work (its deadline thread hop, its checks) is still measured.
  */
-public final class LatencyModelBlobStore implements BlobStore {
-  private final BlobStore delegate;
+public final class LatencyModelBlobStore extends FilterBlobStore {
   private final RequestStats stats = new RequestStats();
   private volatile LatencyModel model;
 
   public LatencyModelBlobStore(BlobStore delegate, LatencyModel model) {
-    this.delegate = delegate;
+    super(delegate);
     this.model = model;
   }
 
@@ -46,13 +50,8 @@ public final class LatencyModelBlobStore implements BlobStore {
   }
 
   @Override
-  public String describe() {
-    return delegate.describe() + " (modelled: " + model + ")";
-  }
-
-  @Override
   public InputStream read(String blobName) throws IOException {
-    long length = delegate.length(blobName);
+    long length = in.length(blobName);
     return read(blobName, 0, length);
   }
 
@@ -60,45 +59,30 @@ public final class LatencyModelBlobStore implements BlobStore {
   public InputStream read(String blobName, long offset, long length) throws IOException {
     LatencyModel m = model;
     RequestStats.Request request = stats.begin(length);
-    InputStream in;
+    InputStream stream;
     try {
       sleepNanos(m.timeToFirstByte().toNanos());
-      in = delegate.read(blobName, offset, length);
+      stream = in.read(blobName, offset, length);
     } catch (IOException | RuntimeException e) {
       request.complete();
       throw e;
     }
-    return new ThrottledStream(in, m, request, length);
-  }
-
-  @Override
-  public void write(String blobName, InputStream data, long length) throws IOException {
-    delegate.write(blobName, data, length);
+    return new ThrottledStream(stream, m, request, length);
   }
 
   @Override
   public List<BlobMetadata> list(String prefix) throws IOException {
-    return metadata(() -> delegate.list(prefix));
+    return metadata(() -> in.list(prefix));
   }
 
   @Override
   public long length(String blobName) throws IOException {
-    return metadata(() -> delegate.length(blobName));
+    return metadata(() -> in.length(blobName));
   }
 
   @Override
   public boolean exists(String blobName) throws IOException {
-    return metadata(() -> delegate.exists(blobName));
-  }
-
-  @Override
-  public void delete(String blobName) throws IOException {
-    delegate.delete(blobName);
-  }
-
-  @Override
-  public void close() throws IOException {
-    delegate.close();
+    return metadata(() -> in.exists(blobName));
   }
 
   private interface IoCall<T> {
