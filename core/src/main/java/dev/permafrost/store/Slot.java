@@ -232,8 +232,9 @@ final class Slot {
   private Fill startFill(CachedBlob blob, BlobFile file, int page, long wanted, boolean demand) {
     assert Thread.holdsLock(this);
     int unit = blob.fillUnit(size);
-    long start = ((long) page << pageShift) & -(long) unit;
-    long end = fillEnd(start, wanted, unit);
+    long pageStart = (long) page << pageShift;
+    long start = pageStart & -(long) unit;
+    long end = fillEnd(start, pageStart - start + wanted, unit); // aligning down does not shorten the reach past the page
     long now = System.nanoTime();
     Fill fill = new Fill(start, end, demand, now, file.deadlineAfter(now, end - start + 2L * unit));
     fills.add(fill);
