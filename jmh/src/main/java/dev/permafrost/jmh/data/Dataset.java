@@ -118,13 +118,23 @@ public final class Dataset {
       SnapshotRepository repo = SnapshotRepository.open(store);
       for (int i = 0; i < spec.days(); i++) {
         try (Directory dir = FSDirectory.open(root.resolve("indices").resolve(spec.indexName(i)))) {
-          bytes += repo.createSnapshot(
-                  spec.indexName(i), dir, SnapshotOptions.DEFAULTS.withPointFields(AccessLogDocuments.TIMESTAMP))
-              .totalBytes();
+          bytes += repo.createSnapshot(spec.indexName(i), dir, snapshotOptions()).totalBytes();
         }
       }
     }
     return bytes;
+  }
+
+  /**
+   * How the data set's snapshots are taken: with the {@code @timestamp} range, and chunk checksums of
+   * {@code PERMAFROST_BENCH_CHUNK_SIZE} bytes if that environment variable is set (for measuring what the chunk size
+   * costs; give each chunk size its own {@code PERMAFROST_BENCH_DATA}, since a data set is generated once).
+   */
+  static SnapshotOptions snapshotOptions() {
+    SnapshotOptions options = SnapshotOptions.DEFAULTS.withPointFields(AccessLogDocuments.TIMESTAMP);
+    String chunkSize = System.getenv("PERMAFROST_BENCH_CHUNK_SIZE");
+    return chunkSize == null || chunkSize.isBlank() ? options
+        : options.withChunkSize((int) dev.permafrost.blob.ByteSizes.parse(chunkSize));
   }
 
   private static void writeIndex(AccessLogGenerator generator, DatasetSpec spec, int day, Path path) throws IOException {
