@@ -1,0 +1,12 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+
+/**
+ * The snapshot format and its repository: {@link dev.permafrost.snapshot.SnapshotRepository} takes, lists and
+ * deletes snapshots of Lucene commits in a blob store; a {@link dev.permafrost.snapshot.SnapshotManifest} describes
+ * one (files, their checksums, the bytes it keeps inline, the facts a search can use without opening the index);
+ * {@link dev.permafrost.snapshot.ChunkTable}s hold the checksum of every chunk of every file, against which reads are
+ * verified.
+ */
+package dev.permafrost.snapshot;
