@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, starts and stops the local servers the integration tests talk to (MinIO for S3, fake-gcs-server for
-# GCS, Azurite for Azure), all bound to 127.0.0.1.
+# GCS, Azurite for Azure, toxiproxy for the S3 fault suite), all bound to 127.0.0.1, and the small tmpfs of core's
+# full-disk test.
 #
 #   scripts/test-servers.sh install   install every server (binaries cached in $PERMAFROST_TOOLS_DIR)
 #   scripts/test-servers.sh start     install if needed, start every server, wait until each answers

@@ -369,13 +369,16 @@ public final class S3BlobStore implements BlobStore {
       GetObjectResponse response = in.response();
       String contentRange = response.contentRange();
       if (contentRange == null) {
-        // The server ignored the range and sent the whole blob (S3 never does; some compatible stores might).
+        // A 206 always names its range: without one, the response's headers were cut short (a dropped
+        // connection can end the header block early), so asking again may pass.
         Long total = response.contentLength();
-        if (total == null) {
+        if (total == null || response.sdkHttpResponse().statusCode() == 206) {
           throw new BlobStoreException(
-              description, blobName, "ranged read " + BlobStoreException.range(offset, length)
-                  + " got neither a Content-Range nor a Content-Length");
+              description, blobName, "ranged read " + BlobStoreException.range(offset, length) + " got a response "
+                  + (total == null ? "with neither a Content-Range nor a Content-Length" : "206 without a Content-Range")
+                  + ": its headers were cut short", null, true);
         }
+        // A 200: the server ignored the range and sent the whole blob (S3 never does; some compatible stores might).
         if (offset + length > total) {
           throw pastEnd(blobName, offset, length, total);
         }
