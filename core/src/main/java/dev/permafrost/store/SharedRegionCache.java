@@ -5,6 +5,7 @@ package dev.permafrost.store;
 
 import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotOptions;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -70,7 +71,7 @@ public final class SharedRegionCache implements AutoCloseable {
     }
     Files.createDirectories(dir);
     int regionSize = checkPowerOfTwo("regionSize", b.regionSize);
-    int tailRegionSize = checkPowerOfTwo("tailRegionSize", b.tailRegionSize == 0 ? Math.max(PAGE_SIZE, regionSize / 16) : b.tailRegionSize);
+    int tailRegionSize = checkPowerOfTwo("tailRegionSize", b.tailRegionSize != 0 ? b.tailRegionSize : defaultTailRegionSize(regionSize));
     if (tailRegionSize > regionSize) {
       throw new IllegalArgumentException("tailRegionSize (" + tailRegionSize + ") must not exceed regionSize (" + regionSize + ")");
     }
@@ -94,6 +95,14 @@ public final class SharedRegionCache implements AutoCloseable {
     this.filler = new Filler(regionFile, b.fetchThreads, global);
     log.info("shared region cache at {}: {} full regions of {}, {} tail regions of {}", regionFile.path(), fullRegions,
         ByteSizes.format(regionSize), tailRegions, ByteSizes.format(tailRegionSize));
+  }
+
+  /**
+   * A sixteenth of a full region, but no smaller than a snapshot's default chunk: a fill reads whole chunks to verify
+   * them, so a tail region smaller than a chunk would fetch the chunk for a part of it.
+   */
+  static int defaultTailRegionSize(int regionSize) {
+    return Math.min(regionSize, Math.max(SnapshotOptions.DEFAULT_CHUNK_SIZE, regionSize / 16));
   }
 
   private static int checkPowerOfTwo(String setting, long value) {
@@ -192,7 +201,10 @@ public final class SharedRegionCache implements AutoCloseable {
       return this;
     }
 
-    /** The size of a tail region, for small files and file ends: a power of two up to regionSize (default regionSize / 16). */
+    /**
+     * The size of a tail region, for small files and file ends: a power of two up to regionSize (default regionSize
+     * / 16, but at least the default chunk size of 32 KiB, and at most regionSize).
+     */
     public Builder tailRegionSize(long bytes) {
       this.tailRegionSize = bytes;
       return this;
