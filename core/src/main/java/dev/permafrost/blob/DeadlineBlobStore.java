@@ -3,7 +3,6 @@
  */
 package dev.permafrost.blob;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
@@ -70,7 +69,7 @@ final class DeadlineBlobStore extends FilterBlobStore {
    * A response stream that is closed by the timer when its deadline passes; reads after that, or that the
    * close interrupted, fail with a {@link BlobStoreTimeoutException}.
    */
-  private final class DeadlineStream extends FilterInputStream {
+  private final class DeadlineStream extends FilterBlobInputStream {
     private final String blobName;
     private final String what;
     private final long start;
@@ -125,13 +124,6 @@ final class DeadlineBlobStore extends FilterBlobStore {
     }
 
     @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      int n = read(one, 0, 1);
-      return n < 0 ? -1 : one[0] & 0xFF;
-    }
-
-    @Override
     public int read(byte[] b, int off, int len) throws IOException {
       check();
       int n;
@@ -149,20 +141,6 @@ final class DeadlineBlobStore extends FilterBlobStore {
         done();
       }
       return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
-      long skipped = 0;
-      while (skipped < n) {
-        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (r < 0) {
-          break;
-        }
-        skipped += r;
-      }
-      return skipped;
     }
 
     private synchronized void done() {

@@ -3,7 +3,6 @@
  */
 package dev.permafrost.blob;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -117,20 +116,13 @@ final class RequestLimitingBlobStore extends FilterBlobStore {
   }
 
   /** Holds a request slot until closed or read to the end. */
-  private final class LimitedStream extends FilterInputStream {
+  private final class LimitedStream extends FilterBlobInputStream {
     private final AtomicBoolean released = new AtomicBoolean();
     private final boolean payAsRead;
 
     LimitedStream(InputStream in, boolean payAsRead) {
       super(in);
       this.payAsRead = payAsRead;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      int n = read(one, 0, 1);
-      return n < 0 ? -1 : one[0] & 0xFF;
     }
 
     @Override
@@ -142,20 +134,6 @@ final class RequestLimitingBlobStore extends FilterBlobStore {
         rate.acquire(n);
       }
       return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
-      long skipped = 0;
-      while (skipped < n) {
-        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (r < 0) {
-          break;
-        }
-        skipped += r;
-      }
-      return skipped;
     }
 
     private void release() {

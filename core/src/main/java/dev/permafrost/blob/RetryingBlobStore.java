@@ -199,29 +199,21 @@ final class RetryingBlobStore extends FilterBlobStore {
    * A response stream that, when it breaks or ends short, asks for the rest of its range again (within its
    * call's retry budget) and carries on, so the reader sees one unbroken stream.
    */
-  private final class ResumingStream extends InputStream {
+  private final class ResumingStream extends FilterBlobInputStream {
     private final Call call;
     private final String blobName;
     private final long offset;
     /** The requested length, or -1 for a whole blob. */
     private long length;
-    private InputStream current;
     private long delivered;
     private boolean ended;
 
     ResumingStream(Call call, String blobName, long offset, long length, InputStream first) {
+      super(first);
       this.call = call;
       this.blobName = blobName;
       this.offset = offset;
       this.length = length;
-      this.current = first;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      int n = read(one, 0, 1);
-      return n < 0 ? -1 : one[0] & 0xFF;
     }
 
     @Override
@@ -236,7 +228,7 @@ final class RetryingBlobStore extends FilterBlobStore {
         IOException failure;
         try {
           int want = length < 0 ? len : (int) Math.min(len, length - delivered);
-          int n = current.read(b, off, want);
+          int n = in.read(b, off, want);
           if (n > 0) {
             delivered += n;
             return n;
@@ -248,44 +240,30 @@ final class RetryingBlobStore extends FilterBlobStore {
           if (n == 0) {
             continue;
           }
-          failure = new BlobStoreException(in.describe(), blobName, "the response to " + call.what + " ended after "
+          failure = new BlobStoreException(store().describe(), blobName, "the response to " + call.what + " ended after "
               + delivered + " of " + length + " bytes", null, true);
         } catch (IOException e) {
           failure = e;
         }
-        closeQuietly(current);
+        closeQuietly(in);
         call.failed(failure); // throws when giving up
-        current = call.run(this::reopen);
+        in = call.run(this::reopen);
       }
+    }
+
+    /** The store this stream's requests go to ({@code in} is the current response). */
+    private BlobStore store() {
+      return RetryingBlobStore.this.in;
     }
 
     private InputStream reopen() throws IOException {
       if (length < 0 && delivered == 0) {
-        return in.read(blobName);
+        return store().read(blobName);
       }
       if (length < 0) {
-        length = in.length(blobName); // a whole blob broke part way: ask for the rest by range
+        length = store().length(blobName); // a whole blob broke part way: ask for the rest by range
       }
-      return in.read(blobName, offset + delivered, length - delivered);
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
-      long skipped = 0;
-      while (skipped < n) {
-        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (r < 0) {
-          break;
-        }
-        skipped += r;
-      }
-      return skipped;
-    }
-
-    @Override
-    public void close() throws IOException {
-      current.close();
+      return store().read(blobName, offset + delivered, length - delivered);
     }
 
     private void closeQuietly(InputStream s) {

@@ -3,7 +3,6 @@
  */
 package dev.permafrost.blob;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -156,16 +155,9 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
     int open = openStreams.incrementAndGet();
     maxOpenStreams.accumulateAndGet(open, Math::max);
     CountDownLatch latch = hangUntil;
-    return new FilterInputStream(stream) {
+    return new FilterBlobInputStream(stream) {
       private long position;
       private volatile boolean closed;
-
-      @Override
-      public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xFF;
-      }
 
       @Override
       public int read(byte[] b, int off, int len) throws IOException {

@@ -12,6 +12,7 @@ import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreTimeoutException;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.FilterBlobInputStream;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -23,7 +24,6 @@ import eu.rekawek.toxiproxy.Proxy;
 import eu.rekawek.toxiproxy.ToxiproxyClient;
 import eu.rekawek.toxiproxy.model.Toxic;
 import eu.rekawek.toxiproxy.model.ToxicDirection;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -592,7 +592,7 @@ class S3FaultToleranceTest {
     }
 
     /** A response stream that counts its first failure: an exception, or its end before {@code length} bytes. */
-    private final class CountingStream extends FilterInputStream {
+    private final class CountingStream extends FilterBlobInputStream {
       private final long length;
       private long delivered;
       private boolean broken;
@@ -600,13 +600,6 @@ class S3FaultToleranceTest {
       CountingStream(InputStream in, long length) {
         super(in);
         this.length = length;
-      }
-
-      @Override
-      public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xFF;
       }
 
       @Override
@@ -629,20 +622,6 @@ class S3FaultToleranceTest {
           failed(new IOException("response ended after " + delivered + " of " + length + " bytes"));
         }
         return n;
-      }
-
-      @Override
-      public long skip(long n) throws IOException {
-        byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
-        long skipped = 0;
-        while (skipped < n) {
-          int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-          if (r < 0) {
-            break;
-          }
-          skipped += r;
-        }
-        return skipped;
       }
     }
   }

@@ -5,8 +5,8 @@ package dev.permafrost.jmh.store;
 
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.FilterBlobInputStream;
 import dev.permafrost.blob.FilterBlobStore;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -117,7 +117,7 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
   }
 
   /** Delivers the delegate's bytes no faster than the model's bandwidth; completes the request once all are read. */
-  private static final class ThrottledStream extends FilterInputStream {
+  private static final class ThrottledStream extends FilterBlobInputStream {
     private final LatencyModel model;
     private final RequestStats.Request request;
     private final long length;
@@ -129,13 +129,6 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
       this.model = model;
       this.request = request;
       this.length = length;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      int n = read(one, 0, 1);
-      return n < 0 ? -1 : one[0] & 0xFF;
     }
 
     @Override
@@ -153,20 +146,6 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
         request.complete();
       }
       return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      byte[] buffer = new byte[(int) Math.min(8192, Math.max(1, n))];
-      long skipped = 0;
-      while (skipped < n) {
-        int r = read(buffer, 0, (int) Math.min(buffer.length, n - skipped));
-        if (r < 0) {
-          break;
-        }
-        skipped += r;
-      }
-      return skipped;
     }
 
     @Override
