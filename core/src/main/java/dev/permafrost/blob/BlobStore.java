@@ -19,7 +19,7 @@ import java.util.List;
  *
  * <p>Errors are {@link BlobStoreException}s that name the store, the blob and the range; a blob that does not
  * exist is reported as {@link BlobNotFoundException}, so that "not there" can be told from "store unreachable".
- * No method ever puts a credential in an exception message or in {@link #toString()}.
+ * No method ever puts a credential in an exception message or in {@code toString()}.
  */
 public interface BlobStore extends Closeable {
 

@@ -22,7 +22,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A blob store in a local (or mounted network) directory: each blob is a file below the root, named by the
@@ -32,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * moved into place atomically, so a reader never sees a partial blob. Names whose first segment is
  * {@value #TEMP_DIR} are reserved and rejected.
  */
-public final class FileSystemBlobStore implements BlobStore {
+public final class FileSystemBlobStore extends AbstractBlobStore {
   /** The folder below the root that holds writes in progress; never listed. */
   public static final String TEMP_DIR = ".permafrost-tmp";
 
@@ -40,7 +39,6 @@ public final class FileSystemBlobStore implements BlobStore {
   private final Path tempDir;
   private final boolean fsync;
   private final String description;
-  private final AtomicBoolean closed = new AtomicBoolean();
 
   private FileSystemBlobStore(Path root, boolean fsync) throws IOException {
     this.root = root.toAbsolutePath().normalize();
@@ -95,27 +93,15 @@ public final class FileSystemBlobStore implements BlobStore {
     return path;
   }
 
-  private void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("blob store " + description + " is closed");
-    }
-  }
-
   @Override
-  public InputStream read(String blobName) throws IOException {
-    ensureOpen();
+  protected InputStream openBlob(String blobName) throws IOException {
     Path path = resolve(blobName);
     FileChannel channel = openForRead(path, blobName);
     return new ChannelRangeInputStream(channel, blobName, 0, channel.size());
   }
 
   @Override
-  public InputStream read(String blobName, long offset, long length) throws IOException {
-    ensureOpen();
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException(
-          "negative offset or length reading " + BlobStoreException.range(offset, length) + " of blob " + blobName);
-    }
+  protected InputStream openRange(String blobName, long offset, long length) throws IOException {
     Path path = resolve(blobName);
     FileChannel channel = openForRead(path, blobName);
     long size;
@@ -127,10 +113,7 @@ public final class FileSystemBlobStore implements BlobStore {
     }
     if (offset + length > size) {
       channel.close();
-      throw new BlobStoreException(
-          description,
-          blobName,
-          "range " + BlobStoreException.range(offset, length) + " is past the end of the blob (length " + size + ")");
+      throw pastEnd(blobName, offset, length, size, null);
     }
     return new ChannelRangeInputStream(channel, blobName, offset, length);
   }
@@ -151,12 +134,7 @@ public final class FileSystemBlobStore implements BlobStore {
   }
 
   @Override
-  public void write(String blobName, InputStream data, long length) throws IOException {
-    ensureOpen();
-    Objects.requireNonNull(data, "data");
-    if (length < 0) {
-      throw new IllegalArgumentException("negative length " + length + " writing blob " + blobName);
-    }
+  protected void putBlob(String blobName, InputStream data, long length) throws IOException {
     Path target = resolve(blobName);
     Path temp = tempDir.resolve(UUID.randomUUID() + ".tmp");
     boolean success = false;
@@ -199,9 +177,7 @@ public final class FileSystemBlobStore implements BlobStore {
   }
 
   @Override
-  public List<BlobMetadata> list(String prefix) throws IOException {
-    ensureOpen();
-    BlobNames.validatePrefix(prefix);
+  protected List<BlobMetadata> listBlobs(String prefix) throws IOException {
     int slash = prefix.lastIndexOf('/');
     Path start = slash < 0 ? root : root.resolve(prefix.substring(0, slash));
     List<BlobMetadata> result = new ArrayList<>();
@@ -247,8 +223,7 @@ public final class FileSystemBlobStore implements BlobStore {
   }
 
   @Override
-  public long length(String blobName) throws IOException {
-    ensureOpen();
+  protected long blobLength(String blobName) throws IOException {
     Path path = resolve(blobName);
     try {
       BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class);
@@ -266,8 +241,7 @@ public final class FileSystemBlobStore implements BlobStore {
   }
 
   @Override
-  public void delete(String blobName) throws IOException {
-    ensureOpen();
+  protected void deleteBlob(String blobName) throws IOException {
     Path path = resolve(blobName);
     try {
       if (!Files.isDirectory(path)) {
@@ -279,8 +253,8 @@ public final class FileSystemBlobStore implements BlobStore {
   }
 
   @Override
-  public void close() {
-    closed.set(true);
+  protected void closeStore() {
+    // nothing is held open between calls
   }
 
   @Override

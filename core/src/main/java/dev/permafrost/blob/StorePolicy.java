@@ -57,6 +57,14 @@ public final class StorePolicy {
   /** Setting: the most requests in flight at once (default 64). */
   public static final String MAX_CONCURRENT_REQUESTS = "max_concurrent_requests";
 
+  private static final java.util.Set<String> SETTINGS = java.util.Set.of(MAX_RETRIES, RETRY_DELAY, RETRY_MAX_DELAY,
+      RETRY_TIME_LIMIT, REQUEST_TIMEOUT, MIN_READ_THROUGHPUT, HEDGE_AFTER, MAX_BYTES_PER_SEC, MAX_CONCURRENT_REQUESTS);
+
+  /** Whether {@code name} is one of the policy's settings (which every backend's URI takes). */
+  public static boolean isPolicySetting(String name) {
+    return SETTINGS.contains(name);
+  }
+
   /** The defaults: 3 retries from 100ms up to 5s within 30s, deadlines of 5s + length at 1mb/s, 64 requests. */
   public static final StorePolicy DEFAULT = builder().build();
 
