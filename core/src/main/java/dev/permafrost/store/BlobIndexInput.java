@@ -60,12 +60,13 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private int winKind = KIND_NONE;
   /** Bytes served from the current window not yet added to the stats. */
   private long served;
-  // Counts not yet added to the shared stats: flushed every STATS_BATCH window moves and on close, so that moving
-  // between cached ranges does not touch shared counters each time.
+  // Bytes not yet added to the shared stats: flushed every STATS_BATCH window moves, on a miss and on close, so
+  // that moving between cached ranges touches one shared counter (the hit), not three. Hits and misses are counted
+  // at once: cache.stats() is exact about them.
   private static final int STATS_BATCH = 64;
   private long pendingCacheBytes;
   private long pendingManifestBytes;
-  private int pendingHits;
+  private int pendingMoves;
 
   /** A private clone of the cache mapping, for bulk reads that need a file pointer. */
   private IndexInput cacheInput;
@@ -377,7 +378,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   }
 
   private void countHit() {
-    if (++pendingHits >= STATS_BATCH) {
+    file.counter.hits.increment();
+    if (++pendingMoves >= STATS_BATCH) {
       flushStats();
     }
   }
@@ -386,10 +388,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private void flushStats() {
     flushServed();
     CacheStatsCounter counter = file.counter;
-    if (pendingHits != 0) {
-      counter.hits.add(pendingHits);
-      pendingHits = 0;
-    }
+    pendingMoves = 0;
     if (pendingCacheBytes != 0) {
       counter.bytesReadFromCache.add(pendingCacheBytes);
       pendingCacheBytes = 0;

@@ -38,11 +38,10 @@ public record CacheStats(
    * Counts of one kind of read.
    *
    * @param hits lookups of a region answered from bytes already in the cache (one per run of cached bytes a
-   *     reader moves into, not one per read call; a reader adds its hits and bytes read in batches, and when it
-   *     is closed, so these two lag a little behind the reads)
+   *     reader moves into, not one per read call), counted at once
    * @param misses lookups that had to wait for bytes to be fetched (their own fetch or a shared one)
-   * @param bytesReadFromCache bytes served from the cache file (counted when a reader moves to another range,
-   *     or is closed)
+   * @param bytesReadFromCache bytes served from the cache file (a reader adds them in batches, as it moves between
+   *     ranges, and when it is closed: this one lags a little behind the reads, at no cost to them)
    * @param fetches requests to the blob store that filled the cache
    * @param bytesFetched bytes those requests brought into the cache
    * @param directReads requests served straight from the store, bypassing the cache (a region was not admitted,

@@ -86,7 +86,9 @@ public final class SharedRegionCache implements AutoCloseable {
           "cache size " + size + " bytes holds no region of " + tailRegionSize + " bytes; give a larger size");
     }
     long sizeInBytes = (long) fullRegions * regionSize + (long) tailRegions * tailRegionSize;
+    checkDisk(dir, sizeInBytes, b.size);
     int pageSize = Math.min(PAGE_SIZE, tailRegionSize);
+    checkHeap(fullRegions, regionSize, tailRegions, tailRegionSize, pageSize);
     this.fullPool = new SlotPool(regionSize, fullRegions, 0, pageSize);
     SlotPool tails = new SlotPool(tailRegionSize, tailRegions, fullPool.bytes(), pageSize);
     this.tailPool = tailRegions == 0 ? fullPool : tails;
@@ -95,6 +97,31 @@ public final class SharedRegionCache implements AutoCloseable {
     this.filler = new Filler(regionFile, b.fetchThreads, global);
     log.info("shared region cache at {}: {} full regions of {}, {} tail regions of {}", regionFile.path(), fullRegions,
         ByteSizes.format(regionSize), tailRegions, ByteSizes.format(tailRegionSize));
+  }
+
+  /** Fails, before anything is allocated, if the disk cannot hold the cache file (an existing one counts as room). */
+  private static void checkDisk(Path dir, long bytes, String spec) throws IOException {
+    FileStore store = Files.getFileStore(dir);
+    Path existing = dir.resolve(FILE_NAME);
+    long room = store.getUsableSpace() + (Files.exists(existing) ? Files.size(existing) : 0);
+    if (bytes > room) {
+      throw new IllegalArgumentException("cache size " + spec + " (" + ByteSizes.format(bytes) + ") does not fit on the disk"
+          + " at " + dir + ": " + room + " bytes usable there; give a smaller size, or a share of the disk such as \"80%\"");
+    }
+  }
+
+  /** Fails if the slot table would take more than a quarter of the heap: a clear message instead of running out of memory. */
+  private static void checkHeap(int fullRegions, int regionSize, int tailRegions, int tailRegionSize, int pageSize) {
+    long perFull = 128 + 8L * ((regionSize / pageSize + 63) / 64);
+    long perTail = 128 + 8L * ((tailRegionSize / pageSize + 63) / 64);
+    long needed = fullRegions * perFull + tailRegions * perTail + 16L * (fullRegions + tailRegions);
+    long heap = Runtime.getRuntime().maxMemory();
+    if (needed > heap / 4) {
+      throw new IllegalArgumentException("a cache of " + fullRegions + " regions of " + ByteSizes.format(regionSize) + " and "
+          + tailRegions + " of " + ByteSizes.format(tailRegionSize) + " needs about " + (needed >> 20) + " MB of heap for its"
+          + " slot table, more than a quarter of this JVM's " + (heap >> 20) + " MB: give a larger regionSize, a smaller"
+          + " size, or more heap");
+    }
   }
 
   /**
@@ -167,7 +194,7 @@ public final class SharedRegionCache implements AutoCloseable {
     private long tailRegionSize;
     private double tailRegionShare = 0.125;
     private int fetchThreads = 8;
-    private boolean preallocate = true;
+    private boolean preallocate;
 
     private Builder() {}
 
@@ -225,7 +252,12 @@ public final class SharedRegionCache implements AutoCloseable {
       return this;
     }
 
-    /** Whether to write the whole cache file at start so its disk space is really taken (default true). */
+    /**
+     * Whether to write zeros over the whole cache file at start, so that its disk space is really taken (default
+     * false: the file is created sparse, in well under a second whatever its size, after checking that the disk has
+     * room for it; a disk that fills up later makes cache writes fail, and reads are then served from the store).
+     * Writing takes about a second per few hundred megabytes.
+     */
     public Builder preallocate(boolean preallocate) {
       this.preallocate = preallocate;
       return this;

@@ -468,6 +468,28 @@ class SharedRegionCacheTest {
   }
 
   @Test
+  void aLargeCacheStartsSparseAndAnImpossibleOneFailsClearlyBeforeAllocating() throws IOException {
+    long usableBefore = Files.getFileStore(tmp).getUsableSpace();
+    try (SharedRegionCache big = SharedRegionCache.builder().path(tmp.resolve("big")).size("10gb").build()) {
+      assertEquals(10L << 30, Files.size(big.file()));
+      long taken = usableBefore - Files.getFileStore(tmp).getUsableSpace();
+      assertTrue(taken < (100L << 20), "a 10gb cache file is created sparse, not written: " + taken + " bytes taken");
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> SharedRegionCache.builder().path(tmp.resolve("huge")).size("100tb").build());
+    assertTrue(e.getMessage().contains("100tb") && e.getMessage().contains("does not fit") && e.getMessage().contains("huge"),
+        e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> SharedRegionCache.builder().path(tmp.resolve("tiny-regions")).size("20gb").regionSize(512).build());
+    assertTrue(e.getMessage().contains("heap") && e.getMessage().contains("regionSize"), e.getMessage());
+    java.nio.file.Path file = Files.writeString(tmp.resolve("a-file"), "x");
+    e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().path(file).size("1mb").build());
+    assertTrue(e.getMessage().contains("not a directory"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().size("1mb").build());
+    assertTrue(e.getMessage().contains("path"), e.getMessage());
+  }
+
+  @Test
   void aShareOfTheDiskKeepsTheHeadroomAndTheCacheFileIsLocked() throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("share")).size("0.001%").headroom("1mb")
         .regionSize(4096).tailRegionShare(0).preallocate(false).build();
