@@ -85,6 +85,8 @@ public final class BlobDirectory extends Directory {
 
   /** Mounts an already-read manifest whose blobs are in {@code store}. */
   static BlobDirectory open(SnapshotManifest manifest, BlobStore store, SharedRegionCache cache, String indexName) {
+    log.info("mounted snapshot '{}' of {} as '{}': {} files, {} bytes, {} documents", manifest.name(), store.describe(),
+        indexName, manifest.files().size(), manifest.info().totalBytes(), manifest.info().numDocs());
     if (manifest.chunkSize() == 0) {
       log.warn("snapshot '{}' in {} has no chunk checksums (taken before manifest format 2): its ranges are verified"
           + " only when a whole file is fetched; take a new snapshot to have every read verified", manifest.name(),
@@ -243,6 +245,7 @@ public final class BlobDirectory extends Directory {
     for (BlobFile f : files.values()) {
       release(f);
     }
+    log.info("unmounted snapshot '{}' ('{}')", manifest.name(), indexName);
   }
 
   @Override

@@ -50,6 +50,7 @@ final class Filler {
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicBoolean writeFailureLogged = new AtomicBoolean();
+  private final WarnOnce backgroundFailures = new WarnOnce(log);
   /** Fills that could not write to the cache file (their readers read directly instead). */
   final LongAdder cacheWriteFailures = new LongAdder();
 
@@ -387,6 +388,14 @@ final class Filler {
       } finally {
         inFlight.decrementAndGet();
         slot.finish(fill, error);
+      }
+      if (error != null && !fill.demand) {
+        // nobody waits for a prefetch: its failure would go unseen (the read that needs the bytes fetches again)
+        backgroundFailures.warn(file.storeDescription() + " " + error.getClass().getName(), "prefetching {} failed: {}",
+            blob.blobName, error.getMessage());
+      } else if (error == null && log.isDebugEnabled()) {
+        log.debug("fetched {} of blob {} ({}) from {} into cache slot {}", BlobStoreException.range(start, end - start),
+            blob.blobName, blob.fileName, file.storeDescription(), slot.number);
       }
     }
   }

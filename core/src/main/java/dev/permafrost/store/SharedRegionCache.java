@@ -440,6 +440,7 @@ public final class SharedRegionCache implements AutoCloseable {
     closed = true;
     filler.close(10);
     regionFile.close();
+    log.info("shared region cache at {} closed", regionFile.path());
   }
 
   @Override

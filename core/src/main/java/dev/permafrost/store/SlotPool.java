@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * regions that are read again and again.
  */
 final class SlotPool {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SlotPool.class);
   private static final int SAMPLE = 8;
   final int slotSize;
   final Slot[] slots;
@@ -78,8 +79,14 @@ final class SlotPool {
       if (candidateFrequency <= victimFrequency) {
         return null;
       }
+      CachedBlob evicted = victim.owner;
+      int evictedIndex = victim.index;
       if (victim.tryTake(null)) {
         evictions.increment();
+        if (log.isDebugEnabled()) {
+          log.debug("evicted region {} of {} (frequency {}) from slot {} for a region of frequency {}", evictedIndex,
+              evicted == null ? "?" : evicted.blobName, victimFrequency, victim.number, candidateFrequency);
+        }
         return victim;
       }
       // freed or being filled since it was sampled: sample again
