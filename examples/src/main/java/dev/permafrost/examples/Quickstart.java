@@ -43,19 +43,117 @@ import org.apache.lucene.store.FSDirectory;
  * filesystem (the embedded default), mounts the snapshot with a shared cache, and runs the same query cold and
  * warm, printing what each cost.
  *
- * <p>Usage: {@code java -jar permafrost-quickstart.jar [work-dir] [events]}.
+ * <p>Usage: {@code scripts/quickstart [--events N] [--keep] [WORK_DIR]} (see {@link #USAGE}).
  */
 public final class Quickstart {
   private static final String[] PATHS = {"/", "/index.html", "/login", "/api/orders", "/api/cart", "/static/app.js",
       "/static/site.css", "/favicon.ico", "/search", "/account"};
   private static final String[] COUNTRIES = {"US", "DE", "FR", "BR", "IN", "JP", "GB", "CA", "NL", "AU"};
 
+  /** What {@code --help} prints. */
+  static final String USAGE = """
+      Usage: scripts/quickstart [--events N] [--keep] [WORK_DIR]
+
+      Writes a log index of N events, snapshots it into a repository in a local directory, mounts the snapshot
+      through a shared cache and runs one query cold and warm, printing what each cost.
+
+        WORK_DIR      where the index, the repository and the cache go (created if missing, and kept);
+                      default: a new temporary directory, deleted at the end unless --keep
+        --events N    how many log events to write (default 200000); a second argument after WORK_DIR does the same
+        --keep        keep the temporary directory
+        -h, --help    print this help
+      """;
+
   private Quickstart() {}
 
+  /** What the command line asked for. */
+  record Options(Path work, int events, boolean keep, boolean help) {}
+
+  /**
+   * Parses the command line.
+   *
+   * @throws IllegalArgumentException with a message for the user if it is malformed
+   */
+  static Options parse(String[] args) {
+    Path work = null;
+    Integer events = null;
+    boolean keep = false;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "-h", "--help" -> {
+          return new Options(null, 0, false, true);
+        }
+        case "--keep" -> keep = true;
+        case "--events" -> {
+          if (i + 1 == args.length) {
+            throw new IllegalArgumentException("--events needs a number");
+          }
+          events = events(args[++i]);
+        }
+        default -> {
+          if (a.startsWith("--events=")) {
+            events = events(a.substring("--events=".length()));
+          } else if (a.startsWith("-")) {
+            throw new IllegalArgumentException("unknown option '" + a + "'");
+          } else if (work == null) {
+            work = Path.of(a);
+          } else if (events == null) {
+            events = events(a);
+          } else {
+            throw new IllegalArgumentException("unexpected argument '" + a + "'");
+          }
+        }
+      }
+    }
+    return new Options(work, events == null ? 200_000 : events, keep, false);
+  }
+
+  private static int events(String text) {
+    try {
+      int n = Integer.parseInt(text.trim().replace("_", ""));
+      if (n < 1) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("the number of events must be a whole number of at least 1, got '" + text + "'");
+    }
+  }
+
   public static void main(String[] args) throws IOException {
-    Path work = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("permafrost-quickstart");
-    int events = args.length > 1 ? Integer.parseInt(args[1]) : 200_000;
-    run(work, events, System.out);
+    Options options;
+    try {
+      options = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("quickstart: " + e.getMessage() + "\n\n" + USAGE);
+      System.exit(2);
+      return;
+    }
+    if (options.help()) {
+      System.out.print(USAGE);
+      return;
+    }
+    boolean temporary = options.work() == null;
+    Path work = temporary ? Files.createTempDirectory("permafrost-quickstart") : options.work();
+    try {
+      run(work, options.events(), System.out);
+    } finally {
+      if (temporary && !options.keep()) {
+        deleteRecursively(work);
+        System.out.println("deleted the temporary directory " + work + " (--keep keeps it)");
+      } else {
+        System.out.println("kept " + work + ": index/ (the Lucene index), repository/ (the snapshot), cache/ (the cache file)");
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (var paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   /** Runs the quickstart in {@code work}; returns the hits of the query (the same cold and warm). */

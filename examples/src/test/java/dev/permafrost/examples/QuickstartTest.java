@@ -4,6 +4,7 @@
 package dev.permafrost.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -26,5 +27,23 @@ class QuickstartTest {
     String cold = out.lines().filter(l -> l.contains("cold query")).findFirst().orElseThrow();
     assertTrue(!cold.contains("blob requests 0,"), cold);
     assertEquals(2, out.lines().filter(l -> l.contains(hits + " hits")).count(), out);
+    assertTrue(!warm.contains("cache hits 0"), "the warm query is served from the cache, and the stats say so: " + warm);
+  }
+
+  @Test
+  void theCommandLineIsParsedAsAUserExpects() {
+    Quickstart.Options o = Quickstart.parse(new String[] {"--events", "5000", "--keep"});
+    assertEquals(5000, o.events());
+    assertTrue(o.keep() && o.work() == null && !o.help());
+    o = Quickstart.parse(new String[] {"/tmp/x", "300"});
+    assertEquals(Path.of("/tmp/x"), o.work());
+    assertEquals(300, o.events());
+    assertTrue(Quickstart.parse(new String[] {"--help"}).help());
+    assertTrue(Quickstart.parse(new String[] {"-h"}).help());
+    for (String[] bad : new String[][] {{"--events", "lots"}, {"--events"}, {"--frobnicate"}, {"a", "b"}, {"a", "1", "2"},
+        {"--events=0"}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Quickstart.parse(bad), String.join(" ", bad));
+      assertTrue(!e.getMessage().isBlank(), e.getMessage());
+    }
   }
 }
