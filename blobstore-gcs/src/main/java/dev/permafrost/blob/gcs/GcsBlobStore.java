@@ -23,32 +23,33 @@ import com.google.cloud.storage.Bucket;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.cloud.storage.StorageRetryStrategy;
+import dev.permafrost.blob.AbstractBlobStore;
 import dev.permafrost.blob.BlobMetadata;
-import dev.permafrost.blob.BlobNames;
-import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.BlobStoreBuilder;
 import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.StoreSettings;
+import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link BlobStore} in a Google Cloud Storage bucket, below an optional prefix: {@code gs://bucket/prefix}.
@@ -57,14 +58,15 @@ import java.util.regex.Pattern;
  *
  * <p>Open it by URI with {@link dev.permafrost.blob.BlobStores#open(java.net.URI)}, e.g.
  * {@code gs://my-bucket/snapshots?project_id=my-project}, or with {@link #builder()}; the settings and their
- * names are the same both ways (see {@link GcsSettings}).
+ * names are the same both ways (see {@link GcsSettings}). The builder can also take the application's own
+ * {@link Storage} client ({@link Builder#storage}) or {@link Credentials} ({@link Builder#credentials}).
  *
  * <ul>
- *   <li>Writes of at most {@code resumable_threshold} bytes are sent in one request, with a CRC32C the server
- *       checks; larger ones use a resumable upload in chunks of {@code resumable_chunk_size}. Either way GCS
- *       creates the object only when the upload completes, so readers never see a partial blob; if the source
- *       stream fails or comes up short, the upload is never completed and no object appears (an abandoned
- *       resumable session expires on the server).
+ *   <li>Writes of at most {@code single_upload_threshold} bytes are sent in one request, with a CRC32C the server
+ *       checks; larger ones use a resumable upload in parts of {@code part_size}. Either way GCS creates the
+ *       object only when the upload completes, so readers never see a partial blob; if the source stream fails or
+ *       comes up short, the upload is never completed and no object appears (an abandoned resumable session
+ *       expires on the server).
  *   <li>Ranged reads ask GCS for exactly the range, as one streamed response.
  *   <li><b>One attempt per request.</b> The GCS client's own retries are off: at most one attempt, and a retry
  *       strategy that never retries, so that a read channel never reopens a broken response by itself either.
@@ -86,35 +88,40 @@ import java.util.regex.Pattern;
  *   <li>A 404 on a blob is told apart from a missing bucket by asking for the bucket once.
  * </ul>
  *
+ * <p>On an application's own {@link Storage} ({@link Builder#storage}), the store makes the same calls, but the
+ * client's retries, time-outs and transport are the application's: see there.
+ *
  * <p>Thread-safe. Error messages name the backend, the bucket, the prefix, the endpoint and the blob; they
  * never contain credentials.
  */
-public final class GcsBlobStore implements BlobStore {
+public final class GcsBlobStore extends AbstractBlobStore {
   /** The URI scheme: {@code gs}. */
   public static final String SCHEME = "gs";
 
-  private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]");
+  private static final Logger LOG = LoggerFactory.getLogger(GcsBlobStore.class);
   private static final int BATCH_SIZE = 100;
-  /** How much a ranged read fetches before returning, so that "not found" and "past the end" surface early. */
+  /** How much a read fetches before returning, so that "not found" and "past the end" surface early. */
   private static final int FIRST_READ = 8192;
 
   private final Storage storage;
+  /** The HTTP engine under the client the store built; null on the application's {@link Storage}. */
   private final GcsHttp http;
   private final String bucket;
   private final String prefix;
   private final GcsSettings settings;
   private final String description;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final GcsErrors errors;
   private volatile boolean bucketSeen;
 
   private GcsBlobStore(
-      Storage storage, GcsHttp http, String bucket, String prefix, GcsSettings settings, String description) {
+      Storage storage, GcsHttp http, String bucket, String prefix, GcsSettings settings, String endpoint) {
     this.storage = storage;
     this.http = http;
     this.bucket = bucket;
     this.prefix = prefix;
     this.settings = settings;
-    this.description = description;
+    this.description = describe(bucket, prefix, endpoint);
+    this.errors = new GcsErrors(description, bucket, endpoint, settings, this::bucketExists);
   }
 
   /** A builder for a store; {@link Builder#bucket(String)} is required. */
@@ -124,13 +131,31 @@ public final class GcsBlobStore implements BlobStore {
 
   /** Opens a store on {@code bucket} below {@code prefix} with the given settings, rejecting unknown ones. */
   static GcsBlobStore open(String bucket, String prefix, StoreSettings storeSettings) throws IOException {
-    String normalizedPrefix = normalizePrefix(prefix);
-    validateBucket(bucket);
-    GcsSettings settings = GcsSettings.parse(storeSettings);
-    String description =
-        SCHEME + "://" + bucket + (normalizedPrefix.isEmpty() ? "" : "/" + normalizedPrefix.substring(0, normalizedPrefix.length() - 1))
-            + " (endpoint " + settings.endpoint + ")";
-    Credentials credentials = credentials(settings, description);
+    return open(bucket, prefix, storeSettings, null, null);
+  }
+
+  /**
+   * Opens a store on {@code bucket} below {@code prefix}: on {@code givenStorage} if there is one, else on a client
+   * of its own, with {@code givenCredentials} if there are some, else the credentials the settings name.
+   */
+  private static GcsBlobStore open(String bucket, String prefix, StoreSettings storeSettings, Storage givenStorage,
+      Credentials givenCredentials) throws IOException {
+    String normalizedPrefix = GcsSettings.normalizePrefix(prefix);
+    GcsSettings.validateBucket(bucket);
+    if (givenStorage != null) {
+      if (givenCredentials != null) {
+        throw new IllegalArgumentException("gs blob store: storage(...) and credentials(...) cannot be combined; the"
+            + " given Storage authenticates with its own credentials");
+      }
+      GcsSettings settings = GcsSettings.parse(storeSettings, GcsSettings.CredentialsMode.CLIENT);
+      String endpoint = endpointOf(givenStorage);
+      warnIfRetrying(givenStorage, describe(bucket, normalizedPrefix, endpoint));
+      return new GcsBlobStore(givenStorage, null, bucket, normalizedPrefix, settings, endpoint);
+    }
+    GcsSettings settings = GcsSettings.parse(
+        storeSettings, givenCredentials == null ? null : GcsSettings.CredentialsMode.GIVEN);
+    String description = describe(bucket, normalizedPrefix, settings.endpoint);
+    Credentials credentials = givenCredentials != null ? givenCredentials : credentials(settings, description);
     String projectId = settings.projectId;
     if (projectId == null && credentials instanceof ServiceAccountCredentials sa && sa.getProjectId() != null) {
       projectId = sa.getProjectId();
@@ -165,7 +190,53 @@ public final class GcsBlobStore implements BlobStore {
       http.close();
       throw new BlobStoreException(description, null, "cannot create the GCS client: " + GcsErrors.detail(e), e);
     }
-    return new GcsBlobStore(storage, http, bucket, normalizedPrefix, settings, description);
+    return new GcsBlobStore(storage, http, bucket, normalizedPrefix, settings, settings.endpoint);
+  }
+
+  private static String describe(String bucket, String prefix, String endpoint) {
+    return SCHEME + "://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1))
+        + " (endpoint " + endpoint + ")";
+  }
+
+  /** The host of an application's client, for messages: without user info or query, which could hold secrets. */
+  private static String endpointOf(Storage storage) {
+    String host;
+    try {
+      host = storage.getOptions().getHost();
+    } catch (RuntimeException e) {
+      host = null;
+    }
+    if (host == null || host.isBlank()) {
+      return "of the given Storage";
+    }
+    try {
+      URI uri = URI.create(host.trim());
+      if (uri.getRawUserInfo() == null && uri.getRawQuery() == null && uri.getRawFragment() == null) {
+        return host.trim();
+      }
+      if (uri.getHost() != null) {
+        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+      }
+    } catch (IllegalArgumentException e) {
+      // not a URI: not shown
+    }
+    return "of the given Storage";
+  }
+
+  /** An application's client that retries by itself multiplies the store policy's attempts: say so, once. */
+  private static void warnIfRetrying(Storage storage, String description) {
+    RetrySettings retry;
+    try {
+      retry = storage.getOptions().getRetrySettings();
+    } catch (RuntimeException e) {
+      return;
+    }
+    if (retry != null && retry.getMaxAttempts() != 1) {
+      LOG.warn("the Storage given to the gs blob store {} retries requests itself (max attempts {}), and the store"
+              + " policy retries them too, so attempts multiply: build the Storage with retry settings of one"
+              + " attempt (RetrySettings maxAttempts 1) and a StorageRetryStrategy that never retries",
+          description, retry.getMaxAttempts() == 0 ? "unlimited" : retry.getMaxAttempts());
+    }
   }
 
   /**
@@ -236,7 +307,7 @@ public final class GcsBlobStore implements BlobStore {
         try {
           // Token requests without the auth library's own retries: the store policy retries the request that
           // needed the token when the failure was transient (see GcsErrors.retryable).
-          return ServiceAccountCredentials.fromStream(new java.io.ByteArrayInputStream(json))
+          return ServiceAccountCredentials.fromStream(new ByteArrayInputStream(json))
               .createWithCustomRetryStrategy(false);
         } catch (IOException | RuntimeException e) {
           // No cause and no parser message: either could quote the file's contents, which hold a private key.
@@ -246,7 +317,7 @@ public final class GcsBlobStore implements BlobStore {
                   + e.getClass().getSimpleName() + "); download a JSON key for the service account, or use"
                   + " application-default credentials by leaving credentials_file out");
         } finally {
-          java.util.Arrays.fill(json, (byte) 0);
+          Arrays.fill(json, (byte) 0);
         }
       case DEFAULT:
       default:
@@ -259,21 +330,6 @@ public final class GcsBlobStore implements BlobStore {
                   + " service-account JSON key, set GOOGLE_APPLICATION_CREDENTIALS, run 'gcloud auth"
                   + " application-default login', or use credentials=none for an emulator");
         }
-    }
-  }
-
-  static String normalizePrefix(String prefix) {
-    return BlobNames.normalizePrefix(prefix, "gs blob store prefix");
-  }
-
-  static void validateBucket(String bucket) {
-    if (bucket == null || bucket.isEmpty()) {
-      throw new IllegalArgumentException("gs blob store needs a bucket name, as in gs://bucket/prefix");
-    }
-    if (!BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
-      throw new IllegalArgumentException(
-          "invalid GCS bucket name '" + bucket + "': bucket names are 3 to 222 characters of lower-case letters,"
-              + " digits, '-', '_' and '.', starting and ending with a letter or digit");
     }
   }
 
@@ -292,48 +348,32 @@ public final class GcsBlobStore implements BlobStore {
     return description;
   }
 
-  private void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("blob store " + description + " is closed");
-    }
+  /** The settings in use (for tests). */
+  GcsSettings settings() {
+    return settings;
   }
 
   private BlobId id(String blobName) {
-    return BlobId.of(bucket, prefix + BlobNames.validate(blobName));
+    return BlobId.of(bucket, prefix + blobName);
   }
 
   // ---------------------------------------------------------------------------------------------- reads
 
   @Override
-  public InputStream read(String blobName) throws IOException {
-    ensureOpen();
-    BlobId id = id(blobName);
-    return open(blobName, id, 0, -1);
+  protected InputStream openBlob(String blobName) throws IOException {
+    return open(blobName, 0, -1);
   }
 
   @Override
-  public InputStream read(String blobName, long offset, long length) throws IOException {
-    ensureOpen();
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException(
-          "negative offset or length reading " + BlobStoreException.range(offset, length) + " of blob " + blobName);
-    }
-    BlobId id = id(blobName);
-    if (length == 0) {
-      // Nothing to fetch, but the blob must exist and the (empty) range must lie within it.
-      long size = length(blobName);
-      if (offset > size) {
-        throw pastEnd(blobName, offset, length, size);
-      }
-      return InputStream.nullInputStream();
-    }
-    return open(blobName, id, offset, length);
+  protected InputStream openRange(String blobName, long offset, long length) throws IOException {
+    return open(blobName, offset, length);
   }
 
-  private InputStream open(String blobName, BlobId id, long offset, long length) throws IOException {
+  /** A stream over the whole blob ({@code length} -1) or a range of it; fetches the first bytes before returning. */
+  private InputStream open(String blobName, long offset, long length) throws IOException {
     ReadChannel channel;
     try {
-      channel = storage.reader(id);
+      channel = storage.reader(id(blobName));
       if (length >= 0) {
         if (offset > 0) {
           channel.seek(offset);
@@ -343,7 +383,7 @@ public final class GcsBlobStore implements BlobStore {
         channel.setChunkSize((int) Math.min(length, 2 << 20));
       }
     } catch (IOException | RuntimeException e) {
-      throw translate(e, blobName, "open blob for reading", true);
+      throw errors.translate(e, blobName, "open blob for reading", true);
     }
     GcsInputStream in = new GcsInputStream(channel, blobName, offset, length);
     try {
@@ -355,52 +395,28 @@ public final class GcsBlobStore implements BlobStore {
     return in;
   }
 
-  private BlobStoreException pastEnd(String blobName, long offset, long length, long size) {
-    return new BlobStoreException(
-        description,
-        blobName,
-        "range " + BlobStoreException.range(offset, length) + " is past the end of the blob (length " + size + ")");
-  }
-
   /**
-   * Called when a ranged read ends early: finds the blob's length to say why. A range past the end is no
-   * transient failure; a response that ends before a range the blob holds was cut short, and may pass if asked
-   * for again.
-   */
-  private BlobStoreException shortRange(String blobName, long offset, long length, long reached) throws IOException {
-    long size = length(blobName);
-    if (offset + length > size) {
-      return pastEnd(blobName, offset, length, size);
-    }
-    return new BlobStoreException(
-        description,
-        blobName,
-        "GCS response for " + BlobStoreException.range(offset, length) + " ended at offset " + reached
-            + " although the blob is " + size + " bytes long; the response was cut short, or the blob was replaced"
-            + " while being read",
-        null,
-        true);
-  }
-
-  /**
-   * A stream over a blob or a range of it, reading one GCS response through a {@link ReadChannel}.
+   * A stream over a blob or a range of it, reading one GCS response through a {@link ReadChannel}. A ranged stream
+   * is wrapped by the skeleton, which asks for no byte past the range and reports a response that ends early; what
+   * this stream adds is telling a range past the end of the blob apart (see {@link #rangeEnded}).
    *
    * <p>One thread reads; {@link #close()} may come from any thread, at any time. The SDK's channel takes the same
    * lock in {@code close()} as in {@code read()}, so closing it while a read is blocked would wait for that read
    * (up to {@code read_timeout}). Instead, {@code close()} aborts the HTTP request through the stream's
    * {@link GcsHttp.Exchange} (the connection is closed, the rest of the body is not drained), which makes the
    * blocked read fail at once, and leaves closing the channel to the reading thread as it leaves {@code read()}.
-   * Aborting a response that was read to its end does nothing: its connection has gone back to the pool.
+   * Aborting a response that was read to its end does nothing: its connection has gone back to the pool. (On an
+   * application's own {@link Storage}, {@code GcsHttp} is not under the channel: the abort reaches no request, and a
+   * blocked read ends only as the client's transport lets it.)
    */
   private final class GcsInputStream extends InputStream {
     private final ReadChannel channel;
     private final GcsHttp.Exchange exchange = new GcsHttp.Exchange();
     private final String blobName;
     private final long offset;
-    /** Bytes expected, or -1 for a whole blob of unknown length. */
+    /** Bytes asked for, or -1 for a whole blob. */
     private final long length;
     // Used by the reading thread only:
-    private long delivered;
     private ByteBuffer head;
     private boolean eof;
     // Shared with a closing thread:
@@ -422,9 +438,7 @@ public final class GcsBlobStore implements BlobStore {
       int n = channelRead(buffer);
       buffer.flip();
       head = buffer;
-      if (n < 0) {
-        endOfData();
-      }
+      eof = n < 0;
     }
 
     private int channelRead(ByteBuffer buffer) throws IOException {
@@ -450,12 +464,30 @@ public final class GcsBlobStore implements BlobStore {
         throw closedStream(failure);
       }
       if (failure != null) {
-        if (GcsErrors.classify(failure) == GcsErrors.Kind.RANGE_NOT_SATISFIABLE && length >= 0) {
-          throw shortRange(blobName, offset, length, offset + delivered);
+        if (length >= 0 && GcsErrors.classify(failure) == GcsErrors.Kind.RANGE_NOT_SATISFIABLE) {
+          rangeEnded(failure);
+          return -1;
         }
-        throw translate(failure, blobName, "read " + rangeText(), true);
+        throw errors.translate(failure, blobName, "read " + rangeText(), true);
+      }
+      if (n < 0 && length >= 0) {
+        rangeEnded(null);
       }
       return n;
+    }
+
+    /**
+     * A ranged response ended while bytes of the range were still owed (the skeleton asks for none past the
+     * range). GCS answers a range that runs past the end of the blob with the part the blob holds, or 416 when it
+     * holds none of it: the blob's length tells whether that is what happened, which is no transient failure.
+     * Otherwise the response was cut short (or the blob replaced meanwhile), which the skeleton reports as a
+     * retryable failure when this stream ends.
+     */
+    private void rangeEnded(Throwable cause) throws IOException {
+      long size = blobLength(blobName);
+      if (offset + length > size) {
+        throw pastEnd(blobName, offset, length, size, cause);
+      }
     }
 
     /** The reading thread leaves the channel; if the stream was closed meanwhile, it closes the channel. */
@@ -482,15 +514,6 @@ public final class GcsBlobStore implements BlobStore {
       return length < 0 ? "the blob" : BlobStoreException.range(offset, length);
     }
 
-    /** The response ended: fine for a whole blob, or for a range read to its end; an error otherwise. */
-    private void endOfData() throws IOException {
-      eof = true;
-      long buffered = head == null ? 0 : head.remaining();
-      if (length >= 0 && delivered + buffered < length) {
-        throw shortRange(blobName, offset, length, offset + delivered + buffered);
-      }
-    }
-
     @Override
     public int read() throws IOException {
       byte[] one = new byte[1];
@@ -513,19 +536,13 @@ public final class GcsBlobStore implements BlobStore {
       if (head != null && head.hasRemaining()) {
         int n = Math.min(len, head.remaining());
         head.get(b, off, n);
-        delivered += n;
         return n;
       }
-      if (eof || (length >= 0 && delivered >= length)) {
+      if (eof) {
         return -1;
       }
-      int want = length < 0 ? len : (int) Math.min(len, length - delivered);
-      int n = channelRead(ByteBuffer.wrap(b, off, want));
-      if (n < 0) {
-        endOfData();
-        return -1;
-      }
-      delivered += n;
+      int n = channelRead(ByteBuffer.wrap(b, off, len));
+      eof = n < 0;
       return n;
     }
 
@@ -569,37 +586,20 @@ public final class GcsBlobStore implements BlobStore {
   // ---------------------------------------------------------------------------------------------- writes
 
   @Override
-  public void write(String blobName, InputStream data, long length) throws IOException {
-    ensureOpen();
-    Objects.requireNonNull(data, "data");
-    if (length < 0) {
-      throw new IllegalArgumentException("negative length " + length + " writing blob " + blobName);
-    }
+  protected void putBlob(String blobName, InputStream data, long length) throws IOException {
     BlobId id = id(blobName);
-    if (length <= settings.resumableThreshold) {
-      writeInOneRequest(blobName, id, data, (int) length);
+    if (length <= settings.singleUploadThreshold) {
+      byte[] bytes = readSource(blobName, data, (int) length);
+      // The client sends the blob's CRC32C with it, and the server checks it. Index files do not compress:
+      // no gzip on the wire.
+      try {
+        storage.create(BlobInfo.newBuilder(id).build(), bytes, 0, bytes.length,
+            Storage.BlobTargetOption.disableGzipContent());
+      } catch (RuntimeException e) {
+        throw errors.translate(e, blobName, "write blob", false);
+      }
     } else {
       writeResumable(blobName, id, data, length);
-    }
-  }
-
-  private void writeInOneRequest(String blobName, BlobId id, InputStream data, int length) throws IOException {
-    byte[] bytes = new byte[length];
-    try {
-      int read = data.readNBytes(bytes, 0, length);
-      if (read < length) {
-        throw new EOFException("the data ended after " + read + " of the " + length + " bytes announced");
-      }
-    } catch (IOException e) {
-      throw new BlobStoreException(description, blobName, "write failed, nothing was written: " + e, e);
-    }
-    // The client sends the blob's CRC32C with it, and the server checks it. Index files do not compress:
-    // no gzip on the wire.
-    BlobInfo info = BlobInfo.newBuilder(id).build();
-    try {
-      storage.create(info, bytes, 0, length, Storage.BlobTargetOption.disableGzipContent());
-    } catch (RuntimeException e) {
-      throw translate(e, blobName, "write blob", false);
     }
   }
 
@@ -607,11 +607,11 @@ public final class GcsBlobStore implements BlobStore {
     WriteChannel channel;
     try {
       channel = storage.writer(BlobInfo.newBuilder(id).build());
-      channel.setChunkSize(settings.resumableChunkSize);
+      channel.setChunkSize(settings.partSize);
     } catch (RuntimeException e) {
-      throw translate(e, blobName, "start a resumable upload", false);
+      throw errors.translate(e, blobName, "start a resumable upload", false);
     }
-    byte[] buffer = new byte[Math.min(settings.resumableChunkSize, 1 << 20)];
+    byte[] buffer = new byte[Math.min(settings.partSize, 1 << 20)];
     long remaining = length;
     while (remaining > 0) {
       int n;
@@ -632,23 +632,21 @@ public final class GcsBlobStore implements BlobStore {
           channel.write(bb);
         }
       } catch (IOException | RuntimeException e) {
-        throw translate(e, blobName, "upload blob", false);
+        throw errors.translate(e, blobName, "upload blob", false);
       }
       remaining -= n;
     }
     try {
-      channel.close(); // sends the last chunk and finalizes: only now does the object appear
+      channel.close(); // sends the last part and finalizes: only now does the object appear
     } catch (IOException | RuntimeException e) {
-      throw translate(e, blobName, "finish the resumable upload of blob", false);
+      throw errors.translate(e, blobName, "finish the resumable upload of blob", false);
     }
   }
 
   // ---------------------------------------------------------------------------------------------- metadata
 
   @Override
-  public List<BlobMetadata> list(String listPrefix) throws IOException {
-    ensureOpen();
-    BlobNames.validatePrefix(listPrefix);
+  protected List<BlobMetadata> listBlobs(String listPrefix) throws IOException {
     String full = prefix + listPrefix;
     List<BlobMetadata> result = new ArrayList<>();
     try {
@@ -671,49 +669,44 @@ public final class GcsBlobStore implements BlobStore {
         page = page.hasNextPage() ? page.getNextPage() : null;
       }
     } catch (RuntimeException e) {
-      throw translate(e, null, "list blobs with prefix '" + listPrefix + "'", false);
+      throw errors.translate(e, null, "list blobs with prefix '" + listPrefix + "'", false);
     }
     result.sort(Comparator.comparing(BlobMetadata::name));
     return result;
   }
 
   @Override
-  public long length(String blobName) throws IOException {
-    ensureOpen();
-    BlobId id = id(blobName);
+  protected long blobLength(String blobName) throws IOException {
     Blob blob;
     try {
-      blob = storage.get(id, Storage.BlobGetOption.fields(Storage.BlobField.SIZE));
+      blob = storage.get(id(blobName), Storage.BlobGetOption.fields(Storage.BlobField.SIZE));
     } catch (RuntimeException e) {
-      throw translate(e, blobName, "get the length of blob", true);
+      throw errors.translate(e, blobName, "get the length of blob", true);
     }
     if (blob == null) {
-      throw notFound(blobName, null);
+      throw errors.notFound(blobName, null);
     }
     Long size = blob.getSize();
     return size == null ? 0 : size;
   }
 
   @Override
-  public void delete(String blobName) throws IOException {
-    ensureOpen();
-    BlobId id = id(blobName);
+  protected void deleteBlob(String blobName) throws IOException {
     boolean deleted;
     try {
-      deleted = storage.delete(id);
+      deleted = storage.delete(id(blobName));
     } catch (RuntimeException e) {
-      throw translate(e, blobName, "delete blob", false);
+      throw errors.translate(e, blobName, "delete blob", false);
     }
     // No such blob is not an error, but no such bucket is: GCS answers 404 to both.
     if (!deleted && !bucketExists()) {
-      throw missingBucket(blobName, null);
+      throw errors.missingBucket(blobName, null);
     }
   }
 
   /** Deletes in batch requests of up to 100 blobs each. */
   @Override
-  public void deleteAll(Collection<String> blobNames) throws IOException {
-    ensureOpen();
+  protected void deleteBlobs(Collection<String> blobNames) throws IOException {
     Map<BlobId, String> ids = new LinkedHashMap<>();
     for (String name : blobNames) {
       ids.put(id(name), name);
@@ -729,41 +722,34 @@ public final class GcsBlobStore implements BlobStore {
           allDeleted = !storage.delete(batch).contains(Boolean.FALSE);
         }
         if (!allDeleted && !bucketExists()) {
-          throw missingBucket(null, null);
+          throw errors.missingBucket(null, null);
         }
       } catch (RuntimeException e) {
         String first = ids.get(batch.get(0));
-        throw translate(e, batch.size() == 1 ? first : null,
+        throw errors.translate(e, batch.size() == 1 ? first : null,
             "delete " + batch.size() + " blobs (from '" + first + "')", false);
       }
     }
   }
 
+  /** Closes the client the store built; an application's {@link Storage} is left open, for its owner to close. */
   @Override
-  public void close() throws IOException {
-    if (closed.compareAndSet(false, true)) {
-      try {
-        storage.close();
-      } catch (Exception e) {
-        throw new BlobStoreException(description, null, "closing the GCS client failed: " + GcsErrors.detail(e), e);
-      } finally {
-        http.close();
-      }
+  protected void closeStore() throws IOException {
+    if (http == null) {
+      return;
+    }
+    try {
+      storage.close();
+    } catch (Exception e) {
+      throw new BlobStoreException(description, null, "closing the GCS client failed: " + GcsErrors.detail(e), e);
+    } finally {
+      http.close();
     }
   }
 
   @Override
   public String toString() {
     return "GcsBlobStore(" + description + ")";
-  }
-
-  // ---------------------------------------------------------------------------------------------- errors
-
-  private BlobNotFoundException notFound(String blobName, Throwable cause) throws BlobStoreException {
-    if (!bucketExists()) {
-      throw missingBucket(blobName, cause);
-    }
-    return cause == null ? new BlobNotFoundException(description, blobName) : new BlobNotFoundException(description, blobName, cause);
   }
 
   /** Whether the bucket exists; true when that cannot be told (e.g. no permission to see buckets). */
@@ -783,112 +769,31 @@ public final class GcsBlobStore implements BlobStore {
     }
   }
 
-  private BlobStoreException missingBucket(String blobName, Throwable cause) {
-    return new BlobStoreException(
-        description, blobName,
-        "GCS bucket '" + bucket + "' does not exist at " + settings.endpoint
-            + "; check the bucket name in the store URI, and that the project and endpoint are the intended ones",
-        cause);
-  }
-
-  /**
-   * Maps a failure of the Google client to a {@link BlobStoreException} that says what is wrong and what to
-   * check, and whether the request may succeed if sent again ({@link GcsErrors#retryable}).
-   *
-   * @param blobNotFoundMeansBlob whether a 404 may mean "no such blob" (reads, lengths) rather than "no such
-   *     bucket" (writes, lists)
-   */
-  private BlobStoreException translate(Throwable e, String blobName, String action, boolean blobNotFoundMeansBlob)
-      throws BlobStoreException {
-    if (e instanceof BlobStoreException bse) {
-      return bse;
-    }
-    if (GcsErrors.interrupted(e)) {
-      Thread.currentThread().interrupt();
-      InterruptedIOException ie = new InterruptedIOException("interrupted while trying to " + action + " in " + description);
-      ie.initCause(e);
-      return new BlobStoreException(description, blobName, "interrupted while trying to " + action, ie);
-    }
-    String endpoint = settings.endpoint;
-    String what = "GCS could not " + action;
-    GcsErrors.Kind kind = GcsErrors.classify(e);
-    boolean retryable = GcsErrors.retryable(kind, e);
-    String message = switch (kind) {
-      case NOT_FOUND -> {
-        if (blobNotFoundMeansBlob && blobName != null) {
-          throw notFound(blobName, e);
-        }
-        if (!bucketExists()) {
-          throw missingBucket(blobName, e);
-        }
-        yield what + ": not found (" + GcsErrors.detail(e) + ")";
-      }
-      case UNAUTHENTICATED -> what + ": the endpoint " + endpoint + " rejected the credentials (HTTP 401"
-          + " Unauthorized); check " + credentialsHint();
-      case PERMISSION_DENIED -> what + ": permission denied (HTTP 403 Forbidden) on bucket '" + bucket + "'; the"
-          + " credentials are valid but lack a permission this store needs (storage.objects.get/list/create/delete,"
-          + " e.g. the role roles/storage.objectAdmin), or the bucket belongs to another project or is"
-          + " requester-pays (" + GcsErrors.detail(e) + ")";
-      case RATE_LIMITED -> what + ": GCS is throttling requests (" + GcsErrors.detail(e) + "); lower the request"
-          + " rate (the store policy's max_concurrent_requests and max_bytes_per_sec) or spread the load";
-      case SERVER_ERROR -> what + ": the GCS endpoint " + endpoint + " answered with a server error ("
-          + GcsErrors.detail(e) + "); such failures are usually transient";
-      case CREDENTIALS_UNUSABLE -> what + ": could not obtain an access token with the configured credentials;"
-          + " check " + credentialsHint() + " (" + e.getClass().getSimpleName() + ")";
-      case CONNECTION_REFUSED -> what + ": cannot connect to the GCS endpoint " + endpoint + " (connection"
-          + " refused); check the endpoint setting, that the server is running and that it is reachable from here";
-      case CONNECTION_LOST -> what + ": the connection to the GCS endpoint " + endpoint + " was lost before the"
-          + " response was complete (" + GcsErrors.detail(e) + ")";
-      case UNKNOWN_HOST -> what + ": the host of the GCS endpoint " + endpoint + " cannot be resolved; check the"
-          + " endpoint setting and DNS";
-      case TIMEOUT -> what + ": timed out talking to the GCS endpoint " + endpoint + " (connect_timeout "
-          + human(settings.connectTimeout) + ", read_timeout " + human(settings.readTimeout) + "); check the"
-          + " network, or raise the timeouts";
-      case TLS -> what + ": TLS handshake with the GCS endpoint " + endpoint + " failed; check the endpoint's"
-          + " scheme (http or https) and its certificate (" + GcsErrors.detail(e) + ")";
-      case RANGE_NOT_SATISFIABLE, OTHER -> what + ": " + GcsErrors.detail(e);
-    };
-    return new BlobStoreException(description, blobName, message, e, retryable);
-  }
-
-  private String credentialsHint() {
-    return switch (settings.credentialsMode) {
-      case FILE -> "the service-account key in credentials_file '" + settings.credentialsFile
-          + "' (is the key valid and not deleted, is the account enabled?)";
-      case DEFAULT -> "the application-default credentials (GOOGLE_APPLICATION_CREDENTIALS, 'gcloud auth"
-          + " application-default login', or the metadata server's service account), or set credentials_file";
-      case NONE -> "the credentials: credentials=none sends no credentials, which only emulators and public"
-          + " buckets accept; set credentials_file or use application-default credentials";
-    };
-  }
-
-  private static String human(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
-  }
-
   // ---------------------------------------------------------------------------------------------- builder
 
   /**
    * Builds a {@link GcsBlobStore} from a bucket, an optional prefix and settings named exactly as the URI's
    * query parameters (see {@link GcsSettings}). Each typed method is shorthand for {@link #setting(String,
-   * String)} with that setting's name; {@link #build()} rejects any setting it does not know, by name.
+   * String)} with that setting's name; a setting of the {@link StorePolicy} is refused at once, and {@link #build()}
+   * rejects any setting it does not know, by name.
    *
    * <pre>{@code
    * BlobStore store = GcsBlobStore.builder().bucket("my-bucket").prefix("snapshots")
    *     .projectId("my-project").credentialsFile(Path.of("/etc/permafrost/sa.json")).build();
    * }</pre>
+   *
+   * <p>The store builds its own client, unless it is given the application's: {@link #storage(Storage)}. It can
+   * also be given {@link #credentials(Credentials) credentials} for the client it builds.
    */
-  public static final class Builder {
-    private static final Set<String> POLICY_SETTINGS = Set.of(StorePolicy.MAX_RETRIES, StorePolicy.RETRY_DELAY,
-        StorePolicy.RETRY_MAX_DELAY, StorePolicy.RETRY_TIME_LIMIT, StorePolicy.REQUEST_TIMEOUT,
-        StorePolicy.MIN_READ_THROUGHPUT, StorePolicy.HEDGE_AFTER, StorePolicy.MAX_BYTES_PER_SEC,
-        StorePolicy.MAX_CONCURRENT_REQUESTS);
-
+  public static final class Builder extends BlobStoreBuilder<Builder> {
     private String bucket;
     private String prefix = "";
-    private final Map<String, String> settings = new LinkedHashMap<>();
+    private Storage storage;
+    private Credentials credentials;
 
-    private Builder() {}
+    private Builder() {
+      super(SCHEME);
+    }
 
     /** The bucket (required). */
     public Builder bucket(String bucket) {
@@ -899,23 +804,6 @@ public final class GcsBlobStore implements BlobStore {
     /** The prefix below which blobs are kept, e.g. {@code snapshots/prod}; default none. */
     public Builder prefix(String prefix) {
       this.prefix = prefix == null ? "" : prefix;
-      return this;
-    }
-
-    /** Sets a setting by its name, as in a URI query parameter; null removes it. */
-    public Builder setting(String name, String value) {
-      Objects.requireNonNull(name, "name");
-      if (value == null) {
-        settings.remove(name);
-      } else {
-        settings.put(name, value);
-      }
-      return this;
-    }
-
-    /** Sets every setting of the map, by name. */
-    public Builder settings(Map<String, String> values) {
-      values.forEach(this::setting);
       return this;
     }
 
@@ -949,14 +837,34 @@ public final class GcsBlobStore implements BlobStore {
       return setting(GcsSettings.READ_TIMEOUT, timeout == null ? null : timeout.toString());
     }
 
-    /** {@value GcsSettings#RESUMABLE_THRESHOLD}, in bytes. */
-    public Builder resumableThreshold(long bytes) {
-      return setting(GcsSettings.RESUMABLE_THRESHOLD, Long.toString(bytes));
+    /** {@value GcsSettings#SINGLE_UPLOAD_THRESHOLD}, in bytes. */
+    public Builder singleUploadThreshold(long bytes) {
+      return setting(GcsSettings.SINGLE_UPLOAD_THRESHOLD, Long.toString(bytes));
     }
 
-    /** {@value GcsSettings#RESUMABLE_CHUNK_SIZE}, in bytes. */
+    /** {@value GcsSettings#PART_SIZE}, in bytes. */
+    public Builder partSize(long bytes) {
+      return setting(GcsSettings.PART_SIZE, Long.toString(bytes));
+    }
+
+    /**
+     * The old name of {@link #singleUploadThreshold(long)}.
+     *
+     * @deprecated use {@link #singleUploadThreshold(long)}
+     */
+    @Deprecated
+    public Builder resumableThreshold(long bytes) {
+      return singleUploadThreshold(bytes);
+    }
+
+    /**
+     * The old name of {@link #partSize(long)}.
+     *
+     * @deprecated use {@link #partSize(long)}
+     */
+    @Deprecated
     public Builder resumableChunkSize(long bytes) {
-      return setting(GcsSettings.RESUMABLE_CHUNK_SIZE, Long.toString(bytes));
+      return partSize(bytes);
     }
 
     /** {@value GcsSettings#LIST_PAGE_SIZE}. */
@@ -965,24 +873,60 @@ public final class GcsBlobStore implements BlobStore {
     }
 
     /**
+     * The application's own client, for the store to use instead of building one. The store never closes it: its
+     * owner does, after closing the store. Settings that configure a client ({@value GcsSettings#ENDPOINT},
+     * {@value GcsSettings#CREDENTIALS}, {@value GcsSettings#CREDENTIALS_FILE}, {@value GcsSettings#PROJECT_ID},
+     * {@value GcsSettings#CONNECT_TIMEOUT}, {@value GcsSettings#READ_TIMEOUT}) and {@link #credentials} are then
+     * refused: configure the {@code Storage} instead.
+     *
+     * <p>Two things are then the application's to get right:
+     *
+     * <ul>
+     *   <li><b>It should not retry.</b> The store policy retries, so a client that retries as well multiplies the
+     *       attempts (the SDK's default is up to 6 per request). Build it with {@code
+     *       setRetrySettings(StorageOptions.getDefaultRetrySettings().toBuilder().setMaxAttempts(1).build())} and a
+     *       {@code StorageRetryStrategy} whose handlers never retry (a read channel reopens a broken response by
+     *       itself whenever the strategy calls the failure retryable). The store logs a warning when the client's
+     *       retry settings allow more than one attempt.
+     *   <li><b>Reads are aborted only as far as its transport allows.</b> The store's own HTTP engine, which lets
+     *       a read stream be closed from another thread while a read is blocked on it, is not under this client:
+     *       {@code close()} on a read stream still returns at once, but a read blocked in the client's transport
+     *       ends only when data comes or the transport's read time-out passes, and the store policy's deadlines
+     *       can end it no sooner.
+     * </ul>
+     *
+     * @param storage a client for the JSON API (e.g. {@code StorageOptions.http()...build().getService()})
+     */
+    public Builder storage(Storage storage) {
+      this.storage = Objects.requireNonNull(storage, "storage");
+      return this;
+    }
+
+    /**
+     * Credentials for the client the store builds, instead of those the settings name (a key file, the
+     * application-default ones, or none); {@value GcsSettings#CREDENTIALS} and {@value GcsSettings#CREDENTIALS_FILE}
+     * are then refused. Token requests are the credentials' own: for a single attempt each, as the store's
+     * {@code credentials_file} does it, use {@code GoogleCredentials.createWithCustomRetryStrategy(false)}.
+     *
+     * @param credentials e.g. {@code GoogleCredentials.getApplicationDefault()} or impersonated credentials
+     */
+    public Builder credentials(Credentials credentials) {
+      this.credentials = Objects.requireNonNull(credentials, "credentials");
+      return this;
+    }
+
+    /**
      * Opens the store, without a {@link StorePolicy}: each call is one attempt, with no deadline. Resolves the
      * credentials now, so that a bad key file fails here; makes no request. Give the store to
      * {@code SnapshotRepository.open(store)}, which applies the default policy, or wrap it with
      * {@code StorePolicy.builder()...build().apply(store)}.
      *
-     * @throws IllegalArgumentException for a missing or invalid bucket, prefix or setting, an unknown setting, or
-     *     a setting of the store policy (such as {@code max_retries})
+     * @throws IllegalArgumentException for a missing or invalid bucket, prefix or setting, an unknown setting, or a
+     *     setting that configures a client next to {@link #storage(Storage)}
      * @throws BlobStoreException if the credentials cannot be loaded
      */
     public GcsBlobStore build() throws IOException {
-      for (String name : settings.keySet()) {
-        if (POLICY_SETTINGS.contains(name)) {
-          throw new IllegalArgumentException("'" + name + "' is a setting of the store policy, not of the gs blob"
-              + " store: wrap the built store with StorePolicy.builder()...build().apply(store), or open it by URI"
-              + " with BlobStores.open, which reads the policy settings from the query");
-        }
-      }
-      return GcsBlobStore.open(bucket, prefix, new StoreSettings(SCHEME, settings));
+      return GcsBlobStore.open(bucket, prefix, storeSettings(), storage, credentials);
     }
   }
 }

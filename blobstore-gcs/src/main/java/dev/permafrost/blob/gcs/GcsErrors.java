@@ -4,6 +4,8 @@
 package dev.permafrost.blob.gcs;
 
 import com.google.cloud.BaseServiceException;
+import dev.permafrost.blob.BlobNotFoundException;
+import dev.permafrost.blob.BlobStoreException;
 import java.io.EOFException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
@@ -15,15 +17,114 @@ import java.net.http.HttpTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /**
- * Recognizes what went wrong in a failure of the Google SDK, whether sending the request again may succeed, and
- * says it without leaking secrets.
+ * Turns failures of the Google SDK into {@link BlobStoreException}s: recognizes what went wrong, whether sending the
+ * request again may succeed ({@link BlobStoreException#isRetryable()}), and says it, with what to check, without
+ * leaking secrets. One per store: its messages name the store, its bucket and endpoint.
  */
 final class GcsErrors {
-  private GcsErrors() {}
+  private final String store;
+  private final String bucket;
+  private final String endpoint;
+  private final GcsSettings settings;
+  private final BooleanSupplier bucketExists;
+
+  /**
+   * @param store the store's description, which every message names
+   * @param bucketExists whether the bucket exists (true when that cannot be told): GCS answers 404 both to a
+   *     missing blob and to a missing bucket
+   */
+  GcsErrors(String store, String bucket, String endpoint, GcsSettings settings, BooleanSupplier bucketExists) {
+    this.store = store;
+    this.bucket = bucket;
+    this.endpoint = endpoint;
+    this.settings = settings;
+    this.bucketExists = bucketExists;
+  }
+
+  /**
+   * Maps a failure of the Google client to a {@link BlobStoreException} that says what is wrong and what to
+   * check, and whether the request may succeed if sent again ({@link #retryable}). A failure that already is a
+   * {@code BlobStoreException} is returned as it is.
+   *
+   * @param action what was being done, as in "GCS could not {@code action}"
+   * @param notFoundMeansBlob whether a 404 may mean "no such blob" (reads, lengths) rather than "no such bucket"
+   *     (writes, lists)
+   * @throws BlobStoreException for a 404: a {@link BlobNotFoundException} or a missing bucket
+   */
+  BlobStoreException translate(Throwable e, String blobName, String action, boolean notFoundMeansBlob)
+      throws BlobStoreException {
+    if (e instanceof BlobStoreException bse) {
+      return bse;
+    }
+    if (interrupted(e)) {
+      Thread.currentThread().interrupt();
+      InterruptedIOException ie = new InterruptedIOException("interrupted while trying to " + action + " in " + store);
+      ie.initCause(e);
+      return new BlobStoreException(store, blobName, "interrupted while trying to " + action, ie);
+    }
+    String what = "GCS could not " + action;
+    Kind kind = classify(e);
+    String message = switch (kind) {
+      case NOT_FOUND -> {
+        if (notFoundMeansBlob && blobName != null) {
+          throw notFound(blobName, e);
+        }
+        if (!bucketExists.getAsBoolean()) {
+          throw missingBucket(blobName, e);
+        }
+        yield what + ": not found (" + detail(e) + ")";
+      }
+      case UNAUTHENTICATED -> what + ": the endpoint " + endpoint + " rejected the credentials (HTTP 401"
+          + " Unauthorized); check " + settings.credentialsHint();
+      case PERMISSION_DENIED -> what + ": permission denied (HTTP 403 Forbidden) on bucket '" + bucket + "'; the"
+          + " credentials are valid but lack a permission this store needs (storage.objects.get/list/create/delete,"
+          + " e.g. the role roles/storage.objectAdmin), or the bucket belongs to another project or is"
+          + " requester-pays (" + detail(e) + ")";
+      case RATE_LIMITED -> what + ": GCS is throttling requests (" + detail(e) + "); lower the request"
+          + " rate (the store policy's max_concurrent_requests and max_bytes_per_sec) or spread the load";
+      case SERVER_ERROR -> what + ": the GCS endpoint " + endpoint + " answered with a server error ("
+          + detail(e) + "); such failures are usually transient";
+      case CREDENTIALS_UNUSABLE -> what + ": could not obtain an access token with the configured credentials;"
+          + " check " + settings.credentialsHint() + " (" + e.getClass().getSimpleName() + ")";
+      case CONNECTION_REFUSED -> what + ": cannot connect to the GCS endpoint " + endpoint + " (connection"
+          + " refused); check " + settings.endpointHint() + ", that the server is running and that it is reachable from here";
+      case CONNECTION_LOST -> what + ": the connection to the GCS endpoint " + endpoint + " was lost before the"
+          + " response was complete (" + detail(e) + ")";
+      case UNKNOWN_HOST -> what + ": the host of the GCS endpoint " + endpoint + " cannot be resolved; check "
+          + settings.endpointHint() + " and DNS";
+      case TIMEOUT -> what + ": timed out talking to the GCS endpoint " + endpoint + " " + settings.timeoutHint();
+      case TLS -> what + ": TLS handshake with the GCS endpoint " + endpoint + " failed; check the endpoint's"
+          + " scheme (http or https) and its certificate (" + detail(e) + ")";
+      case RANGE_NOT_SATISFIABLE, OTHER -> what + ": " + detail(e);
+    };
+    return new BlobStoreException(store, blobName, message, e, retryable(kind, e));
+  }
+
+  /**
+   * A missing blob, or, if the bucket is missing, that failure.
+   *
+   * @throws BlobStoreException if the bucket does not exist
+   */
+  BlobNotFoundException notFound(String blobName, Throwable cause) throws BlobStoreException {
+    if (!bucketExists.getAsBoolean()) {
+      throw missingBucket(blobName, cause);
+    }
+    return cause == null ? new BlobNotFoundException(store, blobName) : new BlobNotFoundException(store, blobName, cause);
+  }
+
+  /** The bucket does not exist (not retryable). */
+  BlobStoreException missingBucket(String blobName, Throwable cause) {
+    return new BlobStoreException(
+        store, blobName,
+        "GCS bucket '" + bucket + "' does not exist at " + endpoint
+            + "; check the bucket name in the store URI, and that the project and endpoint are the intended ones",
+        cause);
+  }
 
   /**
    * What kind of failure an exception is, and whether the same request may succeed if sent again (see

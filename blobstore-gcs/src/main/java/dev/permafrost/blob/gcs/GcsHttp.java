@@ -55,7 +55,7 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Time-outs</b> as before: {@code connect_timeout} to open a connection; {@code read_timeout} from the
  *       end of sending the request to the response's headers, and for each read of the response body.
  *   <li>Request bodies are buffered in memory before they are sent (one upload request at a time: at most
- *       {@code resumable_threshold} or one {@code resumable_chunk_size} chunk).
+ *       {@code single_upload_threshold} or one {@code part_size} part).
  * </ul>
  *
  * <p>{@link Exchange} ties the requests that a thread sends while it is {@linkplain Exchange#enter() in} an

@@ -7,8 +7,8 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreContractTest;
 
 /**
- * The shared contract, against fake-gcs-server: a fresh bucket per test, a resumable threshold of 1 MiB with
- * 256 KiB chunks (so the large blob goes through the resumable path in many chunks) and list pages of 25 (so
+ * The shared contract, against fake-gcs-server: a fresh bucket per test, a single-upload threshold of 1 MiB and
+ * parts of 256 KiB (so the large blob goes through the resumable path in many parts) and list pages of 25 (so
  * the listing test pages).
  */
 class GcsBlobStoreContractTest extends BlobStoreContractTest {

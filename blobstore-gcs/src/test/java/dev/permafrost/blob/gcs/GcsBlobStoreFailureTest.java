@@ -221,7 +221,7 @@ class GcsBlobStoreFailureTest {
   @Test
   void theGcsClientMakesOneAttemptPerRequest() throws IOException {
     try (LocalHttpServer server = LocalHttpServer.answering(503, "backendError");
-        GcsBlobStore store = rawStore(server.endpoint(), "resumable_threshold", "1mb")) {
+        GcsBlobStore store = rawStore(server.endpoint(), "single_upload_threshold", "1mb")) {
       for (Map.Entry<String, Executable> call : oneRequestCalls(store).entrySet()) {
         int before = server.requestCount();
         BlobStoreException e = assertThrows(BlobStoreException.class, call.getValue(), call.getKey());

@@ -70,7 +70,7 @@ class GcsBlobStoreTest {
   void openByUriReadsBucketPrefixAndSettings() throws IOException {
     URI uri = URI.create("gs://" + bucket + "/by/uri/?endpoint=" + GcsTestStores.endpoint()
         + "&credentials=none&project_id=" + GcsTestStores.projectId()
-        + "&list_page_size=2&resumable_threshold=1mb&resumable_chunk_size=256kb&connect_timeout=5s&read_timeout=PT5S"
+        + "&list_page_size=2&single_upload_threshold=1mb&part_size=256kb&connect_timeout=5s&read_timeout=PT5S"
         + "&max_retries=1");
     try (BlobStore opened = BlobStores.open(uri)) {
       GcsBlobStore gcs = assertInstanceOf(GcsBlobStore.class, FilterBlobStore.unwrap(opened));
@@ -115,7 +115,7 @@ class GcsBlobStoreTest {
 
   @Test
   void aLargeWriteGoesThroughTheResumablePath() throws IOException {
-    // Threshold 1 MiB and chunks of 256 KiB (GcsTestStores): 3 MiB + 1 is one resumable upload of 13 chunks.
+    // Threshold 1 MiB and parts of 256 KiB (GcsTestStores): 3 MiB + 1 is one resumable upload of 13 parts.
     byte[] data = bytes((3 << 20) + 1);
     store.write("big", new ByteArrayInputStream(data), data.length);
     assertEquals(data.length, store.length("big"));

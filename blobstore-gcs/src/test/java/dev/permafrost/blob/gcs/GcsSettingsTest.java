@@ -31,8 +31,8 @@ class GcsSettingsTest {
     assertEquals("https://storage.googleapis.com", s.endpoint);
     assertEquals(Duration.ofSeconds(20), s.connectTimeout);
     assertEquals(Duration.ofSeconds(20), s.readTimeout);
-    assertEquals(5L << 20, s.resumableThreshold);
-    assertEquals(16 << 20, s.resumableChunkSize);
+    assertEquals(5L << 20, s.singleUploadThreshold);
+    assertEquals(16 << 20, s.partSize);
     assertEquals(1000, s.listPageSize);
     assertEquals(GcsSettings.CredentialsMode.NONE, s.credentialsMode);
     assertEquals(GcsSettings.CredentialsMode.DEFAULT, parse(Map.of()).credentialsMode);
@@ -42,16 +42,89 @@ class GcsSettingsTest {
   void valuesAreParsedWithUnits() {
     GcsSettings s = parse(Map.of(
         "endpoint", "http://127.0.0.1:4443/", "connect_timeout", "500ms", "read_timeout", "PT2M",
-        "resumable_threshold", "8mb", "resumable_chunk_size", "300kb", "list_page_size", "7",
+        "single_upload_threshold", "8mb", "part_size", "300kb", "list_page_size", "7",
         "credentials_file", "/etc/sa.json", "project_id", "p1"));
     assertEquals("http://127.0.0.1:4443", s.endpoint);
     assertEquals(Duration.ofMillis(500), s.connectTimeout);
     assertEquals(Duration.ofMinutes(2), s.readTimeout);
-    assertEquals(8L << 20, s.resumableThreshold);
-    assertEquals(512 << 10, s.resumableChunkSize, "rounded up to a multiple of 256 KiB");
+    assertEquals(8L << 20, s.singleUploadThreshold);
+    assertEquals(512 << 10, s.partSize, "rounded up to a multiple of 256 KiB");
     assertEquals(7, s.listPageSize);
     assertEquals(GcsSettings.CredentialsMode.FILE, s.credentialsMode);
     assertEquals("p1", s.projectId);
+  }
+
+  @Test
+  void theOldNamesOfRenamedSettingsAreStillAccepted() {
+    GcsSettings s = parse(Map.of("credentials", "none", "resumable_threshold", "2mb", "resumable_chunk_size", "300kb"));
+    assertEquals(2L << 20, s.singleUploadThreshold);
+    assertEquals(512 << 10, s.partSize, "rounded up to a multiple of 256 KiB");
+  }
+
+  @Test
+  void aSettingUnderItsOldAndItsNewNameIsRefused() {
+    for (String[] names : new String[][] {
+        {"resumable_threshold", "single_upload_threshold"}, {"resumable_chunk_size", "part_size"}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> parse(Map.of("credentials", "none", names[0], "1mb", names[1], "1mb")));
+      assertTrue(e.getMessage().contains("'" + names[0] + "'") && e.getMessage().contains("'" + names[1] + "'")
+          && e.getMessage().contains("deprecated"), e.getMessage());
+    }
+  }
+
+  @Test
+  void theOldNamesWorkInAUriToo() throws Exception {
+    try (BlobStore opened = BlobStores.open(URI.create(
+        "gs://bucket/p?credentials=none&resumable_threshold=3mb&resumable_chunk_size=1mb"))) {
+      GcsSettings s = ((GcsBlobStore) FilterBlobStore.unwrap(opened)).settings();
+      assertEquals(3L << 20, s.singleUploadThreshold);
+      assertEquals(1 << 20, s.partSize);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BlobStores.open(URI.create(
+        "gs://bucket/p?credentials=none&part_size=1mb&resumable_chunk_size=1mb")));
+    assertTrue(e.getMessage().contains("resumable_chunk_size") && e.getMessage().contains("part_size"), e.getMessage());
+  }
+
+  @Test
+  @SuppressWarnings("deprecation")
+  void theOldBuilderMethodsSetTheNewSettings() throws Exception {
+    try (GcsBlobStore store = GcsBlobStore.builder().bucket("bucket").noCredentials()
+        .resumableThreshold(3 << 20).resumableChunkSize(1 << 20).build()) {
+      assertEquals(3L << 20, store.settings().singleUploadThreshold);
+      assertEquals(1 << 20, store.settings().partSize);
+    }
+    try (GcsBlobStore store = GcsBlobStore.builder().bucket("bucket").noCredentials()
+        .resumableThreshold(3 << 20).singleUploadThreshold(2 << 20).build()) {
+      assertEquals(2L << 20, store.settings().singleUploadThreshold, "the same setting: the last call counts");
+    }
+  }
+
+  @Test
+  void settingsThatConfigureAClientAreRefusedWhenTheClientIsGiven() {
+    for (String name : GcsSettings.CLIENT_SETTINGS) {
+      String value = name.endsWith("timeout") ? "5s" : name.equals("endpoint") ? "http://127.0.0.1:1" : "none";
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> GcsSettings.parse(new StoreSettings("gs", Map.of(name, value)), GcsSettings.CredentialsMode.CLIENT));
+      assertTrue(e.getMessage().contains("'" + name + "'") && e.getMessage().contains("storage("), e.getMessage());
+    }
+    GcsSettings s = GcsSettings.parse(new StoreSettings("gs", Map.of("list_page_size", "10", "part_size", "1mb",
+        "single_upload_threshold", "1mb")), GcsSettings.CredentialsMode.CLIENT);
+    assertEquals(GcsSettings.CredentialsMode.CLIENT, s.credentialsMode);
+    assertEquals(10, s.listPageSize);
+  }
+
+  @Test
+  void credentialSettingsAreRefusedNextToGivenCredentials() {
+    for (Map.Entry<String, String> setting : Map.of("credentials", "none", "credentials_file", "/x.json").entrySet()) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GcsSettings.parse(
+          new StoreSettings("gs", Map.of(setting.getKey(), setting.getValue())), GcsSettings.CredentialsMode.GIVEN));
+      assertTrue(e.getMessage().contains("'" + setting.getKey() + "'") && e.getMessage().contains("credentials("),
+          e.getMessage());
+    }
+    GcsSettings s = GcsSettings.parse(new StoreSettings("gs", Map.of("endpoint", "http://127.0.0.1:4443",
+        "project_id", "p")), GcsSettings.CredentialsMode.GIVEN);
+    assertEquals(GcsSettings.CredentialsMode.GIVEN, s.credentialsMode);
+    assertEquals("http://127.0.0.1:4443", s.endpoint);
   }
 
   @Test
@@ -71,7 +144,7 @@ class GcsSettingsTest {
   @Test
   void badValuesNameTheSetting() {
     for (Map.Entry<String, String> bad : Map.of(
-        "connect_timeout", "soon", "resumable_chunk_size", "big", "list_page_size", "5000",
+        "connect_timeout", "soon", "part_size", "big", "list_page_size", "5000",
         "endpoint", "ftp://host", "credentials", "secret-token-123").entrySet()) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(Map.of(bad.getKey(), bad.getValue())));
       assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());

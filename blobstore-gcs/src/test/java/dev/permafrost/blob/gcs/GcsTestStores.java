@@ -46,7 +46,7 @@ public final class GcsTestStores {
     return project == null || project.isBlank() ? "permafrost-test" : project.trim();
   }
 
-  /** A new, empty store: a fresh bucket with a prefix, and small upload chunks and list pages. */
+  /** A new, empty store: a fresh bucket with a prefix, and small upload parts and list pages. */
   public static BlobStore newStore() throws IOException {
     return newStore(Map.of());
   }
@@ -57,7 +57,7 @@ public final class GcsTestStores {
   }
 
   /**
-   * A builder on the emulator for {@code bucket}, without credentials, with small chunks and pages. The store it
+   * A builder on the emulator for {@code bucket}, without credentials, with small parts and pages. The store it
    * builds has no store policy: each call is one attempt.
    */
   public static GcsBlobStore.Builder builder(String bucket) {
@@ -66,8 +66,8 @@ public final class GcsTestStores {
         .endpoint(endpoint())
         .projectId(projectId())
         .noCredentials()
-        .resumableThreshold(1 << 20)
-        .resumableChunkSize(256 << 10)
+        .singleUploadThreshold(1 << 20)
+        .partSize(256 << 10)
         .listPageSize(25);
   }
 
