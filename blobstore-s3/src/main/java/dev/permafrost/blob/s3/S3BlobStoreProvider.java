@@ -11,9 +11,9 @@ import java.net.URI;
 
 /**
  * The {@code s3:} backend, found by {@link BlobStores#open(URI)}: {@code s3://bucket/prefix?setting=value&...}.
- * The URI's authority is the bucket, its path the key prefix, and its query the settings of
- * {@link S3BlobStore} (an unknown one is rejected by name). Credentials may be given as {@code access_key} and
- * {@code secret_key} query parameters but never as user info in the URI.
+ * The URI's authority is the bucket, its path the key prefix, and its query the settings ({@link S3Settings}; an
+ * unknown one is rejected by name). Credentials may be given as the {@code access_key}, {@code secret_key} and
+ * {@code session_token} query parameters, or by the {@code profile} one, but never as user info in the URI.
  */
 public final class S3BlobStoreProvider implements BlobStoreProvider {
   @Override

@@ -82,7 +82,7 @@ final class FakeS3Server implements AutoCloseable {
   /** A builder for a store on this server (bucket "bucket", prefix "p"), with short connect and long read timeouts. */
   S3BlobStore.Builder storeBuilder() {
     return S3BlobStore.builder().bucket("bucket").prefix("p").endpoint(endpoint()).credentials("a", "b")
-        .connectionTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(30));
+        .connectTimeout(Duration.ofSeconds(2)).readTimeout(Duration.ofSeconds(30));
   }
 
   /** Blocks the calling handler until the server is closed. */

@@ -76,8 +76,8 @@ class S3BlobStoreTest {
   @Test
   void openByUriParsesBucketPrefixAndSettings() throws IOException {
     String uri = "s3://my-bucket/some/prefix/?endpoint=" + enc("http://127.0.0.1:1") + "&region=eu-west-3"
-        + "&access_key=AKIDEXAMPLE&secret_key=" + enc("uri-secret/key+x") + "&part_size=6mb&multipart_threshold=20mb"
-        + "&list_page_size=17&max_retries=1&connection_timeout=2s&read_timeout=PT3S&path_style_access=true"
+        + "&access_key=AKIDEXAMPLE&secret_key=" + enc("uri-secret/key+x") + "&part_size=6mb&single_upload_threshold=20mb"
+        + "&list_page_size=17&max_retries=1&connect_timeout=2s&read_timeout=PT3S&path_style_access=true"
         + "&max_connections=4";
     try (BlobStore store = BlobStores.open(URI.create(uri))) {
       // BlobStores.open wraps the backend in the store policy, which took max_retries.
@@ -88,7 +88,7 @@ class S3BlobStoreTest {
       assertEquals("http://127.0.0.1:1", s3.endpoint());
       assertEquals("eu-west-3", s3.region());
       assertEquals(6L << 20, s3.partSize());
-      assertEquals(20L << 20, s3.multipartThreshold());
+      assertEquals(20L << 20, s3.singleUploadThreshold());
       assertEquals(17, s3.listPageSize());
       assertEquals("s3://my-bucket/some/prefix/ (endpoint http://127.0.0.1:1, region eu-west-3)", s3.describe());
       assertFalse(s3.toString().contains("uri-secret"), s3.toString());
@@ -235,7 +235,7 @@ class S3BlobStoreTest {
     String endpoint = "http://127.0.0.1:" + port;
     String secret = "closed-port-secret-" + UUID.randomUUID();
     try (S3BlobStore store = S3BlobStore.builder().bucket("some-bucket").prefix("p").endpoint(endpoint)
-        .credentials("someone", secret).connectionTimeout(Duration.ofSeconds(1)).readTimeout(Duration.ofSeconds(2))
+        .credentials("someone", secret).connectTimeout(Duration.ofSeconds(1)).readTimeout(Duration.ofSeconds(2))
         .build()) {
       for (Executable operation : List.<Executable>of(
           () -> put(store, "a", new byte[10]), () -> store.read("a").close(), () -> store.read("a", 0, 3).close(),

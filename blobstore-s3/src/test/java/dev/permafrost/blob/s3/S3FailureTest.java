@@ -131,7 +131,7 @@ class S3FailureTest {
       port = socket.getLocalPort();
     }
     try (S3BlobStore store = S3BlobStore.builder().bucket("bucket").prefix("p").endpoint("http://127.0.0.1:" + port)
-        .credentials("a", "b").connectionTimeout(Duration.ofSeconds(1)).build()) {
+        .credentials("a", "b").connectTimeout(Duration.ofSeconds(1)).build()) {
       for (Executable operation : List.<Executable>of(
           () -> put(store, "a", new byte[10]), () -> store.read("a").close(), () -> store.read("a", 0, 3).close(),
           () -> store.length("a"), () -> store.list(""), () -> store.delete("a"))) {

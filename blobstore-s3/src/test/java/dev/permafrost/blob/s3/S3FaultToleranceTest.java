@@ -106,7 +106,7 @@ class S3FaultToleranceTest {
    * not the socket, must end the wait for a server that stopped answering.
    */
   private static final String SETTINGS = "request_timeout=1s&min_read_throughput=16kb&max_retries=3&retry_delay=50ms"
-      + "&retry_max_delay=200ms&retry_time_limit=5s&connection_timeout=2s&read_timeout=30s";
+      + "&retry_max_delay=200ms&retry_time_limit=5s&connect_timeout=2s&read_timeout=30s";
   /**
    * A liveness guard for each round of searches, far above the longest a read may take under the policy (the
    * retry time limit plus one deadline: a few seconds); it catches hangs and says nothing about speed.

@@ -6,8 +6,15 @@ package dev.permafrost.blob.s3;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.permafrost.blob.BlobStore;
+import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 
 /**
@@ -16,15 +23,18 @@ import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException
  * {@code PERMAFROST_S3_SECRET_KEY}. Without them a test fails, saying how to start the servers; it never skips.
  *
  * <p>Every store is a fresh, empty prefix in the shared test bucket {@value #BUCKET}, with test-sized settings:
- * multipart from 5 MiB in 5 MiB parts (MinIO's smallest), and list pages of {@value #LIST_PAGE_SIZE} keys.
+ * one PUT up to 5 MiB - 1 byte, multipart from 5 MiB in 5 MiB parts (MinIO's smallest), and list pages of
+ * {@value #LIST_PAGE_SIZE} keys.
  */
 public final class S3TestStores {
   /** The bucket every test store lives in; created on first use. */
   public static final String BUCKET = "permafrost-tests";
   /** The list page size of test stores: small, so that listings page. */
   public static final int LIST_PAGE_SIZE = 7;
-  /** The multipart threshold and part size of test stores. */
+  /** The part size of test stores; blobs of this size and more are multipart uploads. */
   public static final long PART_SIZE = 5L << 20;
+  /** The single upload threshold of test stores: blobs of {@link #PART_SIZE} are multipart uploads. */
+  public static final long SINGLE_UPLOAD_THRESHOLD = PART_SIZE - 1;
 
   private static volatile boolean bucketCreated;
 
@@ -46,11 +56,26 @@ public final class S3TestStores {
     return S3BlobStore.builder()
         .endpoint(endpoint())
         .credentials(accessKey(), secretKey())
-        .connectionTimeout(Duration.ofSeconds(5))
+        .connectTimeout(Duration.ofSeconds(5))
         .readTimeout(Duration.ofSeconds(60))
-        .multipartThreshold(PART_SIZE)
+        .singleUploadThreshold(SINGLE_UPLOAD_THRESHOLD)
         .partSize(PART_SIZE)
         .listPageSize(LIST_PAGE_SIZE);
+  }
+
+  /**
+   * A client of the application's own, on the running MinIO, as the README advises: one attempt per request (the
+   * store policy retries), the Apache HTTP client (closing a stream early aborts its request). The caller closes it.
+   */
+  public static S3Client newClient() {
+    return S3Client.builder()
+        .endpointOverride(URI.create(endpoint()))
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey(), secretKey())))
+        .httpClientBuilder(Apache5HttpClient.builder().connectionTimeout(Duration.ofSeconds(5)))
+        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        .build();
   }
 
   /** The MinIO endpoint, e.g. {@code http://127.0.0.1:19000}. */
@@ -77,13 +102,14 @@ public final class S3TestStores {
     return value;
   }
 
-  private static synchronized void ensureBucket() {
+  /** Creates the test bucket {@value #BUCKET} if needed (once per run). */
+  public static synchronized void ensureBucket() {
     if (bucketCreated) {
       return;
     }
-    try (S3BlobStore admin = baseBuilder().bucket(BUCKET).build()) {
+    try (S3Client admin = newClient()) {
       try {
-        admin.client().createBucket(b -> b.bucket(BUCKET));
+        admin.createBucket(b -> b.bucket(BUCKET));
       } catch (BucketAlreadyOwnedByYouException e) {
         // created by an earlier run against the same server
       }
