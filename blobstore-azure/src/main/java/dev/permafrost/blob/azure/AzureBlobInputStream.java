@@ -34,7 +34,8 @@ import reactor.core.publisher.Mono;
  * other thread at any time, as the store policy's deadline timer does. A close while the reader is waiting for a
  * chunk aborts that request at once (its connection is closed, not drained: the rest of the body is never read)
  * and the waiting read fails promptly with an {@link IOException}; {@code close()} itself never waits for the
- * network. After a close, every read fails with an {@link IOException}.
+ * network. After a close, every read fails with an {@link IOException}. Once the store is closed, what is buffered
+ * can still be read, but no further chunk is fetched: the read that needs one fails.
  */
 final class AzureBlobInputStream extends InputStream {
   /** One downloaded chunk: its bytes, the blob's total length (-1 if the service did not say) and ETag. */
@@ -137,6 +138,10 @@ final class AzureBlobInputStream extends InputStream {
     String action = "read of " + BlobStoreException.range(offset, want);
     synchronized (this) {
       ensureOpen();
+    }
+    if (store.closed()) {
+      // Its connections are released: a request now would open one that nothing releases.
+      throw new BlobStoreException(store.describe(), blobName, action + " failed: the store was closed");
     }
     Download download = download(blob, offset, want, etag);
     synchronized (this) {

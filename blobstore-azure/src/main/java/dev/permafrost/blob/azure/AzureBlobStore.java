@@ -5,17 +5,19 @@ package dev.permafrost.blob.azure;
 
 import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
+import com.azure.core.http.HttpPipeline;
+import com.azure.core.http.netty.NettyAsyncHttpClientBuilder;
 import com.azure.core.http.rest.PagedResponse;
 import com.azure.core.util.BinaryData;
 import com.azure.core.util.ClientOptions;
 import com.azure.core.util.Context;
-import com.azure.core.util.HttpClientOptions;
 import com.azure.storage.blob.BlobClient;
 import com.azure.storage.blob.BlobContainerAsyncClient;
 import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceAsyncClient;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.blob.BlobServiceVersion;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobItem;
 import com.azure.storage.blob.models.BlobListDetails;
@@ -26,107 +28,79 @@ import com.azure.storage.blob.options.BlockBlobCommitBlockListOptions;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
 import com.azure.storage.blob.options.BlockBlobStageBlockOptions;
 import com.azure.storage.blob.specialized.BlobAsyncClientBase;
-import com.azure.storage.blob.specialized.BlobClientBase;
 import com.azure.storage.blob.specialized.BlockBlobClient;
 import com.azure.storage.common.StorageSharedKeyCredential;
 import com.azure.storage.common.policy.RequestRetryOptions;
 import com.azure.storage.common.policy.RetryPolicyType;
+import dev.permafrost.blob.AbstractBlobStore;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobNames;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.BlobStoreBuilder;
 import dev.permafrost.blob.BlobStoreException;
-import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.blob.BlobStores;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.StoreSettings;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
+import reactor.netty.resources.ConnectionProvider;
 
 /**
  * A {@link BlobStore} in an Azure Blob Storage container, below an optional prefix: {@code
- * azblob://container/prefix}. Open it by URI through {@link dev.permafrost.blob.BlobStores#open(URI)} (settings
- * as query parameters) or with {@link #builder()}; both take the same setting names (see the constants below and
- * the module's README), and both reject an unknown setting by name.
+ * azblob://container/prefix}. Open it by URI through {@link BlobStores#open(URI)} (settings as query parameters)
+ * or with {@link #builder()}; both take the same setting names (see {@link AzureSettings} and the module's README),
+ * and both reject an unknown setting by name.
  *
- * <p>Credentials, in order of precedence: {@value #CONNECTION_STRING}; {@value #ACCOUNT} with {@value
- * #ACCOUNT_KEY}; {@value #SAS_TOKEN}; a {@link TokenCredential} given to the builder; otherwise the SDK's
- * default credential chain ({@code DefaultAzureCredential}), which needs {@code com.azure:azure-identity} on the
- * class path. No credential ever appears in {@link #describe()}, {@link #toString()} or an exception message.
+ * <p>Credentials, in order of precedence: {@value AzureSettings#CONNECTION_STRING}; {@value AzureSettings#ACCOUNT}
+ * with {@value AzureSettings#ACCOUNT_KEY}; {@value AzureSettings#SAS_TOKEN}; a {@link TokenCredential} given to the
+ * builder; otherwise the SDK's default credential chain ({@code DefaultAzureCredential}), which needs {@code
+ * com.azure:azure-identity} on the class path. Or the builder is given an SDK client, configured by whoever built it
+ * ({@link Builder#serviceClient}). No credential ever appears in {@link #describe()}, {@link #toString()} or an
+ * exception message.
  *
- * <p>Reads fetch the blob in ranged requests of {@value #DOWNLOAD_CHUNK_SIZE} bytes, pinned to the blob's ETag so
- * that a blob replaced mid-read fails instead of mixing versions. Writes are atomic for readers: a blob up to
- * {@value #SINGLE_UPLOAD_THRESHOLD} is sent in one Put Blob request; a larger one is staged in blocks of {@value
- * #BLOCK_SIZE} and appears only when its block list is committed. If the source stream fails or ends early,
- * nothing is committed (staged blocks that are never committed are discarded by the service after a week).
+ * <p>Reads fetch the blob in ranged requests of {@value AzureSettings#DOWNLOAD_CHUNK_SIZE} bytes, on the SDK's
+ * asynchronous client so that closing the stream from another thread aborts the request in flight, each pinned to
+ * the blob's ETag so that a blob replaced mid-read fails instead of mixing versions. Writes are atomic for readers:
+ * a blob up to {@value AzureSettings#SINGLE_UPLOAD_THRESHOLD} is sent in one Put Blob request; a larger one is staged
+ * in blocks of {@value AzureSettings#PART_SIZE} and appears only when its block list is committed. If the source
+ * stream fails or ends early, nothing is committed (staged blocks that are never committed are discarded by the
+ * service after a week).
  *
  * <p>Retries, deadlines, hedging and rate limits are not this class's: they belong to the {@link StorePolicy}
- * (settings {@code max_retries}, {@code retry_delay}, ... in the URI), which {@link
- * dev.permafrost.blob.BlobStores#open(URI)} puts around this store. The SDK sends every request exactly once
- * (its retry policy allows one try, and a broken download is not resumed), so that attempts are never
- * multiplied by two retry layers; each failure is a {@link BlobStoreException} that says whether it is {@linkplain
- * BlobStoreException#isRetryable() worth retrying}. A store built with {@link #builder()} has no policy: {@code
- * SnapshotRepository.open(store)} gives it the default one, or wrap it with {@code
- * StorePolicy.builder()...build().apply(store)}. A read stream may be closed from another thread (as the policy's
- * deadline timer does), which aborts its request in flight.
+ * (settings {@code max_retries}, {@code retry_delay}, ... in the URI), which {@link BlobStores#open(URI)} puts around
+ * this store. The SDK sends every request exactly once (its retry policy allows one try, and a broken download is
+ * not resumed), so that attempts are never multiplied by two retry layers; each failure is a {@link
+ * BlobStoreException} that says whether it is {@linkplain BlobStoreException#isRetryable() worth retrying}. A store
+ * built with {@link #builder()} has no policy: {@code SnapshotRepository.open(store)} gives it the default one, or
+ * wrap it with {@code StorePolicy.builder()...build().apply(store)}.
+ *
+ * <p>{@link #close()} releases the connections of the HTTP client the store built (a Reactor Netty connection pool
+ * of its own); the Azure SDK's clients themselves hold nothing to close. A client given to the builder is never
+ * closed or otherwise changed by the store.
  */
-public final class AzureBlobStore implements BlobStore {
+public final class AzureBlobStore extends AbstractBlobStore {
   /** The URI scheme. */
   public static final String SCHEME = "azblob";
 
-  /** Storage account name; also gives the default endpoint {@code https://ACCOUNT.blob.core.windows.net}. */
-  public static final String ACCOUNT = "account";
-  /** Blob service endpoint URL, for Azurite, sovereign clouds and private endpoints. */
-  public static final String ENDPOINT = "endpoint";
-  /** A full storage connection string (names the account, endpoint and credential itself). */
-  public static final String CONNECTION_STRING = "connection_string";
-  /** The storage account's shared key (needs {@value #ACCOUNT}). */
-  public static final String ACCOUNT_KEY = "account_key";
-  /** A shared access signature, with or without the leading '?'. */
-  public static final String SAS_TOKEN = "sas_token";
-  /** How long to wait for a TCP connection to the endpoint. */
-  public static final String CONNECT_TIMEOUT = "connect_timeout";
-  /** How long to wait for a response, and between two reads of a response body. */
-  public static final String READ_TIMEOUT = "read_timeout";
-  /** The size of each staged block of a large upload. */
-  public static final String BLOCK_SIZE = "block_size";
-  /** Blobs up to this size are uploaded in a single request; larger ones in blocks. */
-  public static final String SINGLE_UPLOAD_THRESHOLD = "single_upload_threshold";
-  /** The size of each ranged GET a read stream issues. */
-  public static final String DOWNLOAD_CHUNK_SIZE = "download_chunk_size";
-  /** How many blobs a listing asks for per page. */
-  public static final String LIST_PAGE_SIZE = "list_page_size";
-
-  static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-  static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(60);
-  static final long DEFAULT_BLOCK_SIZE = 8L << 20;
-  static final long DEFAULT_SINGLE_UPLOAD_THRESHOLD = 16L << 20;
-  static final long DEFAULT_DOWNLOAD_CHUNK_SIZE = 8L << 20;
-  static final int DEFAULT_LIST_PAGE_SIZE = 5000;
-
-  /** Azure's limit on the number of blocks in one block blob. */
-  static final int MAX_BLOCKS = 50_000;
-  /** Azure's limits on one staged block and one Put Blob request (4000 MiB and 5000 MiB). */
-  static final long MAX_BLOCK_SIZE = 4000L << 20;
-  static final long MAX_SINGLE_UPLOAD = 5000L << 20;
+  /** How long the store's own HTTP client keeps an idle connection (the SDK's default). */
+  private static final Duration CONNECTION_IDLE_TIME = Duration.ofSeconds(60);
+  /** The most connections the store's own HTTP client opens (the SDK's default). */
+  private static final int MAX_CONNECTIONS = 500;
 
   private static final Pattern CONTAINER_NAME = Pattern.compile("[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}|\\$root|\\$web|\\$logs");
 
@@ -138,24 +112,32 @@ public final class AzureBlobStore implements BlobStore {
   private final BlobContainerClient containerClient;
   /** The same container on the asynchronous client, for reads that another thread can abort. */
   private final BlobContainerAsyncClient asyncContainerClient;
-  private final long blockSize;
+  /** The connection pool of the HTTP client this store built, released on close; null on a given client. */
+  private final ConnectionProvider ownConnections;
+  private final long partSize;
   private final long singleUploadThreshold;
   private final int downloadChunkSize;
   private final int listPageSize;
-  private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong listPagesFetched = new AtomicLong();
 
-  private AzureBlobStore(Config config, BlobServiceClient serviceClient, BlobServiceAsyncClient asyncServiceClient) {
-    this.container = config.container;
-    this.prefix = config.prefix;
-    this.blockSize = config.blockSize;
-    this.singleUploadThreshold = config.singleUploadThreshold;
-    this.downloadChunkSize = config.downloadChunkSize;
-    this.listPageSize = config.listPageSize;
+  private AzureBlobStore(
+      String container,
+      String prefix,
+      AzureSettings settings,
+      BlobServiceClient serviceClient,
+      BlobServiceAsyncClient asyncServiceClient,
+      ConnectionProvider ownConnections) {
+    this.container = container;
+    this.prefix = prefix;
+    this.partSize = settings.partSize;
+    this.singleUploadThreshold = settings.singleUploadThreshold;
+    this.downloadChunkSize = settings.downloadChunkSize;
+    this.listPageSize = settings.listPageSize;
     this.account = serviceClient.getAccountName();
     this.endpoint = stripQuery(serviceClient.getAccountUrl());
     this.containerClient = serviceClient.getBlobContainerClient(container);
     this.asyncContainerClient = asyncServiceClient.getBlobContainerAsyncClient(container);
+    this.ownConnections = ownConnections;
     String where = SCHEME + "://" + container + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
     this.description = where + " (account " + account + ", endpoint " + endpoint + ")";
   }
@@ -167,21 +149,21 @@ public final class AzureBlobStore implements BlobStore {
 
   /**
    * Opens a store for {@code azblob://container/prefix?setting=value&...}, without any {@link StorePolicy}: use
-   * {@link dev.permafrost.blob.BlobStores#open(URI)} for a store with the policy the URI gives ({@code
-   * max_retries}, {@code retry_delay}, ...); this method rejects those settings.
+   * {@link BlobStores#open(URI)} for a store with the policy the URI gives ({@code max_retries}, {@code
+   * retry_delay}, ...); this method rejects those settings.
    *
    * @throws IllegalArgumentException if the URI or a setting is malformed, or a setting is unknown
    */
   public static AzureBlobStore open(URI uri) {
-    rejectPolicySettings(queryNames(uri));
-    return open(uri, StoreSettings.fromQuery(uri));
+    return Builder.fromUri(uri).settings(StoreSettings.fromQuery(uri).values()).build();
   }
 
-  /** Opens a store for {@code uri} with settings already parsed from its query (see {@link StoreSettings}). */
+  /**
+   * Opens a store for {@code uri} with settings already parsed from its query (see {@link StoreSettings}), of which
+   * the store policy's may already have been read, as {@link BlobStores#open(URI)} does.
+   */
   public static AzureBlobStore open(URI uri, StoreSettings settings) {
-    Builder b = Builder.fromUri(uri);
-    b.settingsFrom = settings;
-    return b.build();
+    return Builder.fromUri(uri).build(settings);
   }
 
   /** The container. */
@@ -222,10 +204,7 @@ public final class AzureBlobStore implements BlobStore {
   // ---------------------------------------------------------------------------------------------- reads
 
   @Override
-  public InputStream read(String blobName) throws IOException {
-    ensureOpen();
-    BlobNames.validate(blobName);
-    BlobClientBase blob = blob(blobName);
+  protected InputStream openBlob(String blobName) throws IOException {
     BlobAsyncClientBase asyncBlob = asyncBlob(blobName);
     AzureBlobInputStream.Chunk first;
     try {
@@ -233,7 +212,7 @@ public final class AzureBlobStore implements BlobStore {
     } catch (BlobStorageException e) {
       if (isInvalidRange(e)) {
         // Azure answers a range request on an empty blob with 416: check that this is what happened.
-        long size = lengthOf(blobName, blob);
+        long size = blobLength(blobName);
         if (size == 0) {
           return InputStream.nullInputStream();
         }
@@ -243,28 +222,15 @@ public final class AzureBlobStore implements BlobStore {
     } catch (RuntimeException e) {
       throw AzureErrors.translate(this, blobName, "read", e);
     }
-    long size = first.total() >= 0 ? first.total() : lengthOf(blobName, blob);
+    long size = first.total() >= 0 ? first.total() : blobLength(blobName);
     checkFirstChunk(blobName, first, 0, size);
     return new AzureBlobInputStream(this, blobName, asyncBlob, first, 0, size, downloadChunkSize);
   }
 
   @Override
-  public InputStream read(String blobName, long offset, long length) throws IOException {
-    ensureOpen();
-    BlobNames.validate(blobName);
-    if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException(
-          "negative offset or length reading " + BlobStoreException.range(offset, length) + " of blob " + blobName);
-    }
-    BlobClientBase blob = blob(blobName);
-    if (length == 0) {
-      long size = lengthOf(blobName, blob);
-      if (offset > size) {
-        throw pastTheEnd(blobName, offset, length, size, null);
-      }
-      return InputStream.nullInputStream();
-    }
+  protected InputStream openRange(String blobName, long offset, long length) throws IOException {
     BlobAsyncClientBase asyncBlob = asyncBlob(blobName);
+    String action = "read of " + BlobStoreException.range(offset, length);
     AzureBlobInputStream.Chunk first;
     try {
       first = AzureBlobInputStream.download(asyncBlob, offset, (int) Math.min(downloadChunkSize, length), null)
@@ -272,14 +238,14 @@ public final class AzureBlobStore implements BlobStore {
     } catch (BlobStorageException e) {
       if (isInvalidRange(e)) {
         // 416: the offset is at or past the end. Ask for the length so that the message can give it.
-        throw pastTheEnd(blobName, offset, length, lengthOf(blobName, blob), e);
+        throw pastEnd(blobName, offset, length, blobLength(blobName), e);
       }
-      throw AzureErrors.translate(this, blobName, "read of " + BlobStoreException.range(offset, length), e);
+      throw AzureErrors.translate(this, blobName, action, e);
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, blobName, "read of " + BlobStoreException.range(offset, length), e);
+      throw AzureErrors.translate(this, blobName, action, e);
     }
     if (first.total() >= 0 && offset + length > first.total()) {
-      throw pastTheEnd(blobName, offset, length, first.total(), null);
+      throw pastEnd(blobName, offset, length, first.total(), null);
     }
     checkFirstChunk(blobName, first, offset, offset + length);
     return new AzureBlobInputStream(this, blobName, asyncBlob, first, offset, offset + length, downloadChunkSize);
@@ -292,7 +258,8 @@ public final class AzureBlobStore implements BlobStore {
 
   /**
    * Fails if the first chunk is shorter than asked for. The blob's length (from the same response) covers the
-   * range, so the response was cut short: retryable.
+   * range, so the response was cut short: retryable. (Each chunk is a response of its own, checked as it comes:
+   * a whole-blob read has no length to check against but the blob's.)
    */
   private void checkFirstChunk(String blobName, AzureBlobInputStream.Chunk first, long start, long end)
       throws BlobStoreException {
@@ -308,28 +275,14 @@ public final class AzureBlobStore implements BlobStore {
     }
   }
 
-  private BlobStoreException pastTheEnd(String blobName, long offset, long length, long size, Throwable cause) {
-    return new BlobStoreException(
-        description,
-        blobName,
-        "range " + BlobStoreException.range(offset, length) + " is past the end of the blob (length " + size + ")",
-        cause);
-  }
-
   private static boolean isInvalidRange(BlobStorageException e) {
     return e.getStatusCode() == 416 || BlobErrorCode.INVALID_RANGE.equals(e.getErrorCode());
   }
 
   @Override
-  public long length(String blobName) throws IOException {
-    ensureOpen();
-    BlobNames.validate(blobName);
-    return lengthOf(blobName, blob(blobName));
-  }
-
-  private long lengthOf(String blobName, BlobClientBase blob) throws IOException {
+  protected long blobLength(String blobName) throws IOException {
     try {
-      return blob.getProperties().getBlobSize();
+      return blob(blobName).getProperties().getBlobSize();
     } catch (RuntimeException e) {
       throw AzureErrors.translate(this, blobName, "reading the blob's properties", e);
     }
@@ -338,16 +291,10 @@ public final class AzureBlobStore implements BlobStore {
   // ---------------------------------------------------------------------------------------------- writes
 
   @Override
-  public void write(String blobName, InputStream data, long length) throws IOException {
-    ensureOpen();
-    BlobNames.validate(blobName);
-    Objects.requireNonNull(data, "data");
-    if (length < 0) {
-      throw new IllegalArgumentException("negative length " + length + " writing blob " + blobName);
-    }
+  protected void putBlob(String blobName, InputStream data, long length) throws IOException {
     BlockBlobClient blob = blob(blobName).getBlockBlobClient();
     if (length <= singleUploadThreshold) {
-      byte[] bytes = readSource(blobName, data, (int) length, 0, length);
+      byte[] bytes = readSource(blobName, data, (int) length);
       try {
         blob.uploadWithResponse(
             new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(bytes)).setContentMd5(md5(bytes)), null, Context.NONE);
@@ -358,8 +305,8 @@ public final class AzureBlobStore implements BlobStore {
     }
     // Staged blocks stay invisible until the block list is committed; if anything fails before that, the blob
     // (or the one it was to replace) is untouched.
-    long size = Math.max(blockSize, ceilDiv(length, MAX_BLOCKS));
-    if (size > MAX_BLOCK_SIZE) {
+    long size = Math.max(partSize, ceilDiv(length, AzureSettings.MAX_BLOCKS));
+    if (size > AzureSettings.MAX_BLOCK_SIZE) {
       throw new BlobStoreException(description, blobName, "a blob of " + length + " bytes is larger than Azure's limit for a block blob");
     }
     String batch = UUID.randomUUID().toString();
@@ -367,7 +314,7 @@ public final class AzureBlobStore implements BlobStore {
     long written = 0;
     while (written < length) {
       int n = (int) Math.min(size, length - written);
-      byte[] bytes = readSource(blobName, data, n, written, length);
+      byte[] bytes = readBlock(blobName, data, n, written, length);
       // Every block id of a blob must have the same length: a fixed-width index after a per-write UUID.
       String id = Base64.getEncoder()
           .encodeToString(String.format("%s-%06d", batch, blockIds.size()).getBytes(StandardCharsets.US_ASCII));
@@ -388,21 +335,27 @@ public final class AzureBlobStore implements BlobStore {
     }
   }
 
-  /** Reads exactly {@code n} bytes of the source, failing (before anything is committed) if it breaks or ends. */
-  private byte[] readSource(String blobName, InputStream data, int n, long position, long total) throws IOException {
+  /**
+   * Reads the next block of a write's source, {@code n} bytes from {@code position} of {@code total}; fails (before
+   * anything is committed, not retryable) if the source breaks or ends, in the words of {@link #readSource}.
+   */
+  private byte[] readBlock(String blobName, InputStream data, int n, long position, long total) throws IOException {
     byte[] bytes = new byte[n];
     int filled = 0;
     try {
       while (filled < n) {
         int r = data.read(bytes, filled, n - filled);
         if (r < 0) {
-          throw new EOFException(
-              "the data ended after " + (position + filled) + " of the " + total + " bytes announced");
+          throw new BlobStoreException(description, blobName, "the data to write ended after " + (position + filled)
+              + " of the " + total + " bytes announced");
         }
         filled += r;
       }
+    } catch (BlobStoreException e) {
+      throw e;
     } catch (IOException e) {
-      throw new BlobStoreException(description, blobName, "write failed, nothing was written: " + e, e);
+      throw new BlobStoreException(description, blobName, "the data to write failed after " + (position + filled)
+          + " of the " + total + " bytes announced: " + e.getMessage(), e);
     }
     return bytes;
   }
@@ -422,9 +375,7 @@ public final class AzureBlobStore implements BlobStore {
   // ---------------------------------------------------------------------------------------------- list, delete
 
   @Override
-  public List<BlobMetadata> list(String listPrefix) throws IOException {
-    ensureOpen();
-    BlobNames.validatePrefix(listPrefix);
+  protected List<BlobMetadata> listBlobs(String listPrefix) throws IOException {
     String full = prefix + listPrefix;
     ListBlobsOptions options = new ListBlobsOptions()
         .setMaxResultsPerPage(listPageSize)
@@ -457,9 +408,7 @@ public final class AzureBlobStore implements BlobStore {
   }
 
   @Override
-  public void delete(String blobName) throws IOException {
-    ensureOpen();
-    BlobNames.validate(blobName);
+  protected void deleteBlob(String blobName) throws IOException {
     try {
       blob(blobName).deleteIfExistsWithResponse(DeleteSnapshotsOptionType.INCLUDE, null, null, Context.NONE);
     } catch (BlobStorageException e) {
@@ -472,15 +421,28 @@ public final class AzureBlobStore implements BlobStore {
     }
   }
 
+  // deleteBlobs: one Delete Blob per name (the skeleton's default). Azure's batch delete lives in another artifact,
+  // azure-storage-blob-batch, which this module does not depend on.
+
+  /**
+   * Releases the connection pool of the HTTP client the store built (without waiting: idle connections are closed,
+   * and one still in use when its request ends). A client given to the builder is left alone.
+   */
   @Override
-  public void close() {
-    closed.set(true);
+  protected void closeStore() {
+    if (ownConnections != null) {
+      ownConnections.dispose();
+    }
   }
 
-  private void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("blob store " + description + " is closed");
-    }
+  /** Whether the store was closed, after which its streams fetch nothing more. */
+  boolean closed() {
+    return isClosed();
+  }
+
+  /** Whether this store's HTTP connections have been released; for tests. */
+  boolean connectionsReleased() {
+    return ownConnections != null && ownConnections.isDisposed();
   }
 
   private BlobClient blob(String blobName) {
@@ -504,21 +466,12 @@ public final class AzureBlobStore implements BlobStore {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------- configuration
-
-  /** The settings, parsed and checked. */
-  private static final class Config {
-    String container;
-    String prefix;
-    long blockSize;
-    long singleUploadThreshold;
-    int downloadChunkSize;
-    int listPageSize;
-  }
+  // ---------------------------------------------------------------------------------------------- building
 
   /**
-   * Builds an {@link AzureBlobStore}. Settings take the same names as the URI's query parameters, either through
-   * the named methods or {@link #setting(String, String)}; {@link #build()} rejects an unknown name.
+   * Builds an {@link AzureBlobStore}. Settings take the same names as the URI's query parameters (see {@link
+   * AzureSettings}), either through the named methods or {@link #setting(String, String)}; {@link #build()} rejects
+   * an unknown name, and {@link #setting(String, String)} a store policy setting.
    *
    * <pre>{@code
    * BlobStore store = AzureBlobStore.builder()
@@ -526,42 +479,50 @@ public final class AzureBlobStore implements BlobStore {
    *     .account("myaccount").sasToken(System.getenv("AZURE_SAS"))
    *     .build();
    * }</pre>
+   *
+   * <p><b>Bring your own client.</b> {@link #serviceClient(BlobServiceClient)} (and/or {@link
+   * #serviceAsyncClient(BlobServiceAsyncClient)}) gives the store an SDK client that is already configured: its
+   * endpoint, credential, HTTP client, proxy and timeouts are the client's, so the settings that would configure a
+   * client ({@value AzureSettings#ACCOUNT}, {@value AzureSettings#ENDPOINT}, {@value AzureSettings#CONNECTION_STRING},
+   * {@value AzureSettings#ACCOUNT_KEY}, {@value AzureSettings#SAS_TOKEN}, {@value AzureSettings#CONNECT_TIMEOUT} and
+   * {@value AzureSettings#READ_TIMEOUT}) and {@link #credential(TokenCredential)} are refused next to it. The store never
+   * closes or changes a client it was given. Since the store policy retries, such a client should make one attempt
+   * per request: build it with {@code retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Duration)
+   * null, null, null, null))}.
    */
-  public static final class Builder {
+  public static final class Builder extends BlobStoreBuilder<Builder> {
     private String container;
     private String prefix = "";
-    private final Map<String, String> settings = new LinkedHashMap<>();
     private TokenCredential tokenCredential;
+    private BlobServiceClient serviceClient;
+    private BlobServiceAsyncClient serviceAsyncClient;
 
-    private Builder() {}
+    private Builder() {
+      super(SCHEME);
+    }
 
+    /** A builder for the container and prefix of an {@code azblob://container/prefix} URI (its query is not read). */
     static Builder fromUri(URI uri) {
       if (uri.getScheme() == null || !uri.getScheme().equalsIgnoreCase(SCHEME)) {
-        throw new IllegalArgumentException("not an " + SCHEME + ": URI: '" + dev.permafrost.blob.BlobStores.redact(uri) + "'");
+        throw new IllegalArgumentException("not an " + SCHEME + ": URI: '" + BlobStores.redact(uri) + "'");
       }
       String authority = uri.getRawAuthority();
       if (authority == null || authority.isEmpty()) {
         throw new IllegalArgumentException(
-            "Azure blob store URI '" + dev.permafrost.blob.BlobStores.redact(uri) + "' names no container; use azblob://container/prefix");
+            "Azure blob store URI '" + BlobStores.redact(uri) + "' names no container; use azblob://container/prefix");
       }
       if (authority.contains("@")) {
         throw new IllegalArgumentException(
-            "Azure blob store URI '" + dev.permafrost.blob.BlobStores.redact(uri)
+            "Azure blob store URI '" + BlobStores.redact(uri)
                 + "' has user info before the container; give credentials as the account_key, sas_token or connection_string settings");
       }
       if (authority.contains(":")) {
         throw new IllegalArgumentException(
-            "Azure blob store URI '" + dev.permafrost.blob.BlobStores.redact(uri)
+            "Azure blob store URI '" + BlobStores.redact(uri)
                 + "' has a port after the container; give the service address with the endpoint setting");
       }
-      Builder b = new Builder().container(authority);
-      String path = uri.getPath() == null ? "" : uri.getPath();
-      b.prefix(path);
-      b.settingsFrom = StoreSettings.fromQuery(uri);
-      return b;
+      return new Builder().container(authority).prefix(uri.getPath() == null ? "" : uri.getPath());
     }
-
-    private StoreSettings settingsFrom; // when built from a URI
 
     /** The container (3 to 63 lower-case letters, digits and single hyphens). */
     public Builder container(String container) {
@@ -575,83 +536,115 @@ public final class AzureBlobStore implements BlobStore {
       return this;
     }
 
-    /** Sets a setting by its name, as in a URI query; an unknown name fails at {@link #build()}. */
-    public Builder setting(String name, String value) {
-      settings.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
-      return this;
-    }
-
-    /** {@value AzureBlobStore#ACCOUNT}: the storage account name. */
+    /** {@value AzureSettings#ACCOUNT}: the storage account name. */
     public Builder account(String account) {
-      return setting(ACCOUNT, account);
+      return setting(AzureSettings.ACCOUNT, account);
     }
 
-    /** {@value AzureBlobStore#ENDPOINT}: the blob service endpoint URL. */
+    /** {@value AzureSettings#ENDPOINT}: the blob service endpoint URL. */
     public Builder endpoint(String endpoint) {
-      return setting(ENDPOINT, endpoint);
+      return setting(AzureSettings.ENDPOINT, endpoint);
     }
 
-    /** {@value AzureBlobStore#CONNECTION_STRING}: a storage connection string. */
+    /** {@value AzureSettings#CONNECTION_STRING}: a storage connection string. */
     public Builder connectionString(String connectionString) {
-      return setting(CONNECTION_STRING, connectionString);
+      return setting(AzureSettings.CONNECTION_STRING, connectionString);
     }
 
-    /** {@value AzureBlobStore#ACCOUNT_KEY}: the account's shared key. */
+    /** {@value AzureSettings#ACCOUNT_KEY}: the account's shared key. */
     public Builder accountKey(String accountKey) {
-      return setting(ACCOUNT_KEY, accountKey);
+      return setting(AzureSettings.ACCOUNT_KEY, accountKey);
     }
 
-    /** {@value AzureBlobStore#SAS_TOKEN}: a shared access signature. */
+    /** {@value AzureSettings#SAS_TOKEN}: a shared access signature. */
     public Builder sasToken(String sasToken) {
-      return setting(SAS_TOKEN, sasToken);
+      return setting(AzureSettings.SAS_TOKEN, sasToken);
     }
 
     /**
      * A token credential (e.g. a {@code ManagedIdentityCredential}) to use instead of the default credential
-     * chain; only when no connection string, account key or SAS token is given.
+     * chain; only when no connection string, account key or SAS token is given, and not with a given client.
      */
     public Builder credential(TokenCredential credential) {
       this.tokenCredential = Objects.requireNonNull(credential, "credential");
       return this;
     }
 
-    /** {@value AzureBlobStore#CONNECT_TIMEOUT}. */
+    /**
+     * An SDK client to use instead of building one: the store sends everything but its reads through it, and its
+     * reads through an asynchronous client (so that closing a read stream from another thread aborts its request)
+     * that is either {@link #serviceAsyncClient(BlobServiceAsyncClient) given too} or made from this client's
+     * pipeline (its HTTP client, credential and policies; not a customer-provided key, which the SDK does not
+     * expose: with one, give the asynchronous client too). The client should make one attempt per request (see
+     * {@link Builder}); the store never closes it.
+     */
+    public Builder serviceClient(BlobServiceClient client) {
+      this.serviceClient = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * An asynchronous SDK client for the store's reads, usually built by the same {@link BlobServiceClientBuilder}
+     * as the {@link #serviceClient(BlobServiceClient) service client}; given alone, the store makes its synchronous
+     * twin from this client's pipeline. Both must be for the same account URL. The store never closes it.
+     */
+    public Builder serviceAsyncClient(BlobServiceAsyncClient client) {
+      this.serviceAsyncClient = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /** {@value AzureSettings#CONNECT_TIMEOUT}. */
     public Builder connectTimeout(Duration timeout) {
-      return setting(CONNECT_TIMEOUT, timeout.toString());
+      return setting(AzureSettings.CONNECT_TIMEOUT, timeout);
     }
 
-    /** {@value AzureBlobStore#READ_TIMEOUT}. */
+    /** {@value AzureSettings#READ_TIMEOUT}. */
     public Builder readTimeout(Duration timeout) {
-      return setting(READ_TIMEOUT, timeout.toString());
+      return setting(AzureSettings.READ_TIMEOUT, timeout);
     }
 
-    /** {@value AzureBlobStore#BLOCK_SIZE}, in bytes. */
+    /** {@value AzureSettings#PART_SIZE}, in bytes: the size of each block of a split upload. */
+    public Builder partSize(long bytes) {
+      return setting(AzureSettings.PART_SIZE, Long.toString(bytes));
+    }
+
+    /**
+     * The size of each block of a split upload, in bytes.
+     *
+     * @deprecated renamed: use {@link #partSize(long)}, the setting {@value AzureSettings#PART_SIZE}
+     */
+    @Deprecated
     public Builder blockSize(long bytes) {
-      return setting(BLOCK_SIZE, Long.toString(bytes));
+      return partSize(bytes);
     }
 
-    /** {@value AzureBlobStore#SINGLE_UPLOAD_THRESHOLD}, in bytes. */
+    /** {@value AzureSettings#SINGLE_UPLOAD_THRESHOLD}, in bytes. */
     public Builder singleUploadThreshold(long bytes) {
-      return setting(SINGLE_UPLOAD_THRESHOLD, Long.toString(bytes));
+      return setting(AzureSettings.SINGLE_UPLOAD_THRESHOLD, Long.toString(bytes));
     }
 
-    /** {@value AzureBlobStore#DOWNLOAD_CHUNK_SIZE}, in bytes. */
+    /** {@value AzureSettings#DOWNLOAD_CHUNK_SIZE}, in bytes. */
     public Builder downloadChunkSize(long bytes) {
-      return setting(DOWNLOAD_CHUNK_SIZE, Long.toString(bytes));
+      return setting(AzureSettings.DOWNLOAD_CHUNK_SIZE, Long.toString(bytes));
     }
 
-    /** {@value AzureBlobStore#LIST_PAGE_SIZE}. */
+    /** {@value AzureSettings#LIST_PAGE_SIZE}. */
     public Builder listPageSize(int size) {
-      return setting(LIST_PAGE_SIZE, Integer.toString(size));
+      return setting(AzureSettings.LIST_PAGE_SIZE, Integer.toString(size));
     }
 
     /**
      * Creates the store. No request is sent: a missing container or a wrong credential shows up on the first
      * operation (use {@link dev.permafrost.blob.BlobStoreVerifier} to check a store up front).
      *
-     * @throws IllegalArgumentException if a setting is unknown, malformed or conflicts with another
+     * @throws IllegalArgumentException if a setting is unknown, malformed or conflicts with another, or with a
+     *     given client
      */
     public AzureBlobStore build() {
+      return build(storeSettings());
+    }
+
+    private AzureBlobStore build(StoreSettings s) {
       if (container == null) {
         throw new IllegalArgumentException("Azure blob store: no container given");
       }
@@ -660,198 +653,100 @@ public final class AzureBlobStore implements BlobStore {
             "Azure blob store: invalid container name '" + container
                 + "' (3 to 63 lower-case letters, digits and single hyphens, starting and ending with a letter or digit)");
       }
-      StoreSettings s;
-      if (settingsFrom != null) {
-        if (!settings.isEmpty()) {
-          throw new IllegalStateException("settings come from the URI; the builder adds none");
-        }
-        s = settingsFrom;
-      } else {
-        rejectPolicySettings(settings.keySet());
-        s = new StoreSettings(SCHEME, settings);
-      }
-      return create(this, s);
-    }
-  }
-
-  private static AzureBlobStore create(Builder b, StoreSettings s) {
-    String account = emptyToNull(s.get(ACCOUNT, null));
-    String endpoint = emptyToNull(s.get(ENDPOINT, null));
-    String connectionString = emptyToNull(s.get(CONNECTION_STRING, null));
-    String accountKey = emptyToNull(s.get(ACCOUNT_KEY, null));
-    String sasToken = emptyToNull(s.get(SAS_TOKEN, null));
-    Duration connectTimeout = positive(s, CONNECT_TIMEOUT, s.getDuration(CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT));
-    Duration readTimeout = positive(s, READ_TIMEOUT, s.getDuration(READ_TIMEOUT, DEFAULT_READ_TIMEOUT));
-    long blockSize = s.getBytes(BLOCK_SIZE, DEFAULT_BLOCK_SIZE);
-    long threshold = s.getBytes(SINGLE_UPLOAD_THRESHOLD, DEFAULT_SINGLE_UPLOAD_THRESHOLD);
-    long chunk = s.getBytes(DOWNLOAD_CHUNK_SIZE, DEFAULT_DOWNLOAD_CHUNK_SIZE);
-    int pageSize = s.getInt(LIST_PAGE_SIZE, DEFAULT_LIST_PAGE_SIZE);
-    s.rejectUnknown();
-
-    if (blockSize < 1 || blockSize > MAX_BLOCK_SIZE) {
-      throw setting(BLOCK_SIZE, "must be between 1b and " + ByteSizes.format(MAX_BLOCK_SIZE) + ", got " + ByteSizes.format(blockSize));
-    }
-    if (threshold < 0 || threshold > Math.min(MAX_SINGLE_UPLOAD, Integer.MAX_VALUE - 8)) {
-      throw setting(SINGLE_UPLOAD_THRESHOLD, "must be between 0 and 2gb (it is buffered in memory), got " + ByteSizes.format(threshold));
-    }
-    if (blockSize > Integer.MAX_VALUE - 8) {
-      throw setting(BLOCK_SIZE, "must be below 2gb (each block is buffered in memory), got " + ByteSizes.format(blockSize));
-    }
-    if (chunk < 1 || chunk > (256L << 20)) {
-      throw setting(DOWNLOAD_CHUNK_SIZE, "must be between 1b and 256mb (each chunk is buffered in memory), got " + ByteSizes.format(chunk));
-    }
-    if (pageSize < 1 || pageSize > 5000) {
-      throw setting(LIST_PAGE_SIZE, "must be between 1 and 5000, got " + pageSize);
-    }
-
-    BlobServiceClientBuilder sb = new BlobServiceClientBuilder();
-    if (connectionString != null) {
-      for (String[] other : new String[][] {{ACCOUNT, account}, {ENDPOINT, endpoint}, {ACCOUNT_KEY, accountKey}, {SAS_TOKEN, sasToken}}) {
-        if (other[1] != null) {
-          throw new IllegalArgumentException(
-              "Azure blob store settings 'connection_string' and '" + other[0]
-                  + "' cannot be combined: the connection string already names the account, endpoint and credential");
-        }
-      }
-      try {
-        sb.connectionString(connectionString);
-      } catch (RuntimeException e) {
-        // The SDK's message may quote the string; do not pass it on.
-        throw new IllegalArgumentException("Azure blob store setting 'connection_string' is malformed (its value is not shown)");
-      }
-    } else {
-      if (endpoint == null && account == null) {
+      String normalizedPrefix = BlobNames.normalizePrefix(prefix, "Azure blob store prefix");
+      boolean clientGiven = serviceClient != null || serviceAsyncClient != null;
+      if (clientGiven && tokenCredential != null) {
         throw new IllegalArgumentException(
-            "Azure blob store: set 'account' (the storage account name), 'endpoint' or 'connection_string'");
+            "Azure blob store: a credential and a client were both given; the store uses the client as it is, so give"
+                + " the credential to the client's builder instead");
       }
-      if (endpoint != null) {
-        checkEndpoint(endpoint);
+      AzureSettings settings = AzureSettings.parse(s, clientGiven);
+      if (clientGiven) {
+        return onGivenClients(normalizedPrefix, settings);
       }
-      sb.endpoint(endpoint != null ? endpoint : "https://" + account + ".blob.core.windows.net");
-      if (accountKey != null && sasToken != null) {
-        throw new IllegalArgumentException("Azure blob store settings 'account_key' and 'sas_token' cannot be combined; give one");
-      }
-      if (accountKey != null) {
-        if (account == null) {
-          throw new IllegalArgumentException("Azure blob store setting 'account_key' needs 'account' (the storage account name)");
+      return onOwnClients(normalizedPrefix, settings);
+    }
+
+    /** A store on the client(s) given, completed by a twin on the same pipeline; nothing of its own to release. */
+    private AzureBlobStore onGivenClients(String normalizedPrefix, AzureSettings settings) {
+      BlobServiceClient sync = serviceClient;
+      BlobServiceAsyncClient async = serviceAsyncClient;
+      if (sync != null && async != null) {
+        if (!Objects.equals(stripQuery(sync.getAccountUrl()), stripQuery(async.getAccountUrl()))) {
+          throw new IllegalArgumentException(
+              "Azure blob store: the service client (" + stripQuery(sync.getAccountUrl()) + ") and the asynchronous"
+                  + " service client (" + stripQuery(async.getAccountUrl()) + ") are for different accounts; give"
+                  + " clients built by the same builder, or only one of them");
         }
-        try {
-          Base64.getDecoder().decode(accountKey);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("Azure blob store setting 'account_key' is not valid base64 (its value is not shown)");
-        }
-        sb.credential(new StorageSharedKeyCredential(account, accountKey));
-      } else if (sasToken != null) {
-        sb.sasToken(sasToken.startsWith("?") ? sasToken.substring(1) : sasToken);
-      } else if (b.tokenCredential != null) {
-        sb.credential(b.tokenCredential);
+      } else if (async == null) {
+        async = twin(sync.getHttpPipeline(), sync.getAccountUrl(), sync.getServiceVersion()).buildAsyncClient();
       } else {
-        sb.credential(DefaultCredential.create());
+        sync = twin(async.getHttpPipeline(), async.getAccountUrl(), async.getServiceVersion()).buildClient();
       }
+      return new AzureBlobStore(container, normalizedPrefix, settings, sync, async, null);
     }
-    HttpClientOptions httpOptions = new HttpClientOptions();
-    httpOptions.setConnectTimeout(connectTimeout);
-    httpOptions.setResponseTimeout(readTimeout);
-    httpOptions.setReadTimeout(readTimeout);
-    httpOptions.setWriteTimeout(readTimeout);
-    HttpClient httpClient = HttpClient.createDefault(httpOptions);
-    sb.httpClient(httpClient);
-    sb.clientOptions(new ClientOptions().setApplicationId("permafrost"));
-    // One try per request: the store policy is the only retry layer. (Reactor Netty may still reconnect once when a
-    // pooled connection turns out to be closed before the request was sent; the service never saw that request.)
-    sb.retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Duration) null, null, null, null));
 
-    Config c = new Config();
-    c.container = b.container;
-    c.prefix = normalizePrefix(b.prefix);
-    c.blockSize = blockSize;
-    c.singleUploadThreshold = threshold;
-    c.downloadChunkSize = (int) chunk;
-    c.listPageSize = pageSize;
-    BlobServiceClient serviceClient;
-    BlobServiceAsyncClient asyncServiceClient;
-    try {
-      serviceClient = sb.buildClient();
-      asyncServiceClient = sb.buildAsyncClient(); // same HTTP client, so the same connection pool
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new IllegalArgumentException("Azure blob store: cannot build the client: " + e.getMessage(), e);
+    /** A client builder on the same pipeline (HTTP client, credential, policies), account URL and service version. */
+    private static BlobServiceClientBuilder twin(
+        HttpPipeline pipeline, String accountUrl, BlobServiceVersion version) {
+      return new BlobServiceClientBuilder().pipeline(pipeline).endpoint(accountUrl).serviceVersion(version);
     }
-    return new AzureBlobStore(c, serviceClient, asyncServiceClient);
-  }
 
-  private static void checkEndpoint(String endpoint) {
-    URI uri;
-    try {
-      uri = new URI(endpoint);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("Azure blob store setting 'endpoint' is not a URL: " + e.getMessage());
-    }
-    if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-      throw new IllegalArgumentException(
-          "Azure blob store setting 'endpoint' must be an http(s) URL such as https://myaccount.blob.core.windows.net, got '"
-              + stripQuery(endpoint) + "'");
-    }
-    if (uri.getRawQuery() != null || uri.getRawUserInfo() != null) {
-      throw new IllegalArgumentException(
-          "Azure blob store setting 'endpoint' must not carry a query or user info (give a SAS with 'sas_token')");
-    }
-  }
-
-  static String normalizePrefix(String raw) {
-    return BlobNames.normalizePrefix(raw, "Azure blob store prefix");
-  }
-
-  private static Duration positive(StoreSettings s, String name, Duration d) {
-    if (d.isNegative() || d.isZero()) {
-      throw setting(name, "must be positive, got " + d);
-    }
-    return d;
-  }
-
-  /** The store policy's settings, which {@link dev.permafrost.blob.BlobStores#open(URI)} reads before the backend. */
-  private static final List<String> POLICY_SETTINGS = List.of(
-      StorePolicy.MAX_RETRIES,
-      StorePolicy.RETRY_DELAY,
-      StorePolicy.RETRY_MAX_DELAY,
-      StorePolicy.RETRY_TIME_LIMIT,
-      StorePolicy.REQUEST_TIMEOUT,
-      StorePolicy.MIN_READ_THROUGHPUT,
-      StorePolicy.HEDGE_AFTER,
-      StorePolicy.MAX_BYTES_PER_SEC,
-      StorePolicy.MAX_CONCURRENT_REQUESTS);
-
-  /**
-   * Rejects store policy settings given where nothing would apply them: to the builder, or in a URI given to
-   * {@link #open(URI)}. ({@link dev.permafrost.blob.BlobStores#open(URI)} reads them itself before the backend.)
-   */
-  private static void rejectPolicySettings(Collection<String> names) {
-    for (String name : POLICY_SETTINGS) {
-      if (names.contains(name)) {
-        throw setting(name, "belongs to the store policy (retries, deadlines, hedging, rate limits), not to the backend:"
-            + " give it in a URI opened with BlobStores.open, or wrap the store with"
-            + " StorePolicy.builder()...build().apply(store)");
+    /**
+     * A store on clients it builds from the settings, over an HTTP client with a connection pool of its own that
+     * {@link AzureBlobStore#close()} releases. The SDK makes one attempt per request.
+     */
+    private AzureBlobStore onOwnClients(String normalizedPrefix, AzureSettings s) {
+      BlobServiceClientBuilder sb = new BlobServiceClientBuilder();
+      if (s.connectionString != null) {
+        try {
+          sb.connectionString(s.connectionString);
+        } catch (RuntimeException e) {
+          // The SDK's message may quote the string; do not pass it on.
+          throw new IllegalArgumentException(
+              "Azure blob store setting '" + AzureSettings.CONNECTION_STRING + "' is malformed (its value is not shown)");
+        }
+      } else {
+        sb.endpoint(s.endpointOrDefault());
+        if (s.accountKey != null) {
+          sb.credential(new StorageSharedKeyCredential(s.account, s.accountKey));
+        } else if (s.sasToken != null) {
+          sb.sasToken(s.sasToken);
+        } else if (tokenCredential != null) {
+          sb.credential(tokenCredential);
+        } else {
+          sb.credential(DefaultCredential.create());
+        }
       }
-    }
-  }
-
-  /** The names of the settings in a URI's query. */
-  private static List<String> queryNames(URI uri) {
-    List<String> names = new ArrayList<>();
-    String query = uri.getRawQuery();
-    if (query != null) {
-      for (String pair : query.split("&")) {
-        int eq = pair.indexOf('=');
-        names.add(URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8));
+      sb.clientOptions(new ClientOptions().setApplicationId("permafrost"));
+      // One try per request: the store policy is the only retry layer. (Reactor Netty may still reconnect once when a
+      // pooled connection turns out to be closed before the request was sent; the service never saw that request.)
+      sb.retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Duration) null, null, null, null));
+      // Reactor Netty, built here rather than found by HttpClient.createDefault, so that the store holds the
+      // connection pool it must release on close (the SDK's clients have no close), and aborting a read closes its
+      // connection whatever other HTTP client implementations are on the class path.
+      ConnectionProvider connections = ConnectionProvider.builder("permafrost-azure")
+          .maxIdleTime(CONNECTION_IDLE_TIME)
+          .maxConnections(MAX_CONNECTIONS)
+          .build();
+      HttpClient httpClient = new NettyAsyncHttpClientBuilder()
+          .connectionProvider(connections)
+          .connectTimeout(s.connectTimeout)
+          .responseTimeout(s.readTimeout)
+          .readTimeout(s.readTimeout)
+          .writeTimeout(s.readTimeout)
+          .build();
+      sb.httpClient(httpClient);
+      BlobServiceClient serviceClient;
+      BlobServiceAsyncClient asyncServiceClient;
+      try {
+        serviceClient = sb.buildClient();
+        asyncServiceClient = sb.buildAsyncClient(); // same HTTP client, so the same connection pool
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        connections.dispose();
+        throw new IllegalArgumentException("Azure blob store: cannot build the client: " + e.getMessage(), e);
       }
+      return new AzureBlobStore(container, normalizedPrefix, s, serviceClient, asyncServiceClient, connections);
     }
-    return names;
-  }
-
-  private static IllegalArgumentException setting(String name, String message) {
-    return new IllegalArgumentException("Azure blob store setting '" + name + "' " + message);
-  }
-
-  private static String emptyToNull(String s) {
-    return s == null || s.isBlank() ? null : s.trim();
   }
 }

@@ -10,7 +10,7 @@ import java.net.URI;
 
 /**
  * The {@code azblob:} backend: {@code azblob://container/prefix?account=myaccount&sas_token=...}. The settings
- * are those of {@link AzureBlobStore} (see its constants and the module's README), plus the store policy's
+ * are those of {@link AzureSettings} (see also the module's README), plus the store policy's
  * ({@code max_retries}, {@code retry_delay}, ...), which {@link dev.permafrost.blob.BlobStores#open(URI)} reads
  * before calling this provider; an unknown one is rejected by name. Registered in {@code
  * META-INF/services/dev.permafrost.blob.BlobStoreProvider}.

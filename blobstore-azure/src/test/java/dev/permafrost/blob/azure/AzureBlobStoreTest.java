@@ -10,11 +10,19 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.azure.core.util.BinaryData;
 import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.BlobServiceAsyncClient;
+import com.azure.storage.blob.BlobServiceClient;
+import com.azure.storage.blob.BlobServiceClientBuilder;
 import com.azure.storage.blob.models.BlobListDetails;
+import com.azure.storage.blob.models.BlockListType;
 import com.azure.storage.blob.models.ListBlobsOptions;
 import com.azure.storage.blob.sas.BlobContainerSasPermission;
 import com.azure.storage.blob.sas.BlobServiceSasSignatureValues;
+import com.azure.storage.common.StorageSharedKeyCredential;
+import com.azure.storage.common.policy.RequestRetryOptions;
+import com.azure.storage.common.policy.RetryPolicyType;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
@@ -40,7 +48,10 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
-/** Azure-specific behaviour on Azurite: URIs and settings, credentials, errors, block uploads, paging. */
+/**
+ * Azure-specific behaviour on Azurite: URIs and settings, renamed settings, a store on the user's own client,
+ * credentials, errors, block uploads, paging.
+ */
 class AzureBlobStoreTest {
   private final Random random = new Random();
 
@@ -80,7 +91,7 @@ class AzureBlobStoreTest {
     String container = AzureTestStores.newContainer();
     URI uri = URI.create("azblob://" + container + "/snap/shots/?endpoint=" + enc(AzureTestStores.endpoint())
         + "&account=" + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key())
-        + "&block_size=64kb&single_upload_threshold=64kb&list_page_size=3&max_retries=2&retry_delay=100ms"
+        + "&part_size=64kb&single_upload_threshold=64kb&list_page_size=3&max_retries=2&retry_delay=100ms"
         + "&connect_timeout=5s&read_timeout=PT30S&download_chunk_size=16kb");
     try (BlobStore store = BlobStores.open(uri)) {
       AzureBlobStore azure = assertInstanceOf(AzureBlobStore.class, FilterBlobStore.unwrap(store));
@@ -125,7 +136,7 @@ class AzureBlobStoreTest {
     URI uri = URI.create("azblob://c0ntainer/p?account=a&account_key=" + enc(key) + "&blok_size=1mb");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BlobStores.open(uri));
     assertTrue(e.getMessage().contains("blok_size"), e.getMessage());
-    assertTrue(e.getMessage().contains("block_size"), "lists the known settings: " + e.getMessage());
+    assertTrue(e.getMessage().contains("part_size"), "lists the known settings: " + e.getMessage());
     assertNoSecret(e.getMessage(), key);
 
     IllegalArgumentException b = assertThrows(
@@ -145,7 +156,7 @@ class AzureBlobStoreTest {
         new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&sas_token=sv%3D1", "cannot be combined"},
         new String[] {"azblob://container/p?account_key=" + enc(key) + "&endpoint=http%3A%2F%2F127.0.0.1%3A1%2Fx", "needs 'account'"},
         new String[] {"azblob://container/p?connection_string=x&account=a", "cannot be combined"},
-        new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&block_size=lots", "block_size"},
+        new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&part_size=lots", "part_size"},
         new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&list_page_size=0", "list_page_size"},
         new String[] {"azblob://container/p?account=a&account_key=" + enc(key) + "&read_timeout=soon", "read_timeout"},
         new String[] {"azblob://container/p?account=a&endpoint=ftp%3A%2F%2Fhost", "endpoint"},
@@ -163,7 +174,7 @@ class AzureBlobStoreTest {
   }
 
   @Test
-  void withoutKeySasOrConnectionStringTheDefaultCredentialIsUsed() {
+  void withoutKeySasOrConnectionStringTheDefaultCredentialIsUsed() throws IOException {
     // Building sends no request, so this does not reach for any identity endpoint.
     AzureBlobStore store = AzureBlobStore.builder().container("container").prefix("p").account("myaccount").build();
     assertEquals(
@@ -214,6 +225,157 @@ class AzureBlobStoreTest {
     assertTrue(u.getMessage().contains("'retry_delay'"), u.getMessage());
     assertTrue(u.getMessage().contains("BlobStores.open"), u.getMessage());
     assertNoSecret(u.getMessage(), key);
+  }
+
+  // ------------------------------------------------------------------------------------------ renamed settings
+
+  /** The committed blocks of a blob, as the service lists them. */
+  private static int committedBlocks(AzureBlobStore store, String blobName) {
+    return AzureTestStores.serviceClient().getBlobContainerClient(store.container())
+        .getBlobClient(store.prefix() + blobName).getBlockBlobClient()
+        .listBlocks(BlockListType.COMMITTED).getCommittedBlocks().size();
+  }
+
+  @Test
+  @SuppressWarnings("deprecation") // the deprecated builder method, on purpose
+  void partSizeAndItsOldNameBlockSize() throws IOException {
+    String container = AzureTestStores.newContainer();
+    String base = "azblob://" + container + "/PREFIX?endpoint=" + enc(AzureTestStores.endpoint()) + "&account="
+        + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()) + "&single_upload_threshold=64kb";
+    byte[] data = randomBytes(200_000); // 4 blocks of at most 64 KiB
+    try (AzureBlobStore byNewName = AzureBlobStore.open(URI.create(base.replace("PREFIX", "new") + "&part_size=64kb"));
+        AzureBlobStore byUri = AzureBlobStore.open(URI.create(base.replace("PREFIX", "uri") + "&block_size=64kb"));
+        BlobStore withPolicy = BlobStores.open(URI.create(base.replace("PREFIX", "policy") + "&block_size=64kb&max_retries=1"));
+        AzureBlobStore bySetting = AzureTestStores.credentials(AzureBlobStore.builder()).container(container)
+            .prefix("setting").singleUploadThreshold(64 << 10).setting("block_size", "64kb").build();
+        AzureBlobStore byMethod = AzureTestStores.credentials(AzureBlobStore.builder()).container(container)
+            .prefix("method").singleUploadThreshold(64 << 10).blockSize(64 << 10).build()) {
+      for (BlobStore store : List.of(byNewName, byUri, withPolicy, bySetting, byMethod)) {
+        store.write("b", new ByteArrayInputStream(data), data.length);
+        assertArrayEquals(data, store.read("b").readAllBytes());
+        assertEquals(4, committedBlocks((AzureBlobStore) FilterBlobStore.unwrap(store), "b"), store.describe());
+      }
+    }
+    // Both names at once are refused, whichever way they come.
+    IllegalArgumentException u = assertThrows(IllegalArgumentException.class,
+        () -> BlobStores.open(URI.create(base.replace("PREFIX", "both") + "&block_size=64kb&part_size=128kb")));
+    assertTrue(u.getMessage().contains("'block_size' and 'part_size' are the same setting"), u.getMessage());
+    assertNoSecret(u.getMessage(), AzureTestStores.key());
+    IllegalArgumentException b = assertThrows(IllegalArgumentException.class,
+        () -> AzureTestStores.credentials(AzureBlobStore.builder()).container(container)
+            .setting("block_size", "64kb").partSize(128 << 10).build());
+    assertTrue(b.getMessage().contains("give only 'part_size'"), b.getMessage());
+  }
+
+  // ------------------------------------------------------------------------------------------ bring your own client
+
+  /** A user's client on the emulator that makes one attempt per request, as the store policy wants. */
+  private static BlobServiceClientBuilder usersClientBuilder() {
+    return AzureTestStores.serviceClientBuilder()
+        .retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Duration) null, null, null, null));
+  }
+
+  /** Write (single request and blocks), read, range read, list, length and delete on {@code store}. */
+  private void roundTrip(AzureBlobStore store) throws IOException {
+    byte[] small = randomBytes(1000);
+    byte[] large = randomBytes(200_000);
+    store.write("dir/small", new ByteArrayInputStream(small), small.length);
+    store.write("dir/large", new ByteArrayInputStream(large), large.length);
+    assertEquals(4, committedBlocks(store, "dir/large"), "the store's part_size applies on a given client");
+    assertArrayEquals(small, store.read("dir/small").readAllBytes());
+    assertArrayEquals(large, store.read("dir/large").readAllBytes());
+    assertArrayEquals(Arrays.copyOfRange(large, 30_000, 130_000), store.read("dir/large", 30_000, 100_000).readAllBytes());
+    assertEquals(List.of(new BlobMetadata("dir/large", large.length), new BlobMetadata("dir/small", small.length)),
+        store.list("dir/"));
+    assertEquals(large.length, store.length("dir/large"));
+    store.delete("dir/small");
+    assertThrows(BlobNotFoundException.class, () -> store.read("dir/small"));
+    assertEquals(List.of(new BlobMetadata("dir/large", large.length)), store.list(""));
+    BlobStoreVerifier.verify(store, "verify/");
+  }
+
+  @Test
+  void aStoreOnTheUsersClientRoundTripsAndLeavesTheClientWorking() throws IOException {
+    String container = AzureTestStores.newContainer();
+    BlobServiceClient client = usersClientBuilder().buildClient();
+    AzureBlobStore store = AzureBlobStore.builder().serviceClient(client).container(container).prefix("byo")
+        .partSize(64 << 10).singleUploadThreshold(64 << 10).downloadChunkSize(16 << 10).listPageSize(2).build();
+    assertEquals("azblob://" + container + "/byo (account " + AzureTestStores.account() + ", endpoint "
+        + AzureTestStores.endpoint() + ")", store.describe());
+    roundTrip(store);
+    store.close();
+    assertThrows(IllegalStateException.class, () -> store.list(""));
+    assertFalse(store.connectionsReleased(), "the store has no connections of its own to release");
+
+    // The user's client is untouched: it still reads, writes, lists and deletes.
+    BlobContainerClient containerClient = client.getBlobContainerClient(container);
+    assertEquals(200_000, containerClient.getBlobClient("byo/dir/large").getProperties().getBlobSize());
+    containerClient.getBlobClient("after-close").upload(BinaryData.fromString("still works"));
+    assertEquals("still works", containerClient.getBlobClient("after-close").downloadContent().toString());
+    assertEquals(2, containerClient.listBlobs().stream().count());
+    containerClient.getBlobClient("after-close").delete();
+  }
+
+  @Test
+  void aStoreOnTheUsersAsyncClientOrBothRoundTrips() throws IOException {
+    String container = AzureTestStores.newContainer();
+    BlobServiceClientBuilder builder = usersClientBuilder();
+    BlobServiceAsyncClient async = builder.buildAsyncClient();
+    try (AzureBlobStore onAsync = AzureBlobStore.builder().serviceAsyncClient(async).container(container)
+            .prefix("async").partSize(64 << 10).singleUploadThreshold(64 << 10).build();
+        AzureBlobStore onBoth = AzureBlobStore.builder().serviceClient(builder.buildClient()).serviceAsyncClient(async)
+            .container(container).prefix("both").partSize(64 << 10).singleUploadThreshold(64 << 10).build()) {
+      roundTrip(onAsync);
+      roundTrip(onBoth);
+    }
+    // The asynchronous client still works after both stores closed.
+    assertEquals(200_000, async.getBlobContainerAsyncClient(container).getBlobAsyncClient("async/dir/large")
+        .getProperties().block().getBlobSize());
+
+    BlobServiceClient other = new BlobServiceClientBuilder()
+        .endpoint("http://127.0.0.1:1/otheraccount").credential(new StorageSharedKeyCredential("otheraccount", AzureTestStores.key()))
+        .buildClient();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().serviceClient(other).serviceAsyncClient(async).container(container).build());
+    assertTrue(e.getMessage().contains("different accounts"), e.getMessage());
+  }
+
+  @Test
+  void settingsThatConfigureAClientAreRefusedNextToAGivenClient() {
+    BlobServiceClient client = usersClientBuilder().buildClient();
+    String key = AzureTestStores.key();
+    java.util.Map<String, String> clientSettings = java.util.Map.of(
+        "account", AzureTestStores.account(),
+        "endpoint", AzureTestStores.endpoint(),
+        "account_key", key,
+        "sas_token", "sv=2024-01-01&sig=secret",
+        "connection_string", "AccountName=a;AccountKey=" + key,
+        "connect_timeout", "5s",
+        "read_timeout", "30s");
+    clientSettings.forEach((name, value) -> {
+      for (AzureBlobStore.Builder builder : List.of(
+          AzureBlobStore.builder().serviceClient(client),
+          AzureBlobStore.builder().serviceAsyncClient(usersClientBuilder().buildAsyncClient()))) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> builder.container("c0ntainer").setting(name, value).build(), name);
+        assertTrue(e.getMessage().contains("'" + name + "' configures the SDK client"), e.getMessage());
+        assertTrue(e.getMessage().contains("serviceClient"), e.getMessage());
+        assertNoSecret(e.getMessage(), key, "sig=secret");
+      }
+    });
+    IllegalArgumentException viaMethod = assertThrows(IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().serviceClient(client).container("c0ntainer").readTimeout(Duration.ofSeconds(5)).build());
+    assertTrue(viaMethod.getMessage().contains("'read_timeout'"), viaMethod.getMessage());
+    IllegalArgumentException credential = assertThrows(IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().serviceClient(client).container("c0ntainer")
+            .credential(request -> reactor.core.publisher.Mono.empty()).build());
+    assertTrue(credential.getMessage().contains("a credential and a client"), credential.getMessage());
+    // What the store itself does with the service is still set by its own settings, and checked.
+    IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().serviceClient(client).container("c0ntainer").setting("list_page_size", "0").build());
+    assertTrue(bad.getMessage().contains("list_page_size"), bad.getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> AzureBlobStore.builder().serviceClient(client).container("c0ntainer").setting("part_sise", "1mb").build());
   }
 
   // ------------------------------------------------------------------------------------------ credentials
@@ -389,7 +551,7 @@ class AzureBlobStoreTest {
 
   @Test
   void aSourceFailingMidwayThroughABlockUploadLeavesNoBlob() throws IOException {
-    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().blockSize(64 << 10).singleUploadThreshold(64 << 10).build()) {
+    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().partSize(64 << 10).singleUploadThreshold(64 << 10).build()) {
       byte[] old = randomBytes(300_000);
       store.write("blocks/existing", new ByteArrayInputStream(old), old.length);
       for (String name : new String[] {"blocks/new", "blocks/existing"}) {
@@ -424,7 +586,7 @@ class AzureBlobStoreTest {
 
   @Test
   void blockUploadsRoundTripAtBlockBoundaries() throws IOException {
-    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().blockSize(64 << 10).singleUploadThreshold(100_000).build()) {
+    try (AzureBlobStore store = AzureTestStores.newStoreBuilder().partSize(64 << 10).singleUploadThreshold(100_000).build()) {
       for (int size : new int[] {100_000, 100_001, 128 << 10, (128 << 10) + 1, 3 * (64 << 10) - 1}) {
         byte[] data = randomBytes(size);
         store.write("b/" + size, new ByteArrayInputStream(data), size);
@@ -506,6 +668,21 @@ class AzureBlobStoreTest {
     BlobStore store = AzureTestStores.newStore();
     store.close();
     assertThrows(IllegalStateException.class, () -> store.list(""));
+  }
+
+  @Test
+  void aStreamOfAClosedStoreFailsClearly() throws IOException {
+    AzureBlobStore store = AzureTestStores.newStoreBuilder().downloadChunkSize(1000).build();
+    byte[] data = randomBytes(5000);
+    store.write("s", new ByteArrayInputStream(data), data.length);
+    try (InputStream in = store.read("s")) {
+      assertArrayEquals(Arrays.copyOf(data, 1000), in.readNBytes(1000));
+      store.close();
+      // Nothing more is fetched on a closed store's connections (which would open a connection nobody releases).
+      BlobStoreException e = assertThrows(BlobStoreException.class, () -> in.readNBytes(1000));
+      assertTrue(e.getMessage().contains("the store was closed"), e.getMessage());
+      assertFalse(e.isRetryable(), e.getMessage());
+    }
   }
 
   /** Serves bytes until {@code failAt}, then throws. */

@@ -11,6 +11,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.azure.core.util.Context;
+import com.azure.storage.blob.BlobServiceClient;
+import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.blob.models.BlobRange;
+import com.azure.storage.common.StorageSharedKeyCredential;
+import com.azure.storage.common.policy.RequestRetryOptions;
+import com.azure.storage.common.policy.RetryPolicyType;
 import com.sun.net.httpserver.HttpServer;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
@@ -52,7 +59,7 @@ import org.junit.jupiter.api.function.Executable;
  * Failures the emulator cannot produce, from small HTTP servers on 127.0.0.1: server errors (to check that the SDK
  * sends each request once and the store policy alone retries), time-outs, responses cut off or ending short, and
  * a response that stalls while a read waits for it (to check that closing the stream from another thread aborts
- * the request).
+ * the request); and which connections closing a store closes (its own, not those of a client it was given).
  */
 class AzureFaultTest {
   private static final String ACCOUNT = "devstoreaccount1";
@@ -199,6 +206,9 @@ class AzureFaultTest {
     final Fault fault;
     final int faultyFrom;
     final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger connections = new AtomicInteger();
+    /** Connections the client closed between two requests. */
+    final AtomicInteger idleConnectionsClosed = new AtomicInteger();
     final CountDownLatch stalled = new CountDownLatch(1);
     final CountDownLatch clientClosedStalledConnection = new CountDownLatch(1);
     final ExecutorService threads = Executors.newCachedThreadPool(r -> {
@@ -223,6 +233,7 @@ class AzureFaultTest {
       while (!server.isClosed()) {
         try {
           Socket socket = server.accept();
+          connections.incrementAndGet();
           threads.execute(() -> serve(socket));
         } catch (IOException e) {
           return; // closed
@@ -271,6 +282,7 @@ class AzureFaultTest {
           clientClosedStalledConnection.countDown();
           return;
         }
+        idleConnectionsClosed.incrementAndGet(); // the end of the connection, between two requests
       } catch (SocketException e) {
         if (fault == Fault.STALL && stalled.getCount() == 0) {
           clientClosedStalledConnection.countDown(); // a reset
@@ -388,6 +400,69 @@ class AzureFaultTest {
       BlobStoreException first = assertThrows(BlobStoreException.class, () -> store.read("blob", 0, 4000));
       assertTrue(first.isRetryable(), first.getMessage());
       assertTrue(first.getMessage().contains("ended after 500 bytes"), first.getMessage());
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ closing the store
+
+  /** Waits up to 10 seconds for {@code condition}. */
+  private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+    return true;
+  }
+
+  @Test
+  void closingTheStoreClosesTheConnectionsItOpened() throws Exception {
+    byte[] data = randomBytes(4000);
+    try (FaultyBlobServer server = new FaultyBlobServer(data, Fault.CUT, Integer.MAX_VALUE)) {
+      AzureBlobStore store = rawStore(server.port()).downloadChunkSize(1000).build();
+      try (InputStream in = store.read("blob", 0, 4000)) {
+        assertArrayEquals(data, in.readAllBytes());
+      }
+      assertEquals(4, server.requests.get());
+      Thread.sleep(300);
+      assertEquals(0, server.idleConnectionsClosed.get(), "idle connections wait in the pool");
+      assertFalse(store.connectionsReleased());
+
+      store.close();
+      assertTrue(store.connectionsReleased());
+      assertTrue(eventually(() -> server.idleConnectionsClosed.get() == server.connections.get()),
+          "closing the store closed its idle connections: " + server.idleConnectionsClosed + " of " + server.connections);
+    }
+  }
+
+  @Test
+  void closingAStoreOnAGivenClientLeavesTheClientsConnectionsOpen() throws Exception {
+    byte[] data = randomBytes(4000);
+    try (FaultyBlobServer server = new FaultyBlobServer(data, Fault.CUT, Integer.MAX_VALUE)) {
+      BlobServiceClient client = new BlobServiceClientBuilder()
+          .endpoint(endpoint(server.port()))
+          .credential(new StorageSharedKeyCredential(ACCOUNT, KEY))
+          .retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Duration) null, null, null, null))
+          .buildClient();
+      AzureBlobStore store =
+          AzureBlobStore.builder().serviceClient(client).container("faults").prefix("p").downloadChunkSize(1000).build();
+      try (InputStream in = store.read("blob", 0, 4000)) {
+        assertArrayEquals(data, in.readAllBytes());
+      }
+      store.close();
+      assertFalse(store.connectionsReleased(), "nothing of the client's is released");
+      Thread.sleep(300);
+      assertEquals(0, server.idleConnectionsClosed.get(), "the client's connections are still open");
+
+      // The client still works, on the connections it had (the store's reads went through its pipeline too).
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      client.getBlobContainerClient("faults").getBlobClient("p/blob")
+          .downloadStreamWithResponse(out, new BlobRange(0, 1000L), null, null, false, null, Context.NONE);
+      assertArrayEquals(Arrays.copyOf(data, 1000), out.toByteArray());
+      assertEquals(5, server.requests.get());
+      assertEquals(0, server.idleConnectionsClosed.get());
     }
   }
 }

@@ -38,7 +38,7 @@ public final class AzureTestStores {
     return credentials(AzureBlobStore.builder())
         .container(container)
         .prefix("tests/" + UUID.randomUUID().toString().substring(0, 8))
-        .blockSize(256 << 10)
+        .partSize(256 << 10)
         .singleUploadThreshold(512 << 10)
         .downloadChunkSize(32 << 10)
         .listPageSize(7);
@@ -63,10 +63,14 @@ public final class AzureTestStores {
 
   /** A plain SDK client on the emulator, for setting up what the store itself does not (containers, SAS). */
   public static BlobServiceClient serviceClient() {
+    return serviceClientBuilder().buildClient();
+  }
+
+  /** A builder of SDK clients on the emulator, with its well-known account and key. */
+  public static BlobServiceClientBuilder serviceClientBuilder() {
     return new BlobServiceClientBuilder()
         .endpoint(endpoint())
-        .credential(new StorageSharedKeyCredential(account(), key()))
-        .buildClient();
+        .credential(new StorageSharedKeyCredential(account(), key()));
   }
 
   public static String endpoint() {
