@@ -80,6 +80,14 @@ public final class FileEntry {
     return true;
   }
 
+  /**
+   * An entry for a blob that is read whole and checked against the checksum in its last 8 bytes (a CodecUtil
+   * footer) and the CRC32C of all of it, such as a manifest: nothing of it is kept inline.
+   */
+  public static FileEntry ofWholeBlob(String name, String blobName, long length, long footerChecksum, int crc32c) {
+    return new FileEntry(name, length, footerChecksum, blobName, null, List.of(), crc32c);
+  }
+
   /** The file's name in the index, e.g. {@code _0.cfs}. */
   public String name() {
     return name;

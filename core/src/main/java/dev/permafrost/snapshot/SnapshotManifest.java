@@ -40,8 +40,15 @@ public final class SnapshotManifest {
   private final int chunkSize;
   private final List<FileEntry> files;
   private final Map<String, FileEntry> byName;
+  /** Where the manifest came from, when it was read from bytes (null for one being written). */
+  private final ManifestRef ref;
 
   SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files) {
+    this(info, segmentsFileName, chunkSize, files, null);
+  }
+
+  private SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files, ManifestRef ref) {
+    this.ref = ref;
     this.info = info;
     this.segmentsFileName = segmentsFileName;
     this.chunkSize = chunkSize;
@@ -86,6 +93,11 @@ public final class SnapshotManifest {
   public String chunkTableBlob(FileEntry file) {
     return file.blobName() != null && ChunkTable.hasTable(file.length(), chunkSize)
         ? ChunkTable.blobName(file.blobName(), chunkSize) : null;
+  }
+
+  /** The manifest as a blob (to read it again), or null if it was not read from a store. */
+  public ManifestRef ref() {
+    return ref;
   }
 
   /** The named file, or null. */
@@ -264,7 +276,10 @@ public final class SnapshotManifest {
       if (files.stream().noneMatch(f -> f.name().equals(segmentsFileName))) {
         throw new CorruptIndexException("the segments file " + segmentsFileName + " is not listed", source);
       }
-      return new SnapshotManifest(info, segmentsFileName, chunkSize, files);
+      ManifestRef ref = new ManifestRef(name, SnapshotRepository.manifestBlob(name), bytes.length,
+          (long) org.apache.lucene.util.BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
+          ChunkTable.crc32c(bytes, 0, bytes.length));
+      return new SnapshotManifest(info, segmentsFileName, chunkSize, files, ref);
     } catch (IndexFormatTooNewException e) {
       throw new SnapshotException.UnsupportedFormat(
           "snapshot manifest " + source + " has format version " + e.getVersion() + ", newer than this version of"

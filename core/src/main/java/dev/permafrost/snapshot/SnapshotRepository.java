@@ -497,11 +497,20 @@ public final class SnapshotRepository {
    * @throws SnapshotException.CorruptManifest if the manifest is truncated or corrupt
    */
   public SnapshotManifest readManifest(String name) throws IOException {
+    return parseManifest(name, readManifestBytes(name));
+  }
+
+  /**
+   * The named snapshot's manifest as the store holds it (one blob read), not yet checked: see
+   * {@link #parseManifest}. For keeping it elsewhere, such as a cache.
+   *
+   * @throws SnapshotException.NotFound if there is no such snapshot
+   */
+  public byte[] readManifestBytes(String name) throws IOException {
     validateName(name);
     String blob = manifestBlob(name);
-    byte[] bytes;
     try (InputStream in = store.read(blob)) {
-      bytes = in.readAllBytes();
+      return in.readAllBytes();
     } catch (BlobNotFoundException e) {
       throw new SnapshotException.NotFound(
           "no snapshot '" + name + "' in " + store.describe() + " (no manifest " + blob + ")", e);
@@ -509,6 +518,17 @@ public final class SnapshotRepository {
       throw new SnapshotException("cannot read the manifest of snapshot '" + name + "' (blob " + blob + " in "
           + store.describe() + "): " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Parses and checks the bytes of the named snapshot's manifest (from {@link #readManifestBytes} or a copy of
+   * them): its header, structure, footer checksum and name.
+   *
+   * @throws SnapshotException.CorruptManifest if the bytes are truncated or corrupt, or describe another snapshot
+   * @throws SnapshotException.UnsupportedFormat if a newer Permafrost wrote them
+   */
+  public SnapshotManifest parseManifest(String name, byte[] bytes) throws SnapshotException {
+    String blob = manifestBlob(name);
     SnapshotManifest manifest = SnapshotManifest.fromBytes(bytes, store.describe() + " blob " + blob);
     if (!manifest.name().equals(name)) {
       throw new SnapshotException.CorruptManifest(

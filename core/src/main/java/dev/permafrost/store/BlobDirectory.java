@@ -83,6 +83,18 @@ public final class BlobDirectory extends Directory {
     return open(manifest, repository.store(), cache, Objects.requireNonNull(indexName, "indexName"));
   }
 
+  /**
+   * Mounts a manifest already read from {@code repository} (for instance again, through
+   * {@link SharedRegionCache#readManifest(SnapshotRepository, dev.permafrost.snapshot.ManifestRef)}), counting its
+   * reads under {@code indexName}. Reads nothing.
+   */
+  public static BlobDirectory open(SnapshotRepository repository, SnapshotManifest manifest, SharedRegionCache cache,
+      String indexName) {
+    Objects.requireNonNull(cache, "cache");
+    cache.ensureOpen();
+    return open(manifest, repository.store(), cache, Objects.requireNonNull(indexName, "indexName"));
+  }
+
   /** Mounts an already-read manifest whose blobs are in {@code store}. */
   static BlobDirectory open(SnapshotManifest manifest, BlobStore store, SharedRegionCache cache, String indexName) {
     log.info("mounted snapshot '{}' of {} as '{}': {} files, {} bytes, {} documents", manifest.name(), store.describe(),

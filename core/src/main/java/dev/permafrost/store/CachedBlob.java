@@ -7,13 +7,15 @@ import dev.permafrost.snapshot.ChunkTable;
 import dev.permafrost.snapshot.FileEntry;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The cache's view of one blob: its length and checksums, how it is cut into regions, which slot holds each
  * region, and how its bytes are verified. Shared by every mounted index that uses the blob (blobs are
- * content-addressed), and released when the last of them closes.
+ * content-addressed). Closing the last directory that reads it does not evict its regions: they stay until evicted
+ * (or cleared), and the cache forgets the blob once no one reads it and no slot holds any of it.
  *
  * <p>A blob is cut into full regions of the full slot size, and its tail (what is left after the last full
  * region, which for a small blob is all of it) into regions of the tail slot size, so that a small file or a
@@ -51,7 +53,8 @@ final class CachedBlob {
   private final AtomicReference<CompletableFuture<ChunkTable>> table = new AtomicReference<>();
   /** How many directories use this blob. Guarded by the cache's blob table. */
   int refs;
-  volatile boolean released;
+  /** How many slots hold a region of this blob. */
+  private final AtomicInteger slotsHeld = new AtomicInteger();
 
   CachedBlob(long id, String key, FileEntry file, int chunkSize, SharedRegionCache cache, SlotPool fullPool,
       SlotPool tailPool) {
@@ -106,12 +109,28 @@ final class CachedBlob {
 
   /** Records that {@code slot} now holds region {@code index}, unless another slot got there first. */
   boolean publishSlot(int index, Slot slot) {
-    return slots.compareAndSet(index, null, slot);
+    if (slots.compareAndSet(index, null, slot)) {
+      slotsHeld.incrementAndGet();
+      return true;
+    }
+    return false;
   }
 
-  /** Forgets that {@code slot} holds region {@code index} (it was taken back). */
+  /** Forgets that {@code slot} holds region {@code index} (it was taken back); the cache may then forget the blob. */
   void forgetSlot(int index, Slot slot) {
-    slots.compareAndSet(index, slot, null);
+    if (slots.compareAndSet(index, slot, null) && slotsHeld.decrementAndGet() == 0) {
+      cache.forgetIfUnused(this);
+    }
+  }
+
+  /** How many slots hold a region of this blob now. */
+  int slotsHeld() {
+    return slotsHeld.get();
+  }
+
+  /** Drops the chunk table (no directory reads the blob any more: cached regions are read without it). */
+  void dropTable() {
+    table.set(null);
   }
 
   // ---- reads ----

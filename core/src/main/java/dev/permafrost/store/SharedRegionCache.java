@@ -4,7 +4,12 @@
 package dev.permafrost.store;
 
 import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.blob.BlobStore;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.ManifestRef;
+import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.SnapshotOptions;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -276,7 +281,7 @@ public final class SharedRegionCache implements AutoCloseable {
    */
   CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     ensureOpen();
-    String key = storeId + '\n' + file.blobName() + '\n' + chunkSize;
+    String key = key(storeId, file.blobName(), chunkSize);
     return blobs.compute(key, (k, existing) -> {
       CachedBlob b = existing != null ? existing
           : new CachedBlob(blobIds.incrementAndGet(), k, file, chunkSize, this, fullPool, tailPool);
@@ -290,15 +295,147 @@ public final class SharedRegionCache implements AutoCloseable {
     });
   }
 
+  /**
+   * Ends a directory's use of {@code blob}. Its cached regions stay (closing is not unmounting): they leave by
+   * eviction, {@link #clear}, or {@link #evict}.
+   */
   void release(CachedBlob blob) {
-    boolean last = blobs.compute(blob.key, (k, b) -> {
+    blobs.compute(blob.key, (k, b) -> {
       assert b == blob;
-      return --b.refs == 0 ? null : b;
-    }) == null;
-    if (last) {
-      blob.released = true;
-      blob.evictAll();
+      if (--b.refs > 0) {
+        return b;
+      }
+      b.dropTable();
+      return b.slotsHeld() == 0 ? null : b;
+    });
+  }
+
+  /** Forgets {@code blob} if no directory reads it and no slot holds any of it. */
+  void forgetIfUnused(CachedBlob blob) {
+    blobs.computeIfPresent(blob.key, (k, b) -> b == blob && b.refs == 0 && b.slotsHeld() == 0 ? null : b);
+  }
+
+  // ---- manifests ----
+
+  /** The chunk size under which a blob read whole (a manifest) is cached: one chunk, no table. */
+  private static final int WHOLE = Integer.MAX_VALUE;
+
+  /**
+   * Reads a snapshot's manifest from its repository (one request) and keeps its bytes in the cache, so that
+   * {@link #readManifest(SnapshotRepository, ManifestRef)} can read it again without a request while they stay.
+   *
+   * @see SnapshotRepository#readManifest(String)
+   */
+  public SnapshotManifest readManifest(SnapshotRepository repository, String snapshot) throws IOException {
+    ensureOpen();
+    byte[] bytes = repository.readManifestBytes(snapshot);
+    SnapshotManifest manifest = repository.parseManifest(snapshot, bytes);
+    ManifestRef ref = manifest.ref();
+    BlobStore store = repository.store();
+    CachedBlob blob = acquire(store.describe(), FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(),
+        ref.footerChecksum(), ref.crc32c()), WHOLE);
+    try {
+      for (int index = 0; index < blob.regionCount(); index++) {
+        recordAccess(blob, index);
+        Slot slot = slotFor(blob, index);
+        if (slot != null) {
+          slot.offer(blob, index, bytes, regionFile);
+        }
+      }
+    } finally {
+      release(blob);
     }
+    return manifest;
+  }
+
+  /**
+   * Reads a manifest again: from the cache when it is there (no request), else from the repository (one request),
+   * checked to be the very manifest {@code ref} names.
+   *
+   * @throws SnapshotException naming the snapshot and blob if the manifest is gone or no longer the same
+   */
+  public SnapshotManifest readManifest(SnapshotRepository repository, ManifestRef ref) throws IOException {
+    ensureOpen();
+    BlobStore store = repository.store();
+    String storeId = store.describe();
+    FileEntry entry = FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(), ref.footerChecksum(), ref.crc32c());
+    CachedBlob blob = acquire(storeId, entry, WHOLE);
+    byte[] bytes = new byte[Math.toIntExact(ref.length())];
+    try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
+        new BlobFile(entry, ref.snapshot(), store, storeId, this, blob, counter(ref.snapshot(), "manifest")),
+        BlobIndexInput.SEQUENTIAL_FILL)) {
+      in.readBytes(bytes, 0, bytes.length);
+    } catch (org.apache.lucene.index.CorruptIndexException e) {
+      throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
+          + " in " + storeId + ") is no longer the one that was mounted: " + e.getMessage(), e);
+    } catch (dev.permafrost.blob.BlobNotFoundException e) {
+      throw new SnapshotException.NotFound("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName() + " in "
+          + storeId + ") is gone: the snapshot was deleted since it was mounted", e);
+    } catch (IOException e) {
+      Throwable notFound = e;
+      while (notFound != null && !(notFound instanceof dev.permafrost.blob.BlobNotFoundException)) {
+        notFound = notFound.getCause();
+      }
+      if (notFound != null) {
+        throw new SnapshotException.NotFound("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
+            + " in " + storeId + ") is gone: the snapshot was deleted since it was mounted", e);
+      }
+      if (lengthChanged(store, ref)) {
+        throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
+            + " in " + storeId + ") is no longer the one that was mounted: it is not " + ref.length() + " bytes long"
+            + " any more", e);
+      }
+      throw new SnapshotException("cannot read the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
+          + " in " + storeId + "): " + e.getMessage(), e);
+    } finally {
+      release(blob);
+    }
+    return repository.parseManifest(ref.snapshot(), bytes);
+  }
+
+  /**
+   * Frees, at once, the cached regions of a snapshot's blobs (and its manifest) that no open directory reads: what
+   * unmounting it does. Blobs another open directory reads stay.
+   */
+  public void evict(SnapshotRepository repository, SnapshotManifest manifest) {
+    String storeId = repository.store().describe();
+    evict(storeId, manifest.files(), manifest.chunkSize());
+    ManifestRef ref = manifest.ref();
+    if (ref != null) {
+      CachedBlob b = blobs.get(key(storeId, ref.blobName(), WHOLE));
+      if (b != null && b.refs == 0) {
+        b.evictAll();
+      }
+    }
+  }
+
+  private static boolean lengthChanged(BlobStore store, ManifestRef ref) {
+    try {
+      return store.length(ref.blobName()) != ref.length();
+    } catch (IOException | RuntimeException e) {
+      return false; // the read's own failure is the one to report
+    }
+  }
+
+  /** Forgets the stats counted under {@code indexName} (an unmounted index's). */
+  public void dropIndexStats(String indexName) {
+    counters.remove(indexName);
+  }
+
+  /** Frees, at once, the regions of the given blobs of a store that no directory is reading (an unmount). */
+  void evict(String storeId, Iterable<FileEntry> files, int chunkSize) {
+    for (FileEntry f : files) {
+      if (f.blobName() != null) {
+        CachedBlob b = blobs.get(key(storeId, f.blobName(), chunkSize));
+        if (b != null && b.refs == 0) {
+          b.evictAll();
+        }
+      }
+    }
+  }
+
+  private static String key(String storeId, String blobName, int chunkSize) {
+    return storeId + '\n' + blobName + '\n' + chunkSize;
   }
 
   // ---- slots ----
@@ -313,9 +450,7 @@ public final class SharedRegionCache implements AutoCloseable {
       if (s != null) {
         return s;
       }
-      if (blob.released || closed) {
-        throw new AlreadyClosedException("the cache of " + blob.blobName + " was released");
-      }
+      ensureOpen();
       SlotPool pool = blob.poolOf(index);
       Slot slot = pool.pollFree();
       if (slot == null) {
@@ -326,9 +461,6 @@ public final class SharedRegionCache implements AutoCloseable {
       }
       slot.assign(blob, index);
       if (blob.publishSlot(index, slot)) {
-        if (blob.released) {
-          slot.freeIfIdle(blob);
-        }
         return slot;
       }
       slot.freeIfIdle(blob); // another reader got there first

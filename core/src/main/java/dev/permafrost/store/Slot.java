@@ -266,6 +266,30 @@ final class Slot {
         null);
   }
 
+  /**
+   * Writes {@code bytes} (already verified: the whole blob, from {@code blobOffset} of it for this region) into the
+   * slot if it holds region {@code index} of {@code blob} and none of it is filled or being fetched: a blob the caller
+   * has in hand (a manifest just read) enters the cache without a fetch. A failed write leaves the pages missing.
+   */
+  void offer(CachedBlob blob, int index, byte[] bytes, RegionFile file) {
+    Fill fill;
+    long regionStart;
+    synchronized (this) {
+      if (owner != blob || this.index != index || !fills.isEmpty() || filledPages() > 0) {
+        return;
+      }
+      regionStart = fileStart;
+      fill = new Fill(0, length, false, System.nanoTime(), Long.MAX_VALUE);
+      fills.add(fill);
+    }
+    try {
+      file.write(bytes, (int) regionStart, fill.end > Integer.MAX_VALUE ? 0 : (int) fill.end, cacheOffset);
+      progress(fill, 0, fill.end);
+    } catch (IOException e) {
+      finish(fill, e);
+    }
+  }
+
   // ---- fillers ----
 
   /**
@@ -294,20 +318,13 @@ final class Slot {
    * Ends a fill if {@link #progress} has not: readers waiting for pages it did not fill see {@code error} (or try
    * again if it is null).
    */
-  void finish(Fill fill, IOException error) {
-    CachedBlob holder;
-    synchronized (this) {
-      if (!fill.done) {
-        boolean removed = fills.remove(fill);
-        assert removed : fill + " was not registered in " + this;
-        fill.error = error;
-        fill.done = true;
-        notifyAll();
-      }
-      holder = owner;
-    }
-    if (holder != null && holder.released) {
-      freeIfIdle(holder); // its last directory closed while we were fetching
+  synchronized void finish(Fill fill, IOException error) {
+    if (!fill.done) {
+      boolean removed = fills.remove(fill);
+      assert removed : fill + " was not registered in " + this;
+      fill.error = error;
+      fill.done = true;
+      notifyAll();
     }
   }
 
