@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import dev.permafrost.snapshot.PointRange;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
+import org.apache.lucene.search.IndexOrDocValuesQuery;
+import org.apache.lucene.search.PointRangeQuery;
+import org.apache.lucene.search.Query;
+
+/**
+ * Whether an index can match a query, from the point ranges its manifest records, without opening it
+ * (Elasticsearch's can-match phase). Only ranges every hit must fall in count: a {@link PointRangeQuery} that is the
+ * query, or a required ({@code MUST} or {@code FILTER}) clause of a {@link BooleanQuery}, through constant-score and
+ * boost wrappers and {@link IndexOrDocValuesQuery} (what {@code LongField.newRangeQuery} builds). An index whose
+ * range on a field is not recorded can always match: unknown means search.
+ */
+final class CanMatch {
+  private CanMatch() {}
+
+  /** The ranges every hit of {@code query} falls in, by field: {lower, upper} packed values (intersected). */
+  static Map<String, PointRangeQuery> requiredRanges(Query query) {
+    Map<String, PointRangeQuery> ranges = new HashMap<>();
+    collect(query, ranges);
+    return ranges;
+  }
+
+  private static void collect(Query q, Map<String, PointRangeQuery> ranges) {
+    if (q instanceof PointRangeQuery p) {
+      ranges.merge(p.getField(), p, CanMatch::intersect);
+    } else if (q instanceof IndexOrDocValuesQuery io) {
+      collect(io.getIndexQuery(), ranges);
+    } else if (q instanceof ConstantScoreQuery c) {
+      collect(c.getQuery(), ranges);
+    } else if (q instanceof BoostQuery b) {
+      collect(b.getQuery(), ranges);
+    } else if (q instanceof BooleanQuery bq) {
+      for (BooleanClause clause : bq.clauses()) {
+        if (clause.occur() == BooleanClause.Occur.MUST || clause.occur() == BooleanClause.Occur.FILTER) {
+          collect(clause.query(), ranges);
+        }
+      }
+    }
+  }
+
+  /** Keeps the first of two ranges on one field unless they disagree on shape (then neither narrows the other). */
+  private static PointRangeQuery intersect(PointRangeQuery a, PointRangeQuery b) {
+    if (a.getNumDims() != b.getNumDims() || a.getBytesPerDim() != b.getBytesPerDim()) {
+      return a;
+    }
+    int dims = a.getNumDims();
+    int bytes = a.getBytesPerDim();
+    byte[] lower = a.getLowerPoint().clone();
+    byte[] upper = a.getUpperPoint().clone();
+    for (int d = 0; d < dims; d++) {
+      int from = d * bytes;
+      int to = from + bytes;
+      if (Arrays.compareUnsigned(b.getLowerPoint(), from, to, lower, from, to) > 0) {
+        System.arraycopy(b.getLowerPoint(), from, lower, from, bytes);
+      }
+      if (Arrays.compareUnsigned(b.getUpperPoint(), from, to, upper, from, to) < 0) {
+        System.arraycopy(b.getUpperPoint(), from, upper, from, bytes);
+      }
+    }
+    return new PointRangeQuery(a.getField(), lower, upper, dims) {
+      @Override
+      protected String toString(int dimension, byte[] value) {
+        return Arrays.toString(value);
+      }
+    };
+  }
+
+  /** Whether an index with the recorded {@code pointRanges} may have a hit within every one of {@code required}. */
+  static boolean canMatch(Map<String, PointRange> pointRanges, Map<String, PointRangeQuery> required) {
+    for (PointRangeQuery q : required.values()) {
+      PointRange recorded = pointRanges.get(q.getField());
+      if (recorded == null || recorded.numDimensions() != q.getNumDims() || recorded.bytesPerDimension() != q.getBytesPerDim()) {
+        continue; // unknown: it may match
+      }
+      int bytes = q.getBytesPerDim();
+      for (int d = 0; d < q.getNumDims(); d++) {
+        int from = d * bytes;
+        int to = from + bytes;
+        if (Arrays.compareUnsigned(q.getUpperPoint(), from, to, recorded.minPackedValue(), from, to) < 0
+            || Arrays.compareUnsigned(q.getLowerPoint(), from, to, recorded.maxPackedValue(), from, to) > 0) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,317 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Snapshots mounted by name, opened only while searches need them: what lets one JVM hold thousands of mounted
+ * indices.
+ *
+ * <p>{@link #mount} reads the snapshot's manifest (one request) and keeps a summary of a few KB: where the manifest
+ * is and the facts it records (document counts, size, point ranges, user data). {@link #acquire} leases a reader,
+ * opening it on first use (once, however many searches ask at once; the manifest is read again through the shared
+ * cache, so a recently used index reopens without a request). Idle readers close after a time-out, and the pool keeps
+ * under a bound on open readers (and their estimated heap), closing the least recently used idle ones first; closing a
+ * reader is not unmounting: its cached regions stay until evicted. {@link #unmount} waits for leases and frees the
+ * index's cached regions at once. {@link #search} searches many indices in one call, skipping those whose recorded
+ * ranges cannot match.
+ *
+ * <pre>{@code
+ * try (Catalog catalog = Catalog.builder(cache).maxOpenReaders(200).build()) {
+ *   catalog.mount("logs-2024.02.15", repo, "logs-2024.02.15");
+ *   try (Lease lease = catalog.acquire("logs-2024.02.15")) {
+ *     TopDocs top = lease.searcher().search(query, 10);
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Closing the catalog closes its readers (not the cache, nor the repositories).
+ */
+public final class Catalog implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Catalog.class);
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
+
+  private final SharedRegionCache cache;
+  private final ReaderPool pool;
+  private final Duration acquireTimeout;
+  private final Duration unmountTimeout;
+  private final MultiIndexSearch searcher;
+  private final ConcurrentSkipListMap<String, MountedIndex> mounts = new ConcurrentSkipListMap<>();
+  final LongAdder searches = new LongAdder();
+  final LongAdder indicesSearched = new LongAdder();
+  final LongAdder indicesSkipped = new LongAdder();
+  final LongAdder indicesFailed = new LongAdder();
+  private volatile boolean closed;
+
+  private Catalog(Builder b) {
+    this.cache = b.cache;
+    this.pool = new ReaderPool(b.maxOpenReaders, b.maxReaderHeapBytes, b.idleTimeout.toNanos());
+    this.acquireTimeout = b.acquireTimeout;
+    this.unmountTimeout = b.unmountTimeout;
+    this.searcher = new MultiIndexSearch(this, b.searchThreads);
+  }
+
+  /** Starts building a catalog over {@code cache}, which every mounted index reads through. */
+  public static Builder builder(SharedRegionCache cache) {
+    return new Builder(Objects.requireNonNull(cache, "cache"));
+  }
+
+  /** Mounts snapshot {@code snapshot} of {@code repository} under {@code name}, read through the shared cache. */
+  public MountInfo mount(String name, SnapshotRepository repository, String snapshot) throws IOException {
+    return mount(name, repository, snapshot, MountMode.SHARED_CACHE);
+  }
+
+  /**
+   * Mounts snapshot {@code snapshot} of {@code repository} under {@code name}: reads its manifest (one request; its
+   * bytes stay in the shared cache) and nothing else.
+   *
+   * @throws IllegalArgumentException if the name is malformed or already mounted
+   * @throws dev.permafrost.snapshot.SnapshotException if the manifest cannot be read (naming it)
+   */
+  public MountInfo mount(String name, SnapshotRepository repository, String snapshot, MountMode mode) throws IOException {
+    ensureOpen();
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("invalid index name '" + name + "': use 1 to 200 letters, digits, '.', '_' or"
+          + " '-', starting with a letter or digit");
+    }
+    Objects.requireNonNull(repository, "repository");
+    Objects.requireNonNull(mode, "mode");
+    if (mode == MountMode.FULL_COPY) {
+      throw new UnsupportedOperationException("full-copy mounts are not built yet");
+    }
+    if (mounts.containsKey(name)) {
+      throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+    }
+    SnapshotManifest manifest = cache.readManifest(repository, snapshot);
+    MountedIndex index = new MountedIndex(name, repository, manifest, mode, cache, pool);
+    if (mounts.putIfAbsent(name, index) != null) {
+      throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+    }
+    log.info("mounted snapshot '{}' of {} as '{}' ({}): {} documents, {} in {} files", snapshot,
+        repository.store().describe(), name, mode, manifest.info().numDocs(), ByteSizes.format(manifest.info().totalBytes()),
+        manifest.info().fileCount());
+    return index.info();
+  }
+
+  /**
+   * Unmounts {@code name}: no new lease is given, the current ones are waited for (at most the unmount time-out),
+   * the reader is closed, and the index's cached regions are freed at once.
+   *
+   * @throws IllegalArgumentException if no index of that name is mounted
+   * @throws IllegalStateException if searches still hold it at the time-out (it stays mounted)
+   */
+  public void unmount(String name) throws IOException {
+    MountedIndex index = index(name);
+    try {
+      index.unmount(System.nanoTime() + unmountTimeout.toNanos());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("cannot unmount '" + name + "': " + e.getMessage() + " within the unmount time-out of "
+          + unmountTimeout.toMillis() + " ms; it stays mounted", e);
+    }
+    mounts.remove(name, index);
+    log.info("unmounted '{}' (snapshot '{}')", name, index.manifest.snapshot());
+  }
+
+  /**
+   * Leases the reader of {@code name}, opening it if it is closed. Close the lease when the search is done.
+   *
+   * @throws IllegalArgumentException if no index of that name is mounted
+   * @throws IllegalStateException if there was no room to open it within the acquire time-out (every open reader in use)
+   */
+  public Lease acquire(String name) throws IOException {
+    ensureOpen();
+    MountedIndex index = index(name);
+    try {
+      return index.acquire(System.nanoTime() + acquireTimeout.toNanos());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(e.getMessage() + " (acquire time-out " + acquireTimeout.toMillis() + " ms)", e);
+    }
+  }
+
+  /** Searches many mounted indices in one call: see {@link SearchRequest}. */
+  public SearchResponse search(SearchRequest request) throws IOException {
+    ensureOpen();
+    return searcher.search(request);
+  }
+
+  /** Every mounted index, by name. */
+  public List<MountInfo> list() {
+    List<MountInfo> all = new ArrayList<>(mounts.size());
+    for (MountedIndex index : mounts.values()) {
+      all.add(index.info());
+    }
+    return all;
+  }
+
+  /** The mounted indices whose names match any of {@code patterns} (names, or globs with {@code *} and {@code ?}), by name. */
+  public List<MountInfo> list(String... patterns) {
+    List<MountInfo> matching = new ArrayList<>();
+    for (MountedIndex index : resolve(patterns)) {
+      matching.add(index.info());
+    }
+    return matching;
+  }
+
+  /** The named index. @throws IllegalArgumentException if it is not mounted */
+  public MountInfo info(String name) {
+    return index(name).info();
+  }
+
+  /** The catalog's counts now. */
+  public CatalogStats stats() {
+    return new CatalogStats(mounts.size(), pool.openCount(), pool.heapBytes(), pool.opens.sum(), pool.closes.sum(),
+        pool.closedIdle.sum(), pool.closedForRoom.sum(), pool.waitNanos.sum(), searches.sum(), indicesSearched.sum(),
+        indicesSkipped.sum(), indicesFailed.sum());
+  }
+
+  MountedIndex index(String name) {
+    MountedIndex index = mounts.get(name);
+    if (index == null) {
+      throw new IllegalArgumentException("no index named '" + name + "' is mounted");
+    }
+    return index;
+  }
+
+  /** The mounted indices matching the patterns, by name, each once. */
+  List<MountedIndex> resolve(String... patterns) {
+    List<MountedIndex> result = new ArrayList<>();
+    List<Pattern> globs = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (String p : patterns) {
+      if (p.indexOf('*') >= 0 || p.indexOf('?') >= 0) {
+        globs.add(glob(p));
+      } else {
+        names.add(p);
+      }
+    }
+    for (MountedIndex index : mounts.values()) {
+      if (names.contains(index.name) || globs.stream().anyMatch(g -> g.matcher(index.name).matches())) {
+        result.add(index);
+      }
+    }
+    for (String name : names) {
+      if (!mounts.containsKey(name)) {
+        throw new IllegalArgumentException("no index named '" + name + "' is mounted");
+      }
+    }
+    return result;
+  }
+
+  private static Pattern glob(String glob) {
+    StringBuilder regex = new StringBuilder();
+    for (char c : glob.toCharArray()) {
+      switch (c) {
+        case '*' -> regex.append(".*");
+        case '?' -> regex.append('.');
+        default -> regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("the catalog is closed");
+    }
+  }
+
+  /** Closes the readers no search holds and stops the catalog's threads; the cache stays open. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    searcher.close();
+    pool.close();
+  }
+
+  /** Settings of a {@link Catalog}. */
+  public static final class Builder {
+    private final SharedRegionCache cache;
+    private int maxOpenReaders = 100;
+    private long maxReaderHeapBytes = Runtime.getRuntime().maxMemory() / 4;
+    private Duration idleTimeout = Duration.ofMinutes(5);
+    private Duration acquireTimeout = Duration.ofSeconds(30);
+    private Duration unmountTimeout = Duration.ofSeconds(30);
+    private int searchThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    private Builder(SharedRegionCache cache) {
+      this.cache = cache;
+    }
+
+    /** The most readers open at once (default 100); opening another closes the least recently used idle one. */
+    public Builder maxOpenReaders(int readers) {
+      if (readers < 1) {
+        throw new IllegalArgumentException("maxOpenReaders must be at least 1, got " + readers);
+      }
+      this.maxOpenReaders = readers;
+      return this;
+    }
+
+    /** The most (estimated) heap the open readers may hold: bytes ({@code "512mb"}); default a quarter of the heap. */
+    public Builder maxReaderHeap(String bytes) {
+      long value = ByteSizes.parse(bytes);
+      if (value < 1) {
+        throw new IllegalArgumentException("maxReaderHeap must be positive, got '" + bytes + "'");
+      }
+      this.maxReaderHeapBytes = value;
+      return this;
+    }
+
+    /** How long a reader may stay open with no lease before it is closed (default 5 minutes). */
+    public Builder idleTimeout(Duration timeout) {
+      this.idleTimeout = positive("idleTimeout", timeout);
+      return this;
+    }
+
+    /** How long {@link #acquire} waits for room to open a reader when every open one is in use (default 30 s). */
+    public Builder acquireTimeout(Duration timeout) {
+      this.acquireTimeout = positive("acquireTimeout", timeout);
+      return this;
+    }
+
+    /** How long {@link #unmount} waits for searches to give an index back (default 30 s). */
+    public Builder unmountTimeout(Duration timeout) {
+      this.unmountTimeout = positive("unmountTimeout", timeout);
+      return this;
+    }
+
+    /** Threads that search indices concurrently in {@link #search} (default the processors, at least 2). */
+    public Builder searchThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("searchThreads must be at least 1, got " + threads);
+      }
+      this.searchThreads = threads;
+      return this;
+    }
+
+    private static Duration positive(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, got " + d);
+      }
+      return d;
+    }
+
+    public Catalog build() {
+      return new Catalog(this);
+    }
+  }
+}

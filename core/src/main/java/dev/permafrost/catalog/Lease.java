@@ -1,0 +1,53 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+
+/**
+ * A search's hold on a mounted index's reader: while any lease is open the reader stays open. Close it when the
+ * search is done (try-with-resources); closing twice is harmless. Not for sharing between searches: take one each.
+ */
+public final class Lease implements AutoCloseable {
+  private final MountedIndex index;
+  private final DirectoryReader reader;
+  private final IndexSearcher searcher;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  Lease(MountedIndex index, DirectoryReader reader) {
+    this.index = index;
+    this.reader = reader;
+    this.searcher = new IndexSearcher(reader);
+  }
+
+  /** The name the index is mounted under. */
+  public String name() {
+    return index.name;
+  }
+
+  /** The open reader. */
+  public DirectoryReader reader() {
+    return reader;
+  }
+
+  /** A searcher over the reader, this lease's own. */
+  public IndexSearcher searcher() {
+    return searcher;
+  }
+
+  /** Gives the reader back; it may close once no lease holds it and it has been idle long enough. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      index.release();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Lease(" + index.name + (closed.get() ? ", closed" : "") + ")";
+  }
+}

@@ -1,0 +1,232 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import dev.permafrost.snapshot.ManifestRef;
+import dev.permafrost.snapshot.PointRange;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.BlobDirectory;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.util.IOUtils;
+
+/**
+ * One mounted index: the summary a closed index keeps (a few KB: where its manifest is and the facts it records),
+ * and, while open, its directory and reader. It owns its own life cycle: opening once for all who ask at once,
+ * leasing, closing when idle, unmounting; the {@link ReaderPool} decides when to open and whom to close.
+ *
+ * <p>All mutable state is guarded by this object's monitor; the reader is opened and closed outside it.
+ */
+final class MountedIndex {
+  final String name;
+  final SnapshotRepository repository;
+  final ManifestRef manifest;
+  final MountMode mode;
+  final long numDocs;
+  final long maxDoc;
+  final long sizeInBytes;
+  final int fileCount;
+  final int segmentCount;
+  final Map<String, PointRange> pointRanges;
+  final Map<String, String> userData;
+  private final SharedRegionCache cache;
+  private final ReaderPool pool;
+
+  private MountState state = MountState.CLOSED;
+  private int leases;
+  private boolean unmounted;
+  private BlobDirectory directory;
+  private DirectoryReader reader;
+  private long heapBytes;
+  /** When a lease was last taken or given back (System.nanoTime()); read racily to order idle readers. */
+  private volatile long lastUsedNanos = System.nanoTime();
+
+  MountedIndex(String name, SnapshotRepository repository, SnapshotManifest manifest, MountMode mode,
+      SharedRegionCache cache, ReaderPool pool) {
+    this.name = name;
+    this.repository = repository;
+    this.manifest = manifest.ref();
+    this.mode = mode;
+    this.numDocs = manifest.info().numDocs();
+    this.maxDoc = manifest.info().maxDoc();
+    this.sizeInBytes = manifest.info().totalBytes();
+    this.fileCount = manifest.info().fileCount();
+    this.segmentCount = manifest.info().segmentCount();
+    this.pointRanges = manifest.info().pointRanges();
+    this.userData = manifest.info().userData();
+    this.cache = cache;
+    this.pool = pool;
+    assert this.manifest != null : "a mounted manifest was read from a store";
+  }
+
+  long lastUsedNanos() {
+    return lastUsedNanos;
+  }
+
+  synchronized MountInfo info() {
+    return new MountInfo(name, manifest.snapshot(), repository.store().describe(), mode, state, leases, heapBytes, numDocs,
+        maxDoc, sizeInBytes, fileCount, pointRanges, userData, 0);
+  }
+
+  /**
+   * Leases the reader, opening it first if it is closed: once, however many ask at once (the others wait for it).
+   *
+   * @throws IOException if opening fails (the next acquire tries again)
+   * @throws TimeoutException if the reader could not be opened (or room made for it) by {@code deadlineNanos}
+   */
+  Lease acquire(long deadlineNanos) throws IOException, TimeoutException {
+    synchronized (this) {
+      for (;;) {
+        if (unmounted) {
+          throw new IllegalStateException("index '" + name + "' was unmounted");
+        }
+        if (state == MountState.OPEN) {
+          leases++;
+          lastUsedNanos = System.nanoTime();
+          return new Lease(this, reader);
+        }
+        if (state == MountState.CLOSED) {
+          state = MountState.OPENING;
+          break; // this thread opens it
+        }
+        waitUntil(deadlineNanos, "another search opens index '" + name + "'");
+      }
+    }
+    boolean reserved = false;
+    try {
+      pool.reserve(this, deadlineNanos);
+      reserved = true;
+      SnapshotManifest read = cache.readManifest(repository, manifest);
+      BlobDirectory dir = BlobDirectory.open(repository, read, cache, name);
+      DirectoryReader opened;
+      try {
+        opened = DirectoryReader.open(dir);
+      } catch (IOException | RuntimeException e) {
+        dir.close();
+        throw e;
+      }
+      long heap = estimateHeap(read, opened);
+      synchronized (this) {
+        assert state == MountState.OPENING && !unmounted : state; // unmount waits for an opening to end
+        directory = dir;
+        reader = opened;
+        heapBytes = heap;
+        state = MountState.OPEN;
+        leases++;
+        lastUsedNanos = System.nanoTime();
+        notifyAll();
+      }
+      pool.opened(heap);
+      return new Lease(this, opened);
+    } catch (IOException | RuntimeException | Error | TimeoutException e) {
+      synchronized (this) {
+        state = MountState.CLOSED;
+        notifyAll();
+      }
+      if (reserved) {
+        pool.unreserve(this);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * What a reader holds on the heap, estimated: Lucene 10's readers no longer report it (no {@code Accountable}),
+   * so this counts the manifest's bytes kept in memory (inlined metadata files and the ranges opening reads), which
+   * the reader parses, twice over, plus a few KB per segment.
+   */
+  private static long estimateHeap(SnapshotManifest manifest, DirectoryReader reader) {
+    return 2 * manifest.heapBytes() + 8192L * reader.leaves().size();
+  }
+
+  /** A lease is given back. */
+  void release() {
+    synchronized (this) {
+      assert leases > 0;
+      leases--;
+      lastUsedNanos = System.nanoTime();
+      notifyAll();
+    }
+    pool.released();
+  }
+
+  /**
+   * Closes the reader if it is open, unleased, and has not been used since {@code usedBefore} (System.nanoTime(),
+   * or Long.MAX_VALUE for "whenever"). Returns the heap it held, or -1 if it was not closed.
+   */
+  long closeIfIdle(long usedBefore) {
+    BlobDirectory d;
+    DirectoryReader r;
+    long heap;
+    synchronized (this) {
+      if (state != MountState.OPEN || leases > 0 || (usedBefore != Long.MAX_VALUE && lastUsedNanos - usedBefore > 0)) {
+        return -1;
+      }
+      d = directory;
+      r = reader;
+      heap = heapBytes;
+      directory = null;
+      reader = null;
+      heapBytes = 0;
+      state = MountState.CLOSED;
+    }
+    IOUtils.closeWhileHandlingException(r, d); // closing is not unmounting: the cached regions stay
+    return heap;
+  }
+
+  /**
+   * Unmounts: waits (until {@code deadlineNanos}) for the leases to be given back and an opening to end, closes the
+   * reader, and frees the index's cached regions. No acquire succeeds once this has started.
+   *
+   * @throws TimeoutException if leases are still held at the deadline (the index stays mounted)
+   */
+  void unmount(long deadlineNanos) throws TimeoutException, IOException {
+    synchronized (this) {
+      unmounted = true;
+      try {
+        while (leases > 0 || state == MountState.OPENING) {
+          waitUntil(deadlineNanos, leases + " searches to give back index '" + name + "'");
+        }
+      } catch (TimeoutException | InterruptedIOException e) {
+        unmounted = false;
+        notifyAll();
+        throw e;
+      }
+    }
+    long heap = closeIfIdle(Long.MAX_VALUE);
+    if (heap >= 0) {
+      pool.closed(this, heap);
+    }
+    try {
+      cache.evict(repository, cache.readManifest(repository, manifest));
+    } catch (IOException e) {
+      // the manifest is gone or changed: its regions leave by eviction
+    }
+    cache.dropIndexStats(name);
+  }
+
+  private void waitUntil(long deadlineNanos, String what) throws TimeoutException, InterruptedIOException {
+    long remaining = deadlineNanos - System.nanoTime();
+    if (remaining <= 0) {
+      throw new TimeoutException("timed out waiting for " + what);
+    }
+    try {
+      long millis = Math.max(1, Math.min(remaining / 1_000_000, 200));
+      wait(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for " + what);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MountedIndex(" + name + ", " + manifest.snapshot() + ")";
+  }
+}

@@ -1,0 +1,171 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The bounds on open readers: at most {@code maxOpen} open (or opening) at once and, as far as their estimated heap
+ * goes, {@code maxHeapBytes}. Making room closes the least recently used idle readers first; when every open reader
+ * is leased, an opening waits for one to come back. A timer closes readers idle for longer than
+ * {@code idleTimeoutNanos}.
+ *
+ * <p>Lock order: the pool's monitor is never held while an index's monitor is taken (indices are closed outside it).
+ */
+final class ReaderPool implements AutoCloseable {
+  private final int maxOpen;
+  private final long maxHeapBytes;
+  private final long idleTimeoutNanos;
+  /** Open or opening. Guarded by this. */
+  private final Set<MountedIndex> open = new LinkedHashSet<>();
+  /** Guarded by this. */
+  private long heapBytes;
+  private final ScheduledExecutorService reaper;
+
+  final LongAdder opens = new LongAdder();
+  final LongAdder closes = new LongAdder();
+  final LongAdder closedIdle = new LongAdder();
+  final LongAdder closedForRoom = new LongAdder();
+  final LongAdder waitNanos = new LongAdder();
+
+  ReaderPool(int maxOpen, long maxHeapBytes, long idleTimeoutNanos) {
+    this.maxOpen = maxOpen;
+    this.maxHeapBytes = maxHeapBytes;
+    this.idleTimeoutNanos = idleTimeoutNanos;
+    this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "permafrost-reader-pool");
+      t.setDaemon(true);
+      return t;
+    });
+    long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(idleTimeoutNanos / 4, TimeUnit.SECONDS.toNanos(5)));
+    reaper.scheduleWithFixedDelay(this::closeIdle, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  synchronized int openCount() {
+    return open.size();
+  }
+
+  synchronized long heapBytes() {
+    return heapBytes;
+  }
+
+  /**
+   * Makes room for {@code index} to open, closing idle readers (least recently used first) or waiting for a lease to
+   * come back.
+   *
+   * @throws TimeoutException if there is no room by {@code deadlineNanos}, naming the bound
+   */
+  void reserve(MountedIndex index, long deadlineNanos) throws TimeoutException, InterruptedIOException {
+    long start = System.nanoTime();
+    try {
+      for (;;) {
+        List<MountedIndex> idle;
+        synchronized (this) {
+          if (open.size() < maxOpen && heapBytes < maxHeapBytes) {
+            open.add(index);
+            return;
+          }
+          idle = new ArrayList<>(open);
+        }
+        idle.sort(Comparator.comparingLong(MountedIndex::lastUsedNanos));
+        boolean freed = false;
+        for (MountedIndex candidate : idle) {
+          long heap = candidate.closeIfIdle(Long.MAX_VALUE);
+          if (heap >= 0) {
+            closed(candidate, heap);
+            closedForRoom.increment();
+            freed = true;
+            break;
+          }
+        }
+        if (!freed) {
+          synchronized (this) {
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining <= 0) {
+              throw new TimeoutException("no room to open index '" + index.name + "': " + open.size() + " readers are"
+                  + " open and in use (max_open_readers " + maxOpen + ", reader heap " + heapBytes + " of "
+                  + maxHeapBytes + " bytes); searches did not give them back in time");
+            }
+            try {
+              wait(Math.max(1, Math.min(remaining / 1_000_000, 100)));
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new InterruptedIOException("interrupted waiting for room to open index '" + index.name + "'");
+            }
+          }
+        }
+      }
+    } finally {
+      waitNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  /** An opening that had room reserved failed. */
+  synchronized void unreserve(MountedIndex index) {
+    open.remove(index);
+    notifyAll();
+  }
+
+  /** An index opened with room reserved. */
+  synchronized void opened(long heap) {
+    heapBytes += heap;
+    opens.increment();
+  }
+
+  /** An open index closed, giving back {@code heap}. */
+  synchronized void closed(MountedIndex index, long heap) {
+    if (open.remove(index)) {
+      heapBytes -= heap;
+      closes.increment();
+      notifyAll();
+    }
+  }
+
+  /** A lease came back: an opening waiting for room may find an idle reader now. */
+  synchronized void released() {
+    notifyAll();
+  }
+
+  /** Closes readers idle for longer than the time-out. */
+  void closeIdle() {
+    List<MountedIndex> candidates;
+    synchronized (this) {
+      candidates = new ArrayList<>(open);
+    }
+    long usedBefore = System.nanoTime() - idleTimeoutNanos;
+    for (MountedIndex index : candidates) {
+      long heap = index.closeIfIdle(usedBefore);
+      if (heap >= 0) {
+        closed(index, heap);
+        closedIdle.increment();
+      }
+    }
+  }
+
+  /** Closes every open reader that is not leased, and stops the timer. */
+  @Override
+  public void close() {
+    reaper.shutdownNow();
+    List<MountedIndex> candidates;
+    synchronized (this) {
+      candidates = new ArrayList<>(open);
+    }
+    for (MountedIndex index : candidates) {
+      long heap = index.closeIfIdle(Long.MAX_VALUE);
+      if (heap >= 0) {
+        closed(index, heap);
+      }
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import java.util.List;
+import java.util.Objects;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.Sort;
+
+/**
+ * A search over many mounted indices ({@link Catalog#search}): a Lucene query, the indices (names or globs), the
+ * top-N by score or by a sort, the stored fields of the hits to fetch, and whether a failing index fails the search.
+ *
+ * <p>Indices whose recorded point ranges cannot match a range the query requires (a {@code PointRangeQuery}, or one
+ * required by a {@code BooleanQuery}, such as {@code LongPoint.newRangeQuery("@timestamp", from, to)} as a filter)
+ * are skipped without being opened. A top-N sorted on a point field (newest first, say) visits indices in the order of
+ * their recorded ranges and stops opening those that cannot beat the hits it has.
+ */
+public final class SearchRequest {
+  final Query query;
+  final List<String> indices;
+  final int size;
+  final Sort sort;
+  final List<String> fields;
+  final boolean allowPartialResults;
+
+  private SearchRequest(Builder b) {
+    this.query = b.query;
+    this.indices = b.indices;
+    this.size = b.size;
+    this.sort = b.sort;
+    this.fields = b.fields;
+    this.allowPartialResults = b.allowPartialResults;
+  }
+
+  /** A search for {@code query} over every mounted index, top 10 by score. */
+  public static Builder builder(Query query) {
+    return new Builder(Objects.requireNonNull(query, "query"));
+  }
+
+  @Override
+  public String toString() {
+    return "SearchRequest(" + query + " in " + indices + ", top " + size + (sort == null ? "" : " by " + sort) + ")";
+  }
+
+  /** Settings of a {@link SearchRequest}. */
+  public static final class Builder {
+    private final Query query;
+    private List<String> indices = List.of("*");
+    private int size = 10;
+    private Sort sort;
+    private List<String> fields = List.of();
+    private boolean allowPartialResults;
+
+    private Builder(Query query) {
+      this.query = query;
+    }
+
+    /** The indices: names, or globs with {@code *} and {@code ?} (default {@code *}: every mounted index). */
+    public Builder indices(String... namesOrGlobs) {
+      if (namesOrGlobs.length == 0) {
+        throw new IllegalArgumentException("name at least one index or glob");
+      }
+      this.indices = List.of(namesOrGlobs);
+      return this;
+    }
+
+    /** How many hits to return, the best first (default 10). */
+    public Builder size(int hits) {
+      if (hits < 1) {
+        throw new IllegalArgumentException("size must be at least 1, got " + hits);
+      }
+      this.size = hits;
+      return this;
+    }
+
+    /** Sort the hits (default: by score). */
+    public Builder sort(Sort sort) {
+      this.sort = sort;
+      return this;
+    }
+
+    /** Stored fields to fetch for each hit (default none). */
+    public Builder fields(String... names) {
+      this.fields = List.of(names);
+      return this;
+    }
+
+    /**
+     * Whether an index that fails leaves the others' hits as the result (reported in
+     * {@link SearchResponse#failed()}) rather than failing the search (default false).
+     */
+    public Builder allowPartialResults(boolean allow) {
+      this.allowPartialResults = allow;
+      return this;
+    }
+
+    public SearchRequest build() {
+      return new SearchRequest(this);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import dev.permafrost.testutil.RandomIndexes;
+import dev.permafrost.testutil.SearchOracle;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Mounting, opening on demand, leases, the bounds on open readers, idle closing and unmounting. */
+class CatalogTest {
+  private static final Duration GUARD = Duration.ofMinutes(2);
+  @TempDir Path tmp;
+  private final long seed = Long.getLong("tests.seed", System.nanoTime());
+  private final Random random = new Random(seed);
+  private final List<Directory> locals = new ArrayList<>();
+  private final List<List<String>> expected = new ArrayList<>();
+  private CountingBlobStore store;
+  private SnapshotRepository repo;
+  private SharedRegionCache cache;
+  private SearchOracle oracle;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws IOException {
+    store = new CountingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    repo = SnapshotRepository.open(store);
+    oracle = new SearchOracle(random, 6);
+    for (int i = 0; i < 5; i++) {
+      Directory local = FSDirectory.open(tmp.resolve("local-" + i));
+      RandomIndexes.build(local, random, 800 + random.nextInt(800), 2);
+      repo.createSnapshot("snap-" + i, local);
+      try (DirectoryReader reader = DirectoryReader.open(local)) {
+        expected.add(oracle.answers(new IndexSearcher(reader)));
+      }
+      locals.add(local);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (AutoCloseable c : toClose.reversed()) {
+      c.close();
+    }
+    cache.close();
+    for (Directory d : locals) {
+      d.close();
+    }
+  }
+
+  private Catalog catalog(Catalog.Builder b) {
+    Catalog c = b.build();
+    toClose.add(c);
+    return c;
+  }
+
+  private void assertRight(Catalog catalog, int i) throws IOException {
+    try (Lease lease = catalog.acquire("idx-" + i)) {
+      assertEquals(expected.get(i), oracle.answers(lease.searcher()), "seed " + seed + ": idx-" + i);
+    }
+  }
+
+  @Test
+  void aMountedIndexOpensOnDemandClosesWhenIdleAndReopensWithoutAStoreRequest() throws Exception {
+    Catalog catalog = catalog(Catalog.builder(cache).idleTimeout(Duration.ofMillis(100)));
+    store.reset();
+    MountInfo info = catalog.mount("idx-0", repo, "snap-0");
+    assertEquals(1, store.requests(), "mounting reads the manifest and nothing else");
+    assertEquals(MountState.CLOSED, info.state());
+    assertEquals(repo.readManifest("snap-0").info().numDocs(), info.numDocs());
+    assertRight(catalog, 0);
+    assertEquals(MountState.OPEN, catalog.info("idx-0").state());
+    assertTrue(catalog.info("idx-0").readerHeapBytes() > 0);
+    assertTimeoutPreemptively(GUARD, () -> {
+      while (catalog.info("idx-0").state() != MountState.CLOSED || catalog.stats().readersClosedIdle() != 1) {
+        Thread.sleep(20);
+      }
+    }, "the idle reader closes after the idle time-out");
+    store.reset();
+    assertRight(catalog, 0);
+    assertEquals(0, store.requests(), "seed " + seed + ": a recently used index reopens and searches without a request");
+    assertEquals(2, catalog.stats().readerOpens());
+  }
+
+  @Test
+  void concurrentAcquiresOfAClosedIndexOpenItOnce() throws Exception {
+    Catalog catalog = catalog(Catalog.builder(cache));
+    catalog.mount("idx-1", repo, "snap-1");
+    int threads = 8;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        futures.add(pool.submit(() -> {
+          go.await();
+          assertRight(catalog, 1);
+          return null;
+        }));
+      }
+      go.countDown();
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(1, catalog.stats().readerOpens(), "one open for all");
+  }
+
+  @Test
+  void thePoolStaysUnderItsBoundClosingTheLeastRecentlyUsedIdleReader() throws Exception {
+    Catalog catalog = catalog(Catalog.builder(cache).maxOpenReaders(2).acquireTimeout(Duration.ofMillis(300)));
+    for (int i = 0; i < 5; i++) {
+      catalog.mount("idx-" + i, repo, "snap-" + i);
+    }
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 5; i++) {
+        assertRight(catalog, i);
+        assertTrue(catalog.stats().open() <= 2, "at most 2 open: " + catalog.stats());
+      }
+    }
+    assertTrue(catalog.stats().readersClosedForRoom() >= 10, String.valueOf(catalog.stats()));
+    assertEquals(MountState.OPEN, catalog.info("idx-4").state(), "the most recently used stays open");
+    // every open reader leased: no room, a clear error, and room again once one is given back
+    try (Lease a = catalog.acquire("idx-0"); Lease b = catalog.acquire("idx-1")) {
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> catalog.acquire("idx-2"));
+      assertTrue(e.getMessage().contains("max_open_readers 2") && e.getMessage().contains("idx-2"), e.getMessage());
+    }
+    assertRight(catalog, 2);
+  }
+
+  @Test
+  void aLeasedReaderIsNeverClosedAndUnmountWaitsForItsLeases() throws Exception {
+    Catalog catalog = catalog(Catalog.builder(cache).idleTimeout(Duration.ofMillis(20)).unmountTimeout(Duration.ofMillis(300)));
+    catalog.mount("idx-2", repo, "snap-2");
+    Lease lease = catalog.acquire("idx-2");
+    Thread.sleep(200); // ten idle time-outs
+    assertEquals(expected.get(2), oracle.answers(lease.searcher()), "a leased reader stays open");
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> catalog.unmount("idx-2"));
+    assertTrue(e.getMessage().contains("idx-2") && e.getMessage().contains("stays mounted"), e.getMessage());
+    assertEquals(expected.get(2), oracle.answers(lease.searcher()), "a failed unmount leaves the search alone");
+
+    Thread unmounter = new Thread(() -> {
+      try {
+        catalog.unmount("idx-2");
+      } catch (IOException ex) {
+        throw new java.io.UncheckedIOException(ex);
+      }
+    });
+    Catalog slow = catalog(Catalog.builder(cache).unmountTimeout(Duration.ofSeconds(60)));
+    slow.mount("idx-2", repo, "snap-2");
+    Lease held = slow.acquire("idx-2");
+    Thread waiter = new Thread(() -> {
+      try {
+        slow.unmount("idx-2");
+      } catch (IOException ex) {
+        throw new java.io.UncheckedIOException(ex);
+      }
+    });
+    waiter.start();
+    Thread.sleep(100);
+    assertTrue(waiter.isAlive(), "unmount waits for the lease");
+    assertEquals(expected.get(2), oracle.answers(held.searcher()));
+    held.close();
+    waiter.join(GUARD.toMillis());
+    assertTrue(!waiter.isAlive());
+    assertThrows(IllegalArgumentException.class, () -> slow.acquire("idx-2"), "unmounted");
+    lease.close();
+    unmounter.start();
+    unmounter.join(GUARD.toMillis());
+    assertThrows(IllegalArgumentException.class, () -> catalog.info("idx-2"));
+    assertEquals(0, catalog.stats().mounted());
+  }
+
+  @Test
+  void unmountingFreesTheIndexRegionsAtOnce() throws Exception {
+    Catalog catalog = catalog(Catalog.builder(cache));
+    catalog.mount("idx-3", repo, "snap-3");
+    assertRight(catalog, 3);
+    assertTrue(cache.stats().regionsInUse() > 0);
+    catalog.unmount("idx-3");
+    assertEquals(0, cache.stats().regionsInUse(), "unmounting freed the index's regions and its manifest");
+    assertTrue(!cache.stats().perIndex().containsKey("idx-3"), "and its stats");
+  }
+
+  @Test
+  void badNamesAndMissingSnapshotsAreNamed() throws Exception {
+    Catalog catalog = catalog(Catalog.builder(cache));
+    assertThrows(IllegalArgumentException.class, () -> catalog.mount("../x", repo, "snap-0"));
+    catalog.mount("idx-0", repo, "snap-0");
+    IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> catalog.mount("idx-0", repo, "snap-1"));
+    assertTrue(twice.getMessage().contains("idx-0"), twice.getMessage());
+    dev.permafrost.snapshot.SnapshotException nf = assertThrows(dev.permafrost.snapshot.SnapshotException.class,
+        () -> catalog.mount("idx-9", repo, "no-such"));
+    assertTrue(nf.getMessage().contains("no-such"), nf.getMessage());
+    IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> catalog.acquire("nope"));
+    assertTrue(missing.getMessage().contains("nope"), missing.getMessage());
+  }
+}

@@ -1,0 +1,187 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotOptions;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import dev.permafrost.testutil.RandomIndexes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Searching many daily indices in one call: can-match skipping, newest-first early stop, merging, partial results. */
+class MultiIndexSearchTest {
+  private static final int DAYS = 8;
+  private static final int DOCS_PER_DAY = 600;
+  /** Ids of day d start at d * ID_STRIDE; RandomIndexes puts document id at BASE_TIME + id seconds. */
+  private static final int ID_STRIDE = 100_000;
+  @TempDir Path tmp;
+  private final long seed = Long.getLong("tests.seed", System.nanoTime());
+  private final Random random = new Random(seed);
+  private final List<Directory> locals = new ArrayList<>();
+  private SnapshotRepository repo;
+  private FileSystemBlobStore fs;
+  private SharedRegionCache cache;
+  private Catalog catalog;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    fs = FileSystemBlobStore.open(tmp.resolve("repo"), false);
+    repo = SnapshotRepository.open(fs);
+    for (int d = 0; d <= DAYS; d++) {
+      Directory local = FSDirectory.open(tmp.resolve("day-" + d));
+      try (IndexWriter w = new IndexWriter(local, new IndexWriterConfig())) {
+        // the last one, the oldest, records no range: it must always be searched
+        RandomIndexes.append(w, random, d < DAYS ? d * ID_STRIDE : -ID_STRIDE, DOCS_PER_DAY, 1);
+      }
+      SnapshotOptions options = d < DAYS ? SnapshotOptions.DEFAULTS.withPointFields("@timestamp") : SnapshotOptions.DEFAULTS;
+      repo.createSnapshot("day-" + d, local, options);
+      locals.add(local);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
+    catalog = Catalog.builder(cache).build();
+    for (int d = 0; d <= DAYS; d++) {
+      catalog.mount("day-" + d, repo, "day-" + d);
+    }
+  }
+
+  @AfterEach
+  void tearDown() throws IOException {
+    catalog.close();
+    cache.close();
+    for (Directory d : locals) {
+      d.close();
+    }
+  }
+
+  private static long time(int day, int offsetDocs) {
+    return RandomIndexes.BASE_TIME + (long) (day * ID_STRIDE + offsetDocs) * 1000;
+  }
+
+  /** The same search on the local indices, merged the same way: what the catalog must return. */
+  private TopDocs local(Query query, int size, Sort sort, List<String> indices) throws IOException {
+    List<TopDocs> all = new ArrayList<>();
+    for (String name : indices) {
+      try (DirectoryReader reader = DirectoryReader.open(locals.get(Integer.parseInt(name.substring(4))))) {
+        IndexSearcher s = new IndexSearcher(reader);
+        TopDocs t = sort == null ? s.search(query, size) : s.search(query, size, sort, false);
+        for (ScoreDoc sd : t.scoreDocs) {
+          sd.shardIndex = all.size();
+        }
+        all.add(t);
+      }
+    }
+    return sort == null ? TopDocs.merge(size, all.toArray(TopDocs[]::new))
+        : TopDocs.merge(sort, size, all.stream().map(t -> (TopFieldDocs) t).toArray(TopFieldDocs[]::new));
+  }
+
+  private static void assertSameHits(TopDocs expected, List<String> expectedIndices, SearchResponse actual) {
+    assertEquals(expected.totalHits.value(), actual.totalHits().value());
+    assertEquals(expected.scoreDocs.length, actual.hits().size());
+    for (int i = 0; i < expected.scoreDocs.length; i++) {
+      ScoreDoc e = expected.scoreDocs[i];
+      SearchResponse.Hit a = actual.hits().get(i);
+      assertEquals(expectedIndices.get(e.shardIndex), a.index(), "hit " + i);
+      assertEquals(e.doc, a.doc(), "hit " + i);
+      if (e instanceof FieldDoc fd) {
+        assertEquals(List.of(fd.fields), List.of(a.sortValues()), "hit " + i);
+      } else {
+        assertEquals(e.score, a.score(), "hit " + i);
+      }
+    }
+  }
+
+  @Test
+  void aTimeRangeSearchesOnlyTheIndicesItOverlapsAndThoseWithoutARecordedRange() throws IOException {
+    Query query = new BooleanQuery.Builder()
+        .add(new TermQuery(new Term("body", RandomIndexes.WORDS[random.nextInt(6)])), BooleanClause.Occur.MUST)
+        .add(LongPoint.newRangeQuery("@timestamp", time(2, 100), time(4, 300)), BooleanClause.Occur.FILTER)
+        .build();
+    SearchResponse r = catalog.search(SearchRequest.builder(query).size(25).build());
+    assertEquals(List.of("day-2", "day-3", "day-4", "day-8"), r.searched(), "seed " + seed);
+    assertEquals(List.of("day-0", "day-1", "day-5", "day-6", "day-7"), r.skipped().stream().sorted().toList());
+    assertSameHits(local(query, 25, null, r.searched()), r.searched(), r);
+    assertEquals(4, catalog.stats().readerOpens(), "the skipped indices were never opened");
+    assertEquals(5, catalog.stats().indicesSkipped());
+  }
+
+  @Test
+  void theNewestHitsFirstOpenOnlyTheIndicesThatCanHoldThem() throws IOException {
+    Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
+    SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("day-?").size(50)
+        .sort(newestFirst).fields("id").build());
+    List<String> all = new ArrayList<>();
+    for (int d = 0; d <= DAYS; d++) {
+      all.add("day-" + d);
+    }
+    TopDocs expected = local(new MatchAllDocsQuery(), 50, newestFirst, all);
+    assertEquals(50, r.hits().size());
+    for (int i = 0; i < 50; i++) {
+      FieldDoc e = (FieldDoc) expected.scoreDocs[i];
+      assertEquals(e.fields[0], r.hits().get(i).sortValues()[0], "seed " + seed + " hit " + i);
+    }
+    assertTrue(r.hits().stream().allMatch(h -> h.index().equals("day-7")), "the newest day holds the 50 newest");
+    assertTrue(r.hits().getFirst().document().get("id") != null, "stored fields fetched");
+    assertTrue(r.searched().size() <= 3 && r.searched().contains("day-7") && r.searched().contains("day-8"),
+        "only the newest day and the one with no recorded range need opening: " + r.searched());
+    assertTrue(r.skipped().containsAll(List.of("day-0", "day-1", "day-2", "day-3", "day-4", "day-5")), r.skipped().toString());
+    assertTrue(catalog.stats().readerOpens() <= 3);
+  }
+
+  @Test
+  void aFailingIndexFailsTheSearchOrIsReportedWithPartialResults() throws IOException {
+    FileEntry victim = repo.readManifest("day-3").files().stream().filter(f -> f.blobName() != null)
+        .max(java.util.Comparator.comparingLong(FileEntry::length)).orElseThrow();
+    Files.delete(fs.root().resolve(victim.blobName()));
+    Query all = new MatchAllDocsQuery();
+    Sort byId = new Sort(new SortField("@timestamp", SortField.Type.LONG, false));
+    IOException e = assertThrows(IOException.class,
+        () -> catalog.search(SearchRequest.builder(all).size(5000).sort(byId).fields("body").build()));
+    assertTrue(e.getMessage().contains("day-3"), e.getMessage());
+    SearchResponse r = catalog.search(SearchRequest.builder(all).size(5000).sort(byId).fields("body")
+        .allowPartialResults(true).build());
+    assertEquals(List.of("day-3"), List.copyOf(r.failed().keySet()));
+    assertTrue(!r.searched().contains("day-3") && r.searched().size() == DAYS, r.searched().toString());
+    long live = 0;
+    for (String name : r.searched()) {
+      try (DirectoryReader reader = DirectoryReader.open(locals.get(Integer.parseInt(name.substring(4))))) {
+        live += reader.numDocs();
+      }
+    }
+    assertEquals(live, r.totalHits().value());
+  }
+}
