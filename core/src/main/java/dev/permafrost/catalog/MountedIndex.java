@@ -44,6 +44,8 @@ final class MountedIndex {
   private BlobDirectory directory;
   private DirectoryReader reader;
   private long heapBytes;
+  /** The pool's room for the reader, from its reservation until it closes. */
+  private ReaderPool.Ticket ticket;
   /** When a lease was last taken or given back (System.nanoTime()); read racily to order idle readers. */
   private volatile long lastUsedNanos = System.nanoTime();
 
@@ -98,10 +100,9 @@ final class MountedIndex {
         waitUntil(deadlineNanos, "another search opens index '" + name + "'");
       }
     }
-    boolean reserved = false;
+    ReaderPool.Ticket reserved = null;
     try {
-      pool.reserve(this, deadlineNanos);
-      reserved = true;
+      reserved = pool.reserve(this, deadlineNanos);
       SnapshotManifest read = cache.readManifest(repository, manifest);
       BlobDirectory dir = BlobDirectory.open(repository, read, cache, name);
       DirectoryReader opened;
@@ -114,23 +115,24 @@ final class MountedIndex {
       long heap = estimateHeap(read, opened);
       synchronized (this) {
         assert state == MountState.OPENING && !unmounted : state; // unmount waits for an opening to end
+        pool.opened(reserved, heap); // before the reader can be closed by anyone
         directory = dir;
         reader = opened;
         heapBytes = heap;
+        ticket = reserved;
         state = MountState.OPEN;
         leases++;
         lastUsedNanos = System.nanoTime();
         notifyAll();
       }
-      pool.opened(heap);
       return new Lease(this, opened);
     } catch (IOException | RuntimeException | Error | TimeoutException e) {
       synchronized (this) {
         state = MountState.CLOSED;
         notifyAll();
       }
-      if (reserved) {
-        pool.unreserve(this);
+      if (reserved != null && ticket != reserved) {
+        pool.unreserve(reserved);
       }
       throw e;
     }
@@ -158,26 +160,28 @@ final class MountedIndex {
 
   /**
    * Closes the reader if it is open, unleased, and has not been used since {@code usedBefore} (System.nanoTime(),
-   * or Long.MAX_VALUE for "whenever"). Returns the heap it held, or -1 if it was not closed.
+   * or Long.MAX_VALUE for "whenever"). Returns its pool ticket, for the caller to give back, or null if it was not
+   * closed.
    */
-  long closeIfIdle(long usedBefore) {
+  ReaderPool.Ticket closeIfIdle(long usedBefore) {
     BlobDirectory d;
     DirectoryReader r;
-    long heap;
+    ReaderPool.Ticket closed;
     synchronized (this) {
       if (state != MountState.OPEN || leases > 0 || (usedBefore != Long.MAX_VALUE && lastUsedNanos - usedBefore > 0)) {
-        return -1;
+        return null;
       }
       d = directory;
       r = reader;
-      heap = heapBytes;
+      closed = ticket;
       directory = null;
       reader = null;
       heapBytes = 0;
+      ticket = null;
       state = MountState.CLOSED;
     }
     IOUtils.closeWhileHandlingException(r, d); // closing is not unmounting: the cached regions stay
-    return heap;
+    return closed;
   }
 
   /**
@@ -199,9 +203,9 @@ final class MountedIndex {
         throw e;
       }
     }
-    long heap = closeIfIdle(Long.MAX_VALUE);
-    if (heap >= 0) {
-      pool.closed(this, heap);
+    ReaderPool.Ticket closed = closeIfIdle(Long.MAX_VALUE);
+    if (closed != null) {
+      pool.closed(closed);
     }
     try {
       cache.evict(repository, cache.readManifest(repository, manifest));

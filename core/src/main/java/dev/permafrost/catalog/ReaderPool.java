@@ -21,14 +21,28 @@ import java.util.concurrent.atomic.LongAdder;
  * is leased, an opening waits for one to come back. A timer closes readers idle for longer than
  * {@code idleTimeoutNanos}.
  *
+ * <p>Each opening holds a {@link Ticket} from {@link #reserve} until its reader closes: the pool counts tickets, not
+ * indices, so an index closed and reopened at once by two threads is never counted twice or not at all.
+ *
  * <p>Lock order: the pool's monitor is never held while an index's monitor is taken (indices are closed outside it).
  */
 final class ReaderPool implements AutoCloseable {
+  /** Room for one reader, from its reservation until it closes; its heap once it is open. */
+  static final class Ticket {
+    final MountedIndex index;
+    /** Guarded by the pool. */
+    long heapBytes;
+
+    private Ticket(MountedIndex index) {
+      this.index = index;
+    }
+  }
+
   private final int maxOpen;
   private final long maxHeapBytes;
   private final long idleTimeoutNanos;
   /** Open or opening. Guarded by this. */
-  private final Set<MountedIndex> open = new LinkedHashSet<>();
+  private final Set<Ticket> open = new LinkedHashSet<>();
   /** Guarded by this. */
   private long heapBytes;
   private final ScheduledExecutorService reaper;
@@ -66,24 +80,27 @@ final class ReaderPool implements AutoCloseable {
    *
    * @throws TimeoutException if there is no room by {@code deadlineNanos}, naming the bound
    */
-  void reserve(MountedIndex index, long deadlineNanos) throws TimeoutException, InterruptedIOException {
+  Ticket reserve(MountedIndex index, long deadlineNanos) throws TimeoutException, InterruptedIOException {
     long start = System.nanoTime();
     try {
       for (;;) {
-        List<MountedIndex> idle;
+        List<MountedIndex> idle = new ArrayList<>();
         synchronized (this) {
           if (open.size() < maxOpen && heapBytes < maxHeapBytes) {
-            open.add(index);
-            return;
+            Ticket ticket = new Ticket(index);
+            open.add(ticket);
+            return ticket;
           }
-          idle = new ArrayList<>(open);
+          for (Ticket t : open) {
+            idle.add(t.index);
+          }
         }
         idle.sort(Comparator.comparingLong(MountedIndex::lastUsedNanos));
         boolean freed = false;
         for (MountedIndex candidate : idle) {
-          long heap = candidate.closeIfIdle(Long.MAX_VALUE);
-          if (heap >= 0) {
-            closed(candidate, heap);
+          Ticket closedTicket = candidate.closeIfIdle(Long.MAX_VALUE);
+          if (closedTicket != null) {
+            closed(closedTicket);
             closedForRoom.increment();
             freed = true;
             break;
@@ -112,24 +129,26 @@ final class ReaderPool implements AutoCloseable {
   }
 
   /** An opening that had room reserved failed. */
-  synchronized void unreserve(MountedIndex index) {
-    open.remove(index);
+  synchronized void unreserve(Ticket ticket) {
+    open.remove(ticket);
     notifyAll();
   }
 
-  /** An index opened with room reserved. */
-  synchronized void opened(long heap) {
+  /** A reader opened on {@code ticket}, holding {@code heap}. */
+  synchronized void opened(Ticket ticket, long heap) {
+    assert open.contains(ticket);
+    ticket.heapBytes = heap;
     heapBytes += heap;
     opens.increment();
   }
 
-  /** An open index closed, giving back {@code heap}. */
-  synchronized void closed(MountedIndex index, long heap) {
-    if (open.remove(index)) {
-      heapBytes -= heap;
-      closes.increment();
-      notifyAll();
-    }
+  /** The reader of {@code ticket} closed. */
+  synchronized void closed(Ticket ticket) {
+    boolean removed = open.remove(ticket);
+    assert removed : "a ticket closes once";
+    heapBytes -= ticket.heapBytes;
+    closes.increment();
+    notifyAll();
   }
 
   /** A lease came back: an opening waiting for room may find an idle reader now. */
@@ -139,15 +158,17 @@ final class ReaderPool implements AutoCloseable {
 
   /** Closes readers idle for longer than the time-out. */
   void closeIdle() {
-    List<MountedIndex> candidates;
+    List<MountedIndex> candidates = new ArrayList<>();
     synchronized (this) {
-      candidates = new ArrayList<>(open);
+      for (Ticket t : open) {
+        candidates.add(t.index);
+      }
     }
     long usedBefore = System.nanoTime() - idleTimeoutNanos;
     for (MountedIndex index : candidates) {
-      long heap = index.closeIfIdle(usedBefore);
-      if (heap >= 0) {
-        closed(index, heap);
+      Ticket ticket = index.closeIfIdle(usedBefore);
+      if (ticket != null) {
+        closed(ticket);
         closedIdle.increment();
       }
     }
@@ -157,14 +178,16 @@ final class ReaderPool implements AutoCloseable {
   @Override
   public void close() {
     reaper.shutdownNow();
-    List<MountedIndex> candidates;
+    List<MountedIndex> candidates = new ArrayList<>();
     synchronized (this) {
-      candidates = new ArrayList<>(open);
+      for (Ticket t : open) {
+        candidates.add(t.index);
+      }
     }
     for (MountedIndex index : candidates) {
-      long heap = index.closeIfIdle(Long.MAX_VALUE);
-      if (heap >= 0) {
-        closed(index, heap);
+      Ticket ticket = index.closeIfIdle(Long.MAX_VALUE);
+      if (ticket != null) {
+        closed(ticket);
       }
     }
   }

@@ -107,6 +107,19 @@ public final class TestManifests {
     return manifest.toBytes(version);
   }
 
+  /**
+   * Writes a copy of {@code manifest} as snapshot {@code name} of a repository in {@code store}: another snapshot of
+   * the same files (the same blobs), as many snapshots of one index would be.
+   */
+  public static void writeCopy(BlobStore store, SnapshotManifest manifest, String name) throws IOException {
+    SnapshotInfo i = manifest.info();
+    SnapshotInfo renamed = new SnapshotInfo(name, i.createdAt(), i.luceneVersion(), i.generation(), i.segmentCount(),
+        i.maxDoc(), i.numDocs(), i.fileCount(), i.totalBytes(), i.userData(), i.pointRanges());
+    SnapshotManifest copy = new SnapshotManifest(renamed, manifest.segmentsFileName(), manifest.chunkSize(), manifest.files());
+    byte[] bytes = copy.toBytes();
+    store.write(SnapshotRepository.manifestBlob(name), new ByteArrayInputStream(bytes), bytes.length);
+  }
+
   /** Writes {@code manifest} as snapshot {@code manifest.name()} of a repository in {@code store}. */
   public static void writeManifest(BlobStore store, SnapshotManifest manifest, int version) throws IOException {
     byte[] bytes = manifest.toBytes(version);
