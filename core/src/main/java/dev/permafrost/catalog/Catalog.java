@@ -52,6 +52,8 @@ public final class Catalog implements AutoCloseable {
   private final Duration acquireTimeout;
   private final Duration unmountTimeout;
   private final MultiIndexSearch searcher;
+  /** Null when no full-copy directory was given. */
+  private final FullCopier copier;
   private final ConcurrentSkipListMap<String, MountedIndex> mounts = new ConcurrentSkipListMap<>();
   final LongAdder searches = new LongAdder();
   final LongAdder indicesSearched = new LongAdder();
@@ -59,7 +61,9 @@ public final class Catalog implements AutoCloseable {
   final LongAdder indicesFailed = new LongAdder();
   private volatile boolean closed;
 
-  private Catalog(Builder b) {
+  private Catalog(Builder b) throws IOException {
+    this.copier = b.fullCopyDirectory == null ? null : new FullCopier(b.fullCopyDirectory, b.fullCopyMaxBytesPerSec,
+        b.fullCopyRetryDelay.toMillis());
     this.cache = b.cache;
     this.pool = new ReaderPool(b.maxOpenReaders, b.maxReaderHeapBytes, b.idleTimeout.toNanos());
     this.acquireTimeout = b.acquireTimeout;
@@ -92,16 +96,24 @@ public final class Catalog implements AutoCloseable {
     }
     Objects.requireNonNull(repository, "repository");
     Objects.requireNonNull(mode, "mode");
-    if (mode == MountMode.FULL_COPY) {
-      throw new UnsupportedOperationException("full-copy mounts are not built yet");
+    if (mode == MountMode.FULL_COPY && copier == null) {
+      throw new IllegalStateException("a full-copy mount needs a directory for its copy: give Catalog.Builder.fullCopyDirectory");
     }
     if (mounts.containsKey(name)) {
       throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
     }
     SnapshotManifest manifest = cache.readManifest(repository, snapshot);
-    MountedIndex index = new MountedIndex(name, repository, manifest, mode, cache, pool);
+    FullCopy copy = mode == MountMode.FULL_COPY
+        ? new FullCopy(name, repository, manifest, copier.directoryOf(name), copier) : null;
+    MountedIndex index = new MountedIndex(name, repository, manifest, mode, cache, pool, copy);
     if (mounts.putIfAbsent(name, index) != null) {
+      if (copy != null) {
+        copy.close();
+      }
       throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+    }
+    if (copy != null) {
+      copy.start(manifest);
     }
     log.info("mounted snapshot '{}' of {} as '{}' ({}): {} documents, {} in {} files", snapshot,
         repository.store().describe(), name, mode, manifest.info().numDocs(), ByteSizes.format(manifest.info().totalBytes()),
@@ -240,6 +252,20 @@ public final class Catalog implements AutoCloseable {
     closed = true;
     searcher.close();
     pool.close();
+    for (MountedIndex index : mounts.values()) {
+      try {
+        index.closeCopy();
+      } catch (IOException e) {
+        log.warn("closing the full copy of '{}' failed: {}", index.name, e.toString());
+      }
+    }
+    if (copier != null) {
+      try {
+        copier.close();
+      } catch (IOException e) {
+        log.warn("releasing the full-copy directory failed: {}", e.toString());
+      }
+    }
   }
 
   /** Settings of a {@link Catalog}. */
@@ -251,6 +277,9 @@ public final class Catalog implements AutoCloseable {
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration unmountTimeout = Duration.ofSeconds(30);
     private int searchThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private java.nio.file.Path fullCopyDirectory;
+    private long fullCopyMaxBytesPerSec = 64L << 20;
+    private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
 
     private Builder(SharedRegionCache cache) {
       this.cache = cache;
@@ -302,6 +331,27 @@ public final class Catalog implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where full-copy mounts ({@link MountMode#FULL_COPY}) keep their copies, one directory each (named after the
+     * mount, and kept across restarts): locked, one catalog per directory. Without it, full-copy mounts are refused.
+     */
+    public Builder fullCopyDirectory(java.nio.file.Path directory) {
+      this.fullCopyDirectory = Objects.requireNonNull(directory, "directory");
+      return this;
+    }
+
+    /** The most bytes per second all full copies together fetch (default {@code 64mb}; {@code 0} is unlimited). */
+    public Builder fullCopyMaxBytesPerSec(String bytes) {
+      this.fullCopyMaxBytesPerSec = ByteSizes.parse(bytes);
+      return this;
+    }
+
+    /** How long a full copy waits before trying a failed file again (for tests; the default is 10 seconds). */
+    Builder fullCopyRetryDelay(Duration delay) {
+      this.fullCopyRetryDelay = positive("fullCopyRetryDelay", delay);
+      return this;
+    }
+
     private static Duration positive(String name, Duration d) {
       Objects.requireNonNull(d, name);
       if (d.isNegative() || d.isZero()) {
@@ -310,7 +360,8 @@ public final class Catalog implements AutoCloseable {
       return d;
     }
 
-    public Catalog build() {
+    /** @throws IllegalStateException if the full-copy directory is in use by another catalog */
+    public Catalog build() throws IOException {
       return new Catalog(this);
     }
   }

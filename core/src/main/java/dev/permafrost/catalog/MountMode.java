@@ -10,6 +10,8 @@ public enum MountMode {
   /**
    * The whole snapshot is copied in the background to a local directory; each file is read through the shared
    * cache until its local copy is complete and verified, then from the local copy, which survives a restart (cold).
+   * A reader already open keeps reading what it opened through the cache; readers opened later use the copy. Needs
+   * {@link Catalog.Builder#fullCopyDirectory}.
    */
   FULL_COPY
 }

@@ -14,6 +14,7 @@ import java.io.InterruptedIOException;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.IOUtils;
 
 /**
@@ -37,11 +38,13 @@ final class MountedIndex {
   final Map<String, String> userData;
   private final SharedRegionCache cache;
   private final ReaderPool pool;
+  /** The local copy of a full-copy mount, else null. */
+  private final FullCopy fullCopy;
 
   private MountState state = MountState.CLOSED;
   private int leases;
   private boolean unmounted;
-  private BlobDirectory directory;
+  private Directory directory;
   private DirectoryReader reader;
   private long heapBytes;
   /** The pool's room for the reader, from its reservation until it closes. */
@@ -50,7 +53,9 @@ final class MountedIndex {
   private volatile long lastUsedNanos = System.nanoTime();
 
   MountedIndex(String name, SnapshotRepository repository, SnapshotManifest manifest, MountMode mode,
-      SharedRegionCache cache, ReaderPool pool) {
+      SharedRegionCache cache, ReaderPool pool, FullCopy fullCopy) {
+    assert (mode == MountMode.FULL_COPY) == (fullCopy != null);
+    this.fullCopy = fullCopy;
     this.name = name;
     this.repository = repository;
     this.manifest = manifest.ref();
@@ -73,7 +78,7 @@ final class MountedIndex {
 
   synchronized MountInfo info() {
     return new MountInfo(name, manifest.snapshot(), repository.store().describe(), mode, state, leases, heapBytes, numDocs,
-        maxDoc, sizeInBytes, fileCount, pointRanges, userData, 0);
+        maxDoc, sizeInBytes, fileCount, pointRanges, userData, fullCopy == null ? 0 : fullCopy.progress());
   }
 
   /**
@@ -104,7 +109,10 @@ final class MountedIndex {
     try {
       reserved = pool.reserve(this, deadlineNanos);
       SnapshotManifest read = cache.readManifest(repository, manifest);
-      BlobDirectory dir = BlobDirectory.open(repository, read, cache, name);
+      Directory dir = BlobDirectory.open(repository, read, cache, name);
+      if (fullCopy != null) {
+        dir = new FullCopyDirectory(dir, fullCopy); // its files complete locally are read from the copy
+      }
       DirectoryReader opened;
       try {
         opened = DirectoryReader.open(dir);
@@ -164,7 +172,7 @@ final class MountedIndex {
    * closed.
    */
   ReaderPool.Ticket closeIfIdle(long usedBefore) {
-    BlobDirectory d;
+    Directory d;
     DirectoryReader r;
     ReaderPool.Ticket closed;
     synchronized (this) {
@@ -213,6 +221,16 @@ final class MountedIndex {
       // the manifest is gone or changed: its regions leave by eviction
     }
     cache.dropIndexStats(name);
+    if (fullCopy != null) {
+      fullCopy.delete();
+    }
+  }
+
+  /** Stops a full copy's work, keeping what it copied for a later mount (the catalog closes). */
+  void closeCopy() throws IOException {
+    if (fullCopy != null) {
+      fullCopy.close();
+    }
   }
 
   private void waitUntil(long deadlineNanos, String what) throws TimeoutException, InterruptedIOException {

@@ -7,5 +7,8 @@
  * a few KB until a search needs it, a pool that opens readers on demand, leases them
  * ({@link dev.permafrost.catalog.Lease}) and closes idle ones, and one call that searches many mounted indices
  * ({@link dev.permafrost.catalog.SearchRequest}), skipping those whose recorded ranges cannot match.
+ *
+ * <p>A snapshot mounted {@link dev.permafrost.catalog.MountMode#FULL_COPY} is also copied, in the background and
+ * verified, into a local directory of its own, and its files are read from there once complete.
  */
 package dev.permafrost.catalog;

@@ -75,7 +75,7 @@ class CatalogTest {
     }
   }
 
-  private Catalog catalog(Catalog.Builder b) {
+  private Catalog catalog(Catalog.Builder b) throws IOException {
     Catalog c = b.build();
     toClose.add(c);
     return c;
