@@ -8,6 +8,7 @@ import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
+import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.CollectorManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,10 +159,23 @@ public final class Catalog implements AutoCloseable {
     }
   }
 
-  /** Searches many mounted indices in one call: see {@link SearchRequest}. */
+  /** Searches many mounted indices in one call for the best hits: see {@link SearchRequest}. */
   public SearchResponse search(SearchRequest request) throws IOException {
     ensureOpen();
     return searcher.search(request);
+  }
+
+  /**
+   * Searches many mounted indices in one call with a Lucene {@link CollectorManager} (counts, aggregations, anything
+   * a collector computes): the request's query runs on every index that can match it, concurrently, each with
+   * collectors from {@code manager}, and {@link CollectorManager#reduce} gets the collectors of all of them at once.
+   * The request's indices, can-match skipping and partial results apply; its size, sort and fields do not. Calls to
+   * {@link CollectorManager#newCollector} are serialized, but collectors run on several threads at once.
+   */
+  public <C extends Collector, T> CollectedResponse<T> search(SearchRequest request, CollectorManager<C, T> manager)
+      throws IOException {
+    ensureOpen();
+    return searcher.collect(request, Objects.requireNonNull(manager, "manager"));
   }
 
   /** Every mounted index, by name. */
@@ -277,7 +293,7 @@ public final class Catalog implements AutoCloseable {
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration unmountTimeout = Duration.ofSeconds(30);
     private int searchThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
-    private java.nio.file.Path fullCopyDirectory;
+    private Path fullCopyDirectory;
     private long fullCopyMaxBytesPerSec = 64L << 20;
     private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
 
@@ -335,7 +351,7 @@ public final class Catalog implements AutoCloseable {
      * Where full-copy mounts ({@link MountMode#FULL_COPY}) keep their copies, one directory each (named after the
      * mount, and kept across restarts): locked, one catalog per directory. Without it, full-copy mounts are refused.
      */
-    public Builder fullCopyDirectory(java.nio.file.Path directory) {
+    public Builder fullCopyDirectory(Path directory) {
       this.fullCopyDirectory = Objects.requireNonNull(directory, "directory");
       return this;
     }

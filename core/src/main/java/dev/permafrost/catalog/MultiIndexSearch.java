@@ -20,6 +20,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PointRangeQuery;
@@ -53,13 +55,11 @@ final class MultiIndexSearch implements AutoCloseable {
     });
   }
 
-  SearchResponse search(SearchRequest request) throws IOException {
-    long start = System.nanoTime();
-    catalog.searches.increment();
+  /** The request's indices that can match its query; those that cannot go to {@code skipped}. */
+  private List<MountedIndex> candidates(SearchRequest request, List<String> skipped) {
     List<MountedIndex> targets = catalog.resolve(request.indices.toArray(String[]::new));
     Map<String, PointRangeQuery> required = CanMatch.requiredRanges(request.query);
     List<MountedIndex> candidates = new ArrayList<>();
-    List<String> skipped = new ArrayList<>();
     for (MountedIndex index : targets) {
       if (CanMatch.canMatch(index.pointRanges, required)) {
         candidates.add(index);
@@ -67,6 +67,82 @@ final class MultiIndexSearch implements AutoCloseable {
         skipped.add(index.name);
       }
     }
+    return candidates;
+  }
+
+  /**
+   * Runs the request's query on every index that can match it, each with collectors from {@code manager}, and
+   * reduces all their collectors at once. Its size, sort and fields do not apply.
+   */
+  <C extends Collector, T> CollectedResponse<T> collect(SearchRequest request, CollectorManager<C, T> manager)
+      throws IOException {
+    long start = System.nanoTime();
+    catalog.searches.increment();
+    List<String> skipped = new ArrayList<>();
+    List<MountedIndex> candidates = candidates(request, skipped);
+    // each index's search gives back its collectors, to be reduced with all the others'
+    CollectorManager<C, List<C>> perIndex = new CollectorManager<>() {
+      @Override
+      public C newCollector() throws IOException {
+        synchronized (manager) { // indices are searched concurrently; a manager need not expect that
+          return manager.newCollector();
+        }
+      }
+
+      @Override
+      public List<C> reduce(java.util.Collection<C> collectors) {
+        return List.copyOf(collectors);
+      }
+    };
+    List<Future<List<C>>> futures = new ArrayList<>();
+    for (MountedIndex index : candidates) {
+      futures.add(executor.submit(() -> {
+        try (Lease lease = index.acquire(System.nanoTime() + LEASE_TIMEOUT_NANOS)) {
+          return lease.searcher().search(request.query, perIndex);
+        }
+      }));
+    }
+    List<C> collectors = new ArrayList<>();
+    List<String> searched = new ArrayList<>();
+    Map<String, String> failed = new LinkedHashMap<>();
+    for (int i = 0; i < candidates.size(); i++) {
+      try {
+        collectors.addAll(futures.get(i).get());
+        searched.add(candidates.get(i).name);
+      } catch (ExecutionException e) {
+        failed(request, candidates.get(i), e.getCause(), futures, failed);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while searching " + request);
+      }
+    }
+    catalog.indicesSearched.add(searched.size());
+    catalog.indicesSkipped.add(skipped.size());
+    T result = manager.reduce(collectors);
+    return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped), Map.copyOf(failed),
+        (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /** Counts a failed index; rethrows unless partial results are allowed, else records it in {@code failed}. */
+  private void failed(SearchRequest request, MountedIndex index, Throwable cause, List<? extends Future<?>> futures,
+      Map<String, String> failed) throws IOException {
+    catalog.indicesFailed.increment();
+    if (!request.allowPartialResults) {
+      for (Future<?> f : futures) {
+        f.cancel(true);
+      }
+      throw new IOException("searching index '" + index.name + "' failed: " + cause.getMessage(), cause);
+    }
+    failed.put(index.name, String.valueOf(cause.getMessage()));
+  }
+
+  private static final long LEASE_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+
+  SearchResponse search(SearchRequest request) throws IOException {
+    long start = System.nanoTime();
+    catalog.searches.increment();
+    List<String> skipped = new ArrayList<>();
+    List<MountedIndex> candidates = candidates(request, skipped);
     Ordering ordering = Ordering.of(request.sort, candidates);
     if (ordering != null) {
       candidates.sort(ordering.bestFirst);
@@ -106,15 +182,7 @@ final class MultiIndexSearch implements AutoCloseable {
           searched.add(index);
           results.add(docs);
         } catch (ExecutionException e) {
-          catalog.indicesFailed.increment();
-          Throwable cause = e.getCause();
-          if (!request.allowPartialResults) {
-            for (Future<TopDocs> f : futures) {
-              f.cancel(true);
-            }
-            throw new IOException("searching index '" + index.name + "' failed: " + cause.getMessage(), cause);
-          }
-          failed.put(index.name, String.valueOf(cause.getMessage()));
+          failed(request, index, e.getCause(), futures, failed);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new InterruptedIOException("interrupted while searching " + request);
@@ -133,7 +201,7 @@ final class MultiIndexSearch implements AutoCloseable {
   }
 
   private static TopDocs searchOne(MountedIndex index, SearchRequest request) throws IOException {
-    try (Lease lease = index.acquire(System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60))) {
+    try (Lease lease = index.acquire(System.nanoTime() + LEASE_TIMEOUT_NANOS)) {
       IndexSearcher searcher = lease.searcher();
       return request.sort == null ? searcher.search(request.query, request.size)
           : searcher.search(request.query, request.size, request.sort, false);
@@ -163,7 +231,7 @@ final class MultiIndexSearch implements AutoCloseable {
       }
       for (Map.Entry<Integer, List<Integer>> e : byShard.entrySet()) {
         MountedIndex index = searched.get(e.getKey());
-        try (Lease lease = index.acquire(System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60))) {
+        try (Lease lease = index.acquire(System.nanoTime() + LEASE_TIMEOUT_NANOS)) {
           StoredFields stored = lease.reader().storedFields();
           for (int i : e.getValue()) {
             documents[i] = stored.document(merged.scoreDocs[i].doc, fields);

@@ -26,11 +26,14 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
@@ -183,5 +186,78 @@ class MultiIndexSearchTest {
       }
     }
     assertEquals(live, r.totalHits().value());
+  }
+
+  /** Counts the documents it collects; reduced by summing. Thread-unsafe on purpose: one per index slice. */
+  private static final class Counting extends SimpleCollector {
+    int count;
+
+    @Override
+    public void collect(int doc) {
+      count++;
+    }
+
+    @Override
+    public ScoreMode scoreMode() {
+      return ScoreMode.COMPLETE_NO_SCORES;
+    }
+  }
+
+  private static final class CountingManager implements CollectorManager<Counting, Long> {
+    int collectorsMade;
+
+    @Override
+    public Counting newCollector() {
+      collectorsMade++; // not atomic: the catalog serializes these calls
+      return new Counting();
+    }
+
+    @Override
+    public Long reduce(java.util.Collection<Counting> collectors) {
+      return collectors.stream().mapToLong(c -> c.count).sum();
+    }
+  }
+
+  @Test
+  void aCollectorManagerSeesEveryIndexThatCanMatchAndIsReducedOnce() throws IOException {
+    Query query = new BooleanQuery.Builder()
+        .add(new TermQuery(new Term("body", RandomIndexes.WORDS[random.nextInt(6)])), BooleanClause.Occur.SHOULD)
+        .add(new TermQuery(new Term("body", RandomIndexes.WORDS[random.nextInt(6)])), BooleanClause.Occur.SHOULD)
+        .add(LongPoint.newRangeQuery("@timestamp", time(1, 0), time(5, 10)), BooleanClause.Occur.FILTER)
+        .build();
+    CountingManager manager = new CountingManager();
+    CollectedResponse<Long> r = catalog.search(SearchRequest.builder(query).build(), manager);
+    assertEquals(List.of("day-1", "day-2", "day-3", "day-4", "day-5", "day-8"), r.searched(), "seed " + seed);
+    assertEquals(List.of("day-0", "day-6", "day-7"), r.skipped().stream().sorted().toList());
+    long expected = 0;
+    for (String name : r.searched()) {
+      try (DirectoryReader reader = DirectoryReader.open(locals.get(Integer.parseInt(name.substring(4))))) {
+        expected += new IndexSearcher(reader).count(query);
+      }
+    }
+    assertTrue(expected > 0, "seed " + seed + ": the query matches something");
+    assertEquals(expected, r.result(), "seed " + seed);
+    assertTrue(manager.collectorsMade >= r.searched().size(), "at least one collector per index searched");
+    assertEquals(6, catalog.stats().readerOpens(), "the skipped indices were never opened");
+
+    // a catalog that has not opened day-2 yet, when its snapshot is deleted from under it
+    CollectedResponse<Long> partial;
+    try (Catalog other = Catalog.builder(cache).build()) {
+      for (int d = 0; d <= DAYS; d++) {
+        other.mount("day-" + d, repo, "day-" + d);
+      }
+      Files.delete(fs.root().resolve(repo.readManifest("day-2").ref().blobName()));
+      cache.clear();
+      IOException e = assertThrows(IOException.class, () -> other.search(SearchRequest.builder(query).build(),
+          new CountingManager()));
+      assertTrue(e.getMessage().contains("day-2"), e.getMessage());
+      partial = other.search(SearchRequest.builder(query).allowPartialResults(true).build(), new CountingManager());
+    }
+    assertEquals(List.of("day-2"), List.copyOf(partial.failed().keySet()), "seed " + seed);
+    long withoutDay2;
+    try (DirectoryReader reader = DirectoryReader.open(locals.get(2))) {
+      withoutDay2 = expected - new IndexSearcher(reader).count(query);
+    }
+    assertEquals(withoutDay2, partial.result(), "the failed index's collectors are left out");
   }
 }

@@ -1,0 +1,21 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a search over many indices with a collector manager gave ({@link Catalog#search(SearchRequest,
+ * org.apache.lucene.search.CollectorManager)}).
+ *
+ * @param result what the manager reduced the collectors of every index searched to
+ * @param searched indices searched, by name
+ * @param skipped indices skipped without being opened: their recorded ranges could not match
+ * @param failed indices that failed, by name, with the failure (only with partial results allowed)
+ * @param tookMillis how long the search took
+ * @param <T> the manager's result
+ */
+public record CollectedResponse<T>(
+    T result, List<String> searched, List<String> skipped, Map<String, String> failed, long tookMillis) {}
