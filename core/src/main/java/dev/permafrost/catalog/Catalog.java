@@ -203,8 +203,8 @@ public final class Catalog implements AutoCloseable {
 
   /** The catalog's counts now. */
   public CatalogStats stats() {
-    return new CatalogStats(mounts.size(), pool.openCount(), pool.heapBytes(), pool.opens.sum(), pool.closes.sum(),
-        pool.closedIdle.sum(), pool.closedForRoom.sum(), pool.waitNanos.sum(), searches.sum(), indicesSearched.sum(),
+    return new CatalogStats(mounts.size(), pool.openCount(), pool.openingCount(), pool.heapBytes(), pool.opens.sum(),
+        pool.closes.sum(), pool.closedIdle.sum(), pool.closedForRoom.sum(), pool.waitNanos.sum(), searches.sum(), indicesSearched.sum(),
         indicesSkipped.sum(), indicesFailed.sum());
   }
 

@@ -7,7 +7,8 @@ package dev.permafrost.catalog;
  * A point-in-time view of a {@link Catalog}.
  *
  * @param mounted indices mounted
- * @param open indices whose reader is open (or opening)
+ * @param open indices whose reader is open or opening (what {@code maxOpenReaders} bounds)
+ * @param opening of those, the ones still opening
  * @param readerHeapBytes the estimated heap of the open readers
  * @param readerOpens readers opened since the catalog started
  * @param readerCloses readers closed
@@ -23,6 +24,7 @@ package dev.permafrost.catalog;
 public record CatalogStats(
     int mounted,
     int open,
+    int opening,
     long readerHeapBytes,
     long readerOpens,
     long readerCloses,

@@ -32,6 +32,8 @@ final class ReaderPool implements AutoCloseable {
     final MountedIndex index;
     /** Guarded by the pool. */
     long heapBytes;
+    /** Whether the reader has opened (else it is opening). Guarded by the pool. */
+    boolean opened;
 
     private Ticket(MountedIndex index) {
       this.index = index;
@@ -68,6 +70,17 @@ final class ReaderPool implements AutoCloseable {
 
   synchronized int openCount() {
     return open.size();
+  }
+
+  /** Of {@link #openCount}, those still opening. */
+  synchronized int openingCount() {
+    int opening = 0;
+    for (Ticket t : open) {
+      if (!t.opened) {
+        opening++;
+      }
+    }
+    return opening;
   }
 
   synchronized long heapBytes() {
@@ -138,6 +151,7 @@ final class ReaderPool implements AutoCloseable {
   synchronized void opened(Ticket ticket, long heap) {
     assert open.contains(ticket);
     ticket.heapBytes = heap;
+    ticket.opened = true;
     heapBytes += heap;
     opens.increment();
   }

@@ -116,7 +116,8 @@ class CatalogConcurrencyTest {
       catalog.close();
       CatalogStats after = catalog.stats();
       assertEquals(0, after.open(), "every reader is closed: " + after);
-      assertEquals(after.readerOpens(), after.readerCloses(), String.valueOf(after));
+      assertEquals(0, after.opening(), "no reader is left opening: " + after);
+      assertEquals(after.readerOpens(), after.readerCloses(), "every reader opened was closed: " + after);
       assertEquals(0, after.readerHeapBytes(), String.valueOf(after));
     }
   }

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
@@ -133,6 +135,50 @@ class CatalogTest {
       pool.shutdownNow();
     }
     assertEquals(1, catalog.stats().readerOpens(), "one open for all");
+  }
+
+  @Test
+  void anIndexIsCountedAsOpeningUntilItsReaderIsOpen() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean block = new java.util.concurrent.atomic.AtomicBoolean();
+    SnapshotRepository slow = SnapshotRepository.open(new FilterBlobStore(StorePolicy.DEFAULT.apply(store)) {
+      @Override
+      public java.io.InputStream read(String blob, long offset, long length) throws IOException {
+        if (block.get()) {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            throw new java.io.InterruptedIOException();
+          }
+        }
+        return super.read(blob, offset, length);
+      }
+    });
+    Catalog catalog = catalog(Catalog.builder(cache));
+    catalog.mount("idx-2", slow, "snap-2");
+    cache.clear();
+    block.set(true);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> search = pool.submit(() -> {
+        assertRight(catalog, 2);
+        return null;
+      });
+      assertTimeoutPreemptively(GUARD, () -> {
+        while (catalog.stats().opening() != 1) {
+          Thread.sleep(5);
+        }
+      }, "the acquire is opening the reader, held up reading the manifest");
+      assertEquals(MountState.OPENING, catalog.info("idx-2").state());
+      assertEquals(1, catalog.stats().open(), "an opening reader counts against the bound");
+      release.countDown();
+      search.get();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(0, catalog.stats().opening());
+    assertEquals(1, catalog.stats().open());
+    assertEquals(MountState.OPEN, catalog.info("idx-2").state());
   }
 
   @Test
