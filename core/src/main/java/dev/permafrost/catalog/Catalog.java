@@ -71,7 +71,7 @@ public final class Catalog implements AutoCloseable {
     this.pool = new ReaderPool(b.maxOpenReaders, b.maxReaderHeapBytes, b.idleTimeout.toNanos());
     this.acquireTimeout = b.acquireTimeout;
     this.unmountTimeout = b.unmountTimeout;
-    this.searcher = new MultiIndexSearch(this, b.searchThreads);
+    this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos());
   }
 
   /** Starts building a catalog over {@code cache}, which every mounted index reads through. */

@@ -44,8 +44,12 @@ final class MultiIndexSearch implements AutoCloseable {
   private final ExecutorService executor;
   private final int threads;
 
-  MultiIndexSearch(Catalog catalog, int threads) {
+  /** How long each index's acquire may wait for room: the catalog's acquire time-out. */
+  private final long leaseTimeoutNanos;
+
+  MultiIndexSearch(Catalog catalog, int threads, long leaseTimeoutNanos) {
     this.catalog = catalog;
+    this.leaseTimeoutNanos = leaseTimeoutNanos;
     this.threads = threads;
     AtomicInteger count = new AtomicInteger();
     this.executor = Executors.newFixedThreadPool(threads, r -> {
@@ -97,7 +101,7 @@ final class MultiIndexSearch implements AutoCloseable {
     List<Future<List<C>>> futures = new ArrayList<>();
     for (MountedIndex index : candidates) {
       futures.add(executor.submit(() -> {
-        try (Lease lease = index.acquire(System.nanoTime() + LEASE_TIMEOUT_NANOS)) {
+        try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
           return lease.searcher().search(request.query, perIndex);
         }
       }));
@@ -136,7 +140,6 @@ final class MultiIndexSearch implements AutoCloseable {
     failed.put(index.name, String.valueOf(cause.getMessage()));
   }
 
-  private static final long LEASE_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
   SearchResponse search(SearchRequest request) throws IOException {
     long start = System.nanoTime();
@@ -200,8 +203,8 @@ final class MultiIndexSearch implements AutoCloseable {
         (System.nanoTime() - start) / 1_000_000);
   }
 
-  private static TopDocs searchOne(MountedIndex index, SearchRequest request) throws IOException {
-    try (Lease lease = index.acquire(System.nanoTime() + LEASE_TIMEOUT_NANOS)) {
+  private TopDocs searchOne(MountedIndex index, SearchRequest request) throws IOException {
+    try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
       IndexSearcher searcher = lease.searcher();
       return request.sort == null ? searcher.search(request.query, request.size)
           : searcher.search(request.query, request.size, request.sort, false);
@@ -231,7 +234,7 @@ final class MultiIndexSearch implements AutoCloseable {
       }
       for (Map.Entry<Integer, List<Integer>> e : byShard.entrySet()) {
         MountedIndex index = searched.get(e.getKey());
-        try (Lease lease = index.acquire(System.nanoTime() + LEASE_TIMEOUT_NANOS)) {
+        try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
           StoredFields stored = lease.reader().storedFields();
           for (int i : e.getValue()) {
             documents[i] = stored.document(merged.scoreDocs[i].doc, fields);
