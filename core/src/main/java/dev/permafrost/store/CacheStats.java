@@ -11,7 +11,8 @@ import java.util.Map;
  * @param sizeInBytes bytes of the cache file given to regions
  * @param regionSize the size of a full region
  * @param tailRegionSize the size of a region for file tails and small files
- * @param regions slots of both sizes
+ * @param regions slots the cache file is cut into now, free or not (slots of every size are split from free space
+ *     when a region needs one, and merged back when freed)
  * @param regionsInUse slots holding a region of some file
  * @param evictions regions taken from one file to give to another
  * @param fillsInFlight fetches from the store writing into the cache right now

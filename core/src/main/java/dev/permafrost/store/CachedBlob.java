@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * (or cleared), and the cache forgets the blob once no one reads it and no slot holds any of it.
  *
  * <p>A blob is cut into full regions of the full slot size, and its tail (what is left after the last full
- * region, which for a small blob is all of it) into regions of the tail slot size, so that a small file or a
- * tail does not hold a whole large slot.
+ * region, which for a small blob is all of it) into regions of the tail region size. Each region takes a slot of
+ * its size but the last, which takes the smallest power of two that holds it (no smaller than the pool's smallest
+ * slot): a small file or a tail holds no more than twice its bytes.
  *
  * <p>Verification: with a {@link ChunkTable} (loaded on the first fill, in parallel with it), every chunk is
  * checked against its CRC32C, so fills are aligned to chunks. A blob of at most one chunk has no table and is
@@ -41,8 +42,9 @@ final class CachedBlob {
   /** The blob of the chunk table, or null if there is none. */
   final String tableBlob;
   final SharedRegionCache cache;
-  private final SlotPool fullPool;
-  private final SlotPool tailPool;
+  private final int fullSize;
+  private final int tailSize;
+  private final int minSlotSize;
   private final int fullShift;
   private final int tailShift;
   private final int fullCount;
@@ -56,8 +58,10 @@ final class CachedBlob {
   /** How many slots hold a region of this blob. */
   private final AtomicInteger slotsHeld = new AtomicInteger();
 
-  CachedBlob(long id, String key, FileEntry file, int chunkSize, SharedRegionCache cache, SlotPool fullPool,
-      SlotPool tailPool) {
+  /**
+   * @param tailSize the size of the regions a blob's tail is cut into: a power of two, at most {@code pool.maxSize}
+   */
+  CachedBlob(long id, String key, FileEntry file, int chunkSize, SharedRegionCache cache, SlotPool pool, int tailSize) {
     this.id = id;
     this.key = key;
     this.blobName = file.blobName();
@@ -68,14 +72,16 @@ final class CachedBlob {
     this.chunkSize = chunkSize;
     this.tableBlob = ChunkTable.hasTable(length, chunkSize) ? ChunkTable.blobName(blobName, chunkSize) : null;
     this.cache = cache;
-    this.fullPool = fullPool;
-    this.tailPool = tailPool;
-    this.fullShift = Integer.numberOfTrailingZeros(fullPool.slotSize);
-    this.tailShift = Integer.numberOfTrailingZeros(tailPool.slotSize);
+    assert Integer.bitCount(tailSize) == 1 && tailSize <= pool.maxSize && tailSize >= pool.minSize : tailSize;
+    this.fullSize = pool.maxSize;
+    this.tailSize = tailSize;
+    this.minSlotSize = pool.minSize;
+    this.fullShift = Integer.numberOfTrailingZeros(fullSize);
+    this.tailShift = Integer.numberOfTrailingZeros(tailSize);
     this.fullCount = (int) (length >>> fullShift);
     this.tailStart = (long) fullCount << fullShift;
     long tail = length - tailStart;
-    int tailCount = (int) ((tail + tailPool.slotSize - 1) >>> tailShift);
+    int tailCount = (int) ((tail + tailSize - 1) >>> tailShift);
     this.slots = new AtomicReferenceArray<>(fullCount + tailCount);
   }
 
@@ -95,11 +101,16 @@ final class CachedBlob {
   }
 
   int regionLength(int index) {
-    return (int) Math.min(poolOf(index).slotSize, length - regionStart(index));
+    return index < fullCount ? fullSize : (int) Math.min(tailSize, length - regionStart(index));
   }
 
-  SlotPool poolOf(int index) {
-    return index < fullCount ? fullPool : tailPool;
+  /** The size of the slot region {@code index} takes: its region size, or for a shorter last region the smallest that holds it. */
+  int slotSize(int index) {
+    int regionLength = regionLength(index);
+    if (index < fullCount || regionLength == tailSize) {
+      return regionLength;
+    }
+    return Math.max(minSlotSize, Integer.highestOneBit(regionLength - 1) << 1);
   }
 
   /** The slot holding region {@code index}, or null (it may be stale: check under the slot). */

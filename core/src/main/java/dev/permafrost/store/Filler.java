@@ -394,8 +394,8 @@ final class Filler {
         backgroundFailures.warn(file.storeDescription() + " " + error.getClass().getName(), "prefetching {} failed: {}",
             blob.blobName, error.getMessage());
       } else if (error == null && log.isDebugEnabled()) {
-        log.debug("fetched {} of blob {} ({}) from {} into cache slot {}", BlobStoreException.range(start, end - start),
-            blob.blobName, blob.fileName, file.storeDescription(), slot.number);
+        log.debug("fetched {} of blob {} ({}) from {} into the cache's {}", BlobStoreException.range(start, end - start),
+            blob.blobName, blob.fileName, file.storeDescription(), slot);
       }
     }
   }

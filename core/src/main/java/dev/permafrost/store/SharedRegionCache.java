@@ -29,19 +29,21 @@ import org.slf4j.LoggerFactory;
 /**
  * One bounded on-disk cache of blob byte ranges, shared by every {@link BlobDirectory} of a node.
  *
- * <p>The cache is one file of fixed size, cut into slots of two sizes: full regions ({@link Builder#regionSize},
- * 16 MiB by default) for the body of large files, and smaller tail regions for small files and the ends of large
- * ones, so that neither holds a whole full region. Within a region, only the chunks that reads touch are fetched,
- * in one request per missing range sized by the access pattern, and every chunk is verified against the checksum
+ * <p>The cache is one file of fixed size. A blob is cut into full regions ({@link Builder#regionSize}, 16 MiB by
+ * default) for the body of a large file, and tail regions ({@link Builder#tailRegionSize}) for the rest; each region
+ * takes a slot of the cache file as large as the smallest power of two that holds it, cut from the whole file when it
+ * is needed (slots are halved and merged back, a buddy allocator), so that thousands of small files and a few large
+ * ones share the cache by need, with no share set aside for either. Within a region, only the chunks that reads
+ * touch are fetched, in one request per missing range sized by the access pattern, and every chunk is verified against the checksum
  * the snapshot recorded before any reader can see it. Concurrent readers of a missing range share one fetch and
  * continue as soon as their own bytes are written. Hits are read from a memory mapping of the cache file (through
  * Lucene's {@link MMapDirectory}) without locks or allocation.
  *
- * <p>Eviction resists scans: when no slot is free, a region is admitted only if it has been used more often
- * (by an ageing frequency sketch) than the least used of a few sampled regions (TinyLFU admission). A region that
- * is not admitted, or that finds nothing to evict, is read straight from the blob store (verified the same way)
- * and counted as a direct read. Regions being filled are never evicted. The cache file never grows past its size;
- * if it cannot be written (a full disk), reads are served straight from the store.
+ * <p>Eviction resists scans: when no space is free, a region is admitted only if it has been used more often
+ * (by an ageing frequency sketch) than the least used of a few sampled stretches of the file of its size (TinyLFU
+ * admission). A region that is not admitted, or that finds nothing to evict, is read straight from the blob store
+ * (verified the same way) and counted as a direct read. Regions being filled are never evicted. The cache file never
+ * grows past its size; if it cannot be written (a full disk), reads are served straight from the store.
  *
  * <p>One cache per directory: a second cache on the same directory, in this process or another, fails at build
  * time. The cache's contents do not survive a restart.
@@ -55,9 +57,14 @@ public final class SharedRegionCache implements AutoCloseable {
   static final String FILE_NAME = RegionFile.FILE_NAME;
   static final int PAGE_SIZE = 4096;
 
+  /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
+  static final int MAX_SLOTS = 1 << 18;
+  /** Heap a slot takes beyond its page bitmap (object, fill list, tables), for the heap check. */
+  private static final int SLOT_HEAP = 200;
+
   private final RegionFile regionFile;
-  final SlotPool fullPool;
-  final SlotPool tailPool;
+  final SlotPool pool;
+  final int tailRegionSize;
   final FrequencySketch sketch;
   private final Filler filler;
   private final ConcurrentHashMap<String, CachedBlob> blobs = new ConcurrentHashMap<>();
@@ -76,32 +83,47 @@ public final class SharedRegionCache implements AutoCloseable {
     }
     Files.createDirectories(dir);
     int regionSize = checkPowerOfTwo("regionSize", b.regionSize);
-    int tailRegionSize = checkPowerOfTwo("tailRegionSize", b.tailRegionSize != 0 ? b.tailRegionSize : defaultTailRegionSize(regionSize));
-    if (tailRegionSize > regionSize) {
-      throw new IllegalArgumentException("tailRegionSize (" + tailRegionSize + ") must not exceed regionSize (" + regionSize + ")");
-    }
     if (b.tailRegionShare < 0 || b.tailRegionShare >= 1) {
       throw new IllegalArgumentException("tailRegionShare must be in [0, 1), got " + b.tailRegionShare);
     }
-    long size = resolveSize(b, dir);
-    int fullRegions = (int) Math.min(Integer.MAX_VALUE, (long) (size * (1 - b.tailRegionShare)) / regionSize);
-    int tailRegions = (int) Math.min(Integer.MAX_VALUE, (size - (long) fullRegions * regionSize) / tailRegionSize);
-    if (fullRegions == 0 && tailRegions == 0) {
-      throw new IllegalArgumentException(
-          "cache size " + size + " bytes holds no region of " + tailRegionSize + " bytes; give a larger size");
+    boolean fullOnly = b.tailRegionShare == 0;
+    int tailSize = fullOnly ? regionSize
+        : checkPowerOfTwo("tailRegionSize", b.tailRegionSize != 0 ? b.tailRegionSize : defaultTailRegionSize(regionSize));
+    if (tailSize > regionSize) {
+      throw new IllegalArgumentException("tailRegionSize (" + tailSize + ") must not exceed regionSize (" + regionSize + ")");
     }
-    long sizeInBytes = (long) fullRegions * regionSize + (long) tailRegions * tailRegionSize;
+    long size = resolveSize(b, dir);
+    int pageSize = Math.min(PAGE_SIZE, tailSize);
+    int minSlotSize = fullOnly ? regionSize : minSlotSize(size, pageSize, tailSize);
+    if (size < minSlotSize) {
+      throw new IllegalArgumentException(
+          "cache size " + size + " bytes holds no region of " + minSlotSize + " bytes; give a larger size");
+    }
+    long sizeInBytes = size / minSlotSize * minSlotSize;
     checkDisk(dir, sizeInBytes, b.size);
-    int pageSize = Math.min(PAGE_SIZE, tailRegionSize);
-    checkHeap(fullRegions, regionSize, tailRegions, tailRegionSize, pageSize);
-    this.fullPool = new SlotPool(regionSize, fullRegions, 0, pageSize);
-    SlotPool tails = new SlotPool(tailRegionSize, tailRegions, fullPool.bytes(), pageSize);
-    this.tailPool = tailRegions == 0 ? fullPool : tails;
-    this.sketch = new FrequencySketch(fullRegions + tailRegions);
+    int sketchRegions = (int) Math.min(MAX_SLOTS, Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
+    checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
+    this.tailRegionSize = tailSize;
+    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize);
+    assert pool.bytes == sizeInBytes;
+    this.sketch = new FrequencySketch(Math.max(1, sketchRegions));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
     this.filler = new Filler(regionFile, b.fetchThreads, global);
-    log.info("shared region cache at {}: {} full regions of {}, {} tail regions of {}", regionFile.path(), fullRegions,
-        ByteSizes.format(regionSize), tailRegions, ByteSizes.format(tailRegionSize));
+    log.info("shared region cache at {}: {} in slots from {} to {} (full regions of {}, tail regions of {})",
+        regionFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(minSlotSize), ByteSizes.format(regionSize),
+        ByteSizes.format(regionSize), ByteSizes.format(tailSize));
+  }
+
+  /**
+   * The smallest slot: a page, or more in a large cache, so that the cache never holds more than {@link #MAX_SLOTS}
+   * slots (and their heap); never more than a tail region.
+   */
+  static int minSlotSize(long size, int pageSize, int tailRegionSize) {
+    int min = pageSize;
+    while (min < tailRegionSize && (long) min * MAX_SLOTS < size) {
+      min <<= 1;
+    }
+    return min;
   }
 
   /** Fails, before anything is allocated, if the disk cannot hold the cache file (an existing one counts as room). */
@@ -115,17 +137,20 @@ public final class SharedRegionCache implements AutoCloseable {
     }
   }
 
-  /** Fails if the slot table would take more than a quarter of the heap: a clear message instead of running out of memory. */
-  private static void checkHeap(int fullRegions, int regionSize, int tailRegions, int tailRegionSize, int pageSize) {
-    long perFull = 128 + 8L * ((regionSize / pageSize + 63) / 64);
-    long perTail = 128 + 8L * ((tailRegionSize / pageSize + 63) / 64);
-    long needed = fullRegions * perFull + tailRegions * perTail + 16L * (fullRegions + tailRegions);
+  /**
+   * Fails if the slot table, cut into the smallest slots (the most it can take), and the frequency sketch would take
+   * more than a quarter of the heap: a clear message instead of running out of memory.
+   */
+  private static void checkHeap(long sizeInBytes, int regionSize, int minSlotSize, int pageSize, int sketchRegions) {
+    long slots = sizeInBytes / minSlotSize;
+    long perSlot = SLOT_HEAP + 8L * ((minSlotSize / pageSize + 63) / 64);
+    long needed = slots * perSlot + 16L * sketchRegions;
     long heap = Runtime.getRuntime().maxMemory();
     if (needed > heap / 4) {
-      throw new IllegalArgumentException("a cache of " + fullRegions + " regions of " + ByteSizes.format(regionSize) + " and "
-          + tailRegions + " of " + ByteSizes.format(tailRegionSize) + " needs about " + (needed >> 20) + " MB of heap for its"
-          + " slot table, more than a quarter of this JVM's " + (heap >> 20) + " MB: give a larger regionSize, a smaller"
-          + " size, or more heap");
+      throw new IllegalArgumentException("a cache of " + ByteSizes.format(sizeInBytes) + " in slots of "
+          + ByteSizes.format(minSlotSize) + " to " + ByteSizes.format(regionSize) + " needs up to about " + (needed >> 20)
+          + " MB of heap for its slot table, more than a quarter of this JVM's " + (heap >> 20) + " MB: give a larger"
+          + " regionSize (or tailRegionSize), a smaller size, or more heap");
     }
   }
 
@@ -234,15 +259,24 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * The size of a tail region, for small files and file ends: a power of two up to regionSize (default regionSize
-     * / 16, but at least the default chunk size of 32 KiB, and at most regionSize).
+     * The size of a tail region: what is left of a file after its last full region is cut into regions of this size
+     * (the last one takes the smallest slot that holds it). A power of two up to regionSize (default regionSize /
+     * 16, but at least the default chunk size of 32 KiB, and at most regionSize). A fill never crosses a region, so
+     * this bounds the fills of file tails.
      */
     public Builder tailRegionSize(long bytes) {
       this.tailRegionSize = bytes;
       return this;
     }
 
-    /** The share of the cache given to tail regions (default 0.125; 0 puts tails in full regions). */
+    /**
+     * No longer sets a share aside: slots of every size are cut from the whole cache as needed. {@code 0} still
+     * means that every region, tails and small files included, takes a whole full region; any other value in
+     * [0, 1) is accepted and has no effect.
+     *
+     * @deprecated the cache lends its space to regions of every size on demand; only {@code 0} has an effect
+     */
+    @Deprecated
     public Builder tailRegionShare(double share) {
       this.tailRegionShare = share;
       return this;
@@ -284,7 +318,7 @@ public final class SharedRegionCache implements AutoCloseable {
     String key = key(storeId, file.blobName(), chunkSize);
     return blobs.compute(key, (k, existing) -> {
       CachedBlob b = existing != null ? existing
-          : new CachedBlob(blobIds.incrementAndGet(), k, file, chunkSize, this, fullPool, tailPool);
+          : new CachedBlob(blobIds.incrementAndGet(), k, file, chunkSize, this, pool, tailRegionSize);
       if (b.length != file.length() || b.checksum != file.checksum()) {
         throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is cached as " + b.length
             + " bytes with checksum " + Long.toHexString(b.checksum) + " but a manifest says " + file.length()
@@ -451,13 +485,9 @@ public final class SharedRegionCache implements AutoCloseable {
         return s;
       }
       ensureOpen();
-      SlotPool pool = blob.poolOf(index);
-      Slot slot = pool.pollFree();
+      Slot slot = pool.take(blob.slotSize(index), sketch.frequency(FrequencySketch.key(blob.id, index)), sketch);
       if (slot == null) {
-        slot = pool.evictFor(sketch.frequency(FrequencySketch.key(blob.id, index)), sketch);
-        if (slot == null) {
-          return null;
-        }
+        return null;
       }
       slot.assign(blob, index);
       if (blob.publishSlot(index, slot)) {
@@ -474,12 +504,10 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /** Empties the cache of every region that is not being filled right now. */
   public void clear() {
-    for (SlotPool pool : pools()) {
-      for (Slot s : pool.slots) {
-        CachedBlob owner = s.owner;
-        if (owner != null) {
-          s.freeIfIdle(owner);
-        }
+    for (Slot s : pool.slots()) {
+      CachedBlob owner = s.owner;
+      if (owner != null) {
+        s.freeIfIdle(owner);
       }
     }
   }
@@ -489,10 +517,6 @@ public final class SharedRegionCache implements AutoCloseable {
     for (CachedBlob b : cachedBlobs) {
       b.evictAll();
     }
-  }
-
-  private SlotPool[] pools() {
-    return fullPool == tailPool ? new SlotPool[] {fullPool} : new SlotPool[] {fullPool, tailPool};
   }
 
   Filler filler() {
@@ -530,17 +554,12 @@ public final class SharedRegionCache implements AutoCloseable {
       perIndex.put(byIndex.getKey(), indexTotal);
       total = total.plus(indexTotal);
     }
-    int regions = 0;
+    Slot[] slots = pool.slots();
     int inUse = 0;
-    long evictions = 0;
-    for (SlotPool pool : pools()) {
-      regions += pool.slots.length;
-      evictions += pool.evictions.sum();
-      for (Slot s : pool.slots) {
-        inUse += s.owner != null ? 1 : 0;
-      }
+    for (Slot s : slots) {
+      inUse += s.owner != null ? 1 : 0;
     }
-    return new CacheStats(regionFile.size(), fullPool.slotSize, tailPool.slotSize, regions, inUse, evictions,
+    return new CacheStats(regionFile.size(), pool.maxSize, tailRegionSize, slots.length, inUse, pool.evictions.sum(),
         filler.inFlight(), filler.cacheWriteFailures.sum(), total, perIndex, perExtension);
   }
 

@@ -37,11 +37,15 @@ final class Slot {
    * between checks that the cache is still open.
    *
    * Lock order: a CachedBlob's slot table is lock-free (CAS) and never waits for a slot; a slot's monitor may CAS
-   * that table and submit to the Filler's queue, but never takes another slot's monitor.
+   * that table and submit to the Filler's queue, but never takes another slot's monitor nor the pool's (the pool's
+   * monitor may take a slot's: see SlotPool).
+   *
+   * The slot's size and place are fixed for its whole life; splitting or merging space retires the Slot object (see
+   * SlotPool), so size and cacheOffset are final.
    */
 
   /** A slot that never changes hands: windows over heap bytes validate against it. */
-  static final Slot HEAP = new Slot(null, -1, 0, 0, 1);
+  static final Slot HEAP = new Slot(null, 0, 0, 1);
 
   static final int STALE = -1;
   static final int HIT = 0;
@@ -49,7 +53,6 @@ final class Slot {
   private static final long MAX_WAIT_NANOS = 200_000_000L;
 
   final SlotPool pool;
-  final int number;
   final long cacheOffset;
   final int size;
   final int pageSize;
@@ -67,15 +70,16 @@ final class Slot {
   long fileStart;
   /** How many bytes of the slot the region uses (less than {@link #size} at the end of a file). As above. */
   int length;
+  /** Whether the slot is in its pool's free lists. Guarded by the pool's monitor, not this one. */
+  boolean free;
   /** Guarded by this. */
   private final long[] filled;
   /** Guarded by this. */
   private final List<Fill> fills = new ArrayList<>(2);
 
-  Slot(SlotPool pool, int number, long cacheOffset, int size, int pageSize) {
+  Slot(SlotPool pool, long cacheOffset, int size, int pageSize) {
     assert Integer.bitCount(pageSize) == 1 && size % pageSize == 0;
     this.pool = pool;
-    this.number = number;
     this.cacheOffset = cacheOffset;
     this.size = size;
     this.pageSize = pageSize;
@@ -135,6 +139,11 @@ final class Slot {
   /** Whether the slot holds region {@code index} of {@code blob} right now (racy: for assertions and tests). */
   boolean holds(CachedBlob blob, int index) {
     return owner == blob && this.index == index;
+  }
+
+  /** Whether a fill is writing into the slot (it cannot be taken). */
+  synchronized boolean isFilling() {
+    return !fills.isEmpty();
   }
 
   // ---- readers ----
@@ -283,7 +292,7 @@ final class Slot {
       fills.add(fill);
     }
     try {
-      file.write(bytes, (int) regionStart, fill.end > Integer.MAX_VALUE ? 0 : (int) fill.end, cacheOffset);
+      file.write(bytes, (int) regionStart, (int) fill.end, cacheOffset);
       progress(fill, 0, fill.end);
     } catch (IOException e) {
       finish(fill, e);
@@ -382,7 +391,7 @@ final class Slot {
   @Override
   public String toString() {
     CachedBlob f = owner;
-    return "slot " + number + (f == null ? " (free)" : " (" + f.blobName + " region " + index + ")");
+    return "slot of " + size + " bytes at " + cacheOffset + (f == null ? " (free)" : " (" + f.blobName + " region " + index + ")");
   }
 
   static String seconds(long nanos) {

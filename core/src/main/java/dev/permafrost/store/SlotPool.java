@@ -3,94 +3,353 @@
  */
 package dev.permafrost.store;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The slots of one size. A slot is taken from the free list while there is one; after that a new region is
- * admitted only if it is used more often than the eviction victim (TinyLFU): the victim is the least frequently
- * used of a few slots sampled at random, skipping slots being filled. A one-off scan therefore cannot push out
- * regions that are read again and again.
+ * The cache file's space, lent out as slots of power-of-two sizes from {@link #minSize} to {@link #maxSize} (a full
+ * region). A region takes the smallest free piece that holds it, halved as often as needed, and a slot given back
+ * merges with its free buddy (a buddy allocator): the space small regions stop using returns to large ones and the
+ * space large ones do not use serves small ones, so no share of the cache is set aside for any size.
+ *
+ * <p>When nothing is free, a region is admitted only if it is used more often (by the frequency sketch) than the
+ * coldest of a few windows of its size sampled at random in the file; a window is worth its most used region, and a
+ * window with a slot being filled or being handed out is skipped. Admitting a region empties the window (a slot of
+ * the same size, a larger one holding the window, or the smaller ones inside it) and takes its space. A one-off scan
+ * therefore cannot push out regions that are read again and again (TinyLFU admission), whatever their sizes.
  */
 final class SlotPool {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SlotPool.class);
+  /*
+   * Implementation notes
+   * --------------------
+   * The file is cut into roots: whole full regions, then what is left in smaller powers of two. Every root is
+   * aligned to its size, so a piece of size s at offset o has its buddy at o ^ s, and the two merge into a piece of
+   * size 2s while 2s fits in the root. The slots map partitions the file: every byte belongs to exactly one Slot,
+   * free (Slot.free, in the free map of its size), handed out (neither free nor owned: between take and
+   * Slot.assign, or before it is given back) or owned. Two free buddies never coexist: give-back merges at once.
+   *
+   * A Slot object stands for one piece at one size for as long as that piece exists: splitting and merging retire
+   * the objects of the pieces involved (always free ones, whose generation was bumped when they were freed) and
+   * create new ones. A reader still holding a window on a retired slot fails its generation check, exactly as for
+   * a slot that changed hands, and a retired slot is never handed out again.
+   *
+   * Everything below, and Slot.free, is guarded by this pool's monitor. It is taken only when a region needs a slot,
+   * when a slot is given back, and for stats: never by a reader of cached bytes. Lock order: this monitor may take a
+   * slot's monitor (Slot.tryTake, Slot.isFilling) and, through CachedBlob.forgetSlot, the cache's blob table; no
+   * code holding either of those takes this monitor.
+   */
+  private static final Logger log = LoggerFactory.getLogger(SlotPool.class);
+  /** Windows sampled per eviction attempt. */
   private static final int SAMPLE = 8;
-  final int slotSize;
-  final Slot[] slots;
-  private final ConcurrentLinkedQueue<Slot> free = new ConcurrentLinkedQueue<>();
+
+  /** The largest slot: a full region, the size of every whole root. */
+  final int maxSize;
+  /** The smallest slot. */
+  final int minSize;
+  /** The page size of every slot's bitmap. */
+  final int pageSize;
+  /** Bytes of the file given to slots: whole roots and the smaller roots after them. */
+  final long bytes;
+  /** The end of the whole (full-size) roots; the smaller roots follow. */
+  private final long wholeEnd;
+  /** Every slot, free or not, by offset in the file. */
+  private final TreeMap<Long, Slot> slots = new TreeMap<>();
+  /** The free slots of each order (size {@code minSize << order}), by offset: the lowest is handed out first. */
+  private final List<TreeMap<Long, Slot>> free = new ArrayList<>();
   /** Regions taken from one blob to give to another. */
   final LongAdder evictions = new LongAdder();
 
-  SlotPool(int slotSize, int count, long firstOffset, int pageSize) {
-    this.slotSize = slotSize;
-    this.slots = new Slot[count];
-    for (int i = 0; i < count; i++) {
-      slots[i] = new Slot(this, i, firstOffset + (long) i * slotSize, slotSize, Math.min(pageSize, slotSize));
-      free.add(slots[i]);
+  /** @param bytes the file's size, at most this many bytes are used (rounded down to {@code minSize}) */
+  SlotPool(long bytes, int maxSize, int minSize, int pageSize) {
+    assert Integer.bitCount(maxSize) == 1 && Integer.bitCount(minSize) == 1 && minSize <= maxSize;
+    assert Integer.bitCount(pageSize) == 1 && pageSize <= minSize;
+    this.maxSize = maxSize;
+    this.minSize = minSize;
+    this.pageSize = pageSize;
+    for (int size = minSize; size <= maxSize && size > 0; size <<= 1) {
+      free.add(new TreeMap<>());
     }
+    this.wholeEnd = bytes / maxSize * maxSize;
+    long offset = 0;
+    for (; offset < wholeEnd; offset += maxSize) {
+      addFree(new Slot(this, offset, maxSize, pageSize));
+    }
+    for (int size = maxSize >>> 1; size >= minSize; size >>>= 1) {
+      if (bytes - offset >= size) {
+        addFree(new Slot(this, offset, size, pageSize));
+        offset += size;
+      }
+    }
+    this.bytes = offset;
   }
 
-  long bytes() {
-    return (long) slotSize * slots.length;
+  /** The size of a slot of order {@code order}. */
+  private int sizeOf(int order) {
+    return minSize << order;
   }
 
-  /** A free slot, or null. The caller has it to itself until it assigns it or gives it back. */
-  Slot pollFree() {
-    return free.poll();
+  private int orderOf(int size) {
+    assert Integer.bitCount(size) == 1 && size >= minSize && size <= maxSize : size;
+    return Integer.numberOfTrailingZeros(size) - Integer.numberOfTrailingZeros(minSize);
   }
 
-  void giveBack(Slot slot) {
-    assert slot.owner == null;
-    free.add(slot);
+  /** The size of the root holding {@code offset}: every root is aligned to its size. */
+  private long rootSize(long offset) {
+    if (offset < wholeEnd) {
+      return maxSize;
+    }
+    long start = wholeEnd;
+    for (int size = maxSize >>> 1; size >= minSize; size >>>= 1) {
+      if ((bytes - wholeEnd & size) != 0) {
+        if (offset < start + size) {
+          return size;
+        }
+        start += size;
+      }
+    }
+    throw new AssertionError("offset " + offset + " is past the slots' " + bytes + " bytes");
+  }
+
+  private void addFree(Slot s) {
+    assert !s.free && s.owner == null;
+    s.free = true;
+    slots.put(s.cacheOffset, s);
+    free.get(orderOf(s.size)).put(s.cacheOffset, s);
+  }
+
+  // ---- taking and giving back ----
+
+  /**
+   * A slot of {@code size} bytes for a region used {@code frequency} times by the sketch: a free one (split from a
+   * larger free piece if need be), or the space of the coldest sampled window if the region is used more often than
+   * it, or null (do not admit the region: read it directly). The caller has the slot to itself until it assigns it
+   * or gives it back.
+   */
+  synchronized Slot take(int size, int frequency, FrequencySketch sketch) {
+    Slot slot = takeFree(size);
+    if (slot == null) {
+      slot = evictFor(size, frequency, sketch);
+    }
+    assert slot == null || (!slot.free && slot.owner == null && slot.size == size && slots.get(slot.cacheOffset) == slot);
+    return slot;
+  }
+
+  /** The lowest free slot of {@code size}, split from the smallest larger free piece if there is none; or null. */
+  private Slot takeFree(int size) {
+    for (int order = orderOf(size); order < free.size(); order++) {
+      Map.Entry<Long, Slot> first = free.get(order).pollFirstEntry();
+      if (first != null) {
+        Slot s = first.getValue();
+        s.free = false;
+        while (s.size > size) {
+          s = split(s, s.cacheOffset);
+        }
+        return s;
+      }
+    }
+    return null;
   }
 
   /**
-   * Takes and returns the slot of a region used less often than {@code candidateFrequency}, or null if every
-   * sampled slot is busy or more popular (the new region is then not admitted).
+   * Splits {@code s} (handed out, not free) in halves: the half holding {@code keep} is returned, handed out, the
+   * other is free. {@code s} is retired.
    */
-  Slot evictFor(int candidateFrequency, FrequencySketch sketch) {
-    if (slots.length == 0) {
+  private Slot split(Slot s, long keep) {
+    assert !s.free && s.owner == null && s.size > minSize;
+    int half = s.size >>> 1;
+    Slot low = new Slot(this, s.cacheOffset, half, pageSize);
+    Slot high = new Slot(this, s.cacheOffset + half, half, pageSize);
+    slots.remove(s.cacheOffset);
+    boolean keepLow = keep < high.cacheOffset;
+    Slot kept = keepLow ? low : high;
+    slots.put(kept.cacheOffset, kept);
+    addFree(keepLow ? high : low);
+    return kept;
+  }
+
+  /** Returns a slot the caller has to itself (freed, or never assigned), merging it with its free buddies. */
+  synchronized void giveBack(Slot slot) {
+    assert slot.owner == null && !slot.free && slots.get(slot.cacheOffset) == slot : slot;
+    Slot s = slot;
+    while (2L * s.size <= rootSize(s.cacheOffset)) {
+      long buddyOffset = s.cacheOffset ^ s.size;
+      Slot buddy = slots.get(buddyOffset);
+      if (buddy == null || !buddy.free || buddy.size != s.size) {
+        break;
+      }
+      free.get(orderOf(buddy.size)).remove(buddyOffset);
+      buddy.free = false;
+      slots.remove(buddyOffset);
+      slots.remove(s.cacheOffset);
+      Slot merged = new Slot(this, Math.min(s.cacheOffset, buddyOffset), s.size << 1, pageSize);
+      slots.put(merged.cacheOffset, merged);
+      s = merged;
+    }
+    addFreeMerged(s);
+  }
+
+  private void addFreeMerged(Slot s) {
+    s.free = true;
+    free.get(orderOf(s.size)).put(s.cacheOffset, s);
+  }
+
+  /**
+   * The slot of exactly {@code size} bytes at {@code offset}, split from the free piece holding it, handed out to
+   * the caller; or null if that space is not free or not a slot this pool could cut. For restoring a recorded
+   * layout at start.
+   */
+  synchronized Slot carve(long offset, int size) {
+    if (Integer.bitCount(size) != 1 || size < minSize || size > maxSize || offset < 0 || offset % size != 0
+        || offset + size > bytes || rootSize(offset) < size) {
       return null;
     }
+    Slot s = slots.floorEntry(offset).getValue();
+    if (!s.free || s.cacheOffset + s.size < offset + size) {
+      return null;
+    }
+    free.get(orderOf(s.size)).remove(s.cacheOffset);
+    s.free = false;
+    while (s.size > size) {
+      s = split(s, offset);
+    }
+    assert s.cacheOffset == offset && s.size == size;
+    return s;
+  }
+
+  // ---- eviction ----
+
+  /**
+   * Empties the coldest of a few sampled windows of {@code size} bytes if it is colder than {@code frequency}, and
+   * returns the slot of that size it frees; null if every window is busy or at least as hot.
+   */
+  private Slot evictFor(int size, int frequency, FrequencySketch sketch) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     for (int attempt = 0; attempt < 3; attempt++) {
-      Slot victim = null;
-      int victimFrequency = Integer.MAX_VALUE;
-      for (int i = 0; i < Math.min(SAMPLE, slots.length); i++) {
-        Slot s = slots[random.nextInt(slots.length)];
-        CachedBlob owner = s.owner;
-        if (owner == null) {
+      long best = -1;
+      int bestValue = Integer.MAX_VALUE;
+      for (int i = 0; i < SAMPLE; i++) {
+        long window = randomWindow(size, random);
+        if (window < 0) {
           continue;
         }
-        int f = sketch.frequency(FrequencySketch.key(owner.id, s.index));
-        if (f < victimFrequency) {
-          victim = s;
-          victimFrequency = f;
+        int value = windowValue(window, size, sketch, Math.min(bestValue, frequency));
+        if (value >= 0) {
+          best = window;
+          bestValue = value;
         }
       }
-      if (victim == null) {
-        Slot s = pollFree();
+      if (best < 0) {
+        return null; // every sampled window is busy, or as hot as the candidate or hotter
+      }
+      if (evictWindow(best, size, frequency, bestValue)) {
+        Slot s = takeFree(size);
         if (s != null) {
           return s;
         }
-        continue;
       }
-      if (candidateFrequency <= victimFrequency) {
-        return null;
-      }
-      CachedBlob evicted = victim.owner;
-      int evictedIndex = victim.index;
-      if (victim.tryTake(null)) {
-        evictions.increment();
-        if (log.isDebugEnabled()) {
-          log.debug("evicted region {} of {} (frequency {}) from slot {} for a region of frequency {}", evictedIndex,
-              evicted == null ? "?" : evicted.blobName, victimFrequency, victim.number, candidateFrequency);
-        }
-        return victim;
-      }
-      // freed or being filled since it was sampled: sample again
+      // a slot of the window started filling since it was sampled: sample again
     }
     return null;
+  }
+
+  /** The offset of a random window of {@code size} bytes, aligned to its size inside a root, or -1. */
+  private long randomWindow(int size, ThreadLocalRandom random) {
+    for (int tries = 0; tries < 4; tries++) {
+      long p = random.nextLong(bytes);
+      if (rootSize(p) >= size) {
+        return p & -(long) size;
+      }
+    }
+    return -1;
+  }
+
+  /** The slots that share bytes with the window [{@code window}, +{@code size}): one that holds it, or those inside it. */
+  private Iterable<Slot> slotsOf(long window, int size) {
+    Slot first = slots.floorEntry(window).getValue();
+    if (first.cacheOffset + first.size >= window + size) {
+      return List.of(first);
+    }
+    assert first.cacheOffset == window : first + " straddles the window at " + window;
+    return slots.subMap(window, true, window + size, false).values();
+  }
+
+  /**
+   * What emptying the window would cost: the frequency of its most used region (0 if it holds none), or -1 if a
+   * slot in it is busy (being filled, or handed out) or the cost reaches {@code limit} (it cannot win).
+   */
+  private int windowValue(long window, int size, FrequencySketch sketch, int limit) {
+    int value = 0;
+    for (Slot s : slotsOf(window, size)) {
+      if (s.free) {
+        continue;
+      }
+      CachedBlob owner = s.owner;
+      if (owner == null || s.isFilling()) {
+        return -1;
+      }
+      value = Math.max(value, sketch.frequency(FrequencySketch.key(owner.id, s.index)));
+      if (value >= limit) {
+        return -1;
+      }
+    }
+    return value;
+  }
+
+  /** Takes every region of the window from its owner and gives the slots back; false if one of them became busy. */
+  private boolean evictWindow(long window, int size, int frequency, int value) {
+    List<Slot> victims = new ArrayList<>();
+    for (Slot s : slotsOf(window, size)) {
+      if (!s.free) {
+        victims.add(s);
+      }
+    }
+    for (Slot victim : victims) {
+      CachedBlob evicted = victim.owner;
+      int evictedIndex = victim.index;
+      if (!victim.tryTake(null)) {
+        return false; // the ones taken so far are free now: no harm done
+      }
+      evictions.increment();
+      if (log.isDebugEnabled()) {
+        log.debug("evicted region {} of {} from {} (window value {}) for a region of {} bytes and frequency {}",
+            evictedIndex, evicted == null ? "?" : evicted.blobName, victim, value, size, frequency);
+      }
+      giveBack(victim);
+    }
+    return true;
+  }
+
+  // ---- views ----
+
+  /** Every slot now, free or not; for stats, clearing and the record of a clean close. */
+  synchronized Slot[] slots() {
+    return slots.values().toArray(new Slot[0]);
+  }
+
+  /** Whether the slots partition the file, with free buddies merged (for assertions and tests). */
+  synchronized boolean checkInvariants() {
+    long expected = 0;
+    for (Slot s : slots.values()) {
+      if (s.cacheOffset != expected || s.cacheOffset % s.size != 0 || s.size > rootSize(s.cacheOffset)) {
+        return false;
+      }
+      expected += s.size;
+      if (s.free != (free.get(orderOf(s.size)).get(s.cacheOffset) == s)) {
+        return false;
+      }
+      if (s.free && 2L * s.size <= rootSize(s.cacheOffset)) {
+        Slot buddy = slots.get(s.cacheOffset ^ s.size);
+        if (buddy != null && buddy.free && buddy.size == s.size) {
+          return false;
+        }
+      }
+    }
+    return expected == bytes;
   }
 }

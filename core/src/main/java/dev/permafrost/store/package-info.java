@@ -24,7 +24,8 @@
  *       written only here.
  * </ol>
  *
- * <p>Around them: {@code SlotPool} (free slots and TinyLFU eviction, with {@code FrequencySketch}), {@code BlobFile}
- * (what the inputs of one file of one mounted index share), {@code Fill}, {@code HeapWindow}, and the stats counters.
+ * <p>Around them: {@code SlotPool} (the cache file's space as slots of power-of-two sizes, split and merged on demand,
+ * and TinyLFU eviction, with {@code FrequencySketch}), {@code BlobFile} (what the inputs of one file of one mounted
+ * index share), {@code Fill}, {@code HeapWindow}, and the stats counters.
  */
 package dev.permafrost.store;

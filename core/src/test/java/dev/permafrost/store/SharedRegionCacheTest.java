@@ -332,6 +332,52 @@ class SharedRegionCacheTest {
     assertTrue(cache.stats().total().directReads() > 0, "the scan is served directly once the cache is full of hotter data");
   }
 
+  /** Reads every file of {@code names} whole, {@code passes} times or until a pass makes no range read; returns the passes made. */
+  private static int readUntilCached(BlobDirectory dir, Map<String, byte[]> files, Iterable<String> names,
+      CountingBlobStoreWrapper store, int passes) throws IOException {
+    for (int pass = 1; pass <= passes; pass++) {
+      int before = store.rangeReads.get();
+      for (String name : names) {
+        assertArrayEquals(files.get(name), MountedIndexTest.readAll(dir, name), name);
+      }
+      if (store.rangeReads.get() == before) {
+        return pass;
+      }
+    }
+    return passes + 1;
+  }
+
+  @Test
+  void smallAndLargeRegionsTakeSpaceFromEachOtherAsTheirUseChanges() throws IOException {
+    // 4 full regions of 16 KiB, tails of 4 KiB: one large file fills the cache, so do 16 small ones
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    files.put("large.bin", bytes(64 << 10));
+    List<String> small = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      files.put("small-" + i + ".bin", bytes(3000 + random.nextInt(1000)));
+      small.add("small-" + i + ".bin");
+    }
+    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("lend")).size(64 << 10).regionSize(16 << 10)
+        .tailRegionSize(4 << 10).build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(store, cache, files, "lend");
+    List<String> large = List.of("large.bin");
+    assertTrue(readUntilCached(dir, files, large, store, 5) <= 2, "seed " + seed + ": the large file fits at once");
+    int before = store.rangeReads.get();
+    for (String name : small) { // read once: a scan, colder than the large file
+      assertArrayEquals(files.get(name), MountedIndexTest.readAll(dir, name));
+    }
+    assertTrue(store.rangeReads.get() > before);
+    assertEquals(1, readUntilCached(dir, files, large, store, 1), "seed " + seed + ": a scan of small files did not push it out");
+    int passes = readUntilCached(dir, files, small, store, 60);
+    assertTrue(passes <= 60, "seed " + seed + ": small files read again and again take the large file's space; " + cache.stats());
+    assertTrue(cache.stats().regions() > 4, "full regions were cut into small slots: " + cache.stats());
+    passes = readUntilCached(dir, files, large, store, 60);
+    assertTrue(passes <= 60, "seed " + seed + ": and the large file takes it back when it is read more; " + cache.stats());
+    assertTrue(cache.pool.checkInvariants());
+  }
+
   @Test
   void whenNothingCanBeEvictedReadsAreServedStraightFromTheStore() throws Exception {
     Map<String, byte[]> files = Map.of("a.bin", bytes(40_000), "b.bin", bytes(40_000));
