@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * (by an ageing frequency sketch) than the least used of a few sampled stretches of the file of its size (TinyLFU
  * admission). A region that is not admitted, or that finds nothing to evict, is read straight from the blob store
  * (verified the same way) and counted as a direct read. Regions being filled are never evicted. The cache file never
- * grows past its size; if it cannot be written (a full disk), reads are served straight from the store.
+ * grows past its size; if it cannot be written (a full disk), reads are served straight from the store. A cache too
+ * small for the data read again and again says so, once, in the log.
  *
  * <p>One cache per directory: a second cache on the same directory, in this process or another, fails at build
  * time. The cache's contents do not survive a restart.
@@ -104,7 +105,7 @@ public final class SharedRegionCache implements AutoCloseable {
     int sketchRegions = (int) Math.min(MAX_SLOTS, Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
     checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
     this.tailRegionSize = tailSize;
-    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize);
+    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString());
     assert pool.bytes == sizeInBytes;
     this.sketch = new FrequencySketch(Math.max(1, sketchRegions));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);

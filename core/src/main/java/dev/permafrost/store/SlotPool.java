@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * window with a slot being filled or being handed out is skipped. Admitting a region empties the window (a slot of
  * the same size, a larger one holding the window, or the smaller ones inside it) and takes its space. A one-off scan
  * therefore cannot push out regions that are read again and again (TinyLFU admission), whatever their sizes.
+ *
+ * <p>The pool also watches for thrashing that no layout can fix (regions read more than once evicting each other,
+ * or refused), and says so once: the data searched again and again does not fit in the cache.
  */
 final class SlotPool {
   /*
@@ -47,6 +50,8 @@ final class SlotPool {
   private static final Logger log = LoggerFactory.getLogger(SlotPool.class);
   /** Windows sampled per eviction attempt. */
   private static final int SAMPLE = 8;
+  /** Placements per thrash check: the warning looks at the last this many regions the pool had to place. */
+  static final int THRASH_WINDOW = 1024;
 
   /** The largest slot: a full region, the size of every whole root. */
   final int maxSize;
@@ -64,14 +69,23 @@ final class SlotPool {
   private final List<TreeMap<Long, Slot>> free = new ArrayList<>();
   /** Regions taken from one blob to give to another. */
   final LongAdder evictions = new LongAdder();
+  private final String cacheName;
+  private int placed;
+  private int hotEvicted;
+  private int hotRefused;
+  private boolean thrashWarned;
 
-  /** @param bytes the file's size, at most this many bytes are used (rounded down to {@code minSize}) */
-  SlotPool(long bytes, int maxSize, int minSize, int pageSize) {
+  /**
+   * @param bytes the file's size, at most this many bytes are used (rounded down to {@code minSize})
+   * @param cacheName what the thrash warning calls the cache
+   */
+  SlotPool(long bytes, int maxSize, int minSize, int pageSize, String cacheName) {
     assert Integer.bitCount(maxSize) == 1 && Integer.bitCount(minSize) == 1 && minSize <= maxSize;
     assert Integer.bitCount(pageSize) == 1 && pageSize <= minSize;
     this.maxSize = maxSize;
     this.minSize = minSize;
     this.pageSize = pageSize;
+    this.cacheName = cacheName;
     for (int size = minSize; size <= maxSize && size > 0; size <<= 1) {
       free.add(new TreeMap<>());
     }
@@ -135,6 +149,12 @@ final class SlotPool {
     Slot slot = takeFree(size);
     if (slot == null) {
       slot = evictFor(size, frequency, sketch);
+      if (slot == null && frequency >= 2) {
+        hotRefused++;
+      }
+    }
+    if (++placed == THRASH_WINDOW) {
+      checkThrashing();
     }
     assert slot == null || (!slot.free && slot.owner == null && slot.size == size && slots.get(slot.cacheOffset) == slot);
     return slot;
@@ -248,6 +268,9 @@ final class SlotPool {
         return null; // every sampled window is busy, or as hot as the candidate or hotter
       }
       if (evictWindow(best, size, frequency, bestValue)) {
+        if (bestValue >= 2) {
+          hotEvicted++;
+        }
         Slot s = takeFree(size);
         if (s != null) {
           return s;
@@ -325,7 +348,26 @@ final class SlotPool {
     return true;
   }
 
+  private void checkThrashing() {
+    if (!thrashWarned && hotEvicted + hotRefused > THRASH_WINDOW / 2) {
+      thrashWarned = true;
+      log.warn("the shared region cache at {} is thrashing: of the last {} regions it had to place, {} evicted regions"
+          + " read more than once and {} regions read more than once found nothing colder to evict and were read"
+          + " straight from the store. Slots of every size are cut from the whole cache as needed, so no other layout"
+          + " would help: the data searched again and again does not fit in its {} bytes. Give the cache a larger size"
+          + " (logged once)", cacheName, placed, hotEvicted, hotRefused, bytes);
+    }
+    placed = 0;
+    hotEvicted = 0;
+    hotRefused = 0;
+  }
+
   // ---- views ----
+
+  /** Whether the pool has warned that the cache thrashes (for tests). */
+  synchronized boolean thrashWarned() {
+    return thrashWarned;
+  }
 
   /** Every slot now, free or not; for stats, clearing and the record of a clean close. */
   synchronized Slot[] slots() {

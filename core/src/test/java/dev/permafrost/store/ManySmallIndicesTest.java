@@ -4,6 +4,7 @@
 package dev.permafrost.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
@@ -122,6 +123,7 @@ class ManySmallIndicesTest {
         assertTrue(store.requests() > INDICES, "the first pass fetches");
       }
     }
+    assertFalse(cache.pool.thrashWarned());
     assertTrue(cache.pool.checkInvariants());
   }
 }

@@ -5,6 +5,7 @@ package dev.permafrost.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -376,6 +377,35 @@ class SharedRegionCacheTest {
     passes = readUntilCached(dir, files, large, store, 60);
     assertTrue(passes <= 60, "seed " + seed + ": and the large file takes it back when it is read more; " + cache.stats());
     assertTrue(cache.pool.checkInvariants());
+    assertFalse(cache.pool.thrashWarned(), "a layout problem, not a cache too small");
+  }
+
+  @Test
+  void aCacheTooSmallForWhatIsReadAgainAndAgainSaysSo() throws IOException {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    for (int i = 0; i < 8; i++) {
+      files.put("f-" + i + ".bin", bytes(16 << 10));
+    }
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("thrash")).size(32 << 10).regionSize(16 << 10)
+        .build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(fsStore, cache, files, "thrash");
+    List<IndexInput> inputs = new ArrayList<>();
+    for (String name : files.keySet()) {
+      inputs.add(dir.openInput(name, IOContext.DEFAULT));
+    }
+    for (int pass = 0; pass < 200 && !cache.pool.thrashWarned(); pass++) {
+      for (int i = 0; i < inputs.size(); i++) {
+        IndexInput in = inputs.get(i).clone();
+        int p = random.nextInt(16 << 10);
+        in.seek(p);
+        assertEquals(files.get("f-" + i + ".bin")[p], in.readByte());
+      }
+    }
+    assertTrue(cache.pool.thrashWarned(), "seed " + seed + ": eight hot regions in a cache of two must warn; " + cache.stats());
+    for (IndexInput in : inputs) {
+      in.close();
+    }
   }
 
   @Test

@@ -26,7 +26,7 @@ class SlotPoolTest {
     int max = 1 << (12 + random.nextInt(6));
     int min = Math.max(512, max >>> random.nextInt(8));
     long bytes = (long) max * random.nextInt(4) + random.nextInt(max) + min;
-    return new SlotPool(bytes, max, min, Math.min(min, 4096));
+    return new SlotPool(bytes, max, min, Math.min(min, 4096), "test");
   }
 
   private static boolean overlaps(List<Slot> held, Slot s) {
@@ -75,7 +75,7 @@ class SlotPoolTest {
 
   @Test
   void carveCutsExactlyTheSlotAskedForOnceAndOnlyFromFreeSpace() {
-    SlotPool pool = new SlotPool(3 * 65536 + 16384, 65536, 1024, 1024);
+    SlotPool pool = new SlotPool(3 * 65536 + 16384, 65536, 1024, 1024, "test");
     Slot a = pool.carve(65536 + 8192, 4096);
     assertNotNull(a);
     assertEquals(65536 + 8192, a.cacheOffset);
@@ -96,7 +96,7 @@ class SlotPoolTest {
 
   @Test
   void aPieceGivenBackIsHandedOutAgainBeforeAnyLargerPieceIsSplit() {
-    SlotPool pool = new SlotPool(2 * 65536, 65536, 4096, 4096);
+    SlotPool pool = new SlotPool(2 * 65536, 65536, 4096, 4096, "test");
     Slot first = pool.take(4096, 0, sketch);
     Slot second = pool.take(4096, 0, sketch);
     assertEquals(0, first.cacheOffset);
