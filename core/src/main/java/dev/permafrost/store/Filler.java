@@ -371,12 +371,13 @@ final class Filler {
           if (from >= to) {
             return; // verified bytes outside this region
           }
+          int at = offset + (int) (from - position);
           try {
-            regionFile.write(bytes, offset + (int) (from - position), (int) (to - from), slot.cacheOffset + (from - regionStart));
+            regionFile.write(bytes, at, (int) (to - from), slot.cacheOffset + (from - regionStart));
           } catch (IOException e) {
             throw writeFailed(e, blob);
           }
-          slot.progress(fill, from - regionStart, to - regionStart);
+          slot.progress(fill, from - regionStart, to - regionStart, slot.unitCrcs(bytes, at, from - regionStart, to - regionStart));
         });
       } catch (CacheWriteFailedException | CorruptIndexException e) {
         error = e;

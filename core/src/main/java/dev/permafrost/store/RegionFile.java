@@ -124,6 +124,11 @@ final class RegionFile implements Closeable {
     }
   }
 
+  /** Syncs the file's written bytes to the disk. */
+  void force() throws IOException {
+    channel.force(false);
+  }
+
   /** The mapping of the whole file, for positional reads from any thread. */
   RandomAccessInput mapped() {
     return mappedAccess;

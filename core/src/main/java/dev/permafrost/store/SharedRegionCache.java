@@ -15,6 +15,9 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +26,7 @@ import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.MMapDirectory;
 import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,8 +50,13 @@ import org.slf4j.LoggerFactory;
  * grows past its size; if it cannot be written (a full disk), reads are served straight from the store. A cache too
  * small for the data read again and again says so, once, in the log.
  *
+ * <p>The cache survives a restart: {@link #close()} writes down which slots hold which ranges of which blobs, with
+ * the checksum of each filled chunk, and the next cache built on the same directory with the same sizes takes them
+ * back, each chunk verified against its checksum the first time it is read, so that a file changed while the cache
+ * was closed is never served. A cache not closed cleanly (a crash) starts cold.
+ *
  * <p>One cache per directory: a second cache on the same directory, in this process or another, fails at build
- * time. The cache's contents do not survive a restart.
+ * time.
  *
  * <p>The read path, in five files: {@link BlobIndexInput} (windows and the hot path) -> {@link CachedBlob} (region
  * math, slot table) -> {@link Slot} (pages, fills, generations: the only code that waits or notifies) ->
@@ -66,8 +75,10 @@ public final class SharedRegionCache implements AutoCloseable {
   private final RegionFile regionFile;
   final SlotPool pool;
   final int tailRegionSize;
+  private final CacheRecord.Layout layout;
   final FrequencySketch sketch;
   private final Filler filler;
+  private final WarnOnce restoredMismatches = new WarnOnce(log);
   private final ConcurrentHashMap<String, CachedBlob> blobs = new ConcurrentHashMap<>();
   private final AtomicLong blobIds = new AtomicLong();
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
@@ -107,12 +118,21 @@ public final class SharedRegionCache implements AutoCloseable {
     this.tailRegionSize = tailSize;
     this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString());
     assert pool.bytes == sizeInBytes;
+    this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
     this.sketch = new FrequencySketch(Math.max(1, sketchRegions));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
     this.filler = new Filler(regionFile, b.fetchThreads, global);
-    log.info("shared region cache at {}: {} in slots from {} to {} (full regions of {}, tail regions of {})",
+    String restored;
+    try {
+      restored = restore(CacheRecord.load(dir, layout));
+    } catch (IOException | RuntimeException e) {
+      IOUtils.closeWhileHandlingException(regionFile);
+      filler.close(0);
+      throw e;
+    }
+    log.info("shared region cache at {}: {} in slots from {} to {} (full regions of {}, tail regions of {}); {}",
         regionFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(minSlotSize), ByteSizes.format(regionSize),
-        ByteSizes.format(regionSize), ByteSizes.format(tailSize));
+        ByteSizes.format(regionSize), ByteSizes.format(tailSize), restored);
   }
 
   /**
@@ -581,8 +601,10 @@ public final class SharedRegionCache implements AutoCloseable {
   }
 
   /**
-   * Stops fetching, unmaps the cache file and releases the directory's lock. Inputs still open fail with
-   * AlreadyClosedException; readers waiting for a fetch wake within 200 ms and fail the same way.
+   * Stops fetching, syncs the cache file and writes down what it holds for the next cache on this directory (see
+   * the class description), unmaps it and releases the directory's lock. Inputs still open fail with
+   * AlreadyClosedException; readers waiting for a fetch wake within 200 ms and fail the same way. If the record
+   * cannot be written, the next start is cold (and this is logged); closing goes on.
    */
   @Override
   public void close() throws IOException {
@@ -591,8 +613,97 @@ public final class SharedRegionCache implements AutoCloseable {
     }
     closed = true;
     filler.close(10);
+    String recorded;
+    try {
+      recorded = writeRecord();
+    } catch (IOException | RuntimeException e) {
+      recorded = "could not record its contents, the next start is cold: " + e;
+      log.warn("shared region cache at {}: {}", regionFile.path(), recorded);
+    }
     regionFile.close();
-    log.info("shared region cache at {} closed", regionFile.path());
+    log.info("shared region cache at {} closed; {}", regionFile.path(), recorded);
+  }
+
+  // ---- the record of a clean close ----
+
+  /** Syncs the cache file, then writes down every slot that holds filled units; says what it recorded. */
+  private String writeRecord() throws IOException {
+    Map<CachedBlob, Integer> ordinals = new IdentityHashMap<>();
+    List<CacheRecord.BlobFacts> facts = new ArrayList<>();
+    List<CacheRecord.SlotState> states = new ArrayList<>();
+    long bytes = 0;
+    for (Slot s : pool.slots()) {
+      CachedBlob owner = s.owner;
+      if (owner == null) {
+        continue;
+      }
+      int ordinal = ordinals.computeIfAbsent(owner, b -> {
+        facts.add(new CacheRecord.BlobFacts(b.key, b.blobName, b.chunkSize, b.fileName, b.length, b.checksum, b.wholeCrc32c));
+        return facts.size() - 1;
+      });
+      CacheRecord.SlotState state = s.recordState(owner, ordinal, sketch.frequency(FrequencySketch.key(owner.id, s.index)));
+      if (state != null) {
+        states.add(state);
+        bytes += s.size;
+      }
+    }
+    regionFile.force(); // the bytes are on disk before the record says they are there
+    CacheRecord.write(regionFile.path().getParent(), layout, facts, states);
+    return "recorded " + states.size() + " regions in " + ByteSizes.format(bytes) + " of slots for the next start";
+  }
+
+  /** Takes back the slots a record names, their units to be verified when first read; says what it did. */
+  private String restore(CacheRecord.Loaded loaded) {
+    if (loaded.coldReason() != null) {
+      return "starting cold: " + loaded.coldReason();
+    }
+    List<CachedBlob> byOrdinal = new ArrayList<>();
+    for (CacheRecord.BlobFacts f : loaded.blobs()) {
+      FileEntry entry = FileEntry.ofWholeBlob(f.fileName(), f.blobName(), f.length(), f.checksum(), f.wholeCrc32c());
+      CachedBlob blob = new CachedBlob(blobIds.incrementAndGet(), f.key(), entry, f.chunkSize(), this, pool, tailRegionSize);
+      byOrdinal.add(blob);
+      blobs.put(blob.key, blob);
+    }
+    long bytes = 0;
+    for (CacheRecord.SlotState state : loaded.slots()) {
+      CachedBlob blob = byOrdinal.get(state.blob());
+      String misfit = null;
+      if (state.index() < 0 || state.index() >= blob.regionCount() || blob.slotSize(state.index()) != state.size()) {
+        misfit = "region " + state.index() + " of " + blob.blobName + " does not take a slot of " + state.size() + " bytes";
+      } else {
+        Slot slot = pool.carve(state.cacheOffset(), state.size());
+        if (slot == null) {
+          misfit = "no slot of " + state.size() + " bytes can be cut at " + state.cacheOffset();
+        } else if (!slot.restore(blob, state.index(), state.unit(), state.units(), state.crcs())) {
+          pool.giveBack(slot);
+          misfit = "region " + state.index() + " of " + blob.blobName + " is not verified in units of " + state.unit();
+        } else if (!blob.publishSlot(state.index(), slot)) {
+          slot.freeIfIdle(blob);
+          misfit = "region " + state.index() + " of " + blob.blobName + " is recorded twice";
+        } else {
+          for (int i = 0; i < state.frequency(); i++) {
+            sketch.increment(FrequencySketch.key(blob.id, state.index()));
+          }
+          bytes += state.size();
+        }
+      }
+      if (misfit != null) {
+        clear();
+        blobs.clear();
+        return "starting cold: the record of the last close does not fit this cache file (" + misfit + ")";
+      }
+    }
+    blobs.values().removeIf(b -> b.slotsHeld() == 0);
+    return "restored " + loaded.slots().size() + " regions of " + blobs.size() + " blobs (" + ByteSizes.format(bytes)
+        + " of slots) from the record of the last clean close; each chunk is verified when first read";
+  }
+
+  /** Logs (once at WARN, then at DEBUG) a restored unit that did not match its recorded checksum. */
+  void restoredMismatch(CachedBlob blob, int index, long regionOffset, int length, int expected, int actual) {
+    restoredMismatches.warn("restored", "bytes [{}, +{}) of region {} of blob {} ({}) in the cache file {} do not match"
+        + " the crc32c recorded at the last clean close ({} recorded, {} found): the file was changed while the cache"
+        + " was closed; the region's unverified bytes are dropped and fetched again", regionOffset, length, index,
+        blob.blobName, blob.fileName, regionFile.path(), Integer.toHexString(expected), Integer.toHexString(actual));
   }
 
   @Override

@@ -12,14 +12,20 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.zip.CRC32C;
 
 /**
  * One slot of the cache file: {@code size} bytes at {@code cacheOffset}, lent to one region of one cached blob at
- * a time, with the pages of that region that are filled (verified bytes written) and the fills under way.
+ * a time, with the pages of that region that are filled (verified bytes written) and the fills under way, and the
+ * CRC32C of each filled unit (a chunk, or less for a small region) so that a clean close can write them down.
  *
  * <p>The slot owns its protocol: it is the only code that waits or notifies. Readers call {@link #offerComplete}
  * (lock-free), {@link #awaitPage} and {@link #prefetch}; the {@link Filler} calls {@link #progress} and
- * {@link #finish}; the cache calls {@link #assign}, {@link #tryTake} and {@link #freeIfIdle}.
+ * {@link #finish}; the cache calls {@link #assign}, {@link #restore}, {@link #tryTake} and {@link #freeIfIdle}.
+ *
+ * <p>A region restored at start (from the record of the last clean close) has its recorded units marked restored,
+ * not filled: the first read of each verifies it against its recorded CRC32C, under the monitor, and a mismatch
+ * drops every unverified unit of the region, which is then fetched again like any missing range.
  */
 final class Slot {
   /*
@@ -74,6 +80,12 @@ final class Slot {
   boolean free;
   /** Guarded by this. */
   private final long[] filled;
+  /** Pages restored from the record of the last clean close and not verified yet, or null. Guarded by this. */
+  private long[] restored;
+  /** The unit of verification of the region's fills: its pages are filled a whole unit at a time. As fileStart. */
+  private int unit;
+  /** The CRC32C of each filled (or restored) unit of the region, by unit. Guarded by this. */
+  private int[] unitCrcs;
   /** Guarded by this. */
   private final List<Fill> fills = new ArrayList<>(2);
 
@@ -97,6 +109,10 @@ final class Slot {
     fileStart = blob.regionStart(index);
     length = blob.regionLength(index);
     assert length > 0 && length <= size;
+    unit = blob.fillUnit(size);
+    assert Integer.bitCount(unit) == 1 && unit >= pageSize : unit;
+    unitCrcs = new int[(int) ((length + (long) unit - 1) / unit)];
+    restored = null;
     this.index = index;
     this.owner = blob;
     Arrays.fill(filled, 0L);
@@ -122,6 +138,8 @@ final class Slot {
       owner = null;
       index = -1;
       Arrays.fill(filled, 0L);
+      restored = null;
+      unitCrcs = null;
       generation++;
       assert (generation & 1) == 0;
     }
@@ -144,6 +162,56 @@ final class Slot {
   /** Whether a fill is writing into the slot (it cannot be taken). */
   synchronized boolean isFilling() {
     return !fills.isEmpty();
+  }
+
+  // ---- the record of a clean close ----
+
+  /**
+   * Gives this slot, which the caller has to itself, to region {@code index} of {@code blob} with the units set in
+   * {@code units} (a bitmap) marked restored: their bytes are in the cache file, to be checked against {@code crcs}
+   * (by unit) when first read. At start, before any reader.
+   *
+   * @return false, leaving the slot unassigned, if the record does not fit the region (another unit or length)
+   */
+  synchronized boolean restore(CachedBlob blob, int index, int recordedUnit, long[] units, int[] crcs) {
+    assert owner == null;
+    if (blob.fillUnit(size) != recordedUnit || blob.regionLength(index) > size
+        || crcs.length != (blob.regionLength(index) + (long) recordedUnit - 1) / recordedUnit
+        || units.length != (crcs.length + 63) >>> 6) {
+      return false;
+    }
+    assign(blob, index);
+    restored = new long[filled.length];
+    for (int u = 0; u < crcs.length; u++) {
+      if ((units[u >>> 6] & (1L << u)) != 0) {
+        unitCrcs[u] = crcs[u];
+        setPages(restored, u, true);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * What a clean close writes down about this slot, if it still holds a region of {@code expected}: the region, and
+   * which units are filled or restored with their CRC32Cs; or null if none is (or it holds nothing). Called once
+   * fills have stopped.
+   */
+  synchronized CacheRecord.SlotState recordState(CachedBlob expected, int blobOrdinal, int frequency) {
+    if (owner != expected) {
+      return null;
+    }
+    int units = unitCrcs.length;
+    long[] present = new long[(units + 63) >>> 6];
+    boolean any = false;
+    for (int u = 0; u < units; u++) {
+      int page = pageOf((long) u * unit);
+      if (isFilled(page) || isRestored(page)) {
+        present[u >>> 6] |= 1L << u;
+        any = true;
+      }
+    }
+    return any ? new CacheRecord.SlotState(blobOrdinal, index, cacheOffset, size, unit, present, unitCrcs.clone(), frequency)
+        : null;
   }
 
   // ---- readers ----
@@ -185,6 +253,10 @@ final class Slot {
     boolean waited = false;
     Fill awaited = null;
     while (!isFilled(page)) {
+      if (isRestored(page)) {
+        verifyRestored(blob, page, file);
+        continue; // filled now, or dropped: fetch it
+      }
       if (awaited == null || awaited.done) {
         if (awaited != null && awaited.error != null) {
           throw awaited.error;
@@ -228,8 +300,8 @@ final class Slot {
       long next;
       if (covering != null) {
         next = covering.end;
-      } else if (isFilled(page)) {
-        next = (long) (page + 1) << pageShift;
+      } else if (isFilled(page) || isRestored(page)) {
+        next = (long) (page + 1) << pageShift; // a restored page is verified when read, not fetched again
       } else {
         next = startFill(blob, file, page, to - ((long) page << pageShift), false).end;
       }
@@ -253,12 +325,12 @@ final class Slot {
 
   /**
    * The end of a new fill from {@code start} that may grow to {@code wanted} bytes: a multiple of {@code unit}
-   * (or the region's end) that stops before the first page that is filled or being fetched.
+   * (or the region's end) that stops before the first page that is filled, restored or being fetched.
    */
   private long fillEnd(long start, long wanted, int unit) {
     long limit = Math.min(length, (start + Math.max(unit, wanted) + unit - 1) & -(long) unit);
     long p = start + pageSize;
-    while (p < limit && !isFilled(pageOf(p)) && fillCovering(pageOf(p)) == null) {
+    while (p < limit && !isFilled(pageOf(p)) && !isRestored(pageOf(p)) && fillCovering(pageOf(p)) == null) {
       p += pageSize;
     }
     long end = Math.min(limit, p);
@@ -284,7 +356,7 @@ final class Slot {
     Fill fill;
     long regionStart;
     synchronized (this) {
-      if (owner != blob || this.index != index || !fills.isEmpty() || filledPages() > 0) {
+      if (owner != blob || this.index != index || !fills.isEmpty() || filledPages() > 0 || restored != null) {
         return;
       }
       regionStart = fileStart;
@@ -293,28 +365,48 @@ final class Slot {
     }
     try {
       file.write(bytes, (int) regionStart, (int) fill.end, cacheOffset);
-      progress(fill, 0, fill.end);
+      progress(fill, 0, fill.end, unitCrcs(bytes, (int) regionStart, 0, fill.end));
     } catch (IOException e) {
       finish(fill, e);
     }
   }
 
+  /**
+   * The CRC32C of each unit of the region offsets [from, to) (whole units, but for the region's last), whose bytes
+   * are {@code bytes} from {@code offset}. The caller has a fill registered, so the unit is stable.
+   */
+  int[] unitCrcs(byte[] bytes, int offset, long from, long to) {
+    assert from % unit == 0 && (to % unit == 0 || to == length) : "[" + from + ", " + to + ") in units of " + unit;
+    int[] crcs = new int[(int) ((to - from + unit - 1) / unit)];
+    CRC32C crc = new CRC32C();
+    for (int u = 0; u < crcs.length; u++) {
+      int n = (int) Math.min(unit, to - from - (long) u * unit);
+      crc.reset();
+      crc.update(bytes, offset + u * unit, n);
+      crcs[u] = (int) crc.getValue();
+    }
+    return crcs;
+  }
+
   // ---- fillers ----
 
   /**
-   * Marks the pages of [from, to) (region offsets, page-aligned or ending the region) filled and wakes readers.
-   * Reaching the fill's end ends it, in the same step, so that a reader who has all its bytes sees no fill left.
+   * Marks the pages of [from, to) (region offsets, whole units or ending the region) filled, with the CRC32C of each
+   * of their units ({@link #unitCrcs}), and wakes readers. Reaching the fill's end ends it, in the same step, so
+   * that a reader who has all its bytes sees no fill left.
    */
-  synchronized void progress(Fill fill, long from, long to) {
+  synchronized void progress(Fill fill, long from, long to, int[] crcs) {
     assert fills.contains(fill) : fill + " is not registered in " + this;
     assert from >= fill.start && to <= fill.end : "[" + from + ", " + to + ") outside " + fill;
+    assert from % unit == 0 && crcs.length == (to - from + unit - 1) / unit : "[" + from + ", " + to + ") in units of " + unit;
+    System.arraycopy(crcs, 0, unitCrcs, (int) (from / unit), crcs.length);
     int first = pageOf(from);
     int end = to >= length ? pageOf(length - 1) + 1 : pageOf(to);
     for (int p = first; p < end; p++) {
       filled[p >>> 6] |= 1L << p;
     }
-    if (end > first && filledPages() == pageOf(length - 1) + 1) {
-      complete = true;
+    if (end > first) {
+      updateComplete();
     }
     if (to >= fill.end) {
       fills.remove(fill);
@@ -346,6 +438,59 @@ final class Slot {
   private boolean isFilled(int page) {
     assert Thread.holdsLock(this);
     return (filled[page >>> 6] & (1L << page)) != 0;
+  }
+
+  private boolean isRestored(int page) {
+    assert Thread.holdsLock(this);
+    return restored != null && (restored[page >>> 6] & (1L << page)) != 0;
+  }
+
+  /** Sets (or clears) the bits of unit {@code u}'s pages in {@code bitmap}. */
+  private void setPages(long[] bitmap, int u, boolean set) {
+    long start = (long) u * unit;
+    int end = pageOf(Math.min(length, start + unit) - 1) + 1;
+    for (int p = pageOf(start); p < end; p++) {
+      if (set) {
+        bitmap[p >>> 6] |= 1L << p;
+      } else {
+        bitmap[p >>> 6] &= ~(1L << p);
+      }
+    }
+  }
+
+  private void updateComplete() {
+    if (filledPages() == pageOf(length - 1) + 1) {
+      complete = true;
+    }
+  }
+
+  /**
+   * Checks the restored unit holding {@code page} against the CRC32C recorded for it: a match makes it filled; a
+   * mismatch (the cache file was changed while the cache was closed) drops every restored unit of the region, so
+   * that they are fetched again, and is counted as a checksum mismatch.
+   */
+  private void verifyRestored(CachedBlob blob, int page, BlobFile file) throws IOException {
+    assert Thread.holdsLock(this) && isRestored(page);
+    blob.cache.ensureOpen();
+    int u = (int) (((long) page << pageShift) / unit);
+    long start = (long) u * unit;
+    int n = (int) Math.min(unit, length - start);
+    byte[] bytes = new byte[n];
+    blob.cache.mapped().readBytes(cacheOffset + start, bytes, 0, n);
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, n);
+    if ((int) crc.getValue() == unitCrcs[u]) {
+      setPages(filled, u, true);
+      setPages(restored, u, false);
+      if (Arrays.stream(restored).allMatch(w -> w == 0)) {
+        restored = null;
+      }
+      updateComplete();
+      return;
+    }
+    restored = null;
+    file.counter.checksumMismatches.increment();
+    blob.cache.restoredMismatch(blob, index, start, n, unitCrcs[u], (int) crc.getValue());
   }
 
   private long filledRunStart(int page) {
@@ -381,6 +526,11 @@ final class Slot {
       count += Long.bitCount(word);
     }
     return count;
+  }
+
+  /** Whether the page holding {@code regionOffset} is filled or restored; for tests. */
+  synchronized boolean hasBytesAt(long regionOffset) {
+    return owner != null && regionOffset < length && (isFilled(pageOf(regionOffset)) || isRestored(pageOf(regionOffset)));
   }
 
   /** Bytes of the region filled now; for stats and tests. */

@@ -25,7 +25,8 @@
  * </ol>
  *
  * <p>Around them: {@code SlotPool} (the cache file's space as slots of power-of-two sizes, split and merged on demand,
- * and TinyLFU eviction, with {@code FrequencySketch}), {@code BlobFile} (what the inputs of one file of one mounted
- * index share), {@code Fill}, {@code HeapWindow}, and the stats counters.
+ * and TinyLFU eviction, with {@code FrequencySketch}), {@code CacheRecord} (what a clean close writes down so that the
+ * next start keeps the cache), {@code BlobFile} (what the inputs of one file of one mounted index share), {@code Fill},
+ * {@code HeapWindow}, and the stats counters.
  */
 package dev.permafrost.store;
