@@ -77,7 +77,7 @@ class FaultStressTest {
         .retryDelay(Duration.ofMillis(1)).retryMaxDelay(Duration.ofMillis(10)).retryTimeLimit(Duration.ofSeconds(2))
         .requestTimeout(Duration.ofMillis(300)).minReadThroughput(64 << 20).build());
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(512 << 10).regionSize(32 << 10)
-        .tailRegionSize(8 << 10).tailRegionShare(0.25).fetchThreads(4).build();
+        .tailRegionSize(8 << 10).fetchThreads(4).build();
     List<BlobDirectory> dirs = new ArrayList<>();
     List<DirectoryReader> readers = new ArrayList<>();
     AtomicInteger right = new AtomicInteger();

@@ -73,7 +73,7 @@ class MountedIndexTest {
 
   private SharedRegionCache tinyCache() throws IOException {
     return SharedRegionCache.builder().path(tmp.resolve("cache")).size(128 << 10).regionSize(16 << 10)
-        .tailRegionSize(4 << 10).tailRegionShare(0.25).build();
+        .tailRegionSize(4 << 10).build();
   }
 
   @Test

@@ -64,7 +64,7 @@ class SharedRegionCacheTest {
 
   private SharedRegionCache cache(long size, int regionSize, int tailRegionSize) throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache-" + toClose.size())).size(size)
-        .regionSize(regionSize).tailRegionSize(tailRegionSize).tailRegionShare(0.25).fetchThreads(4).build();
+        .regionSize(regionSize).tailRegionSize(tailRegionSize).fetchThreads(4).build();
     toClose.add(cache);
     return cache;
   }
@@ -308,7 +308,7 @@ class SharedRegionCacheTest {
     CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
     // 4 full regions of 16 KiB: room for the hot file and little else
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("scan")).size(64 << 10).regionSize(16 << 10)
-        .tailRegionShare(0).build();
+        .build();
     toClose.add(cache);
     BlobDirectory dir = mount(store, cache, files, "scan");
     try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
@@ -413,7 +413,7 @@ class SharedRegionCacheTest {
     Map<String, byte[]> files = Map.of("a.bin", bytes(40_000), "b.bin", bytes(40_000));
     GatedStore store = new GatedStore(fsStore);
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full")).size(16 << 10).regionSize(16 << 10)
-        .tailRegionShare(0).build();
+        .build();
     toClose.add(cache);
     BlobDirectory dir = mount(store, cache, files, "busy");
     IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
@@ -566,6 +566,18 @@ class SharedRegionCacheTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation") // the setting is deprecated; 0 keeps its meaning
+  void aTailRegionShareOfZeroStillPutsEveryRegionInAFullOne() throws IOException {
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full-only")).size(256 << 10)
+        .regionSize(64 << 10).tailRegionShare(0).build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(fsStore, cache, Map.of("small.bin", bytes(10_000)), "full-only");
+    MountedIndexTest.readAll(dir, "small.bin");
+    assertEquals(List.of(64 << 10), Arrays.stream(cache.pool.slots()).filter(s -> s.owner != null).map(s -> s.size).toList());
+  }
+
+  @Test
+  @SuppressWarnings("deprecation") // tailRegionShare(0): every region takes a full one, as before
   void aShareOfTheDiskKeepsTheHeadroomAndTheCacheFileIsLocked() throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("share")).size("0.001%").headroom("1mb")
         .regionSize(4096).tailRegionShare(0).preallocate(false).build();
@@ -583,7 +595,7 @@ class SharedRegionCacheTest {
   void randomPrefetchesAndReadsOnASlice() throws IOException {
     byte[] arr = bytes(16384 + random.nextInt(50_000));
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("pf")).size(64 << 10).regionSize(8 << 10)
-        .tailRegionSize(1 << 10).tailRegionShare(0.25).fetchThreads(2).build();
+        .tailRegionSize(1 << 10).fetchThreads(2).build();
     toClose.add(cache);
     BlobDirectory dir = mount(fsStore, cache, Map.of("temp.bin", arr), "pfs");
     int startOffset = random.nextInt(1024);

@@ -45,7 +45,7 @@ public class TestBlobDirectory extends BaseDirectoryTestCase {
       Path root = path.resolveSibling(path.getFileName() + "-blobs");
       this.store = FileSystemBlobStore.open(root.resolve("store"), false);
       this.cache = SharedRegionCache.builder().path(root.resolve("cache")).size(64 << 10).regionSize(8 << 10)
-          .tailRegionSize(1 << 10).tailRegionShare(0.25).fetchThreads(2).build();
+          .tailRegionSize(1 << 10).fetchThreads(2).build();
       this.inlineLimit = random().nextBoolean() ? 0 : 32;
     }
 

@@ -70,7 +70,7 @@ class VerifiedReadsTest {
 
   private SharedRegionCache cache(String name) throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve(name)).size(512 << 10).regionSize(64 << 10)
-        .tailRegionSize(16 << 10).tailRegionShare(0.25).fetchThreads(3).build();
+        .tailRegionSize(16 << 10).fetchThreads(3).build();
     toClose.add(cache);
     return cache;
   }
