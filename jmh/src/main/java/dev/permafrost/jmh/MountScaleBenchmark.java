@@ -6,29 +6,28 @@ package dev.permafrost.jmh;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.StorePolicy;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
 import dev.permafrost.jmh.data.AccessLogDocuments;
 import dev.permafrost.jmh.data.AccessLogGenerator;
 import dev.permafrost.jmh.data.Dataset;
-import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
 import dev.permafrost.jmh.store.RequestStats;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
-import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.IOUtils;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -45,11 +44,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Many mounted snapshots in one JVM. {@code mount}: the time to mount {@code count} small snapshots (manifest only,
- * no reader), with the heap they hold per mount. {@code openReaders}: a cold {@code DirectoryReader.open} on each
- * mount, with the blob requests it made beyond the manifest (the target is none). The small snapshots are 100
- * snapshots of one 2,000-event index, mounted round robin; the store is the filesystem with an optional modelled
- * latency ({@code ttfbMs}, default 0 so that 10,000 manifest reads do not take five minutes).
+ * Many mounted snapshots in one {@link Catalog}. {@code mount}: the time to mount {@code count} small snapshots
+ * (manifest only, no reader), with the heap each idle mount holds. {@code reopen}: one search on each of
+ * {@value #SNAPSHOTS} mounts in turn, with at most one reader open, so every search first closes the previous
+ * index's reader and reopens its own: {@code warm} with their regions in the cache (target: no request), {@code cold}
+ * after the cache was cleared (target: the manifest, and what the search itself needs). The small snapshots are
+ * {@value #SNAPSHOTS} snapshots of one 2,000-event index, mounted round robin; the store is the filesystem with an
+ * optional modelled latency ({@code ttfbMs}, default 0 so that 10,000 manifest reads do not take five minutes).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -66,11 +67,16 @@ public class MountScaleBenchmark {
   @Param({"0"})
   public double ttfbMs;
 
+  /** For {@code reopen}: whether the reopened indices' regions are cached ({@code warm}) or not ({@code cold}). */
+  @Param({"warm", "cold"})
+  public String cached;
+
   private LatencyModelBlobStore store;
   private SnapshotRepository repository;
   private SharedRegionCache cache;
   private Path cacheDir;
-  private final List<BlobDirectory> mounts = new ArrayList<>();
+  private Catalog catalog;
+  private final Query query = new TermQuery(new Term(AccessLogDocuments.STATUS, "404"));
 
   /** Per-invocation results besides time. */
   @State(Scope.Thread)
@@ -78,7 +84,8 @@ public class MountScaleBenchmark {
   public static class Counts {
     public long heapBytesPerMount;
     public long requests;
-    public long requestsPerReaderOpen;
+    public double requestsPerReopen;
+    public long readerOpens;
   }
 
   @Setup(Level.Trial)
@@ -92,7 +99,15 @@ public class MountScaleBenchmark {
     store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), ttfbMs == 0 ? LatencyModel.NONE : LatencyModel.of(ttfbMs, 80));
     repository = SnapshotRepository.open(store);
     cacheDir = BenchmarkData.scratch("mount-cache");
-    cache = BlobIndexes.cache(cacheDir, 64 << 20, 1 << 20);
+    cache = SharedRegionCache.builder().path(cacheDir).size(256 << 20).build(); // the default layout
+    newCatalog();
+  }
+
+  private void newCatalog() throws IOException {
+    if (catalog != null) {
+      catalog.close();
+    }
+    catalog = Catalog.builder(cache).maxOpenReaders(1).build();
   }
 
   private static void createSnapshots(Path root, BlobStore store) throws IOException {
@@ -126,57 +141,66 @@ public class MountScaleBenchmark {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
+  private void mountAll() throws IOException {
+    for (int i = 0; i < count; i++) {
+      catalog.mount("mount-" + i, repository, name(i % SNAPSHOTS));
+    }
+  }
+
   /** Mounts {@code count} snapshots (timed); the heap they hold is measured after. */
   @Benchmark
   public int mount(Counts counts) throws IOException {
-    closeMounts();
+    newCatalog();
     long before = usedHeap();
     store.stats().reset();
     long start = System.nanoTime();
-    for (int i = 0; i < count; i++) {
-      mounts.add(BlobDirectory.open(repository, name(i % SNAPSHOTS), cache, "mount-" + i));
-    }
+    mountAll();
     long elapsed = System.nanoTime() - start;
     counts.requests = store.stats().snapshot().requests();
     counts.heapBytesPerMount = (usedHeap() - before) / count;
-    return (int) (elapsed >>> 32) + mounts.size();
+    return (int) (elapsed >>> 32) + catalog.list().size();
   }
 
   @Setup(Level.Invocation)
-  public void mountForReaders() throws IOException {
-    if (mounts.size() != count) {
-      closeMounts();
-      for (int i = 0; i < count; i++) {
-        mounts.add(BlobDirectory.open(repository, name(i % SNAPSHOTS), cache, "mount-" + i));
-      }
+  public void prepareReopen() throws IOException {
+    if (catalog.list().size() != count) {
+      newCatalog();
+      mountAll();
     }
-    cache.clear();
+    // every reopened index first searched once, so that warm means "its regions are cached"
+    for (int i = 0; i < SNAPSHOTS; i++) {
+      search(i);
+    }
+    if (cached.equals("cold")) {
+      cache.clear();
+    }
   }
 
-  /** A cold {@code DirectoryReader.open} (then close) on every mount. */
+  private int search(int i) throws IOException {
+    try (Lease lease = catalog.acquire("mount-" + i)) {
+      return lease.searcher().count(query);
+    }
+  }
+
+  /** One search on each of {@value #SNAPSHOTS} mounts in turn, each reopening its reader (at most one is open). */
   @Benchmark
-  public long openReaders(Counts counts) throws IOException {
+  public long reopen(Counts counts) throws IOException {
     store.stats().reset();
-    long docs = 0;
-    for (BlobDirectory dir : mounts) {
-      try (DirectoryReader reader = DirectoryReader.open(dir)) {
-        docs += reader.maxDoc();
-      }
+    long opensBefore = catalog.stats().readerOpens();
+    long hits = 0;
+    for (int i = 0; i < SNAPSHOTS; i++) {
+      hits += search(i);
     }
     RequestStats.Snapshot s = store.stats().snapshot();
     counts.requests = s.requests() + s.metadataRequests();
-    counts.requestsPerReaderOpen = counts.requests / Math.max(1, mounts.size());
-    return docs;
-  }
-
-  private void closeMounts() throws IOException {
-    IOUtils.close(mounts);
-    mounts.clear();
+    counts.readerOpens = catalog.stats().readerOpens() - opensBefore;
+    counts.requestsPerReopen = (double) counts.requests / Math.max(1, counts.readerOpens);
+    return hits;
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
-    closeMounts();
+    catalog.close();
     cache.close();
     store.close();
     BenchmarkData.delete(cacheDir);

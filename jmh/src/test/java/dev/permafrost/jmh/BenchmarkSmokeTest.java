@@ -121,4 +121,40 @@ class BenchmarkSmokeTest {
     assertTrue(trace.size() > 0);
     assertTrue(trace.distinctRegions() > 1 && trace.distinctRegions() <= trace.size());
   }
+
+  @Test
+  void mountScaleReopensWarmIndicesWithoutARequest() throws Exception {
+    String before = System.getProperty("permafrost.bench.data");
+    System.setProperty("permafrost.bench.data", temp.resolve("mount-scale-data").toString());
+    try {
+      for (String cached : List.of("warm", "cold")) {
+        MountScaleBenchmark bench = new MountScaleBenchmark();
+        bench.count = 200;
+        bench.ttfbMs = 0;
+        bench.cached = cached;
+        bench.setUp();
+        try {
+          MountScaleBenchmark.Counts counts = new MountScaleBenchmark.Counts();
+          bench.mount(counts);
+          assertEquals(200, counts.requests, "a mount reads its manifest and nothing else");
+          bench.prepareReopen();
+          assertTrue(bench.reopen(counts) > 0, "the searches find hits");
+          assertEquals(100, counts.readerOpens, "every search reopened its reader");
+          if (cached.equals("warm")) {
+            assertEquals(0, counts.requests, "a warm reopen and search make no request");
+          } else {
+            assertTrue(counts.requests >= 100, "a cold reopen reads at least its manifest: " + counts.requests);
+          }
+        } finally {
+          bench.tearDown();
+        }
+      }
+    } finally {
+      if (before == null) {
+        System.clearProperty("permafrost.bench.data");
+      } else {
+        System.setProperty("permafrost.bench.data", before);
+      }
+    }
+  }
 }
