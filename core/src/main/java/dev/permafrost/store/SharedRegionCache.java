@@ -69,8 +69,8 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
   static final int MAX_SLOTS = 1 << 18;
-  /** Heap a slot takes beyond its page bitmap (object, fill list, tables), for the heap check. */
-  private static final int SLOT_HEAP = 200;
+  /** Heap a slot takes beyond its page bitmap (object, fill list, checksums, the pool's maps), for the heap check. */
+  private static final int SLOT_HEAP = 256;
 
   private final RegionFile regionFile;
   final SlotPool pool;
@@ -113,7 +113,9 @@ public final class SharedRegionCache implements AutoCloseable {
     }
     long sizeInBytes = size / minSlotSize * minSlotSize;
     checkDisk(dir, sizeInBytes, b.size);
-    int sketchRegions = (int) Math.min(MAX_SLOTS, Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
+    // the sketch counts regions of a typical small file (32 KiB) or larger
+    int sketchRegions = (int) Math.min(MAX_SLOTS,
+        Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
     checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
     this.tailRegionSize = tailSize;
     this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString());
@@ -130,9 +132,9 @@ public final class SharedRegionCache implements AutoCloseable {
       filler.close(0);
       throw e;
     }
-    log.info("shared region cache at {}: {} in slots from {} to {} (full regions of {}, tail regions of {}); {}",
-        regionFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(minSlotSize), ByteSizes.format(regionSize),
-        ByteSizes.format(regionSize), ByteSizes.format(tailSize), restored);
+    log.info("shared region cache at {}: {} in slots of {} (full regions) down to {}, tail regions of {}; {}",
+        regionFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(regionSize), ByteSizes.format(minSlotSize),
+        ByteSizes.format(tailSize), restored);
   }
 
   /**
@@ -165,7 +167,7 @@ public final class SharedRegionCache implements AutoCloseable {
   private static void checkHeap(long sizeInBytes, int regionSize, int minSlotSize, int pageSize, int sketchRegions) {
     long slots = sizeInBytes / minSlotSize;
     long perSlot = SLOT_HEAP + 8L * ((minSlotSize / pageSize + 63) / 64);
-    long needed = slots * perSlot + 16L * sketchRegions;
+    long needed = slots * perSlot + 32L * sketchRegions; // the sketch: up to 32 one-byte counters a region
     long heap = Runtime.getRuntime().maxMemory();
     if (needed > heap / 4) {
       throw new IllegalArgumentException("a cache of " + ByteSizes.format(sizeInBytes) + " in slots of "
