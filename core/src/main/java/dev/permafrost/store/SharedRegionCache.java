@@ -122,11 +122,14 @@ public final class SharedRegionCache implements AutoCloseable {
     assert pool.bytes == sizeInBytes;
     this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
     this.sketch = new FrequencySketch(Math.max(1, sketchRegions));
+    boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
     this.filler = new Filler(regionFile, b.fetchThreads, global);
     String restored;
     try {
-      restored = restore(CacheRecord.load(dir, layout));
+      CacheRecord.Loaded record = CacheRecord.load(dir, layout);
+      restored = fileExisted || record.coldReason() != null ? restore(record)
+          : "starting cold: the cache file was gone, though the last close left a record";
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(regionFile);
       filler.close(0);

@@ -167,7 +167,7 @@ class CacheRestartTest {
   }
 
   @Test
-  void otherSizesOrAnotherRecordFormatStartCold() throws IOException {
+  void otherSizesAnotherRecordFormatOrAMissingCacheFileStartCold() throws IOException {
     ManifestRef ref = firstRun();
     open(SIZE / 2, REGION);
     assertEquals(0, cache.stats().regionsInUse(), "another cache size starts cold");
@@ -202,6 +202,12 @@ class CacheRestartTest {
     store.reset();
     searchAndReadAll(ref);
     assertTrue(store.readRequests.get() > 1, "a cold start fetches");
+    cache.close();
+    cache = null;
+    Files.delete(cacheDir.resolve(SharedRegionCache.FILE_NAME));
+    open(SIZE, REGION);
+    assertEquals(0, cache.stats().regionsInUse(), "a record without its cache file is not used");
+    assertFalse(Files.exists(record));
   }
 
   @Test
