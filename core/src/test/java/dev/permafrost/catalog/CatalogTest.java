@@ -112,6 +112,31 @@ class CatalogTest {
   }
 
   @Test
+  void afterARestartOfTheCacheTheSameSearchesMakeNoRequest() throws Exception {
+    try (Catalog catalog = Catalog.builder(cache).build()) {
+      for (int i = 0; i < locals.size(); i++) {
+        catalog.mount("idx-" + i, repo, "snap-" + i);
+        assertRight(catalog, i);
+      }
+    }
+    cache.close(); // a process restart: the cache writes down what it holds
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
+    store.reset();
+    try (Catalog restarted = Catalog.builder(cache).build()) {
+      for (int i = 0; i < locals.size(); i++) {
+        restarted.mount("idx-" + i, repo, "snap-" + i);
+      }
+      assertEquals(locals.size(), store.requests(), "mounting reads each manifest, nothing else");
+      store.reset();
+      for (int i = 0; i < locals.size(); i++) {
+        assertRight(restarted, i);
+      }
+      assertEquals(0, store.requests(), "seed " + seed + ": the restarted cache serves the same searches");
+      assertEquals(0, cache.stats().total().checksumMismatches());
+    }
+  }
+
+  @Test
   void concurrentAcquiresOfAClosedIndexOpenItOnce() throws Exception {
     Catalog catalog = catalog(Catalog.builder(cache));
     catalog.mount("idx-1", repo, "snap-1");
