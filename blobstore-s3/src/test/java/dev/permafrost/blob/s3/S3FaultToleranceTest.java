@@ -168,7 +168,7 @@ class S3FaultToleranceTest {
     BlobStore store = policy.apply(backend);
 
     cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(256 << 10).regionSize(16 << 10)
-        .tailRegionSize(4 << 10).tailRegionShare(0.25).build();
+        .tailRegionSize(4 << 10).build();
     toClose.add(cache);
     BlobDirectory dir = BlobDirectory.open(SnapshotRepository.open(store), SNAPSHOT, cache);
     toClose.add(dir);
