@@ -106,17 +106,26 @@ public final class Catalog implements AutoCloseable {
       throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
     }
     SnapshotManifest manifest = cache.readManifest(repository, snapshot);
-    FullCopy copy = mode == MountMode.FULL_COPY
-        ? new FullCopy(name, repository, manifest, copier.directoryOf(name), copier) : null;
-    MountedIndex index = new MountedIndex(name, repository, manifest, mode, cache, pool, copy);
-    if (mounts.putIfAbsent(name, index) != null) {
-      if (copy != null) {
-        copy.close();
+    MountedIndex index;
+    if (mode == MountMode.FULL_COPY) {
+      // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout
+      synchronized (copier) {
+        if (mounts.containsKey(name)) {
+          throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+        }
+        FullCopy copy = new FullCopy(name, repository, manifest, copier.directoryOf(name), copier);
+        index = new MountedIndex(name, repository, manifest, mode, cache, pool, copy);
+        if (mounts.putIfAbsent(name, index) != null) { // a shared-cache mount took the name meanwhile
+          copy.close();
+          throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+        }
+        copy.start(manifest);
       }
-      throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
-    }
-    if (copy != null) {
-      copy.start(manifest);
+    } else {
+      index = new MountedIndex(name, repository, manifest, mode, cache, pool, null);
+      if (mounts.putIfAbsent(name, index) != null) {
+        throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+      }
     }
     log.info("mounted snapshot '{}' of {} as '{}' ({}): {} documents, {} in {} files", snapshot,
         repository.store().describe(), name, mode, manifest.info().numDocs(), ByteSizes.format(manifest.info().totalBytes()),

@@ -54,6 +54,10 @@ final class FullCopier implements AutoCloseable {
 
   /** Where the copy of the index mounted as {@code mount} lives. */
   Path directoryOf(String mount) {
+    if (mount.equals(LOCK)) {
+      throw new IllegalArgumentException("'" + LOCK + "' is the lock file of the full-copy directory " + root
+          + ", not a name a full-copy mount can take");
+    }
     return root.resolve(mount);
   }
 

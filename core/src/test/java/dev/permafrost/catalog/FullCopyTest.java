@@ -16,6 +16,7 @@ import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
 import dev.permafrost.testutil.SearchOracle;
@@ -237,6 +238,50 @@ class FullCopyTest {
       });
     }
     assertTrue(seen.stream().anyMatch(p -> p > 0 && p < 1), "progress was seen between 0 and 1: " + seen);
+  }
+
+  @Test
+  void concurrentMountsOfOneNameLeaveOneIntactCopy() throws Exception {
+    TestManifests.writeCopy(store, repo.readManifest("snap"), "snap-copy"); // another snapshot, the same files
+    int threads = 4;
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    List<String> winners = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (Catalog catalog = catalog()) {
+      List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        String snapshot = t % 2 == 0 ? "snap" : "snap-copy";
+        MountMode mode = t < 3 ? MountMode.FULL_COPY : MountMode.SHARED_CACHE;
+        futures.add(pool.submit(() -> {
+          go.await();
+          try {
+            catalog.mount("idx", repo, snapshot, mode);
+            winners.add(snapshot + " " + mode);
+          } catch (IllegalArgumentException e) {
+            assertTrue(e.getMessage().contains("mounted already"), e.getMessage());
+          }
+          return null;
+        }));
+      }
+      go.countDown();
+      for (var f : futures) {
+        f.get();
+      }
+      assertEquals(1, winners.size(), "one mount takes the name: " + winners);
+      MountInfo info = catalog.info("idx");
+      assertRight(catalog);
+      if (info.mode() == MountMode.FULL_COPY) {
+        awaitCopied(catalog, "idx");
+        cache.clear();
+        blobsRead.clear();
+        awaitClosed(catalog);
+        assertRight(catalog);
+        assertEquals(Set.of(repo.readManifest(info.snapshot()).ref().blobName()), withoutChunkTables(blobsRead),
+            "seed " + seed + ": the winner's copy is whole: only its manifest is read");
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
