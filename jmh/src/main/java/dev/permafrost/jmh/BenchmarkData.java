@@ -3,8 +3,8 @@
  */
 package dev.permafrost.jmh;
 
-import dev.permafrost.jmh.data.Dataset;
-import dev.permafrost.jmh.data.DatasetSpec;
+import dev.permafrost.sample.Dataset;
+import dev.permafrost.sample.DatasetSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

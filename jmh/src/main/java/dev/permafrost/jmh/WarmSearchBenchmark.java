@@ -4,7 +4,7 @@
 package dev.permafrost.jmh;
 
 import dev.permafrost.blob.BlobStore;
-import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LocalIndexes;
 import dev.permafrost.jmh.workload.IndexSet;

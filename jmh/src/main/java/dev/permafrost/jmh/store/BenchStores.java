@@ -6,7 +6,7 @@ package dev.permafrost.jmh.store;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
-import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.sample.Dataset;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

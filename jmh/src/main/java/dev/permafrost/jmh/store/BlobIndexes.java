@@ -3,7 +3,7 @@
  */
 package dev.permafrost.jmh.store;
 
-import dev.permafrost.jmh.data.Dataset;
+import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.workload.IndexSet;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.BlobDirectory;

@@ -3,7 +3,7 @@
  */
 package dev.permafrost.jmh.workload;
 
-import dev.permafrost.jmh.data.AccessLogDocuments;
+import dev.permafrost.sample.AccessLogDocuments;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@
  */
 package dev.permafrost.jmh.workload;
 
-import dev.permafrost.jmh.data.AccessLogGenerator;
-import dev.permafrost.jmh.data.DatasetSpec;
+import dev.permafrost.sample.AccessLogGenerator;
+import dev.permafrost.sample.DatasetSpec;
 import java.util.List;
 
 /** The three workloads, with parameters derived from a data set's time span. */

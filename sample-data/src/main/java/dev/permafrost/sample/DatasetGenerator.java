@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
  */
-package dev.permafrost.jmh.data;
+package dev.permafrost.sample;
 
 import java.nio.file.Path;
 
@@ -9,7 +9,7 @@ import java.nio.file.Path;
  * Command line: generates (or finds) an access-log data set and prints where it is.
  *
  * <pre>
- * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.data.DatasetGenerator [scale] [base-dir]
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.sample.DatasetGenerator [scale] [base-dir]
  * </pre>
  *
  * where {@code scale} is as in {@link DatasetSpec#parse(String)} (default {@code smoke}) and {@code base-dir}

@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
  */
-package dev.permafrost.jmh.data;
+package dev.permafrost.sample;
 
 import java.time.LocalDate;
 import java.util.Locale;

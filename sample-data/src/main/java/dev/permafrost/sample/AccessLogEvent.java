@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
  */
-package dev.permafrost.jmh.data;
+package dev.permafrost.sample;
 
 /**
  * One nginx access-log event, as the generator draws it. The fields that are constant per host or per data set
