@@ -301,7 +301,7 @@ public final class Catalog implements AutoCloseable {
     private Duration idleTimeout = Duration.ofMinutes(5);
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration unmountTimeout = Duration.ofSeconds(30);
-    private int searchThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private int searchThreads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
     private Path fullCopyDirectory;
     private long fullCopyMaxBytesPerSec = 64L << 20;
     private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
@@ -347,7 +347,10 @@ public final class Catalog implements AutoCloseable {
       return this;
     }
 
-    /** Threads that search indices concurrently in {@link #search} (default the processors, at least 2). */
+    /**
+     * Threads that search indices concurrently in {@link #search} (default twice the processors, at least 8: a
+     * cold search mostly waits on the store, and every index searched at once shares one round trip's wait).
+     */
     public Builder searchThreads(int threads) {
       if (threads < 1) {
         throw new IllegalArgumentException("searchThreads must be at least 1, got " + threads);

@@ -146,7 +146,8 @@ final class MultiIndexSearch implements AutoCloseable {
     catalog.searches.increment();
     List<String> skipped = new ArrayList<>();
     List<MountedIndex> candidates = candidates(request, skipped);
-    Ordering ordering = Ordering.of(request.sort, candidates);
+    // exact totals count every candidate, so there is nothing to gain by stopping early
+    Ordering ordering = request.exactTotalHits ? null : Ordering.of(request.sort, candidates);
     if (ordering != null) {
       candidates.sort(ordering.bestFirst);
     }
@@ -206,8 +207,14 @@ final class MultiIndexSearch implements AutoCloseable {
   private TopDocs searchOne(MountedIndex index, SearchRequest request) throws IOException {
     try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
       IndexSearcher searcher = lease.searcher();
-      return request.sort == null ? searcher.search(request.query, request.size)
+      TopDocs top = request.sort == null ? searcher.search(request.query, request.size)
           : searcher.search(request.query, request.size, request.sort, false);
+      if (request.exactTotalHits && top.totalHits.relation() != TotalHits.Relation.EQUAL_TO) {
+        TotalHits exact = new TotalHits(searcher.count(request.query), TotalHits.Relation.EQUAL_TO);
+        top = top instanceof TopFieldDocs fields ? new TopFieldDocs(exact, fields.scoreDocs, fields.fields)
+            : new TopDocs(exact, top.scoreDocs);
+      }
+      return top;
     } catch (java.util.concurrent.TimeoutException e) {
       throw new IOException(e.getMessage(), e);
     } catch (UncheckedIOException e) {
@@ -222,7 +229,11 @@ final class MultiIndexSearch implements AutoCloseable {
     return TopDocs.merge(request.sort, request.size, results.stream().map(t -> (TopFieldDocs) t).toArray(TopFieldDocs[]::new));
   }
 
-  /** The hits with their index names, and their stored fields if asked for (one lease per index with winners). */
+  /**
+   * The hits with their index names, and their stored fields if asked for: one lease per index with winners, those
+   * indices read concurrently, and within each every winner's block prefetched before any is read, so that the
+   * fetch costs one round trip rather than one per hit.
+   */
   private List<SearchResponse.Hit> fetch(SearchRequest request, TopDocs merged, List<MountedIndex> searched)
       throws IOException {
     org.apache.lucene.document.Document[] documents = new org.apache.lucene.document.Document[merged.scoreDocs.length];
@@ -232,15 +243,39 @@ final class MultiIndexSearch implements AutoCloseable {
       for (int i = 0; i < merged.scoreDocs.length; i++) {
         byShard.computeIfAbsent(merged.scoreDocs[i].shardIndex, k -> new ArrayList<>()).add(i);
       }
+      List<Future<?>> futures = new ArrayList<>();
+      List<MountedIndex> fetched = new ArrayList<>();
       for (Map.Entry<Integer, List<Integer>> e : byShard.entrySet()) {
         MountedIndex index = searched.get(e.getKey());
-        try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
-          StoredFields stored = lease.reader().storedFields();
-          for (int i : e.getValue()) {
-            documents[i] = stored.document(merged.scoreDocs[i].doc, fields);
+        fetched.add(index);
+        futures.add(executor.submit(() -> {
+          try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
+            StoredFields stored = lease.reader().storedFields();
+            for (int i : e.getValue()) {
+              stored.prefetch(merged.scoreDocs[i].doc);
+            }
+            for (int i : e.getValue()) { // each task writes its own slots of the array
+              documents[i] = stored.document(merged.scoreDocs[i].doc, fields);
+            }
+          } catch (java.util.concurrent.TimeoutException ex) {
+            throw new IOException("fetching the hits of index '" + index.name + "': " + ex.getMessage(), ex);
           }
-        } catch (java.util.concurrent.TimeoutException ex) {
-          throw new IOException("fetching the hits of index '" + index.name + "': " + ex.getMessage(), ex);
+          return null;
+        }));
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        try {
+          futures.get(i).get();
+        } catch (ExecutionException e) {
+          for (Future<?> f : futures) {
+            f.cancel(true);
+          }
+          Throwable cause = e.getCause();
+          throw cause instanceof IOException io ? io
+              : new IOException("fetching the hits of index '" + fetched.get(i).name + "' failed: " + cause, cause);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while fetching the hits of " + request);
         }
       }
     }

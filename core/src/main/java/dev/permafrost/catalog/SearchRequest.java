@@ -24,6 +24,7 @@ public final class SearchRequest {
   final Sort sort;
   final List<String> fields;
   final boolean allowPartialResults;
+  final boolean exactTotalHits;
 
   private SearchRequest(Builder b) {
     this.query = b.query;
@@ -32,6 +33,7 @@ public final class SearchRequest {
     this.sort = b.sort;
     this.fields = b.fields;
     this.allowPartialResults = b.allowPartialResults;
+    this.exactTotalHits = b.exactTotalHits;
   }
 
   /** A search for {@code query} over every mounted index, top 10 by score. */
@@ -52,6 +54,7 @@ public final class SearchRequest {
     private Sort sort;
     private List<String> fields = List.of();
     private boolean allowPartialResults;
+    private boolean exactTotalHits;
 
     private Builder(Query query) {
       this.query = query;
@@ -93,6 +96,17 @@ public final class SearchRequest {
      */
     public Builder allowPartialResults(boolean allow) {
       this.allowPartialResults = allow;
+      return this;
+    }
+
+    /**
+     * Whether {@link SearchResponse#totalHits()} is exact (default false: Lucene's default, exact up to 1,000 hits
+     * per index, then a lower bound). Exact totals count every index that can match with
+     * {@code IndexSearcher.count}, which is cheap for terms and point ranges, and so open every such index: a top-N
+     * sorted on a point field then no longer stops before indices that cannot beat its hits.
+     */
+    public Builder exactTotalHits(boolean exact) {
+      this.exactTotalHits = exact;
       return this;
     }
 

@@ -11,7 +11,7 @@ import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
 import dev.permafrost.jmh.store.RequestStats;
-import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -70,7 +70,7 @@ public class ColdSearchBenchmark {
   private SnapshotRepository repository;
   private SharedRegionCache cache;
   private Path cacheDir;
-  private IndexSet indexes;
+  private Indices indexes;
 
   /** Per-invocation counts of the blob store, reported by JMH next to the time. */
   @State(Scope.Thread)

@@ -94,7 +94,7 @@ public final class PolicyReport {
         dirs.add(dir);
       }
       AccessTrace trace = new AccessTrace(regionSize);
-      try (IndexSet set = IndexSet.open(dirs)) {
+      try (IndexSet set = IndexSet.open(dirs, 1)) {
         recorders.forEach(r -> r.record(trace));
         set.run(Workloads.byName(workload, dataset.spec()));
       }

@@ -8,7 +8,7 @@ import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
-import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -63,7 +63,7 @@ public class SmallCacheBenchmark {
   private LatencyModelBlobStore store;
   private SharedRegionCache cache;
   private Path cacheDir;
-  private IndexSet indexes;
+  private Indices indexes;
   private CacheStats.Counts before;
 
   /** Per-invocation results besides time: hit ratio in percent (direct reads count as misses), requests, bytes fetched. */

@@ -7,7 +7,7 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LocalIndexes;
-import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -51,7 +51,7 @@ public class WarmSearchBenchmark {
   public String directory;
 
   private Workload work;
-  private IndexSet indexes;
+  private Indices indexes;
   private BlobStore store;
   private SharedRegionCache cache;
   private Path cacheDir;

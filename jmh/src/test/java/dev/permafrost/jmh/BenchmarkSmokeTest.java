@@ -20,6 +20,7 @@ import dev.permafrost.jmh.store.LocalIndexes;
 import dev.permafrost.jmh.store.RequestStats;
 import dev.permafrost.jmh.workload.DashboardWorkload;
 import dev.permafrost.jmh.workload.IndexSet;
+import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -66,9 +67,9 @@ class BenchmarkSmokeTest {
     try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.NONE);
         SharedRegionCache cache =
             BlobIndexes.cache(temp.resolve("cache-warm"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset));
-        IndexSet blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
-        IndexSet mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
-        IndexSet niofs = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS)) {
+        Indices blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
+        Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
+        Indices niofs = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS)) {
       for (Workload w : Workloads.all(dataset.spec())) {
         Workload.Result expected = mmap.run(w);
         assertTrue(expected.hits() > 0, w.name() + " finds something");
@@ -87,13 +88,13 @@ class BenchmarkSmokeTest {
   void coldRunThroughTheModelledStoreCountsRequestsBytesAndChains() throws Exception {
     Workload dashboard = Workloads.byName("dashboard", dataset.spec());
     Workload.Result expected;
-    try (IndexSet mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
+    try (Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
       expected = mmap.run(dashboard);
     }
     try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.of(1, 1000));
         SharedRegionCache cache =
             BlobIndexes.cache(temp.resolve("cache-cold"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset))) {
-      try (IndexSet blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
+      try (Indices blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
         store.stats().reset();
         assertEquals(expected, blob.run(dashboard));
       }
@@ -114,7 +115,7 @@ class BenchmarkSmokeTest {
       recorders.add(dir);
       dirs.add(dir);
     }
-    try (IndexSet set = IndexSet.open(dirs)) {
+    try (IndexSet set = IndexSet.open(dirs, 1)) {
       recorders.forEach(r -> r.record(trace));
       set.run(Workloads.byName("dashboard", dataset.spec()));
     }

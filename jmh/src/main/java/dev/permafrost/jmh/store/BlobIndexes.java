@@ -4,36 +4,20 @@
 package dev.permafrost.jmh.store;
 
 import dev.permafrost.sample.Dataset;
-import dev.permafrost.jmh.workload.IndexSet;
 import dev.permafrost.snapshot.SnapshotRepository;
-import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.lucene.store.Directory;
-import org.apache.lucene.util.IOUtils;
 
 /** Mounts a data set's snapshots as {@link BlobDirectory} instances over a shared cache, and sizes caches for it. */
 public final class BlobIndexes {
   private BlobIndexes() {}
 
-  /** Mounts every daily snapshot of the data set from {@code repository} and opens a reader on each. */
-  public static IndexSet open(Dataset dataset, SnapshotRepository repository, SharedRegionCache cache) throws IOException {
-    List<Directory> dirs = new ArrayList<>();
-    boolean success = false;
-    try {
-      for (String name : dataset.indexNames()) {
-        dirs.add(BlobDirectory.open(repository, name, cache));
-      }
-      success = true;
-    } finally {
-      if (!success) {
-        IOUtils.closeWhileHandlingException(dirs);
-      }
-    }
-    return IndexSet.open(dirs);
+  /** Mounts every daily snapshot of the data set from {@code repository} in a catalog; opens no reader. */
+  public static MountedIndices open(Dataset dataset, SnapshotRepository repository, SharedRegionCache cache)
+      throws IOException {
+    return MountedIndices.mount(repository, dataset.indexNames(), cache);
   }
 
   /**

@@ -6,6 +6,7 @@ package dev.permafrost.jmh.workload;
 import dev.permafrost.sample.AccessLogDocuments;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -19,7 +20,7 @@ import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
@@ -75,15 +76,28 @@ public final class DashboardWorkload implements Workload {
   }
 
   @Override
-  public Result run(List<IndexSearcher> searchers) throws IOException {
-    Aggregator aggregator = new Aggregator();
-    Query query = query();
-    for (IndexSearcher searcher : searchers) {
-      searcher.search(query, aggregator);
-      aggregator.flush(); // in case the last segment had no matches and was never finished
-    }
-    return new Result(
-        aggregator.hits, new TreeMap<>(aggregator.histogram), top(aggregator.urls), top(aggregator.countries));
+  public Result run(Indices indices) throws IOException {
+    return indices.collect(query(), new CollectorManager<Aggregator, Result>() {
+      @Override
+      public Aggregator newCollector() {
+        return new Aggregator();
+      }
+
+      @Override
+      public Result reduce(Collection<Aggregator> aggregators) throws IOException {
+        long hits = 0;
+        Map<Long, Long> histogram = new HashMap<>();
+        Map<String, Long> urls = new HashMap<>();
+        Map<String, Long> countries = new HashMap<>();
+        for (Aggregator a : aggregators) {
+          hits += a.hits;
+          a.histogram.forEach((k, v) -> histogram.merge(k, v, Long::sum));
+          a.urls.forEach((k, v) -> urls.merge(k, v, Long::sum));
+          a.countries.forEach((k, v) -> countries.merge(k, v, Long::sum));
+        }
+        return new Result(hits, new TreeMap<>(histogram), top(urls), top(countries));
+      }
+    });
   }
 
   private List<Bucket> top(Map<String, Long> counts) {
@@ -95,7 +109,8 @@ public final class DashboardWorkload implements Workload {
 
   /**
    * Counts per histogram bucket and per term. Terms are counted by ordinal within a segment and resolved to
-   * strings once per segment, as Elasticsearch's global-ordinals-free terms aggregation does on one segment.
+   * strings when the segment is finished (while its reader is still open), as Elasticsearch's
+   * global-ordinals-free terms aggregation does on one segment.
    */
   private final class Aggregator extends SimpleCollector {
     final Map<Long, Long> histogram = new HashMap<>();

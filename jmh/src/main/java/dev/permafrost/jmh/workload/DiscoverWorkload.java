@@ -5,17 +5,11 @@ package dev.permafrost.jmh.workload;
 
 import dev.permafrost.sample.AccessLogDocuments;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.lucene.document.LongPoint;
-import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
-import org.apache.lucene.search.TopDocs;
-import org.apache.lucene.search.TopFieldCollectorManager;
-import org.apache.lucene.search.TopFieldDocs;
 
 /**
  * Kibana's Discover: the newest {@code size} events in a time range, sorted by {@code @timestamp} descending,
@@ -51,24 +45,9 @@ public final class DiscoverWorkload implements Workload {
   public record Result(long hits, List<String> sources) implements Workload.Result {}
 
   @Override
-  public Result run(List<IndexSearcher> searchers) throws IOException {
+  public Result run(Indices indices) throws IOException {
     Query query = LongPoint.newRangeQuery(AccessLogDocuments.TIMESTAMP, from, to - 1);
-    TopFieldDocs[] perIndex = new TopFieldDocs[searchers.size()];
-    long hits = 0;
-    for (int i = 0; i < searchers.size(); i++) {
-      IndexSearcher searcher = searchers.get(i);
-      // A hit-count threshold of 0 lets the collector skip non-competitive documents; the count comes apart.
-      perIndex[i] = searcher.search(query, new TopFieldCollectorManager(NEWEST_FIRST, size, null, 0));
-      for (ScoreDoc doc : perIndex[i].scoreDocs) {
-        doc.shardIndex = i;
-      }
-      hits += searcher.count(query);
-    }
-    TopDocs merged = TopDocs.merge(NEWEST_FIRST, size, perIndex);
-    List<String> sources = new ArrayList<>(merged.scoreDocs.length);
-    for (ScoreDoc doc : merged.scoreDocs) {
-      sources.add(searchers.get(doc.shardIndex).storedFields().document(doc.doc).get(AccessLogDocuments.SOURCE));
-    }
-    return new Result(hits, List.copyOf(sources));
+    Indices.Hits top = indices.top(query, NEWEST_FIRST, size, AccessLogDocuments.SOURCE);
+    return new Result(top.total(), top.values());
   }
 }

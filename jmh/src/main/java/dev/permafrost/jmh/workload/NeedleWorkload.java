@@ -6,12 +6,13 @@ package dev.permafrost.jmh.workload;
 import dev.permafrost.sample.AccessLogDocuments;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.search.TermQuery;
@@ -41,24 +42,30 @@ public final class NeedleWorkload implements Workload {
   }
 
   @Override
-  public Result run(List<IndexSearcher> searchers) throws IOException {
+  public Result run(Indices indices) throws IOException {
     TermQuery query = new TermQuery(new Term(AccessLogDocuments.SOURCE_IP, ip));
-    List<Long> timestamps = new ArrayList<>();
-    for (IndexSearcher searcher : searchers) {
-      searcher.search(query, new TimestampCollector(timestamps));
-    }
-    Collections.sort(timestamps);
-    return new Result(List.copyOf(timestamps));
+    return indices.collect(query, new CollectorManager<TimestampCollector, Result>() {
+      @Override
+      public TimestampCollector newCollector() {
+        return new TimestampCollector();
+      }
+
+      @Override
+      public Result reduce(Collection<TimestampCollector> collectors) {
+        List<Long> timestamps = new ArrayList<>();
+        for (TimestampCollector c : collectors) {
+          timestamps.addAll(c.out);
+        }
+        Collections.sort(timestamps);
+        return new Result(List.copyOf(timestamps));
+      }
+    });
   }
 
   /** Adds each hit's {@code @timestamp} to a list. */
   private static final class TimestampCollector extends SimpleCollector {
-    private final List<Long> out;
+    private final List<Long> out = new ArrayList<>();
     private NumericDocValues timestamps;
-
-    TimestampCollector(List<Long> out) {
-      this.out = out;
-    }
 
     @Override
     protected void doSetNextReader(LeafReaderContext context) throws IOException {

@@ -4,8 +4,6 @@
 package dev.permafrost.jmh.workload;
 
 import java.io.IOException;
-import java.util.List;
-import org.apache.lucene.search.IndexSearcher;
 
 /**
  * A search over all the daily indices of a data set, as a user of a logging UI would run it. Its result is a
@@ -15,8 +13,8 @@ public interface Workload {
   /** A short name: {@code needle}, {@code dashboard} or {@code discover}. */
   String name();
 
-  /** Runs the search over every index, one searcher per index, and merges the answers. */
-  Result run(List<IndexSearcher> searchers) throws IOException;
+  /** Runs the search over every index at once and merges the answers. */
+  Result run(Indices indices) throws IOException;
 
   /** What a workload found. */
   interface Result {

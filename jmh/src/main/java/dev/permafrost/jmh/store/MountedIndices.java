@@ -1,0 +1,79 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh.store;
+
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.SearchRequest;
+import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.jmh.workload.Indices;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.CollectorManager;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.Sort;
+
+/**
+ * Snapshots mounted in a {@link Catalog} with its default settings, searched through its multi-index search: readers
+ * are opened by the search that needs them, indices are searched concurrently, and the hits' stored fields are
+ * fetched by the catalog. Closing unmounts nothing explicitly: it closes the catalog, which closes its readers.
+ */
+public final class MountedIndices implements Indices {
+  private final Catalog catalog;
+  private final String[] names;
+
+  private MountedIndices(Catalog catalog, String[] names) {
+    this.catalog = catalog;
+    this.names = names;
+  }
+
+  /** Mounts each named snapshot of {@code repository} under its own name (reads each manifest, opens nothing). */
+  public static MountedIndices mount(SnapshotRepository repository, List<String> snapshots, SharedRegionCache cache)
+      throws IOException {
+    // The benchmarks measure reads, not Lucene's query cache: off for every searcher, local ones too (IndexSet).
+    IndexSearcher.setDefaultQueryCache(null);
+    Catalog catalog = Catalog.builder(cache).build();
+    boolean success = false;
+    try {
+      for (String name : snapshots) {
+        catalog.mount(name, repository, name);
+      }
+      success = true;
+      return new MountedIndices(catalog, snapshots.toArray(String[]::new));
+    } finally {
+      if (!success) {
+        catalog.close();
+      }
+    }
+  }
+
+  public Catalog catalog() {
+    return catalog;
+  }
+
+  @Override
+  public <C extends Collector, T> T collect(Query query, CollectorManager<C, T> manager) throws IOException {
+    return catalog.search(SearchRequest.builder(query).indices(names).build(), manager).result();
+  }
+
+  @Override
+  public Hits top(Query query, Sort sort, int size, String field) throws IOException {
+    SearchResponse response = catalog.search(
+        SearchRequest.builder(query).indices(names).sort(sort).size(size).fields(field).exactTotalHits(true).build());
+    List<String> values = new ArrayList<>(response.hits().size());
+    for (SearchResponse.Hit hit : response.hits()) {
+      values.add(hit.document().get(field));
+    }
+    return new Hits(response.totalHits().value(), List.copyOf(values));
+  }
+
+  @Override
+  public void close() {
+    catalog.close();
+  }
+}
