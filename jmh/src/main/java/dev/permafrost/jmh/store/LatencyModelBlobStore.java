@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 public final class LatencyModelBlobStore extends FilterBlobStore {
   private final RequestStats stats = new RequestStats();
   private volatile LatencyModel model;
+  private volatile java.util.function.Consumer<String> trace;
 
   public LatencyModelBlobStore(BlobStore delegate, LatencyModel model) {
     super(delegate);
@@ -42,6 +43,11 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
 
   public LatencyModel model() {
     return model;
+  }
+
+  /** Sends a line per data request (wave, thread, blob, range) to {@code lines}; null stops. */
+  public void trace(java.util.function.Consumer<String> lines) {
+    this.trace = lines;
   }
 
   /** Changes the model for requests issued from now on (e.g. none while warming a cache). */
@@ -59,6 +65,11 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
   public InputStream read(String blobName, long offset, long length) throws IOException {
     LatencyModel m = model;
     RequestStats.Request request = stats.begin(length);
+    java.util.function.Consumer<String> lines = trace;
+    if (lines != null) {
+      lines.accept(String.format(java.util.Locale.ROOT, "wave %2d  %-28s %-60s [%d, +%d)", request.wave(),
+          Thread.currentThread().getName(), blobName, offset, length));
+    }
     InputStream stream;
     try {
       sleepNanos(m.timeToFirstByte().toNanos());

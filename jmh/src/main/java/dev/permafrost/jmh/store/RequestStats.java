@@ -76,6 +76,11 @@ public final class RequestStats {
     public int level() {
       return level;
     }
+
+    /** This request's wave: 1 + the deepest wave of any request completed before it was issued. */
+    public long wave() {
+      return globalLevel;
+    }
   }
 
   /** Records a data request (a ranged or whole GET) for {@code length} bytes, issued by the current thread. */

@@ -1,0 +1,78 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh;
+
+import dev.permafrost.blob.StorePolicy;
+import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.jmh.store.LatencyModel;
+import dev.permafrost.jmh.store.LatencyModelBlobStore;
+import dev.permafrost.jmh.workload.Indices;
+import dev.permafrost.jmh.workload.Workload;
+import dev.permafrost.jmh.workload.Workloads;
+import dev.permafrost.sample.Dataset;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Command line: runs one workload cold over the modelled store, as {@link ColdSearchBenchmark} does, and prints
+ * every store request in the order issued, with its wave, thread, blob and range: where a cold search's round
+ * trips go.
+ *
+ * <pre>
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.ColdTrace [scale] [workload] [ttfbMs]
+ * </pre>
+ */
+public final class ColdTrace {
+  private ColdTrace() {}
+
+  public static void main(String[] args) throws Exception {
+    String scale = args.length > 0 ? args[0] : "smoke";
+    String name = args.length > 1 ? args[1] : "needle";
+    double ttfb = args.length > 2 ? Double.parseDouble(args[2]) : 30;
+    Dataset dataset = BenchmarkData.dataset(scale);
+    Workload workload = Workloads.byName(name, dataset.spec());
+    Path cacheDir = BenchmarkData.scratch("trace-cache");
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()),
+            LatencyModel.of(ttfb, 80));
+        SharedRegionCache cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20),
+            BlobIndexes.regionSizeFor(dataset))) {
+      for (int run = 0; run < 2; run++) { // the first run warms the JVM, the second is traced
+        cache.clear();
+        try (Indices indices = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
+          List<String> lines = Collections.synchronizedList(new ArrayList<>());
+          store.stats().reset();
+          store.trace(run == 1 ? lines::add : null);
+          long start = System.nanoTime();
+          Workload.Result result = indices.run(workload);
+          long millis = (System.nanoTime() - start) / 1_000_000;
+          store.trace(null);
+          if (run == 1) {
+            java.util.Map<String, String> files = new java.util.HashMap<>();
+            SnapshotRepository repo = SnapshotRepository.open(dataset.openStore());
+            for (String snapshot : dataset.indexNames()) {
+              for (dev.permafrost.snapshot.FileEntry f : repo.readManifest(snapshot).files()) {
+                if (f.blobName() != null) {
+                  files.put(f.blobName(), snapshot.substring(snapshot.length() - 2) + "/" + f.name());
+                }
+              }
+            }
+            for (String line : lines) {
+              for (var e : files.entrySet()) {
+                line = line.replace(e.getKey(), e.getValue());
+              }
+              System.out.println(line);
+            }
+            System.out.println(name + ": " + result.hits() + " hits in " + millis + " ms; " + store.stats().snapshot());
+          }
+        }
+      }
+    } finally {
+      BenchmarkData.delete(cacheDir);
+    }
+  }
+}
