@@ -44,6 +44,12 @@ final class MultiIndexSearch implements AutoCloseable {
   private final ExecutorService executor;
   private final int threads;
 
+  /**
+   * How many indices a top-N sorted on a point field opens at a time, best range first: few, as the first ones
+   * usually hold the N best hits and every later one is then skipped unopened.
+   */
+  static final int ORDERED_WAVE = 2;
+
   /** How long each index's acquire may wait for room: the catalog's acquire time-out. */
   private final long leaseTimeoutNanos;
 
@@ -155,7 +161,7 @@ final class MultiIndexSearch implements AutoCloseable {
     List<MountedIndex> searched = new ArrayList<>();
     List<TopDocs> results = new ArrayList<>();
     Map<String, String> failed = new LinkedHashMap<>();
-    int wave = ordering == null ? candidates.size() : threads;
+    int wave = ordering == null ? candidates.size() : Math.min(threads, ORDERED_WAVE);
     for (int next = 0; next < candidates.size(); ) {
       if (ordering != null && !results.isEmpty()) {
         TopDocs sofar = merge(request, results);

@@ -29,6 +29,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   static final int SEQUENTIAL_FILL = 1 << 20;
   static final int MAX_FILL = 8 << 20;
   private static final int PREFETCH_LIMIT = 16 << 20;
+  /** One move between cached regions in this many is recorded in the frequency sketch (a power of two). */
+  static final int ACCESS_SAMPLE = 8;
   private static final int KIND_NONE = 0;
   private static final int KIND_CACHE = 1;
   private static final int KIND_MANIFEST = 2;
@@ -73,6 +75,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private final byte[] scratch = new byte[Long.BYTES];
   private int fillSize;
   private int lastRegion = -1;
+  /** Moves between cached regions, of which one in {@link #ACCESS_SAMPLE} is recorded. */
+  private int sampledMoves;
 
   BlobIndexInput(String description, BlobFile file, int baseFill) {
     super(description);
@@ -267,6 +271,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         return b;
       }
     }
+    if (moveToCachedRegion(a, 1)) {
+      final byte b = winAccess.readByte(a + winDelta);
+      if (windowValid()) {
+        return b;
+      }
+    }
     readAtSlow(position, scratch, 0, 1);
     return scratch[0];
   }
@@ -280,6 +290,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         return;
       }
     }
+    if (position >= 0 && len > 0 && moveToCachedRegion(a, len)) {
+      winAccess.readBytes(a + winDelta, b, offset, len);
+      if (windowValid()) {
+        return;
+      }
+    }
     readAtSlow(position, b, offset, len);
   }
 
@@ -287,6 +303,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   public short readShort(long position) throws IOException {
     final long a = sliceStart + position;
     if (a >= winStart && a + Short.BYTES <= winEnd) {
+      final short v = winAccess.readShort(a + winDelta);
+      if (windowValid()) {
+        return v;
+      }
+    }
+    if (moveToCachedRegion(a, Short.BYTES)) {
       final short v = winAccess.readShort(a + winDelta);
       if (windowValid()) {
         return v;
@@ -305,6 +327,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         return v;
       }
     }
+    if (moveToCachedRegion(a, Integer.BYTES)) {
+      final int v = winAccess.readInt(a + winDelta);
+      if (windowValid()) {
+        return v;
+      }
+    }
     readAtSlow(position, scratch, 0, Integer.BYTES);
     return (int) BitUtil.VH_LE_INT.get(scratch, 0);
   }
@@ -313,6 +341,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   public long readLong(long position) throws IOException {
     final long a = sliceStart + position;
     if (a >= winStart && a + Long.BYTES <= winEnd) {
+      final long v = winAccess.readLong(a + winDelta);
+      if (windowValid()) {
+        return v;
+      }
+    }
+    if (moveToCachedRegion(a, Long.BYTES)) {
       final long v = winAccess.readLong(a + winDelta);
       if (windowValid()) {
         return v;
@@ -331,6 +365,33 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     readBytesSlow(sliceStart + position, b, offset, len);
   }
 
+  /**
+   * The short way between cached regions: if the region holding [a, a+len) (absolute) is
+   * wholly in the cache, points the window at it and returns true, without the slow path's checks, manifest-range
+   * lookup or fill logic (a complete region holds every byte, the manifest's included). Access is recorded for
+   * one move in {@link #ACCESS_SAMPLE}: the frequency sketch only compares regions, and an update on every move would
+   * cost more than the move itself. Anything else (a miss, a read across regions, bounds) takes the slow path.
+   */
+  private boolean moveToCachedRegion(long a, int len) {
+    CachedBlob blob = file.cachedBlob;
+    if (blob == null || a < sliceStart || a + len > sliceEnd) {
+      return false;
+    }
+    int index = blob.regionIndex(a);
+    Slot slot = blob.slot(index);
+    if (slot == null || !slot.offerComplete(blob, index, this) || a + len > winEnd) {
+      return false;
+    }
+    if (index != lastRegion) {
+      lastRegion = index;
+      if ((++sampledMoves & (ACCESS_SAMPLE - 1)) == 0) {
+        file.cache.recordAccess(blob, index);
+      }
+    }
+    countHit();
+    return true;
+  }
+
   // ---- the slow path ----
 
   /** Reads [p, p+len) (absolute) window by window, moving the window as needed. Does not move {@link #pos}. */
@@ -341,7 +402,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
           + (sliceEnd - sliceStart) + ")");
     }
     while (len > 0) {
-      if (p < winStart || p >= winEnd) {
+      if ((p < winStart || p >= winEnd) && !moveToCachedRegion(p, 1)) {
         moveWindow(p);
       }
       int n = (int) Math.min(len, winEnd - p);

@@ -183,6 +183,34 @@ class MultiIndexSearchTest {
   }
 
   @Test
+  void exactTotalHitsCountEveryIndexThatCanMatchAndKeepTheSameHits() throws IOException {
+    Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
+    List<String> all = new ArrayList<>();
+    for (int d = 0; d <= DAYS; d++) {
+      all.add("day-" + d);
+    }
+    TopDocs expected = local(new MatchAllDocsQuery(), 500, newestFirst, all);
+    long total = 0;
+    for (int d = 0; d <= DAYS; d++) {
+      try (DirectoryReader reader = DirectoryReader.open(locals.get(d))) {
+        total += new IndexSearcher(reader).count(new MatchAllDocsQuery());
+      }
+    }
+    SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("day-*").size(500)
+        .sort(newestFirst).fields("id").exactTotalHits(true).build());
+    assertEquals(new org.apache.lucene.search.TotalHits(total, org.apache.lucene.search.TotalHits.Relation.EQUAL_TO),
+        r.totalHits(), "seed " + seed);
+    assertTrue(total > 1000 * 2, "more hits than Lucene counts exactly by default: " + total);
+    assertEquals(sorted(all), sorted(r.searched()), "every index is counted, so every index is searched");
+    assertEquals(500, r.hits().size());
+    for (int i = 0; i < 500; i++) {
+      FieldDoc e = (FieldDoc) expected.scoreDocs[i];
+      assertEquals(e.fields[0], r.hits().get(i).sortValues()[0], "seed " + seed + " hit " + i);
+      assertTrue(r.hits().get(i).document().get("id") != null, "stored fields of hit " + i);
+    }
+  }
+
+  @Test
   void aFailingIndexFailsTheSearchOrIsReportedWithPartialResults() throws IOException {
     FileEntry victim = repo.readManifest("day-3").files().stream().filter(f -> f.blobName() != null)
         .max(java.util.Comparator.comparingLong(FileEntry::length)).orElseThrow();
