@@ -116,7 +116,7 @@ function drawHits(result) {
 
 function indicesLine(indices) {
   const failed = Object.keys(indices.failed || {});
-  return `searched ${indices.searched.length} · skipped ${indices.skipped.length} (time range)`
+  return `searched ${indices.searched.length} · skipped ${indices.skipped.length} without opening (out of the time range, or older than every hit shown)`
     + (failed.length ? ` · failed ${failed.length}: ${failed.join(', ')}` : '');
 }
 
