@@ -1,0 +1,196 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service.api;
+
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.CollectedResponse;
+import dev.permafrost.catalog.MountInfo;
+import dev.permafrost.catalog.SearchRequest;
+import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.search.DateHistogram;
+import dev.permafrost.examples.service.search.Intervals;
+import dev.permafrost.examples.service.search.QueryTranslator;
+import dev.permafrost.examples.service.search.SortSpec;
+import dev.permafrost.examples.service.search.TimeRange;
+import dev.permafrost.store.CacheStats;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.queryparser.classic.ParseException;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.Sort;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Searches and histograms over one index or a pattern: {@code GET /indices/{pattern}/search} and
+ * {@code GET /indices/{pattern}/histogram}. A time range is a filter on the timestamp, so indices whose recorded
+ * range cannot match are skipped without being opened. Over a pattern, an index that fails is reported in
+ * {@code indices.failed} and the others answer; over one named index, its failure is the request's.
+ */
+@RestController
+@RequestMapping("/indices/{pattern}")
+class SearchController {
+  private static final String SOURCE = "_source";
+  private final Catalog catalog;
+  private final SharedRegionCache cache;
+  private final PermafrostProperties.Search settings;
+  private final QueryTranslator translator;
+  private final JsonMapper json;
+
+  SearchController(Catalog catalog, SharedRegionCache cache, PermafrostProperties properties, JsonMapper json) {
+    this.catalog = catalog;
+    this.cache = cache;
+    this.settings = properties.search();
+    this.translator = new QueryTranslator(settings.defaultField(), settings.timestampField());
+    this.json = json;
+  }
+
+  @GetMapping("/search")
+  Views.SearchResult search(@PathVariable String pattern, @RequestParam(required = false) String q,
+      @RequestParam(required = false) Integer size, @RequestParam(required = false) String sort,
+      @RequestParam(required = false) String from, @RequestParam(required = false) String to,
+      @RequestParam(required = false) List<String> fields) throws IOException, ParseException {
+    String[] indices = IndexPatterns.parse(catalog, pattern);
+    int hits = size == null ? settings.defaultSize() : size;
+    if (hits < 1 || hits > settings.maxSize()) {
+      throw ApiException.badParameter("'size' must be from 1 to " + settings.maxSize() + ", got " + hits);
+    }
+    Sort order = ApiException.parameter(() -> SortSpec.parse(sort, settings.timestampField()));
+    Query query = translator.query(q, ApiException.parameter(() -> TimeRange.parse(from, to)));
+    List<String> stored = fields == null || fields.isEmpty() ? settings.fields() : fields;
+    SearchRequest request = SearchRequest.builder(query).indices(indices).size(hits).sort(order)
+        .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices)).build();
+    CacheStats.Counts before = cache.stats().total();
+    SearchResponse response = catalog.search(request);
+    CacheStats.Counts after = cache.stats().total();
+    List<Views.Hit> hitViews = new ArrayList<>(response.hits().size());
+    for (SearchResponse.Hit hit : response.hits()) {
+      hitViews.add(new Views.Hit(hit.index(), Float.isNaN(hit.score()) ? null : hit.score(), hit.sortValues(),
+          fields(hit.document())));
+    }
+    return new Views.SearchResult(response.totalHits().value(), response.totalHits().relation() ==
+        org.apache.lucene.search.TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), hitViews,
+        new Views.Indices(response.searched(), response.skipped(), response.failed()), Views.CacheUse.between(before, after));
+  }
+
+  @GetMapping("/histogram")
+  Views.Histogram histogram(@PathVariable String pattern, @RequestParam(required = false) String q,
+      @RequestParam(required = false) String from, @RequestParam(required = false) String to,
+      @RequestParam(required = false) String interval) throws IOException, ParseException {
+    String[] indices = IndexPatterns.parse(catalog, pattern);
+    TimeRange range = ApiException.parameter(() -> TimeRange.parse(from, to));
+    long[] bounds = bounds(range, IndexPatterns.matching(catalog, indices));
+    if (bounds == null) {
+      return new Views.Histogram(ApiException.parameter(() -> Intervals.parse(interval, 0, settings.histogramBuckets())), null, null, 0, List.of(), 0,
+          new Views.Indices(List.of(), List.of(), Map.of()), Views.CacheUse.between(cache.stats().total(),
+              cache.stats().total()));
+    }
+    long step = ApiException.parameter(() -> Intervals.parse(interval, bounds[1] - bounds[0], settings.histogramBuckets()));
+    long origin = Math.floorDiv(bounds[0], step) * step;
+    long count = (bounds[1] - origin + step - 1) / step;
+    if (count > settings.maxBuckets()) {
+      throw ApiException.badParameter("'interval' " + interval + " would make " + count + " buckets; at most "
+          + settings.maxBuckets() + " are allowed (permafrost.search.max-buckets): give a longer interval or a shorter range");
+    }
+    Query query = translator.query(q, range);
+    SearchRequest request = SearchRequest.builder(query).indices(indices)
+        .allowPartialResults(!IndexPatterns.single(indices)).build();
+    CacheStats.Counts before = cache.stats().total();
+    CollectedResponse<long[]> response =
+        catalog.search(request, new DateHistogram(settings.timestampField(), origin, step, (int) count));
+    CacheStats.Counts after = cache.stats().total();
+    List<Views.Bucket> buckets = new ArrayList<>((int) count);
+    long total = 0;
+    for (int i = 0; i < count; i++) {
+      long key = origin + i * step;
+      buckets.add(new Views.Bucket(key, Instant.ofEpochMilli(key), response.result()[i]));
+      total += response.result()[i];
+    }
+    return new Views.Histogram(step, Instant.ofEpochMilli(bounds[0]), Instant.ofEpochMilli(bounds[1]), total, buckets,
+        response.tookMillis(), new Views.Indices(response.searched(), response.skipped(), response.failed()),
+        Views.CacheUse.between(before, after));
+  }
+
+  /**
+   * The histogram's [from, to): the range's ends where given, else the widest of the indices' recorded timestamp
+   * ranges; null if an end is unknown either way.
+   */
+  private long[] bounds(TimeRange range, List<MountInfo> indices) {
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (MountInfo index : indices) {
+      long[] r = Views.longRange(index.pointRanges().get(settings.timestampField()));
+      if (r != null) {
+        min = Math.min(min, r[0]);
+        max = Math.max(max, r[1]);
+      }
+    }
+    long from = range.from() != Long.MIN_VALUE ? range.from() : min;
+    long to = range.to() != Long.MAX_VALUE ? range.to() : max == Long.MIN_VALUE ? max : max + 1;
+    if (from == Long.MAX_VALUE || to == Long.MIN_VALUE || from >= to) {
+      return null;
+    }
+    return new long[] {from, to};
+  }
+
+  /** The stored fields of a hit, by name; {@code _source} as JSON when it is JSON. */
+  private Map<String, Object> fields(Document document) {
+    if (document == null) {
+      return Map.of();
+    }
+    Map<String, Object> fields = new LinkedHashMap<>();
+    for (IndexableField field : document.getFields()) {
+      Object value = value(field);
+      fields.merge(field.name(), value, (a, b) -> {
+        List<Object> values = a instanceof ValueList list ? list : new ValueList(a);
+        values.add(b);
+        return values;
+      });
+    }
+    return fields;
+  }
+
+  private Object value(IndexableField field) {
+    if (field.numericValue() != null) {
+      return field.numericValue();
+    }
+    if (field.binaryValue() != null) {
+      var bytes = field.binaryValue();
+      return Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(bytes.bytes, bytes.offset,
+          bytes.offset + bytes.length));
+    }
+    String text = field.stringValue();
+    if (SOURCE.equals(field.name()) && text != null && text.startsWith("{")) {
+      try {
+        return json.readTree(text);
+      } catch (JacksonException e) {
+        return text;
+      }
+    }
+    return text;
+  }
+
+  /** The values of a field stored more than once. */
+  private static final class ValueList extends ArrayList<Object> {
+    private static final long serialVersionUID = 1L;
+
+    ValueList(Object first) {
+      add(first);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service.config;
+
+import dev.permafrost.blob.BlobStore;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * Up when the repository's store answers one small request (does a probe key exist, which it does not: a HEAD, or
+ * a file's attributes); down with the store's error otherwise. The store policy's deadline and retries apply, so a
+ * store that does not answer is reported down after them.
+ */
+final class RepositoryHealthIndicator implements HealthIndicator {
+  static final String PROBE = "snapshots/permafrost-health-probe";
+  private final BlobStore store;
+
+  RepositoryHealthIndicator(BlobStore store) {
+    this.store = store;
+  }
+
+  @Override
+  public Health health() {
+    try {
+      store.exists(PROBE);
+      return Health.up().withDetail("repository", store.describe()).build();
+    } catch (Exception e) {
+      return Health.down().withDetail("repository", store.describe())
+          .withDetail("error", e.getClass().getSimpleName() + ": " + e.getMessage()).build();
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// The search page: one search and one histogram per submit, drawn with plain DOM and SVG (no build step).
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+
+function params() {
+  const p = new URLSearchParams();
+  for (const name of ['q', 'from', 'to']) {
+    const value = $(name).value.trim();
+    if (value) p.set(name, value);
+  }
+  return p;
+}
+
+async function getJson(url, options) {
+  const response = await fetch(url, options);
+  const body = await response.json();
+  if (!response.ok) {
+    const error = new Error(body.detail || response.statusText);
+    error.problem = body;
+    throw error;
+  }
+  return body;
+}
+
+function bytes(n) {
+  if (n < 1024) return n + ' B';
+  const units = ['KiB', 'MiB', 'GiB'];
+  let i = -1;
+  do { n /= 1024; i++; } while (n >= 1024 && i < units.length - 1);
+  return n.toFixed(1) + ' ' + units[i];
+}
+
+function showProblem(error) {
+  const box = $('problem');
+  if (!error) { box.hidden = true; box.textContent = ''; return; }
+  const p = error.problem;
+  box.textContent = p ? `${p.status} ${p.title}: ${p.detail}` : String(error);
+  box.hidden = false;
+}
+
+function showCache(use) {
+  const el = $('cache');
+  const lookups = use.hits + use.misses;
+  const ratio = lookups === 0 ? '–' : (100 * use.hitRatio).toFixed(0) + '%';
+  el.textContent = `cache hit ratio ${ratio} · fetched ${bytes(use.bytesFetched)} in ${use.fetches} requests`
+    + (use.directReads ? ` · ${use.directReads} direct reads` : '');
+  el.className = use.bytesFetched > 0 ? 'cold' : 'warm';
+  el.dataset.bytesFetched = use.bytesFetched;
+}
+
+function drawChart(histogram) {
+  const svg = $('chart');
+  svg.replaceChildren();
+  const buckets = histogram.buckets || [];
+  const width = svg.clientWidth || 800;
+  const height = 140;
+  const axis = 16;
+  const max = Math.max(1, ...buckets.map((b) => b.count));
+  const step = buckets.length ? width / buckets.length : width;
+  const ns = 'http://www.w3.org/2000/svg';
+  buckets.forEach((b, i) => {
+    const h = Math.round((height - axis) * b.count / max);
+    const rect = document.createElementNS(ns, 'rect');
+    rect.setAttribute('class', 'bar');
+    rect.setAttribute('x', (i * step + 1).toFixed(1));
+    rect.setAttribute('y', height - axis - h);
+    rect.setAttribute('width', Math.max(1, step - 2).toFixed(1));
+    rect.setAttribute('height', h);
+    const title = document.createElementNS(ns, 'title');
+    title.textContent = `${b.time}: ${b.count}`;
+    rect.appendChild(title);
+    svg.appendChild(rect);
+  });
+  const labels = Math.min(6, buckets.length);
+  for (let k = 0; k < labels; k++) {
+    const i = Math.floor(k * buckets.length / labels);
+    const text = document.createElementNS(ns, 'text');
+    text.setAttribute('x', i * step + 2);
+    text.setAttribute('y', height - 3);
+    text.textContent = buckets[i].time.replace('T', ' ').replace(':00Z', '');
+    svg.appendChild(text);
+  }
+}
+
+function drawHits(result) {
+  const list = $('hits');
+  list.replaceChildren();
+  for (const hit of result.hits) {
+    const li = document.createElement('li');
+    li.className = 'hit';
+    const source = hit.fields._source;
+    const head = document.createElement('div');
+    head.className = 'hit-head';
+    const time = document.createElement('span');
+    time.className = 'time';
+    time.textContent = source && source['@timestamp'] ? source['@timestamp'] : '';
+    const index = document.createElement('span');
+    index.textContent = hit.index + (hit.score != null ? ` · score ${hit.score.toFixed(2)}` : '');
+    head.append(time, index);
+    const fields = document.createElement('dl');
+    fields.className = 'fields';
+    const flat = source && typeof source === 'object' ? source : hit.fields;
+    for (const [name, value] of Object.entries(flat)) {
+      if (name === '@timestamp') continue;
+      const dt = document.createElement('dt');
+      dt.textContent = name;
+      const dd = document.createElement('dd');
+      dd.textContent = typeof value === 'object' ? JSON.stringify(value) : String(value);
+      fields.append(dt, dd);
+    }
+    li.append(head, fields);
+    list.appendChild(li);
+  }
+}
+
+function indicesLine(indices) {
+  const failed = Object.keys(indices.failed || {});
+  return `searched ${indices.searched.length} · skipped ${indices.skipped.length} without opening (out of the time range, or older than every hit shown)`
+    + (failed.length ? ` · failed ${failed.length}: ${failed.join(', ')}` : '');
+}
+
+async function search(event) {
+  if (event) event.preventDefault();
+  const pattern = encodeURIComponent($('pattern').value.trim() || '*');
+  const p = params();
+  document.body.dataset.state = 'searching';
+  try {
+    showProblem(null);
+    const result = await getJson(`/indices/${pattern}/search?${p}&size=50`);
+    showCache(result.cache);
+    drawHits(result);
+    $('summary').textContent = `${result.total.toLocaleString()}${result.totalRelation === 'gte' ? '+' : ''} hits in ${result.tookMillis} ms`;
+    $('indices').textContent = indicesLine(result.indices);
+    const histogram = await getJson(`/indices/${pattern}/histogram?${p}`);
+    drawChart(histogram);
+    document.body.dataset.state = 'done';
+  } catch (error) {
+    showProblem(error);
+    $('hits').replaceChildren();
+    $('chart').replaceChildren();
+    document.body.dataset.state = 'failed';
+  }
+}
+
+async function clearCache() {
+  try {
+    await getJson('/cache/clear', { method: 'POST' });
+    $('cache').textContent = 'cache cleared: the next search is cold';
+    $('cache').className = '';
+  } catch (error) {
+    showProblem(error);
+  }
+}
+
+$('search-form').addEventListener('submit', search);
+$('clear-cache').addEventListener('click', clearCache);
+getJson('/indices').then((indices) => {
+  if (indices.length && $('pattern').value === '*') {
+    const name = indices[0].name;
+    $('pattern').value = name.replace(/[0-9.]+$/, '*');
+  }
+}).catch(showProblem);

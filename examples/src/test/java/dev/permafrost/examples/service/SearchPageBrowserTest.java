@@ -1,0 +1,129 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The search page in a real headless Chromium driven by Selenium: search, see hits and the chart, see the cache go
+ * from cold to warm, see a bad query's problem. Keeps a screenshot in {@code target/screenshots/search-page.png}.
+ * Needs Chromium and chromedriver ({@code scripts/servers/chromium.sh install}).
+ */
+class SearchPageBrowserTest extends SampleServiceTestBase {
+  private ChromeDriver browser;
+
+  @BeforeEach
+  void openBrowser() {
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(binary("PERMAFROST_CHROMIUM"));
+    options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000",
+        "--disable-gpu");
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(new File(binary("PERMAFROST_CHROMEDRIVER"))).usingAnyFreePort().build();
+    browser = new ChromeDriver(service, options);
+  }
+
+  @AfterEach
+  void closeBrowser() {
+    if (browser != null) {
+      browser.quit();
+    }
+  }
+
+  @Test
+  void searchShowsHitsTheChartAndTheCacheGoingFromColdToWarm() throws Exception {
+    http().put("/indices/page-day", "{\"snapshot\":\"logs-nginx-2024.02.03\"}");
+    try {
+      http().post("/cache/clear", null).ok();
+      browser.get("http://127.0.0.1:" + port + "/");
+      WebElement pattern = browser.findElement(By.id("pattern"));
+      pattern.clear();
+      pattern.sendKeys("page-day");
+      browser.findElement(By.id("q")).sendKeys("http.response.status_code:404");
+      browser.findElement(By.id("search")).click();
+      awaitState("done");
+
+      assertTrue(browser.findElements(By.cssSelector("#hits li.hit")).size() > 0, "hits are listed");
+      assertTrue(browser.findElement(By.id("hits")).getText().contains("404"), "with their stored fields");
+      assertTrue(browser.findElements(By.cssSelector("#chart rect.bar")).size() > 1, "the chart has bars");
+      assertTrue(browser.findElement(By.id("summary")).getText().matches("\\d[\\d,]* hits in \\d+ ms"),
+          browser.findElement(By.id("summary")).getText());
+      WebElement cache = browser.findElement(By.id("cache"));
+      assertEquals("cold", cache.getAttribute("class"), cache.getText());
+      assertTrue(Long.parseLong(cache.getAttribute("data-bytes-fetched")) > 0, cache.getText());
+      assertTrue(cache.getText().startsWith("cache hit ratio"), cache.getText());
+
+      browser.findElement(By.id("search")).click();
+      awaitState("done");
+      cache = browser.findElement(By.id("cache"));
+      assertEquals("warm", cache.getAttribute("class"), "the same search again is served from the cache: "
+          + cache.getText());
+      assertTrue(cache.getText().contains("hit ratio 100%"), cache.getText());
+
+      pattern = browser.findElement(By.id("pattern"));
+      pattern.clear();
+      pattern.sendKeys("logs-nginx-*");
+      browser.findElement(By.id("search")).click();
+      awaitState("done");
+      screenshot();
+
+      browser.findElement(By.id("q")).sendKeys(" AND (");
+      browser.findElement(By.id("search")).click();
+      awaitState("failed");
+      String problem = browser.findElement(By.id("problem")).getText();
+      assertTrue(problem.startsWith("400 Bad query syntax: Cannot parse"), problem);
+    } finally {
+      http().delete("/indices/page-day");
+    }
+  }
+
+  private void awaitState(String state) {
+    new WebDriverWait(browser, Duration.ofSeconds(30)).until(b -> {
+      String now = b.findElement(By.tagName("body")).getAttribute("data-state");
+      return state.equals(now) || ("done".equals(state) && "failed".equals(now)) ? now : null;
+    });
+    assertEquals(state, browser.findElement(By.tagName("body")).getAttribute("data-state"),
+        () -> browser.findElement(By.id("problem")).getText());
+  }
+
+  private void screenshot() throws Exception {
+    Path dir = Path.of("target", "screenshots");
+    Files.createDirectories(dir);
+    Path png = dir.resolve("search-page.png");
+    Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), png, StandardCopyOption.REPLACE_EXISTING);
+    byte[] head = new byte[4];
+    try (var in = Files.newInputStream(png)) {
+      assertEquals(4, in.read(head));
+    }
+    assertEquals("\u0089PNG", new String(head, java.nio.charset.StandardCharsets.ISO_8859_1));
+  }
+
+  private static String binary(String variable) {
+    String path = System.getenv(variable);
+    if (path == null || path.isBlank() || !Files.isExecutable(Path.of(path))) {
+      fail(variable + " does not name an executable (" + path + "): the browser test needs Chromium and chromedriver."
+          + " Install them with scripts/servers/chromium.sh install and eval \"$(scripts/test-servers.sh env)\","
+          + " or run scripts/test");
+    }
+    return path;
+  }
+}
