@@ -1,0 +1,281 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.spark;
+
+import static org.apache.spark.sql.functions.col;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause.Occur;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.spark.scheduler.AccumulableInfo;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerExecutorRemoved;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.scheduler.SparkListenerTaskStart;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The data source on a real standalone cluster (scripts/servers/spark.sh: a master and two one-core workers on
+ * 127.0.0.1, each with its own cache directory, Java 21 executors) over the 30 daily snapshots: the rows are the
+ * library's, a time range skips the other days, a warm second run fetches (nearly) nothing with affinity, and a
+ * killed executor does not fail the query. Each test reads its own copy of the repository, so every cache starts
+ * cold for it whatever ran before.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SparkClusterIT {
+  private static final int EXECUTORS = 2;
+  private static SparkSession spark;
+  private static Path copies;
+  private static final FetchListener listener = new FetchListener();
+
+  @BeforeAll
+  static void start() throws Exception {
+    String master = System.getenv("PERMAFROST_SPARK_MASTER");
+    assertNotNull(master, "no Spark cluster: start one with scripts/servers/spark.sh start and export what"
+        + " scripts/servers/spark.sh env prints (scripts/test does both)");
+    String jar = System.getProperty("permafrost.spark.jar");
+    assertTrue(jar != null && Files.exists(Path.of(jar)), "the shaded jar " + jar + " is missing: run mvn verify");
+    TestData.dataset();
+    copies = Path.of("target", "cluster-repositories", UUID.randomUUID().toString()).toAbsolutePath();
+    String opens = System.getProperty("permafrost.spark.executorJavaOptions", "");
+    spark = SparkSession.builder().master(master).appName("SparkClusterIT")
+        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.jars", jar).config("spark.executor.memory", "1g").config("spark.executor.cores", "1")
+        .config("spark.cores.max", String.valueOf(EXECUTORS)).config("spark.executor.extraJavaOptions", opens)
+        .config("spark.plugins", PermafrostPlugin.class.getName())
+        .config("spark.ui.enabled", "false").config("spark.sql.adaptive.enabled", "false")
+        .config("spark.task.maxFailures", "4").getOrCreate();
+    spark.sparkContext().addSparkListener(listener);
+    awaitExecutors(EXECUTORS);
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (copies != null && Files.exists(copies)) {
+      try (Stream<Path> paths = Files.walk(copies)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+
+  private static void awaitExecutors(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (ExecutorLocations.live().size() < n) {
+      assertTrue(System.nanoTime() < deadline, "the cluster did not give " + n + " executors within 120 s: "
+          + ExecutorLocations.live());
+      Thread.sleep(200);
+    }
+  }
+
+  /** A fresh copy of the repository, so that no executor's cache holds any of its blobs. */
+  private static String repositoryCopy(String name) throws IOException {
+    Path source = TestData.dataset().repositoryPath();
+    Path target = copies.resolve(name);
+    try (Stream<Path> paths = Files.walk(source)) {
+      for (Path p : paths.toList()) {
+        Path t = target.resolve(source.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(p, t, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    return target.toUri().toString();
+  }
+
+  private static Dataset<Row> read(String repository, boolean affinity) {
+    return spark.read().format("permafrost").option("repository", repository).option("fields", TestData.FIELDS)
+        .option("cache.size", "256mb").option("affinity", String.valueOf(affinity)).load();
+  }
+
+  private static org.apache.spark.sql.Column c(String name) {
+    return col("`" + name + "`");
+  }
+
+  /** Runs {@code df} and returns the bytes each executor fetched from the store for it (from the accumulator). */
+  private static Map<String, Long> fetchedPerExecutor(Dataset<Row> df, List<Row> rows) throws Exception {
+    listener.reset();
+    rows.addAll(df.collectAsList());
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    Map<String, Long> perExecutor = new TreeMap<>(listener.fetched);
+    long total = perExecutor.values().stream().mapToLong(Long::longValue).sum();
+    assertEquals(LocalPushDownTest.scanOf(df).bytesFetched().value().longValue(), total,
+        "the accumulator's total and the tasks' updates agree");
+    return perExecutor;
+  }
+
+  @Test
+  @Order(1)
+  void rowsAreTheLibrarys() throws Exception {
+    Dataset<Row> df = spark.read().format("permafrost").option("repository", repositoryCopy("rows"))
+        .option("query", "http.request.method:POST").option("fields", "trace.id").load();
+    List<String> got = new ArrayList<>();
+    for (Row r : df.collectAsList()) {
+      got.add(r.getString(0) + "/" + r.getString(2));
+    }
+    got.sort(null);
+    List<String> library = TestData.localHits(new TermQuery(new Term("http.request.method", "POST")));
+    library.sort(null);
+    assertFalse(library.isEmpty());
+    assertEquals(library, got);
+  }
+
+  @Test
+  @Order(2)
+  void aTimeRangeSkipsTheOtherDays() throws Exception {
+    long from = TestData.dayStart(20) + 3_600_000L;
+    long to = TestData.dayStart(22) + 7_200_000L;
+    Dataset<Row> df = read(repositoryCopy("pruning"), true)
+        .filter(c(TestData.TS).between(new Timestamp(from), new Timestamp(to)))
+        .filter(c("http.request.method").equalTo("GET"));
+    List<String> got = new ArrayList<>();
+    for (Row r : df.collectAsList()) {
+      got.add(r.getString(0) + "/" + r.getAs("trace.id"));
+    }
+    got.sort(null);
+    List<String> library = TestData.localHits(new BooleanQuery.Builder()
+        .add(new TermQuery(new Term("http.request.method", "GET")), Occur.FILTER)
+        .add(LongPoint.newRangeQuery(TestData.TS, from, to), Occur.FILTER).build());
+    library.sort(null);
+    assertEquals(library, got);
+    PermafrostScan scan = LocalPushDownTest.scanOf(df);
+    assertEquals(List.of(TestData.day(20), TestData.day(21), TestData.day(22)), scan.searched());
+    assertEquals(27, scan.skipped().size());
+  }
+
+  @Test
+  @Order(3)
+  void aWarmSecondRunFetchesNearlyNothingWithAffinity() throws Exception {
+    String withAffinity = repositoryCopy("affinity");
+    List<Row> first = new ArrayList<>();
+    Map<String, Long> cold = fetchedPerExecutor(read(withAffinity, true).filter(c("http.request.method").equalTo("GET")), first);
+    List<Row> second = new ArrayList<>();
+    Map<String, Long> warm = fetchedPerExecutor(read(withAffinity, true).filter(c("http.request.method").equalTo("GET")), second);
+    assertEquals(first.size(), second.size());
+    long coldTotal = sum(cold);
+    long warmTotal = sum(warm);
+    assertTrue(coldTotal > 0, "the first run fetched nothing: " + cold);
+    assertEquals(EXECUTORS, cold.size(), "both executors searched snapshots: " + cold);
+    assertTrue(warmTotal * 20 <= coldTotal, "the warm run fetched " + warm + " after a cold " + cold);
+
+    String withoutAffinity = repositoryCopy("no-affinity");
+    Map<String, Long> coldNo = fetchedPerExecutor(read(withoutAffinity, false).filter(c("http.request.method").equalTo("GET")), new ArrayList<>());
+    Map<String, Long> warmNo = fetchedPerExecutor(read(withoutAffinity, false).filter(c("http.request.method").equalTo("GET")), new ArrayList<>());
+    String report = "| run | bytes fetched, per executor | total |\n|---|---|---|\n"
+        + "| with affinity, first (cold) | " + cold + " | " + coldTotal + " |\n"
+        + "| with affinity, second | " + warm + " | " + warmTotal + " |\n"
+        + "| without affinity, first (cold) | " + coldNo + " | " + sum(coldNo) + " |\n"
+        + "| without affinity, second | " + warmNo + " | " + sum(warmNo) + " |\n";
+    System.out.println(report);
+    String file = System.getProperty("permafrost.spark.report");
+    if (file != null) {
+      Files.writeString(Path.of(file), report);
+    }
+  }
+
+  private static long sum(Map<String, Long> m) {
+    return m.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  @Test
+  @Order(4)
+  void aKilledExecutorDoesNotFailTheQuery() throws Exception {
+    String repository = repositoryCopy("kill");
+    String appId = spark.sparkContext().applicationId();
+    listener.reset();
+    CompletableFuture<Long> rows = CompletableFuture.supplyAsync(() -> spark.read().format("permafrost")
+        .option("repository", repository).option("fields", "_source," + TestData.FIELDS).option("cache.size", "256mb")
+        .load().collectAsList().stream().filter(r -> r.getString(0) != null).count());
+    assertTrue(listener.firstTask.await(120, TimeUnit.SECONDS), "no task started");
+    String victim = listener.firstTaskExecutor;
+    Optional<ProcessHandle> process = ProcessHandle.allProcesses().filter(p -> {
+      String cmd = p.info().commandLine().orElse("");
+      return cmd.contains("CoarseGrainedExecutorBackend") && cmd.contains(appId)
+          && cmd.contains("--executor-id " + victim + " ");
+    }).findFirst();
+    assertTrue(process.isPresent(), "no process for executor " + victim + " of " + appId);
+    assertTrue(process.get().destroyForcibly());
+    assertEquals((long) TestData.SPEC.days() * TestData.SPEC.eventsPerDay(), rows.get(300, TimeUnit.SECONDS));
+    spark.sparkContext().listenerBus().waitUntilEmpty();
+    assertTrue(listener.removed.contains(victim), "executor " + victim + " was not reported lost: " + listener.removed);
+    awaitExecutors(EXECUTORS); // the worker starts a new one; later reads prefer it for the snapshots it gained
+  }
+
+  /** Sums each executor's updates of the scans' bytes-fetched accumulators, and notes task starts and lost executors. */
+  static final class FetchListener extends SparkListener {
+    final Map<String, Long> fetched = new ConcurrentHashMap<>();
+    final List<String> removed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile CountDownLatch firstTask = new CountDownLatch(1);
+    volatile String firstTaskExecutor;
+
+    void reset() {
+      fetched.clear();
+      firstTask = new CountDownLatch(1);
+      firstTaskExecutor = null;
+    }
+
+    @Override
+    public void onTaskStart(SparkListenerTaskStart start) {
+      if (firstTaskExecutor == null) {
+        firstTaskExecutor = start.taskInfo().executorId();
+        firstTask.countDown();
+      }
+    }
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd end) {
+      if (end.taskInfo() == null || !end.taskInfo().successful()) {
+        return;
+      }
+      for (AccumulableInfo info : CollectionConverters.asJava(end.taskInfo().accumulables())) {
+        if (info.name().isDefined() && info.name().get().equals(PermafrostScan.BYTES_FETCHED_ACCUMULATOR)
+            && info.update().isDefined()) {
+          fetched.merge(end.taskInfo().executorId(), ((Number) info.update().get()).longValue(), Long::sum);
+        }
+      }
+    }
+
+    @Override
+    public void onExecutorRemoved(SparkListenerExecutorRemoved removedEvent) {
+      removed.add(removedEvent.executorId());
+    }
+  }
+}
