@@ -290,7 +290,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         return;
       }
     }
-    if (position >= 0 && len > 0 && moveToCachedRegion(a, len)) {
+    if (len > 0 && moveToCachedRegion(a, len)) {
       winAccess.readBytes(a + winDelta, b, offset, len);
       if (windowValid()) {
         return;

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.spark;
 
+import dev.permafrost.blob.BlobStores;
 import dev.permafrost.blob.ByteSizes;
 import java.io.Serial;
 import java.io.Serializable;
@@ -130,11 +131,13 @@ final class SourceOptions implements Serializable {
       URI uri = new URI(value);
       if (uri.getScheme() == null) {
         throw new IllegalArgumentException("option '" + REPOSITORY + "' must be a URI with a scheme (file://, s3://,"
-            + " gs://, azblob://), got '" + value + "'");
+            + " gs://, azblob://), got '" + BlobStores.redact(uri) + "'");
       }
       return uri;
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("option '" + REPOSITORY + "' is not a URI: " + e.getMessage(), e);
+      // not e.getMessage(): it quotes the whole value, whose query may hold secrets
+      throw new IllegalArgumentException("option '" + REPOSITORY + "' is not a URI: " + e.getReason()
+          + (e.getIndex() >= 0 ? " at index " + e.getIndex() : ""));
     }
   }
 
@@ -200,7 +203,6 @@ final class SourceOptions implements Serializable {
 
   /** The repository URI with any user info and query removed, for messages. */
   String describeRepository() {
-    return repository.getScheme() + "://" + (repository.getHost() == null ? "" : repository.getHost())
-        + (repository.getPath() == null ? "" : repository.getPath());
+    return BlobStores.redact(repository);
   }
 }

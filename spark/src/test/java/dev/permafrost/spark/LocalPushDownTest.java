@@ -271,6 +271,14 @@ class LocalPushDownTest {
         () -> spark.read().format("permafrost").option("repository", "nosuch://bucket/x").load());
     assertTrue(message(noStore).contains("cannot open the repository nosuch://bucket/x (option 'repository')"),
         message(noStore));
+    Exception withSecret = assertThrows(Exception.class, () -> spark.read().format("permafrost")
+        .option("repository", "nosuch://bucket/x?secret_key=hunter2").load());
+    assertTrue(message(withSecret).contains("nosuch://bucket/x") && !message(withSecret).contains("hunter2"),
+        message(withSecret));
+    Exception notAUri = assertThrows(Exception.class, () -> spark.read().format("permafrost")
+        .option("repository", "s3://bucket/a b?secret_key=hunter2").load());
+    assertTrue(message(notAUri).contains("option 'repository' is not a URI") && !message(notAUri).contains("hunter2"),
+        message(notAUri));
     Exception noSnapshot = assertThrows(Exception.class, () -> reader().option("snapshots", "logs-1999").load());
     assertTrue(message(noSnapshot).contains("names 'logs-1999', which is not a snapshot of"), message(noSnapshot));
   }
