@@ -71,7 +71,7 @@ public final class Catalog implements AutoCloseable {
     this.pool = new ReaderPool(b.maxOpenReaders, b.maxReaderHeapBytes, b.idleTimeout.toNanos());
     this.acquireTimeout = b.acquireTimeout;
     this.unmountTimeout = b.unmountTimeout;
-    this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos());
+    this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
   }
 
   /** Starts building a catalog over {@code cache}, which every mounted index reads through. */
@@ -302,6 +302,7 @@ public final class Catalog implements AutoCloseable {
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration unmountTimeout = Duration.ofSeconds(30);
     private int searchThreads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
+    private Duration searchTimeout;
     private Path fullCopyDirectory;
     private long fullCopyMaxBytesPerSec = 64L << 20;
     private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
@@ -356,6 +357,15 @@ public final class Catalog implements AutoCloseable {
         throw new IllegalArgumentException("searchThreads must be at least 1, got " + threads);
       }
       this.searchThreads = threads;
+      return this;
+    }
+
+    /**
+     * The timeout of a {@link #search} whose request sets none (default: none; every wait for the store still ends
+     * within the cache's {@code maxReadWait}). See {@link SearchRequest.Builder#timeout}.
+     */
+    public Builder searchTimeout(Duration timeout) {
+      this.searchTimeout = positive("searchTimeout", timeout);
       return this;
     }
 

@@ -3,10 +3,13 @@
  */
 package dev.permafrost.catalog;
 
+import dev.permafrost.blob.BlobStoreTimeoutException;
 import dev.permafrost.snapshot.PointRange;
+import dev.permafrost.store.ReadDeadline;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -14,10 +17,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.Collector;
@@ -38,6 +44,10 @@ import org.apache.lucene.util.NumericUtils;
  * under a lease, merges with {@code TopDocs.merge}, and fetches the winners' stored fields. A top-N sorted on a point
  * field is searched in waves, indices in the order of their recorded ranges, stopping before those that cannot beat
  * the N-th hit found so far.
+ *
+ * <p>A search with a timeout has one deadline for all of it: each index's task sets it as the {@link ReadDeadline} of
+ * its thread (so every wait for the store ends by it) and as Lucene's {@code QueryTimeout}; the caller waits for no
+ * task past it, and reports what had not finished as timed out.
  */
 final class MultiIndexSearch implements AutoCloseable {
   private final Catalog catalog;
@@ -52,10 +62,13 @@ final class MultiIndexSearch implements AutoCloseable {
 
   /** How long each index's acquire may wait for room: the catalog's acquire time-out. */
   private final long leaseTimeoutNanos;
+  /** The timeout of a request that sets none, or null. */
+  private final Duration defaultTimeout;
 
-  MultiIndexSearch(Catalog catalog, int threads, long leaseTimeoutNanos) {
+  MultiIndexSearch(Catalog catalog, int threads, long leaseTimeoutNanos, Duration defaultTimeout) {
     this.catalog = catalog;
     this.leaseTimeoutNanos = leaseTimeoutNanos;
+    this.defaultTimeout = defaultTimeout;
     this.threads = threads;
     AtomicInteger count = new AtomicInteger();
     this.executor = Executors.newFixedThreadPool(threads, r -> {
@@ -87,6 +100,7 @@ final class MultiIndexSearch implements AutoCloseable {
   <C extends Collector, T> CollectedResponse<T> collect(SearchRequest request, CollectorManager<C, T> manager)
       throws IOException {
     long start = System.nanoTime();
+    Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
     catalog.searches.increment();
     List<String> skipped = new ArrayList<>();
     List<MountedIndex> candidates = candidates(request, skipped);
@@ -104,33 +118,161 @@ final class MultiIndexSearch implements AutoCloseable {
         return List.copyOf(collectors);
       }
     };
-    List<Future<List<C>>> futures = new ArrayList<>();
+    List<Future<IndexResult<List<C>>>> futures = new ArrayList<>();
     for (MountedIndex index : candidates) {
-      futures.add(executor.submit(() -> {
-        try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
-          return lease.searcher().search(request.query, perIndex);
+      futures.add(executor.submit(deadline.around(() -> {
+        try (Lease lease = acquire(index, deadline)) {
+          IndexSearcher searcher = deadline.limit(lease.searcher());
+          List<C> collected = searcher.search(request.query, perIndex);
+          return new IndexResult<>(collected, searcher.timedOut());
         }
-      }));
+      })));
     }
     List<C> collectors = new ArrayList<>();
     List<String> searched = new ArrayList<>();
+    List<String> timedOut = new ArrayList<>();
     Map<String, String> failed = new LinkedHashMap<>();
     for (int i = 0; i < candidates.size(); i++) {
+      MountedIndex index = candidates.get(i);
       try {
-        collectors.addAll(futures.get(i).get());
-        searched.add(candidates.get(i).name);
+        IndexResult<List<C>> r = deadline.await(futures.get(i));
+        if (r == null || r.partial()) {
+          timedOut.add(index.name); // one still running gives nothing: its collectors are still being written
+        }
+        if (r != null) {
+          collectors.addAll(r.value());
+          searched.add(index.name);
+        }
       } catch (ExecutionException e) {
-        failed(request, candidates.get(i), e.getCause(), futures, failed);
+        if (deadline.explains(e.getCause())) {
+          timedOut.add(index.name);
+        } else {
+          failed(request, index, e.getCause(), futures, failed);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while searching " + request);
       }
     }
+    checkTimedOut(request, deadline, timedOut, futures);
     catalog.indicesSearched.add(searched.size());
     catalog.indicesSkipped.add(skipped.size());
     T result = manager.reduce(collectors);
     return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped), Map.copyOf(failed),
-        (System.nanoTime() - start) / 1_000_000);
+        List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /** An index's result, and whether Lucene's own loop stopped it at the deadline (what it holds is partial). */
+  private record IndexResult<T>(T value, boolean partial) {}
+
+  /** Fails the search if indices timed out and partial results are not allowed. */
+  private static void checkTimedOut(SearchRequest request, Deadline deadline, List<String> timedOut,
+      List<? extends Future<?>> futures) throws SearchTimeoutException {
+    if (timedOut.isEmpty() || request.allowPartialResults) {
+      return;
+    }
+    for (Future<?> f : futures) {
+      f.cancel(false);
+    }
+    throw new SearchTimeoutException("the search passed " + deadline.what + " with " + timedOut.size() + " "
+        + (timedOut.size() == 1 ? "index" : "indices") + " still running: " + timedOut + " (" + request + "; allow"
+        + " partial results to get the hits found by then)", timedOut);
+  }
+
+  /** A lease on {@code index}, waiting for room at most the catalog's acquire time-out, and never past the deadline. */
+  private Lease acquire(MountedIndex index, Deadline deadline) throws IOException {
+    long acquireBy = System.nanoTime() + leaseTimeoutNanos;
+    try {
+      return index.acquire(deadline.none() || acquireBy - deadline.nanos < 0 ? acquireBy : deadline.nanos);
+    } catch (TimeoutException e) {
+      if (deadline.passed()) {
+        throw new DeadlinePassed("waiting to open index '" + index.name + "' passed " + deadline.what, e);
+      }
+      throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  /** An index's task stopped at the search's deadline. */
+  private static final class DeadlinePassed extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    DeadlinePassed(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * When a search must end (System.nanoTime()), and how to name it in messages: {@link #NONE} for a search without
+   * a timeout.
+   */
+  private record Deadline(long nanos, String what) {
+    static final Deadline NONE = new Deadline(Long.MAX_VALUE, "no timeout");
+
+    static Deadline of(Duration timeout, long start) {
+      if (timeout == null) {
+        return NONE;
+      }
+      long t = timeout.toNanos();
+      return new Deadline(t >= Long.MAX_VALUE - start ? Long.MAX_VALUE : start + t, "its timeout of " + format(timeout));
+    }
+
+    private static String format(Duration d) {
+      long ms = d.toMillis();
+      return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
+    }
+
+    boolean none() {
+      return nanos == Long.MAX_VALUE;
+    }
+
+    boolean passed() {
+      return !none() && System.nanoTime() - nanos >= 0;
+    }
+
+    /** {@code task}, run with this deadline on its thread's reads from the store. */
+    <T> Callable<T> around(Callable<T> task) {
+      if (none()) {
+        return task;
+      }
+      return () -> {
+        try (ReadDeadline.Scope s = ReadDeadline.at(nanos, "the search's timeout (" + what + ")")) {
+          return task.call();
+        }
+      };
+    }
+
+    /** Sets this deadline as {@code searcher}'s Lucene timeout (a lease's searcher is its own). */
+    IndexSearcher limit(IndexSearcher searcher) {
+      if (!none()) {
+        searcher.setTimeout(() -> System.nanoTime() - nanos >= 0);
+      }
+      return searcher;
+    }
+
+    /** The task's value, or null if the deadline came first (the task goes on, and its value is never used). */
+    <T> T await(Future<T> future) throws ExecutionException, InterruptedException {
+      if (none()) {
+        return future.get();
+      }
+      try {
+        return future.get(Math.max(0, nanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        return null;
+      }
+    }
+
+    /** Whether {@code failure} is a wait that gave up at this deadline (rather than the index failing). */
+    boolean explains(Throwable failure) {
+      if (!passed()) {
+        return false;
+      }
+      for (Throwable t = failure; t != null; t = t.getCause()) {
+        if (t instanceof BlobStoreTimeoutException || t instanceof DeadlinePassed || t instanceof TimeoutException) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
   /** Counts a failed index; rethrows unless partial results are allowed, else records it in {@code failed}. */
@@ -149,6 +291,7 @@ final class MultiIndexSearch implements AutoCloseable {
 
   SearchResponse search(SearchRequest request) throws IOException {
     long start = System.nanoTime();
+    Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
     catalog.searches.increment();
     List<String> skipped = new ArrayList<>();
     List<MountedIndex> candidates = candidates(request, skipped);
@@ -161,8 +304,16 @@ final class MultiIndexSearch implements AutoCloseable {
     List<MountedIndex> searched = new ArrayList<>();
     List<TopDocs> results = new ArrayList<>();
     Map<String, String> failed = new LinkedHashMap<>();
+    List<String> timedOut = new ArrayList<>();
+    List<Future<?>> started = new ArrayList<>();
     int wave = ordering == null ? candidates.size() : Math.min(threads, ORDERED_WAVE);
     for (int next = 0; next < candidates.size(); ) {
+      if (deadline.passed()) {
+        while (next < candidates.size()) {
+          timedOut.add(candidates.get(next++).name); // never started
+        }
+        break;
+      }
       if (ordering != null && !results.isEmpty()) {
         TopDocs sofar = merge(request, results);
         if (sofar.scoreDocs.length >= request.size) {
@@ -177,14 +328,22 @@ final class MultiIndexSearch implements AutoCloseable {
       }
       List<MountedIndex> batch = candidates.subList(next, Math.min(candidates.size(), next + wave));
       next += batch.size();
-      List<Future<TopDocs>> futures = new ArrayList<>();
+      List<Future<IndexResult<TopDocs>>> futures = new ArrayList<>();
       for (MountedIndex index : batch) {
-        futures.add(executor.submit(() -> searchOne(index, request)));
+        futures.add(executor.submit(deadline.around(() -> searchOne(index, request, deadline))));
       }
+      started.addAll(futures);
       for (int i = 0; i < batch.size(); i++) {
         MountedIndex index = batch.get(i);
         try {
-          TopDocs docs = futures.get(i).get();
+          IndexResult<TopDocs> r = deadline.await(futures.get(i));
+          if (r == null || r.partial()) {
+            timedOut.add(index.name);
+          }
+          if (r == null) {
+            continue;
+          }
+          TopDocs docs = r.value();
           int shard = searched.size();
           for (ScoreDoc sd : docs.scoreDocs) {
             sd.shardIndex = shard;
@@ -192,37 +351,44 @@ final class MultiIndexSearch implements AutoCloseable {
           searched.add(index);
           results.add(docs);
         } catch (ExecutionException e) {
-          failed(request, index, e.getCause(), futures, failed);
+          if (deadline.explains(e.getCause())) {
+            timedOut.add(index.name);
+          } else {
+            failed(request, index, e.getCause(), futures, failed);
+          }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new InterruptedIOException("interrupted while searching " + request);
         }
       }
     }
+    checkTimedOut(request, deadline, timedOut, started);
     catalog.indicesSearched.add(searched.size());
     catalog.indicesSkipped.add(skipped.size());
 
     TopDocs merged = results.isEmpty() ? new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0])
         : merge(request, results);
-    List<SearchResponse.Hit> hits = fetch(request, merged, searched);
+    List<SearchResponse.Hit> hits = fetch(request, merged, searched, deadline, timedOut);
+    TotalHits total = merged.totalHits;
+    if (!timedOut.isEmpty()) { // what timed out was not counted, or not wholly
+      total = new TotalHits(total.value(), TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO);
+    }
     List<String> searchedNames = searched.stream().map(i -> i.name).toList();
-    return new SearchResponse(merged.totalHits, hits, searchedNames, List.copyOf(skipped), Map.copyOf(failed),
-        (System.nanoTime() - start) / 1_000_000);
+    return new SearchResponse(total, hits, searchedNames, List.copyOf(skipped), Map.copyOf(failed),
+        List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
   }
 
-  private TopDocs searchOne(MountedIndex index, SearchRequest request) throws IOException {
-    try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
-      IndexSearcher searcher = lease.searcher();
+  private IndexResult<TopDocs> searchOne(MountedIndex index, SearchRequest request, Deadline deadline) throws IOException {
+    try (Lease lease = acquire(index, deadline)) {
+      IndexSearcher searcher = deadline.limit(lease.searcher());
       TopDocs top = request.sort == null ? searcher.search(request.query, request.size)
           : searcher.search(request.query, request.size, request.sort, false);
-      if (request.exactTotalHits && top.totalHits.relation() != TotalHits.Relation.EQUAL_TO) {
+      if (request.exactTotalHits && top.totalHits.relation() != TotalHits.Relation.EQUAL_TO && !searcher.timedOut()) {
         TotalHits exact = new TotalHits(searcher.count(request.query), TotalHits.Relation.EQUAL_TO);
         top = top instanceof TopFieldDocs fields ? new TopFieldDocs(exact, fields.scoreDocs, fields.fields)
             : new TopDocs(exact, top.scoreDocs);
       }
-      return top;
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IOException(e.getMessage(), e);
+      return new IndexResult<>(top, searcher.timedOut());
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
@@ -240,8 +406,8 @@ final class MultiIndexSearch implements AutoCloseable {
    * indices read concurrently, and within each every winner's block prefetched before any is read, so that the
    * fetch costs one round trip rather than one per hit.
    */
-  private List<SearchResponse.Hit> fetch(SearchRequest request, TopDocs merged, List<MountedIndex> searched)
-      throws IOException {
+  private List<SearchResponse.Hit> fetch(SearchRequest request, TopDocs merged, List<MountedIndex> searched,
+      Deadline deadline, List<String> timedOut) throws IOException {
     org.apache.lucene.document.Document[] documents = new org.apache.lucene.document.Document[merged.scoreDocs.length];
     if (!request.fields.isEmpty()) {
       Set<String> fields = new HashSet<>(request.fields);
@@ -249,34 +415,51 @@ final class MultiIndexSearch implements AutoCloseable {
       for (int i = 0; i < merged.scoreDocs.length; i++) {
         byShard.computeIfAbsent(merged.scoreDocs[i].shardIndex, k -> new ArrayList<>()).add(i);
       }
-      List<Future<?>> futures = new ArrayList<>();
+      List<Future<org.apache.lucene.document.Document[]>> futures = new ArrayList<>();
       List<MountedIndex> fetched = new ArrayList<>();
+      List<List<Integer>> slots = new ArrayList<>();
       for (Map.Entry<Integer, List<Integer>> e : byShard.entrySet()) {
         MountedIndex index = searched.get(e.getKey());
         fetched.add(index);
-        futures.add(executor.submit(() -> {
-          try (Lease lease = index.acquire(System.nanoTime() + leaseTimeoutNanos)) {
+        slots.add(e.getValue());
+        futures.add(executor.submit(deadline.around(() -> {
+          // each task fills an array of its own, copied over once it is done: one that passes the deadline writes nothing seen
+          org.apache.lucene.document.Document[] mine = new org.apache.lucene.document.Document[e.getValue().size()];
+          try (Lease lease = acquire(index, deadline)) {
             StoredFields stored = lease.reader().storedFields();
             for (int i : e.getValue()) {
               stored.prefetch(merged.scoreDocs[i].doc);
             }
-            for (int i : e.getValue()) { // each task writes its own slots of the array
-              documents[i] = stored.document(merged.scoreDocs[i].doc, fields);
+            for (int k = 0; k < mine.length; k++) {
+              mine[k] = stored.document(merged.scoreDocs[e.getValue().get(k)].doc, fields);
             }
-          } catch (java.util.concurrent.TimeoutException ex) {
-            throw new IOException("fetching the hits of index '" + index.name + "': " + ex.getMessage(), ex);
+          } catch (IOException ex) {
+            throw ex instanceof DeadlinePassed || ex instanceof BlobStoreTimeoutException ? ex
+                : new IOException("fetching the hits of index '" + index.name + "': " + ex.getMessage(), ex);
           }
-          return null;
-        }));
+          return mine;
+        })));
       }
+      List<String> late = new ArrayList<>();
       for (int i = 0; i < futures.size(); i++) {
         try {
-          futures.get(i).get();
+          org.apache.lucene.document.Document[] mine = deadline.await(futures.get(i));
+          if (mine == null) {
+            late.add(fetched.get(i).name);
+            continue;
+          }
+          for (int k = 0; k < mine.length; k++) {
+            documents[slots.get(i).get(k)] = mine[k];
+          }
         } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (deadline.explains(cause)) {
+            late.add(fetched.get(i).name);
+            continue;
+          }
           for (Future<?> f : futures) {
             f.cancel(true);
           }
-          Throwable cause = e.getCause();
           throw cause instanceof IOException io ? io
               : new IOException("fetching the hits of index '" + fetched.get(i).name + "' failed: " + cause, cause);
         } catch (InterruptedException e) {
@@ -284,6 +467,12 @@ final class MultiIndexSearch implements AutoCloseable {
           throw new InterruptedIOException("interrupted while fetching the hits of " + request);
         }
       }
+      for (String name : late) { // their hits keep no stored fields
+        if (!timedOut.contains(name)) {
+          timedOut.add(name);
+        }
+      }
+      checkTimedOut(request, deadline, late, futures);
     }
     List<SearchResponse.Hit> hits = new ArrayList<>(merged.scoreDocs.length);
     for (int i = 0; i < merged.scoreDocs.length; i++) {

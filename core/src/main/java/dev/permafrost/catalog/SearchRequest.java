@@ -3,6 +3,7 @@
  */
 package dev.permafrost.catalog;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.apache.lucene.search.Query;
@@ -25,6 +26,8 @@ public final class SearchRequest {
   final List<String> fields;
   final boolean allowPartialResults;
   final boolean exactTotalHits;
+  /** Null: the catalog's default. */
+  final Duration timeout;
 
   private SearchRequest(Builder b) {
     this.query = b.query;
@@ -34,6 +37,7 @@ public final class SearchRequest {
     this.fields = b.fields;
     this.allowPartialResults = b.allowPartialResults;
     this.exactTotalHits = b.exactTotalHits;
+    this.timeout = b.timeout;
   }
 
   /** A search for {@code query} over every mounted index, top 10 by score. */
@@ -43,7 +47,8 @@ public final class SearchRequest {
 
   @Override
   public String toString() {
-    return "SearchRequest(" + query + " in " + indices + ", top " + size + (sort == null ? "" : " by " + sort) + ")";
+    return "SearchRequest(" + query + " in " + indices + ", top " + size + (sort == null ? "" : " by " + sort)
+        + (timeout == null ? "" : ", timeout " + timeout) + ")";
   }
 
   /** Settings of a {@link SearchRequest}. */
@@ -55,6 +60,7 @@ public final class SearchRequest {
     private List<String> fields = List.of();
     private boolean allowPartialResults;
     private boolean exactTotalHits;
+    private Duration timeout;
 
     private Builder(Query query) {
       this.query = query;
@@ -107,6 +113,23 @@ public final class SearchRequest {
      */
     public Builder exactTotalHits(boolean exact) {
       this.exactTotalHits = exact;
+      return this;
+    }
+
+    /**
+     * How long the search may run (default: the catalog's {@code searchTimeout}, none unless set), as in
+     * Elasticsearch: the deadline counts from the call and covers all of it, opening readers, waiting for the store
+     * and Lucene's own loops included. At the deadline, indices not finished are reported in
+     * {@link SearchResponse#timedOutIndices()} with the hits found so far if partial results are allowed (the total
+     * is then a lower bound); otherwise the search fails with a {@link SearchTimeoutException} naming the timeout and
+     * those indices. Every wait for the store gives up at the deadline and calls its fetch off if no other reader
+     * waits for it.
+     */
+    public Builder timeout(Duration timeout) {
+      if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+        throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+      }
+      this.timeout = timeout;
       return this;
     }
 

@@ -18,6 +18,8 @@ import org.apache.lucene.search.TotalHits;
  * @param skipped indices skipped without being opened: their recorded ranges could not match, or could not beat the
  *     hits found (for a top-N sorted on a point field)
  * @param failed indices that failed, by name, with the failure (only with partial results allowed)
+ * @param timedOutIndices indices that had not finished at the search's timeout (only with partial results allowed):
+ *     their hits so far are included, and the total is a lower bound
  * @param tookMillis how long the search took
  */
 public record SearchResponse(
@@ -26,7 +28,13 @@ public record SearchResponse(
     List<String> searched,
     List<String> skipped,
     Map<String, String> failed,
+    List<String> timedOutIndices,
     long tookMillis) {
+
+  /** Whether the search passed its timeout before every index finished (see {@link #timedOutIndices()}). */
+  public boolean timedOut() {
+    return !timedOutIndices.isEmpty();
+  }
 
   /**
    * One hit.
