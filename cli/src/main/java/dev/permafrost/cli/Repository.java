@@ -39,7 +39,13 @@ final class Repository implements AutoCloseable {
       throw new UsageException("bad repository URI: " + e.getMessage()
           + (uri.getScheme() == null ? " (for a directory, use file:///absolute/path)" : ""), e);
     }
-    return new Repository(BlobStores.redact(uri), store);
+    return new Repository(printable(uri), store);
+  }
+
+  /** The URI as given if it has nothing to hide (no query, no user info), else as {@link BlobStores#redact} gives it. */
+  static String printable(URI uri) {
+    return uri.getRawQuery() == null && uri.getRawUserInfo() == null && uri.getRawFragment() == null ? uri.toString()
+        : BlobStores.redact(uri);
   }
 
   /** Parses a URI without ever quoting it whole in a message: its query may hold a secret. */
