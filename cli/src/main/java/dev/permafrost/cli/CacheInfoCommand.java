@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
     name = "cache-info",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "Show what a cache directory holds, without opening it.",
     description = {
       "Prints what a cache directory holds, read from the record its last clean close wrote"
           + " (permafrost-regions.record): the cache's size and regions, and every blob it keeps regions of, with"

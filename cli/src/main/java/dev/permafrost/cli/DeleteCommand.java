@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
     name = "delete",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "Delete a snapshot and the blobs no other snapshot uses.",
     description = {
       "Deletes a snapshot: its manifest, then every blob of it that no other snapshot uses (every other manifest is"
           + " read first; if one cannot be read, nothing is deleted). Blobs shared with other snapshots stay.",

@@ -48,13 +48,14 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
     return ExitCodes.FAILURE;
   }
 
-  /** The failure's message, and each cause's that says something the message does not. */
+  /** The failure's message, and each cause's that does not begin as something already said. */
   static String describe(Throwable e) {
     StringBuilder sb = new StringBuilder(message(e));
     Set<Throwable> seen = new HashSet<>();
     for (Throwable c = e.getCause(); c != null && seen.add(c); c = c.getCause()) {
       String m = message(c);
-      if (!sb.toString().contains(m)) {
+      String head = m.substring(0, Math.min(m.length(), 60)); // a cause the message already carries, retold
+      if (!sb.toString().contains(head)) {
         sb.append("\n  caused by: ").append(c.getClass().getSimpleName()).append(": ").append(m);
       }
     }

@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
     name = "info",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "Show what a snapshot is: files, sizes, documents, point ranges, format.",
     description = "Prints what a snapshot is, from its manifest (one read): its format, commit, documents, point"
         + " ranges, user data and every file with its length, where its bytes are (kept whole in the manifest, or a"
         + " blob with its chunk table) and the Lucene checksum.")

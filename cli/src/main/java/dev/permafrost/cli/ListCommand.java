@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
     name = "list",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "List the snapshots of a repository.",
     description = "Lists the snapshots of the repository, sorted by name, one a line (a listing of its manifests; with"
         + " --long, each manifest is read too).")
 final class ListCommand implements Callable<Integer> {

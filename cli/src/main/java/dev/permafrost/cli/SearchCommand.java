@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
     name = "search",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "Search snapshots in place through a temporary cache.",
     description = {
       "Searches the snapshots whose names match NAME-OR-GLOB ('*' any run of characters, '?' one) in place, through a"
           + " temporary cache that is deleted afterwards, and prints the best hits, one a line (index, document,"

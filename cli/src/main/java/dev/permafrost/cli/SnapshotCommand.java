@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
     name = "snapshot",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "Take a snapshot of a local Lucene index into a repository.",
     description = {
       "Takes a snapshot of the latest commit of the Lucene index in INDEX-DIR into the repository: uploads the files"
           + " the repository does not hold yet (in parallel, each checked against its Lucene checksum while it"

@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
     name = "verify",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
+    header = "Check the store, and every blob of the snapshots against their checksums.",
     description = {
       "Checks a repository. First the store: a probe blob is written, read whole and by range, listed and deleted"
           + " (skip it with --no-store-check, e.g. with read-only credentials). Then every snapshot, or the one named:"
