@@ -9,6 +9,8 @@ import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * A repository named on the command line by its URI ({@code file:///var/snapshots}, {@code s3://bucket/prefix?...},
@@ -29,9 +31,22 @@ final class Repository implements AutoCloseable {
     this.repository = SnapshotRepository.open(store);
   }
 
-  /** Opens the repository at {@code text}, a blob store URI. */
+  /** Opens the existing repository at {@code text}, a blob store URI; a {@code file:} one must be a directory. */
   static Repository open(String text) throws IOException {
+    return open(text, false);
+  }
+
+  /**
+   * Opens the repository at {@code text}, a blob store URI. Unless {@code create}, a {@code file:} repository must be
+   * an existing directory: the filesystem store creates its directory when opened, which a command that only reads
+   * must not do for a mistyped path.
+   */
+  static Repository open(String text, boolean create) throws IOException {
     URI uri = parse(text);
+    if (!create && "file".equalsIgnoreCase(uri.getScheme()) && uri.getPath() != null && !uri.getPath().isEmpty()
+        && !Files.isDirectory(Path.of(uri.getPath()))) {
+      throw new UsageException("no repository at " + printable(uri) + ": " + uri.getPath() + " is not a directory");
+    }
     BlobStore store;
     try {
       store = BlobStores.open(uri);

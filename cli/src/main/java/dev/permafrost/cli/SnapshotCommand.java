@@ -76,7 +76,7 @@ final class SnapshotCommand implements Callable<Integer> {
         .withPointFields(pointFields.toArray(String[]::new))
         .withUploadThreads(uploadThreads)
         .withListener(progress);
-    try (Repository repository = Repository.open(repositoryUri);
+    try (Repository repository = Repository.open(repositoryUri, true);
         Directory directory = FSDirectory.open(indexDir)) {
       SnapshotRepository snapshots = repository.snapshots();
       SnapshotInfo info = snapshots.createSnapshot(name, directory, options);

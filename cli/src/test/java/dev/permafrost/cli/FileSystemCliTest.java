@@ -262,6 +262,9 @@ class FileSystemCliTest {
     assertUsage(Cli.run("snapshot", tmp.resolve("none").toString(), repo, "x"), "none does not exist");
     assertUsage(Cli.run("search", repo, "x", "message:(unclosed"), "the query does not parse");
     assertUsage(Cli.run("verify", "--threads", "0", repo), "--threads must be at least 1");
+    Path typo = tmp.resolve("no-such-repo");
+    assertUsage(Cli.run("list", typo.toUri().toString()), "no repository at " + typo.toUri() + ": " + typo + " is not a directory");
+    assertFalse(Files.exists(typo), "a command that reads creates no repository");
   }
 
   private static void assertUsage(Cli.Run run, String message) {
