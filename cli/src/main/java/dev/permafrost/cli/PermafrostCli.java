@@ -34,12 +34,23 @@ import picocli.CommandLine.Spec;
       CommandLine.HelpCommand.class
     })
 public final class PermafrostCli implements Runnable {
+  /**
+   * Lucene's notice that the vector incubator module is not added (it only speeds up vector search, and adding it
+   * makes the JVM print a warning of its own): held here so that its level sticks.
+   */
+  private static final java.util.logging.Logger VECTORIZATION_LOG =
+      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+
   @Spec CommandSpec spec;
 
   private PermafrostCli() {}
 
-  /** Runs the command line and exits the JVM with its exit code. */
+  /**
+   * Runs the command line and exits the JVM with its exit code. Lucene's notice about the vector module is silenced;
+   * the jar's manifest enables native access for the class path (JDK 22+), so that the JVM does not warn about it.
+   */
   public static void main(String[] args) {
+    VECTORIZATION_LOG.setLevel(java.util.logging.Level.SEVERE);
     Charset charset = Charset.defaultCharset();
     int code = run(new PrintWriter(new java.io.OutputStreamWriter(System.out, charset), true),
         new PrintWriter(new java.io.OutputStreamWriter(System.err, charset), true), args);
