@@ -64,7 +64,11 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
 
   private static String message(Throwable e) {
     String m = e.getMessage();
-    return m == null || m.isBlank() ? e.getClass().getName() : m;
+    if (m == null || m.isBlank()) {
+      return e.getClass().getName();
+    }
+    // a file system failure's message is only the path: say what happened to it
+    return e instanceof java.nio.file.FileSystemException ? e.getClass().getSimpleName() + ": " + m : m;
   }
 
   private static String prefix(CommandLine cmd) {

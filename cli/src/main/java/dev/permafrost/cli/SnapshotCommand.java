@@ -117,10 +117,10 @@ final class SnapshotCommand implements Callable<Integer> {
         return;
       }
       lastTenth = tenth;
-      err.println(String.format(java.util.Locale.ROOT, "%s: %3d%%  %d/%d files, %s of %s (uploaded %d files, %s)",
+      err.println(String.format(java.util.Locale.ROOT, "%s: %3d%%  %d/%d files, %s of %s (uploaded %s, %s)",
           p.snapshot(), p.bytesTotal() == 0 ? 100 : p.bytesDone() * 100 / p.bytesTotal(), p.filesDone(),
-          p.filesTotal(), Formats.bytes(p.bytesDone()), Formats.bytes(p.bytesTotal()), p.filesUploaded(),
-          Formats.bytes(p.bytesUploaded())));
+          p.filesTotal(), Formats.bytes(p.bytesDone()), Formats.bytes(p.bytesTotal()),
+          Formats.plural(p.filesUploaded(), "file"), Formats.bytes(p.bytesUploaded())));
       err.flush();
     }
 

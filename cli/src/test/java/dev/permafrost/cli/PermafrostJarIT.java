@@ -56,6 +56,7 @@ class PermafrostJarIT {
     Cli.Run search = java("search", "--exact-total", repo, "day-*", "host.name:web-02");
     assertEquals(0, search.code(), search.toString());
     assertTrue(search.out().contains(" hits in 1 index"), search.toString());
+    assertEquals("", search.err(), "nothing on stderr: no JVM or Lucene notices either");
 
     assertEquals(0, java("verify", repo).code());
     SnapshotManifest manifest;
