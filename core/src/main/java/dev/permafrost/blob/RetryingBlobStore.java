@@ -11,6 +11,7 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.Collection;
 import java.util.List;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
@@ -23,19 +24,33 @@ import org.apache.lucene.index.CorruptIndexException;
  * {@link StorePolicy#retryTimeLimit()}. A read stream that breaks part way resumes where it stopped, with a new
  * ranged request for the rest. Writes are retried only when their data can be replayed ({@code mark/reset}).
  * Giving up reports the last failure, with the attempts and the time they took.
+ *
+ * <p>Retries draw from the store's {@link RetryBudget} ({@link StorePolicy#retryBudget()} tokens, refilled by calls
+ * that succeed): once it is spent, a call fails at its first failure with an error saying since when the store has
+ * been failing, so that a broken store costs each read one attempt, not the whole back-off schedule.
  */
 final class RetryingBlobStore extends FilterBlobStore {
   private final StorePolicy policy;
   /** Attempts after the first, over the store's life. */
   final LongAdder retries = new LongAdder();
+  /** Null when the policy has no budget. */
+  private final RetryBudget budget;
 
   RetryingBlobStore(BlobStore in, StorePolicy policy) {
     super(in);
     this.policy = policy;
+    this.budget = policy.retryBudget() > 0 ? new RetryBudget(in.describe(), policy.retryBudget()) : null;
   }
 
   StorePolicy policy() {
     return policy;
+  }
+
+  StoreHealth health() {
+    if (budget == null) {
+      return new StoreHealth(retries.sum(), 0, 0, 0, null);
+    }
+    return new StoreHealth(retries.sum(), budget.refused(), budget.tokens(), budget.capacity(), budget.failingSince());
   }
 
   /** Whether {@code e} may pass if the request is sent again. */
@@ -61,14 +76,14 @@ final class RetryingBlobStore extends FilterBlobStore {
   @Override
   public InputStream read(String blobName, long offset, long length) throws IOException {
     Call call = new Call("reading " + BlobStoreException.range(offset, length) + " of blob " + blobName, blobName);
-    InputStream first = call.run(() -> in.read(blobName, offset, length));
+    InputStream first = call.attempt(() -> in.read(blobName, offset, length));
     return new ResumingStream(call, blobName, offset, length, first);
   }
 
   @Override
   public InputStream read(String blobName) throws IOException {
     Call call = new Call("reading blob " + blobName, blobName);
-    InputStream first = call.run(() -> in.read(blobName));
+    InputStream first = call.attempt(() -> in.read(blobName));
     return new ResumingStream(call, blobName, 0, -1, first);
   }
 
@@ -135,13 +150,28 @@ final class RetryingBlobStore extends FilterBlobStore {
       this.blobName = blobName;
     }
 
+    /** Runs {@code op} until it succeeds or may not be tried again; a call that is done succeeds here. */
     <T> T run(StoreThreads.IoCall<T> op) throws IOException {
+      T result = attempt(op);
+      succeeded();
+      return result;
+    }
+
+    /** Like {@link #run} for a call that goes on after {@code op} (a read, until its stream ends). */
+    <T> T attempt(StoreThreads.IoCall<T> op) throws IOException {
       for (;;) {
         try {
           return op.call();
         } catch (IOException e) {
           failed(e);
         }
+      }
+    }
+
+    /** The call is done and succeeded: it gives a token back to the budget. */
+    void succeeded() {
+      if (budget != null) {
+        budget.succeeded();
       }
     }
 
@@ -160,6 +190,12 @@ final class RetryingBlobStore extends FilterBlobStore {
       long delay = backoffNanos(attempts);
       if (attempts > policy.maxRetries() || elapsed + delay > policy.retryTimeLimit().toNanos()) {
         throw giveUp(e, elapsed);
+      }
+      if (budget != null && !budget.tryRetry(e instanceof BlobStoreTimeoutException)) {
+        Instant since = budget.failingSince();
+        throw report(e, " (not retried: " + in.describe() + " has been failing since " + (since == null ? "just now" : since)
+            + ", and its retry budget (" + StorePolicy.RETRY_BUDGET + "=" + policy.retryBudget() + ") is spent; calls"
+            + " fail at their first failure until requests succeed again)");
       }
       StoreThreads.sleepNanos(delay, "waiting to retry " + what);
       attempts++;
@@ -180,6 +216,11 @@ final class RetryingBlobStore extends FilterBlobStore {
       String note = " (gave up after " + attempts + " attempts in " + String.format(Locale.ROOT, "%.1fs", elapsedNanos / 1e9)
           + "; " + StorePolicy.MAX_RETRIES + "=" + policy.maxRetries() + ", " + StorePolicy.RETRY_TIME_LIMIT + "="
           + StorePolicy.format(policy.retryTimeLimit()) + ")";
+      return report(last, note);
+    }
+
+    /** {@code last}, of the same kind, with {@code note} added to its message. */
+    private IOException report(IOException last, String note) {
       IOException report;
       if (last instanceof BlobStoreTimeoutException t) {
         report = new BlobStoreTimeoutException(t.store(), t.blobName(), t.detail() + note, t);
@@ -207,6 +248,8 @@ final class RetryingBlobStore extends FilterBlobStore {
     private long length;
     private long delivered;
     private boolean ended;
+    /** Set by {@link #close()}, maybe from another thread to abort a read: a closed stream never resumes. */
+    private volatile boolean closed;
 
     ResumingStream(Call call, String blobName, long offset, long length, InputStream first) {
       super(first);
@@ -231,10 +274,14 @@ final class RetryingBlobStore extends FilterBlobStore {
           int n = in.read(b, off, want);
           if (n > 0) {
             delivered += n;
+            if (delivered == length) {
+              call.succeeded();
+            }
             return n;
           }
           if (n < 0 && length < 0) {
             ended = true;
+            call.succeeded();
             return -1;
           }
           if (n == 0) {
@@ -246,9 +293,22 @@ final class RetryingBlobStore extends FilterBlobStore {
           failure = e;
         }
         closeQuietly(in);
+        if (closed) {
+          throw new IOException(call.what + " was aborted: its stream was closed after " + delivered + " bytes", failure);
+        }
         call.failed(failure); // throws when giving up
-        in = call.run(this::reopen);
+        in = call.attempt(this::reopen);
+        if (closed) {
+          closeQuietly(in);
+          throw new IOException(call.what + " was aborted: its stream was closed after " + delivered + " bytes");
+        }
       }
+    }
+
+    @Override
+    public void close() throws IOException {
+      closed = true;
+      super.close();
     }
 
     /** The store this stream's requests go to ({@code in} is the current response). */

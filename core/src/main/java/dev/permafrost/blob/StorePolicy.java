@@ -24,7 +24,11 @@ import java.util.Objects;
  *       jitter (a random delay between half and all of {@link #retryDelay()}, doubled on each retry, at most
  *       {@link #retryMaxDelay()}), as long as the call
  *       has run less than {@link #retryTimeLimit()}. A read stream that breaks part way resumes where it stopped.
- *       Not-found, authorization and invalid-request failures are never retried. Writes are retried only when
+ *       Not-found, authorization and invalid-request failures are never retried. Retries draw from a budget
+ *       shared by the store's calls ({@link #retryBudget()} tokens; a call that succeeds gives one back): once it
+ *       is spent the store is <em>failing</em> ({@link #health(BlobStore)}), and calls fail at their first failure
+ *       until successes refill it, so that a broken store fails fast instead of making every read wait out its
+ *       back-off. Writes are retried only when
  *       their data stream supports {@code mark}/{@code reset} (the snapshot writer's streams do). The backends' own
  *       SDK retries are off: this is the one place that decides.
  *   <li><b>Hedging</b> (off by default). A ranged read with no response after {@link #hedgeAfter()} is sent a
@@ -56,16 +60,25 @@ public final class StorePolicy {
   public static final String MAX_BYTES_PER_SEC = "max_bytes_per_sec";
   /** Setting: the most requests in flight at once (default 64). */
   public static final String MAX_CONCURRENT_REQUESTS = "max_concurrent_requests";
+  /**
+   * Setting: the retries a store may make before it counts as failing, refilled one per call that succeeds
+   * (default 100; 0 turns the budget off).
+   */
+  public static final String RETRY_BUDGET = "retry_budget";
 
   private static final java.util.Set<String> SETTINGS = java.util.Set.of(MAX_RETRIES, RETRY_DELAY, RETRY_MAX_DELAY,
-      RETRY_TIME_LIMIT, REQUEST_TIMEOUT, MIN_READ_THROUGHPUT, HEDGE_AFTER, MAX_BYTES_PER_SEC, MAX_CONCURRENT_REQUESTS);
+      RETRY_TIME_LIMIT, REQUEST_TIMEOUT, MIN_READ_THROUGHPUT, HEDGE_AFTER, MAX_BYTES_PER_SEC, MAX_CONCURRENT_REQUESTS,
+      RETRY_BUDGET);
 
   /** Whether {@code name} is one of the policy's settings (which every backend's URI takes). */
   public static boolean isPolicySetting(String name) {
     return SETTINGS.contains(name);
   }
 
-  /** The defaults: 3 retries from 100ms up to 5s within 30s, deadlines of 5s + length at 1mb/s, 64 requests. */
+  /**
+   * The defaults: 3 retries from 100ms up to 5s within 30s from a budget of 100, deadlines of 5s + length at 1mb/s,
+   * 64 requests.
+   */
   public static final StorePolicy DEFAULT = builder().build();
 
   private final int maxRetries;
@@ -77,6 +90,7 @@ public final class StorePolicy {
   private final Duration hedgeAfter;
   private final long maxBytesPerSec;
   private final int maxConcurrentRequests;
+  private final int retryBudget;
 
   private StorePolicy(Builder b) {
     this.maxRetries = b.maxRetries;
@@ -88,6 +102,7 @@ public final class StorePolicy {
     this.hedgeAfter = b.hedgeAfter;
     this.maxBytesPerSec = b.maxBytesPerSec;
     this.maxConcurrentRequests = b.maxConcurrentRequests;
+    this.retryBudget = b.retryBudget;
   }
 
   /** A builder starting from the defaults. */
@@ -112,6 +127,7 @@ public final class StorePolicy {
     b.hedgeAfter(settings.getDuration(HEDGE_AFTER, b.hedgeAfter));
     b.maxBytesPerSec(settings.getBytes(MAX_BYTES_PER_SEC, b.maxBytesPerSec));
     b.maxConcurrentRequests(settings.getInt(MAX_CONCURRENT_REQUESTS, b.maxConcurrentRequests));
+    b.retryBudget(settings.getInt(RETRY_BUDGET, b.retryBudget));
     return b.build();
   }
 
@@ -123,6 +139,19 @@ public final class StorePolicy {
     for (BlobStore s = store; s instanceof FilterBlobStore f; s = f.getDelegate()) {
       if (s instanceof RetryingBlobStore r) {
         return r.policy();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * How {@code store} is doing by its policy's account (retries made and refused, the retry budget, whether it is
+   * failing), or null if it has no policy.
+   */
+  public static StoreHealth health(BlobStore store) {
+    for (BlobStore s = store; s instanceof FilterBlobStore f; s = f.getDelegate()) {
+      if (s instanceof RetryingBlobStore r) {
+        return r.health();
       }
     }
     return null;
@@ -188,6 +217,11 @@ public final class StorePolicy {
     return maxConcurrentRequests;
   }
 
+  /** Zero when there is no budget: retries are bounded by {@link #maxRetries()} and {@link #retryTimeLimit()} alone. */
+  public int retryBudget() {
+    return retryBudget;
+  }
+
   /** The deadline of one request reading {@code length} bytes: the request timeout plus the length at the minimum throughput. */
   public long requestTimeoutNanos(long length) {
     long transfer = (long) (Math.max(0, length) * 1e9 / minReadThroughput);
@@ -225,13 +259,13 @@ public final class StorePolicy {
         && p.retryMaxDelay.equals(retryMaxDelay) && p.retryTimeLimit.equals(retryTimeLimit)
         && p.requestTimeout.equals(requestTimeout) && p.minReadThroughput == minReadThroughput
         && p.hedgeAfter.equals(hedgeAfter) && p.maxBytesPerSec == maxBytesPerSec
-        && p.maxConcurrentRequests == maxConcurrentRequests;
+        && p.maxConcurrentRequests == maxConcurrentRequests && p.retryBudget == retryBudget;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(maxRetries, retryDelay, retryMaxDelay, retryTimeLimit, requestTimeout, minReadThroughput,
-        hedgeAfter, maxBytesPerSec, maxConcurrentRequests);
+        hedgeAfter, maxBytesPerSec, maxConcurrentRequests, retryBudget);
   }
 
   @Override
@@ -240,7 +274,7 @@ public final class StorePolicy {
         + format(retryMaxDelay) + ", " + RETRY_TIME_LIMIT + "=" + format(retryTimeLimit) + ", " + REQUEST_TIMEOUT + "="
         + format(requestTimeout) + ", " + MIN_READ_THROUGHPUT + "=" + ByteSizes.format(minReadThroughput) + ", "
         + HEDGE_AFTER + "=" + format(hedgeAfter) + ", " + MAX_BYTES_PER_SEC + "=" + ByteSizes.format(maxBytesPerSec)
-        + ", " + MAX_CONCURRENT_REQUESTS + "=" + maxConcurrentRequests;
+        + ", " + MAX_CONCURRENT_REQUESTS + "=" + maxConcurrentRequests + ", " + RETRY_BUDGET + "=" + retryBudget;
   }
 
   /** Settings of a {@link StorePolicy}; each method names the URI setting it stands for. */
@@ -254,6 +288,7 @@ public final class StorePolicy {
     private Duration hedgeAfter = Duration.ZERO;
     private long maxBytesPerSec;
     private int maxConcurrentRequests = 64;
+    private int retryBudget = 100;
 
     private Builder() {}
 
@@ -320,6 +355,15 @@ public final class StorePolicy {
         throw new IllegalArgumentException(MAX_CONCURRENT_REQUESTS + " must not be negative, got " + requests);
       }
       this.maxConcurrentRequests = requests;
+      return this;
+    }
+
+    /** {@value StorePolicy#RETRY_BUDGET}: retries before the store counts as failing; zero turns the budget off. */
+    public Builder retryBudget(int retries) {
+      if (retries < 0) {
+        throw new IllegalArgumentException(RETRY_BUDGET + " must not be negative, got " + retries);
+      }
+      this.retryBudget = retries;
       return this;
     }
 

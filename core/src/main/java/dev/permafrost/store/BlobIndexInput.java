@@ -504,6 +504,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       result = blob.window(index, p, fillSize, file, this);
     } catch (CorruptIndexException e) {
       throw new CorruptIndexException(e.getOriginalMessage() + " (reading " + file + ")", this, e);
+    } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {
+      throw e; // their messages name the file already, and callers tell them by type
     } catch (IOException e) {
       throw new IOException(e.getMessage() + " (reading " + file + ")", e);
     }

@@ -121,13 +121,19 @@ final class CacheRecord {
    * the directory's lock and has not written the cache file yet.
    */
   static Loaded load(Path dir, Layout expected) throws IOException {
-    Files.deleteIfExists(dir.resolve(TEMP_NAME)); // a close that did not finish
+    String tempProblem = remove(dir.resolve(TEMP_NAME)); // a close that did not finish
     Path file = dir.resolve(FILE_NAME);
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      return Loaded.cold("no record of a clean close (a new cache, or the last run did not close it)");
+      return Loaded.cold("no record of a clean close (a new cache, or the last run did not close it)"
+          + (tempProblem == null ? "" : "; " + tempProblem));
+    } catch (IOException e) {
+      // not a file we can read (a directory, no permission): the cache file is still usable, from cold
+      String problem = remove(file);
+      return Loaded.cold("the record of the last close, " + file + ", cannot be read (" + e + ")"
+          + (problem == null ? "; it was removed" : "; " + problem));
     }
     Files.delete(file);
     IOUtils.fsync(dir, true);
@@ -137,6 +143,20 @@ final class CacheRecord {
       return Loaded.cold("the record of the last close is of another format (" + e.getMessage() + ")");
     } catch (IOException | RuntimeException e) {
       return Loaded.cold("the record of the last close is damaged (" + e.getMessage() + ")");
+    }
+  }
+
+  /**
+   * Removes {@code path} if it is there; says what is wrong if it cannot be removed (a directory with files in it),
+   * in which case the next clean close cannot write its record until someone removes it.
+   */
+  private static String remove(Path path) {
+    try {
+      Files.deleteIfExists(path);
+      return null;
+    } catch (IOException e) {
+      return path + " is in the way and cannot be removed (" + e + "): remove it, or the next clean close cannot"
+          + " record what the cache holds";
     }
   }
 
@@ -151,6 +171,8 @@ final class CacheRecord {
       bytes = Files.readAllBytes(dir.resolve(FILE_NAME));
     } catch (NoSuchFileException e) {
       return Loaded.cold("no record of a clean close (a new cache, one open now, or one whose last run did not close it)");
+    } catch (IOException e) {
+      return Loaded.cold("the record of the last close, " + dir.resolve(FILE_NAME) + ", cannot be read (" + e + ")");
     }
     try {
       return parse(bytes, null);

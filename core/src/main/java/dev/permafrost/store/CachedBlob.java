@@ -189,10 +189,8 @@ final class CachedBlob {
     long end = Math.min(regionEnd, Math.max(start + fillSize, p + 1));
     long from = fetchStart(start);
     long to = fetchEnd(end);
-    byte[] bytes = new byte[Math.toIntExact(to - from)];
-    long now = System.nanoTime();
-    cache.filler().fetchVerified(this, file, from, to, file.deadlineAfter(now, to - from), true,
-        (b, offset, length, position) -> System.arraycopy(b, offset, bytes, (int) (position - from), length));
+    byte[] bytes = cache.filler().fetchDirect(this, file, from, to,
+        ReadDeadline.forWait(System.nanoTime(), cache.maxReadWaitNanos()));
     target.setHeapWindow(from, to, new HeapWindow(bytes));
   }
 

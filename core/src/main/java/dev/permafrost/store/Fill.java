@@ -7,19 +7,24 @@ import java.io.IOException;
 
 /**
  * A fetch that will make the pages [start, end) of a slot readable (offsets relative to the region). Readers of any
- * of those pages wait for it instead of fetching again, and wake as its chunks arrive. {@link #done} and
- * {@link #error} are guarded by the slot's monitor; the rest is fixed.
+ * of those pages wait for it instead of fetching again, and wake as its chunks arrive. {@link #done},
+ * {@link #error}, {@link #demand} and {@link #waiters} are guarded by the slot's monitor; the rest is fixed once
+ * the fill is registered.
  */
 final class Fill {
   final long start;
   final long end;
-  /** Whether a reader is waiting for it (demand fills run before prefetches). */
-  final boolean demand;
   /** When it was asked for (System.nanoTime()). */
   final long createdNanos;
-  /** When waiting readers give up (System.nanoTime()); Long.MAX_VALUE when the store has no deadlines. */
+  /** When the fetcher stops waiting for the blob's chunk table (System.nanoTime()); Long.MAX_VALUE without a policy. */
   final long deadlineNanos;
-  /** Set when the fetch failed; waiters throw it. */
+  /** Whether a reader waits, or waited, for it: such fills run on the filler's demand lane. */
+  boolean demand;
+  /** Readers waiting for it now; when the last of them gives up, the fill is called off. */
+  int waiters;
+  /** The fetch that runs it, set when it is queued. */
+  FetchTask task;
+  /** Set when the fetch failed; waiters throw it (but for {@link Cancelled}: they start a fetch of their own). */
   IOException error;
   boolean done;
 
@@ -32,8 +37,18 @@ final class Fill {
     this.deadlineNanos = deadlineNanos;
   }
 
+  /** The error of a fill that was called off because every reader waiting for it gave up. */
+  static final class Cancelled extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Cancelled(String message) {
+      super(message);
+    }
+  }
+
   @Override
   public String toString() {
-    return "fill [" + start + ", " + end + ")" + (done ? " done" : "") + (error != null ? " failed" : "");
+    return "fill [" + start + ", " + end + ")" + (done ? " done" : "") + (error != null ? " failed" : "")
+        + (waiters > 0 ? " awaited by " + waiters : "");
   }
 }

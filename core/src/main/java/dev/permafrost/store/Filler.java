@@ -9,17 +9,18 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32;
 import org.apache.lucene.index.CorruptIndexException;
@@ -28,9 +29,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fetches ranges of blobs into the cache file: a pool of fetch threads that runs demand fills before prefetches,
- * and a second pool that loads chunk tables (so that a table travels in parallel with the fill that needs it, and
- * a fill never waits for a table queued behind it).
+ * Fetches ranges of blobs into the cache file, and for readers straight from the store, on two lanes: demand
+ * fetches (a reader waits) on up to {@code fetchThreads} threads, prefetches on up to {@code prefetchThreads}
+ * others, so that a demand fetch never queues behind a prefetch; a prefetch that a reader comes to wait for moves to
+ * the demand lane. A third pool loads chunk tables (so that a table travels in parallel with the fill that needs it,
+ * and a fill never waits for a table queued behind it) and closes responses of fetches called off.
+ *
+ * <p>Every fetch is a {@link FetchTask}: when every reader waiting for it gives up (its deadline, an interrupt), it
+ * is called off, so that it stops holding a thread and sending requests, and stuck fetches cannot pile up in front
+ * of the ones that readers still wait for.
  *
  * <p>Every byte is verified before it becomes visible: chunk by chunk against the blob's {@link ChunkTable}, or
  * as a whole against its Lucene checksum. A piece that does not match is fetched once more; if it still does not
@@ -45,22 +52,28 @@ final class Filler {
 
   private final RegionFile regionFile;
   private final CacheStatsCounter global;
-  private final ThreadPoolExecutor fills;
+  private final ThreadPoolExecutor demand;
+  private final ThreadPoolExecutor prefetches;
   private final ExecutorService tables;
-  private final AtomicLong sequence = new AtomicLong();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicBoolean writeFailureLogged = new AtomicBoolean();
   private final WarnOnce backgroundFailures = new WarnOnce(log);
   /** Fills that could not write to the cache file (their readers read directly instead). */
   final LongAdder cacheWriteFailures = new LongAdder();
 
-  Filler(RegionFile regionFile, int threads, CacheStatsCounter global) {
+  Filler(RegionFile regionFile, int fetchThreads, int prefetchThreads, CacheStatsCounter global) {
     this.regionFile = regionFile;
     this.global = global;
-    this.fills = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new PriorityBlockingQueue<>(),
-        daemon("permafrost-cache-fill"));
-    fills.allowCoreThreadTimeOut(true);
+    this.demand = lane(fetchThreads, "permafrost-cache-fetch");
+    this.prefetches = lane(prefetchThreads, "permafrost-cache-prefetch");
     this.tables = Executors.newCachedThreadPool(daemon("permafrost-cache-table"));
+  }
+
+  private static ThreadPoolExecutor lane(int threads, String name) {
+    ThreadPoolExecutor lane = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        daemon(name));
+    lane.allowCoreThreadTimeOut(true);
+    return lane;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -79,11 +92,67 @@ final class Filler {
   /** Queues {@code fill} (already registered in {@code slot}). Called under the slot's monitor; never blocks. */
   void start(Slot slot, Fill fill, CachedBlob blob, BlobFile file) {
     inFlight.incrementAndGet();
+    FillTask task = new FillTask(slot, fill, blob, file);
+    fill.task = task;
     try {
-      fills.execute(new FillTask(slot, fill, blob, file));
+      (fill.demand ? demand : prefetches).execute(task);
     } catch (RuntimeException e) {
       inFlight.decrementAndGet();
       slot.finish(fill, new IOException("the shared region cache is closed; cannot fetch " + blob.blobName, e));
+    }
+  }
+
+  /**
+   * Queues {@code fill}, a prefetch that a reader now waits for, on the demand lane too: whichever lane gets to it
+   * first runs it. Called under the slot's monitor.
+   */
+  void promote(Fill fill) {
+    try {
+      demand.execute(fill.task);
+    } catch (RuntimeException e) {
+      // closed: the prefetch lane's copy is dropped by close() too, which ends the fill
+    }
+  }
+
+  /** Calls {@code fill} off: nobody waits for it any more. Never blocks. */
+  void cancel(Fill fill) {
+    fill.task.cancel(tables);
+  }
+
+  /**
+   * Reads [from, to) of {@code blob} straight from the store (a region that is not cached), verified, on the demand
+   * lane; waits for it until {@code limit}, and calls it off if the wait ends first.
+   */
+  byte[] fetchDirect(CachedBlob blob, BlobFile file, long from, long to, ReadDeadline limit) throws IOException {
+    DirectTask task = new DirectTask(blob, file, from, to);
+    inFlight.incrementAndGet();
+    try {
+      demand.execute(task);
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      throw new IOException("the shared region cache at " + regionFile.path() + " is closed; cannot read " + blob.blobName, e);
+    }
+    long start = System.nanoTime();
+    try {
+      return task.result.get(Math.max(0, limit.deadlineNanos - start), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException("reading " + BlobStoreException.range(from, to - from) + " of blob " + blob.blobName
+          + " straight from " + file.storeDescription() + " failed: " + cause, cause);
+    } catch (TimeoutException e) {
+      task.cancel(tables);
+      throw new dev.permafrost.blob.BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
+          "timed out after " + Slot.seconds(System.nanoTime() - start) + " waiting for "
+              + BlobStoreException.range(from, to - from) + " of " + file + " (blob " + blob.blobName + ") to be read"
+              + " straight from the store: the wait is bounded by " + limit.what + "; the read was called off", null);
+    } catch (InterruptedException e) {
+      task.cancel(tables);
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for " + BlobStoreException.range(from, to - from) + " of "
+          + file + " (blob " + blob.blobName + ") to be read from the store");
     }
   }
 
@@ -136,10 +205,10 @@ final class Filler {
    * Fetches [from, to) of {@code blob} (aligned with {@link CachedBlob#fetchStart}/{@link CachedBlob#fetchEnd}),
    * handing each verified piece to {@code sink}, in order.
    */
-  void fetchVerified(CachedBlob blob, BlobFile file, long from, long to, long deadlineNanos, boolean direct,
-      PieceSink sink) throws IOException {
+  private void fetchVerified(FetchTask task, CachedBlob blob, BlobFile file, long from, long to, long deadlineNanos,
+      boolean direct, PieceSink sink) throws IOException {
     assert from < to && to <= blob.length;
-    Fetch fetch = new Fetch(blob, file, direct);
+    Fetch fetch = new Fetch(blob, file, direct, task);
     if (blob.hasTable()) {
       fetchChunks(fetch, from, to, deadlineNanos, sink);
     } else if (from == 0 && to == blob.length) {
@@ -150,10 +219,11 @@ final class Filler {
   }
 
   /** One logical fetch: its requests and bytes are counted as fills or as direct reads. */
-  private record Fetch(CachedBlob blob, BlobFile file, boolean direct) {}
+  private record Fetch(CachedBlob blob, BlobFile file, boolean direct, FetchTask task) {}
 
   private InputStream open(Fetch fetch, long from, long to) throws IOException {
     InputStream in = fetch.file.store.read(fetch.blob.blobName, from, to - from);
+    fetch.task.reading(in);
     if (fetch.direct) {
       fetch.file.counter.directReads.increment();
     } else {
@@ -317,26 +387,64 @@ final class Filler {
         + " failed: " + e.getMessage(), e);
   }
 
-  /** Stops fetching: queued fills fail at once, running ones may finish within {@code waitSeconds}. */
+  /** Stops fetching: queued fetches fail at once, running ones may finish within {@code waitSeconds}. */
   void close(int waitSeconds) {
-    for (Runnable queued : fills.shutdownNow()) {
-      ((FillTask) queued).abort();
+    List<Runnable> queued = new ArrayList<>(demand.shutdownNow());
+    queued.addAll(prefetches.shutdownNow());
+    for (Runnable r : queued) {
+      ((FetchTask) r).cancel(Runnable::run);
     }
     tables.shutdownNow();
     try {
-      fills.awaitTermination(waitSeconds, TimeUnit.SECONDS);
+      demand.awaitTermination(waitSeconds, TimeUnit.SECONDS);
+      prefetches.awaitTermination(waitSeconds, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
+  /** A read straight from the store into heap bytes: fetch, verify, hand over. */
+  private final class DirectTask extends FetchTask {
+    final CompletableFuture<byte[]> result = new CompletableFuture<>();
+    private final CachedBlob blob;
+    private final BlobFile file;
+    private final long from;
+    private final long to;
+
+    DirectTask(CachedBlob blob, BlobFile file, long from, long to) {
+      this.blob = blob;
+      this.file = file;
+      this.from = from;
+      this.to = to;
+    }
+
+    @Override
+    void fetch() {
+      try {
+        byte[] bytes = new byte[Math.toIntExact(to - from)];
+        fetchVerified(this, blob, file, from, to, file.deadlineAfter(System.nanoTime(), to - from), true,
+            (b, offset, length, position) -> System.arraycopy(b, offset, bytes, (int) (position - from), length));
+        result.complete(bytes);
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      } finally {
+        inFlight.decrementAndGet();
+      }
+    }
+
+    @Override
+    void cancelledWhileQueued() {
+      inFlight.decrementAndGet();
+      result.completeExceptionally(new Fill.Cancelled("the read of " + blob.blobName + " was called off before it started"));
+    }
+  }
+
   /** One fill: fetch, verify, write, mark filled. */
-  private final class FillTask implements Runnable, Comparable<FillTask> {
+  private final class FillTask extends FetchTask {
     private final Slot slot;
     private final Fill fill;
     private final CachedBlob blob;
     private final BlobFile file;
-    private final long sequenceNumber = sequence.incrementAndGet();
 
     FillTask(Slot slot, Fill fill, CachedBlob blob, BlobFile file) {
       this.slot = slot;
@@ -346,51 +454,52 @@ final class Filler {
     }
 
     @Override
-    public int compareTo(FillTask o) {
-      return fill.demand != o.fill.demand ? (fill.demand ? -1 : 1) : Long.compare(sequenceNumber, o.sequenceNumber);
-    }
-
-    /** Fails a fill that will never run. */
-    void abort() {
+    void cancelledWhileQueued() {
       inFlight.decrementAndGet();
-      slot.finish(fill, new IOException("the shared region cache at " + regionFile.path() + " was closed before "
-          + blob.blobName + " was fetched"));
+      slot.finish(fill, new Fill.Cancelled("the fetch of " + blob.blobName + " was called off before it started"));
     }
 
     @Override
-    public void run() {
+    void fetch() {
       // A slot with a registered fill keeps its owner, so fileStart is stable while this runs.
       long regionStart = slot.fileStart;
       long start = regionStart + fill.start;
       long end = regionStart + fill.end;
       IOException error = null;
       try {
-        fetchVerified(blob, file, blob.fetchStart(start), blob.fetchEnd(end), fill.deadlineNanos, false, (bytes, offset, length, position) -> {
+        fetchVerified(this, blob, file, blob.fetchStart(start), blob.fetchEnd(end), fill.deadlineNanos, false, (bytes, offset, length, position) -> {
           long from = Math.max(position, start);
           long to = Math.min(position + length, end);
           if (from >= to) {
             return; // verified bytes outside this region
           }
           int at = offset + (int) (from - position);
+          beginWrite(); // no interrupt from here: it would close the cache file's channel
           try {
             regionFile.write(bytes, at, (int) (to - from), slot.cacheOffset + (from - regionStart));
           } catch (IOException e) {
             throw writeFailed(e, blob);
           }
           slot.progress(fill, from - regionStart, to - regionStart, slot.unitCrcs(bytes, at, from - regionStart, to - regionStart));
+          endWrite();
         });
       } catch (CacheWriteFailedException | CorruptIndexException e) {
         error = e;
       } catch (IOException | RuntimeException e) {
-        String what = "fetching " + BlobStoreException.range(start, end - start) + " of blob " + blob.blobName + " ("
-            + blob.fileName + ") from " + file.storeDescription() + " into the cache failed";
-        error = e instanceof BlobStoreException b ? new IOException(what + ": " + b.getMessage(), e)
-            : new IOException(what + ": " + e, e);
+        if (cancelRequested()) {
+          error = e instanceof Fill.Cancelled c ? c : new Fill.Cancelled("the fetch of " + blob.blobName
+              + " was called off: every reader waiting for it gave up (" + e + ")");
+        } else {
+          String what = "fetching " + BlobStoreException.range(start, end - start) + " of blob " + blob.blobName + " ("
+              + blob.fileName + ") from " + file.storeDescription() + " into the cache failed";
+          error = e instanceof BlobStoreException b ? new IOException(what + ": " + b.getMessage(), e)
+              : new IOException(what + ": " + e, e);
+        }
       } finally {
         inFlight.decrementAndGet();
         slot.finish(fill, error);
       }
-      if (error != null && !fill.demand) {
+      if (error != null && !(error instanceof Fill.Cancelled) && !fill.demand) {
         // nobody waits for a prefetch: its failure would go unseen (the read that needs the bytes fetches again)
         backgroundFailures.warn(file.storeDescription() + " " + error.getClass().getName(), "prefetching {} failed: {}",
             blob.blobName, error.getMessage());

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -66,6 +67,8 @@ public final class SharedRegionCache implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
   static final String FILE_NAME = RegionFile.FILE_NAME;
   static final int PAGE_SIZE = 4096;
+  /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
+  public static final Duration DEFAULT_MAX_READ_WAIT = Duration.ofSeconds(30);
 
   /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
   static final int MAX_SLOTS = 1 << 18;
@@ -84,6 +87,7 @@ public final class SharedRegionCache implements AutoCloseable {
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
   final CacheStatsCounter global = new CacheStatsCounter();
   private volatile boolean closed;
+  private final long maxReadWaitNanos;
 
   private SharedRegionCache(Builder b) throws IOException {
     if (b.path == null) {
@@ -124,7 +128,8 @@ public final class SharedRegionCache implements AutoCloseable {
     this.sketch = new FrequencySketch(Math.max(1, sketchRegions));
     boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
-    this.filler = new Filler(regionFile, b.fetchThreads, global);
+    this.filler = new Filler(regionFile, b.fetchThreads, b.prefetchThreads, global);
+    this.maxReadWaitNanos = b.maxReadWait.toNanos();
     String restored;
     try {
       CacheRecord.Loaded record = CacheRecord.load(dir, layout);
@@ -249,7 +254,9 @@ public final class SharedRegionCache implements AutoCloseable {
     private long regionSize = 16 << 20;
     private long tailRegionSize;
     private double tailRegionShare = 0.125;
-    private int fetchThreads = 8;
+    private int fetchThreads = 32;
+    private int prefetchThreads = 8;
+    private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
     private boolean preallocate;
 
     private Builder() {}
@@ -308,12 +315,42 @@ public final class SharedRegionCache implements AutoCloseable {
       return this;
     }
 
-    /** Threads fetching ranges from blob stores into the cache (default 8). */
+    /**
+     * The most fetches that readers wait for running at once (default 32), each on a thread of its own; more wait
+     * in a queue. The store policy's {@code max_concurrent_requests} bounds the requests they send.
+     */
     public Builder fetchThreads(int threads) {
       if (threads < 1) {
         throw new IllegalArgumentException("fetchThreads must be at least 1, got " + threads);
       }
       this.fetchThreads = threads;
+      return this;
+    }
+
+    /**
+     * The most prefetches ({@code IndexInput.prefetch}, that no reader waits for yet) running at once (default 8),
+     * on threads of their own: a fetch that a reader waits for never queues behind a prefetch.
+     */
+    public Builder prefetchThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("prefetchThreads must be at least 1, got " + threads);
+      }
+      this.prefetchThreads = threads;
+      return this;
+    }
+
+    /**
+     * The longest a read waits for bytes from the store (a fetch into the cache, queueing included, or a read
+     * straight from the store), counted from when that reader began to wait (default 30s). Past it the read fails
+     * with a {@link dev.permafrost.blob.BlobStoreTimeoutException} naming the snapshot, file, blob and range, and
+     * the fetch is called off if no other reader waits for it. A {@link ReadDeadline} set by the reading thread
+     * (the {@code Catalog} sets one per search with a timeout) ends the wait sooner.
+     */
+    public Builder maxReadWait(Duration wait) {
+      if (wait == null || wait.isNegative() || wait.isZero()) {
+        throw new IllegalArgumentException("maxReadWait must be positive, got " + wait);
+      }
+      this.maxReadWait = wait;
       return this;
     }
 
@@ -543,6 +580,11 @@ public final class SharedRegionCache implements AutoCloseable {
     for (CachedBlob b : cachedBlobs) {
       b.evictAll();
     }
+  }
+
+  /** The longest a reader waits for the store: see {@link Builder#maxReadWait}. */
+  long maxReadWaitNanos() {
+    return maxReadWaitNanos;
   }
 
   Filler filler() {

@@ -39,8 +39,10 @@ final class Slot {
    *
    * A slot with a fill registered is never taken from its owner: the fill's thread writes into it without the
    * monitor, and only pages a fill has verified and written are marked filled, so no reader ever sees bytes of
-   * a fill that failed or is half done. Readers wait for a fill at most until its deadline, and at most 200 ms
-   * between checks that the cache is still open.
+   * a fill that failed or is half done. A reader waits at most until its own deadline, set when it begins to wait
+   * (the cache's maxReadWait, or the thread's ReadDeadline if sooner), and at most 200 ms between checks that the
+   * cache is still open. A fill counts its waiters; when the last one gives up (deadline or interrupt), the fill is
+   * called off (FetchTask), and a reader that finds a fill called off starts one of its own.
    *
    * Lock order: a CachedBlob's slot table is lock-free (CAS) and never waits for a slot; a slot's monitor may CAS
    * that table and submit to the Filler's queue, but never takes another slot's monitor nor the pool's (the pool's
@@ -242,7 +244,8 @@ final class Slot {
    * @param fillSize how many bytes a new fill should fetch if the reader keeps reading (aligned and bounded here)
    * @return {@link #HIT} if the page was there, {@link #MISS} if the reader waited, {@link #STALE} if the slot no
    *     longer holds the region (look it up again)
-   * @throws IOException the fill's failure, or a {@link BlobStoreTimeoutException} at the fill's deadline
+   * @throws IOException the fill's failure, a {@link BlobStoreTimeoutException} at the reader's deadline (see
+   *     {@link ReadDeadline}), or an {@link InterruptedIOException} (the interrupt status kept)
    */
   synchronized int awaitPage(CachedBlob blob, int index, long rel, int fillSize, BlobFile file, WindowTarget target)
       throws IOException {
@@ -250,42 +253,62 @@ final class Slot {
       return STALE;
     }
     int page = pageOf(rel);
-    boolean waited = false;
+    ReadDeadline limit = null; // set when the reader begins to wait
     Fill awaited = null;
-    while (!isFilled(page)) {
-      if (isRestored(page)) {
-        verifyRestored(blob, page, file);
-        continue; // filled now, or dropped: fetch it
-      }
-      if (awaited == null || awaited.done) {
-        if (awaited != null && awaited.error != null) {
-          throw awaited.error;
+    boolean gaveUp = true; // unless it leaves with its page, or the fill's own failure
+    try {
+      while (!isFilled(page)) {
+        if (isRestored(page)) {
+          verifyRestored(blob, page, file);
+          continue; // filled now, or dropped: fetch it
         }
-        awaited = fillCovering(page);
-        if (awaited == null) {
-          awaited = startFill(blob, file, page, fillSize, true);
+        if (awaited == null || awaited.done) {
+          if (awaited != null) {
+            awaited.waiters--;
+            if (awaited.error != null && !(awaited.error instanceof Fill.Cancelled)) {
+              gaveUp = false;
+              throw awaited.error;
+            }
+          }
+          awaited = fillCovering(page);
+          if (awaited == null) {
+            awaited = startFill(blob, file, page, fillSize, true);
+          } else if (!awaited.demand) {
+            awaited.demand = true; // a reader waits for this prefetch now
+            blob.cache.filler().promote(awaited);
+          }
+          awaited.waiters++;
+        }
+        long now = System.nanoTime();
+        if (limit == null) {
+          limit = ReadDeadline.forWait(now, blob.cache.maxReadWaitNanos());
+        }
+        long remaining = limit.deadlineNanos - now;
+        if (remaining <= 0) {
+          throw timedOut(blob, file, awaited, limit);
+        }
+        blob.cache.ensureOpen();
+        try {
+          long wait = Math.min(remaining, MAX_WAIT_NANOS);
+          wait(wait / 1_000_000, (int) (wait % 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted waiting for " + file + " (blob " + blob.blobName + ") to be fetched");
+        }
+        if (owner != blob || this.index != index) {
+          gaveUp = false;
+          return STALE;
         }
       }
-      waited = true;
-      long remaining = awaited.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : awaited.deadlineNanos - System.nanoTime();
-      if (remaining <= 0) {
-        throw timedOut(blob, file, awaited);
-      }
-      blob.cache.ensureOpen();
-      try {
-        long wait = Math.min(remaining, MAX_WAIT_NANOS);
-        wait(wait / 1_000_000, (int) (wait % 1_000_000));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted waiting for " + blob.blobName + " to be fetched");
-      }
-      if (owner != blob || this.index != index) {
-        return STALE;
+      gaveUp = false;
+      target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page), cacheOffset - fileStart,
+          this, generation);
+      return limit != null ? MISS : HIT;
+    } finally {
+      if (awaited != null && !awaited.done && --awaited.waiters == 0 && gaveUp) {
+        blob.cache.filler().cancel(awaited); // nobody else waits for it
       }
     }
-    target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page), cacheOffset - fileStart,
-        this, generation);
-    return waited ? MISS : HIT;
   }
 
   /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
@@ -338,12 +361,12 @@ final class Slot {
     return end;
   }
 
-  private BlobStoreTimeoutException timedOut(CachedBlob blob, BlobFile file, Fill fill) {
+  private BlobStoreTimeoutException timedOut(CachedBlob blob, BlobFile file, Fill fill, ReadDeadline limit) {
     return new BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
-        "timed out after " + seconds(System.nanoTime() - fill.createdNanos) + " waiting for "
-            + BlobStoreException.range(fileStart + fill.start, fill.end - fill.start) + " to be fetched into the cache"
-            + " (the deadline comes from the store policy: " + file.deadlineExplained() + "); the fetch goes on in"
-            + " the background",
+        "gave up waiting for " + BlobStoreException.range(fileStart + fill.start, fill.end - fill.start) + " of " + file
+            + " (blob " + blob.blobName + ") to be fetched into the cache, asked for "
+            + seconds(System.nanoTime() - fill.createdNanos) + " ago: the wait is bounded by " + limit.what
+            + (fill.waiters > 1 ? "; the fetch goes on for the other readers waiting for it" : "; the fetch was called off"),
         null);
   }
 

@@ -211,6 +211,34 @@ class CacheRestartTest {
   }
 
   @Test
+  void aRecordThatIsADirectoryStartsColdAndIsCleanedUp() throws IOException {
+    ManifestRef ref = firstRun();
+    Path record = cacheDir.resolve(CacheRecord.FILE_NAME);
+    Files.delete(record);
+    Files.createDirectory(record); // as an operator's mistake might leave it
+    open(SIZE, REGION);
+    assertEquals(0, cache.stats().regionsInUse(), "a record that cannot be read is not used");
+    assertFalse(Files.exists(record), "the empty directory in the record's place was removed");
+    searchAndReadAll(ref);
+    cache.close();
+    cache = null;
+    assertTrue(Files.isRegularFile(record), "the next clean close records again");
+
+    // a directory with files in it cannot be removed: the cache still starts (cold), and says why
+    Files.delete(record);
+    Files.createDirectories(record.resolve("keep"));
+    String reason = CacheRecord.load(cacheDir, new CacheRecord.Layout(SIZE, (int) REGION, 1, 1, 1)).coldReason();
+    assertTrue(reason.contains(record.toString()) && reason.contains("cannot be read") && reason.contains("remove it"),
+        "the INFO line says which file and what to do: " + reason);
+    open(SIZE, REGION);
+    assertEquals(0, cache.stats().regionsInUse());
+    searchAndReadAll(ref);
+    cache.close(); // cannot record (logged), but closes
+    cache = null;
+    assertTrue(Files.isDirectory(record.resolve("keep")), "nothing of the operator's was deleted");
+  }
+
+  @Test
   void aRunThatDoesNotCloseCleanlyLeavesNoRecordBehind() throws Exception {
     ManifestRef ref = firstRun();
     // a second JVM restores the record, writes other data into the cache file, and dies without closing

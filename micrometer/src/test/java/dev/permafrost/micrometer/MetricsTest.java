@@ -125,6 +125,29 @@ class MetricsTest {
   }
 
   @Test
+  void storeMetersFollowItsPolicysHealth() throws IOException {
+    java.nio.file.Files.write(tmp.resolve("repository").resolve("probe"), new byte[10]);
+    dev.permafrost.blob.FaultInjectingBlobStore faulty = new dev.permafrost.blob.FaultInjectingBlobStore(store, 3).failRate(1);
+    BlobStore policed = dev.permafrost.blob.StorePolicy.builder().maxRetries(1).retryDelay(java.time.Duration.ofMillis(1))
+        .retryMaxDelay(java.time.Duration.ofMillis(1)).retryBudget(2).build().apply(faulty);
+    new BlobStoreMetrics(policed, "flaky", Tags.empty()).bindTo(registry);
+    assertEquals(0, registry.get("permafrost.store.failing").tag("store", "flaky").gauge().value());
+    assertEquals(2, registry.get("permafrost.store.retry.tokens").gauge().value());
+    for (int i = 0; i < 4; i++) {
+      assertThrows(IOException.class, () -> policed.read("probe", 0, 10).close());
+    }
+    // two retries spent the budget of two; the next two calls were refused theirs
+    assertEquals(1, registry.get("permafrost.store.failing").gauge().value());
+    assertEquals(0, registry.get("permafrost.store.retry.tokens").gauge().value());
+    assertEquals(2, registry.get("permafrost.store.retry.budget").gauge().value());
+    assertEquals(2, registry.get("permafrost.store.retries").functionCounter().count());
+    assertEquals(2, registry.get("permafrost.store.retries.refused").functionCounter().count());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new BlobStoreMetrics(store, "raw", Tags.empty()));
+    assertTrue(e.getMessage().contains("no store policy"), e.getMessage());
+  }
+
+  @Test
   void refusesANegativeMaxAge() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new SharedRegionCacheMetrics(cache, "permafrost", Tags.empty(), Duration.ofSeconds(-1)));

@@ -1,0 +1,143 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.concurrent.Executor;
+
+/**
+ * A fetch from a blob store that the readers waiting for it can call off: queued, it never runs; running, the
+ * response it is reading is closed (which aborts the request) and its thread is interrupted (which ends a back-off
+ * or a wait for a response), so that an abandoned fetch stops holding a fetch thread and sends no more requests.
+ *
+ * <p>The one rule: the thread is never interrupted while it writes the cache file (an interrupt during a
+ * {@code FileChannel} write closes the channel for everyone). Subclasses bracket every such write with
+ * {@link #beginWrite()} and {@link #endWrite()}; a cancellation asked for meanwhile takes effect at
+ * {@link #endWrite()}.
+ */
+abstract class FetchTask implements Runnable {
+  private static final int QUEUED = 0;
+  private static final int FETCHING = 1;
+  private static final int WRITING = 2;
+  private static final int DONE = 3;
+  private static final int CANCELLED = 4;
+
+  /** Guarded by this, as are the fields below. */
+  private int state = QUEUED;
+  private boolean cancelRequested;
+  private Thread runner;
+  private Closeable response;
+
+  @Override
+  public final void run() {
+    synchronized (this) {
+      if (state != QUEUED) {
+        return; // cancelled while queued, or run already from another lane
+      }
+      state = FETCHING;
+      runner = Thread.currentThread();
+    }
+    try {
+      fetch();
+    } finally {
+      synchronized (this) {
+        state = DONE;
+        runner = null;
+        response = null;
+      }
+      Thread.interrupted(); // a cancellation's interrupt must not reach the pool's next task
+    }
+  }
+
+  /** Fetches; ends whatever waits for it, whether it succeeds, fails or is cancelled. */
+  abstract void fetch();
+
+  /** Ends whatever waits for this task, which was cancelled before it ran and never will. */
+  abstract void cancelledWhileQueued();
+
+  /** Whether {@link #cancel} was called while it ran. */
+  final synchronized boolean cancelRequested() {
+    return cancelRequested;
+  }
+
+  /**
+   * Calls the fetch off (see the class comment). Returns at once: the response is closed on {@code closer}, since
+   * closing a response may block.
+   */
+  final void cancel(Executor closer) {
+    Closeable toClose = null;
+    boolean neverRuns = false;
+    synchronized (this) {
+      switch (state) {
+        case QUEUED -> {
+          state = CANCELLED;
+          neverRuns = true;
+        }
+        case FETCHING -> {
+          cancelRequested = true;
+          toClose = response;
+          runner.interrupt();
+        }
+        case WRITING -> cancelRequested = true;
+        default -> { } // done already
+      }
+    }
+    if (neverRuns) {
+      cancelledWhileQueued();
+    }
+    if (toClose != null) {
+      Closeable r = toClose;
+      closer.execute(() -> closeQuietly(r));
+    }
+  }
+
+  /** Notes the response being read, so that a cancellation can close it; closes it at once if cancelled. */
+  final void reading(Closeable r) throws IOException {
+    synchronized (this) {
+      if (!cancelRequested) {
+        response = r;
+        return;
+      }
+    }
+    closeQuietly(r);
+    throw cancelled();
+  }
+
+  /** Before a write to the cache file: from here to {@link #endWrite()}, no interrupt reaches the thread. */
+  final void beginWrite() throws IOException {
+    synchronized (this) {
+      assert state == FETCHING : state;
+      if (!cancelRequested) {
+        state = WRITING;
+        return;
+      }
+    }
+    throw cancelled();
+  }
+
+  /** After a write to the cache file; throws if a cancellation came meanwhile. */
+  final void endWrite() throws IOException {
+    synchronized (this) {
+      assert state == WRITING : state;
+      state = FETCHING;
+      if (!cancelRequested) {
+        return;
+      }
+    }
+    throw cancelled();
+  }
+
+  private static Fill.Cancelled cancelled() {
+    return new Fill.Cancelled("the fetch was called off: every reader waiting for it gave up");
+  }
+
+  static void closeQuietly(Closeable c) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException ignored) {
+      // aborting a request that nobody waits for
+    }
+  }
+}
