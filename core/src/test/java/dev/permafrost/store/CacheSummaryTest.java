@@ -107,6 +107,12 @@ class CacheSummaryTest {
     assertTrue(damaged.coldReason().contains("damaged"), damaged.coldReason());
     assertTrue(Files.exists(record), "a damaged record is left where it is");
 
+    Files.delete(record);
+    Files.createDirectories(record.resolve("in-the-way"));
+    CacheSummary unreadable = CacheSummary.read(cacheDir);
+    assertTrue(unreadable.coldReason().contains("cannot be read"), unreadable.coldReason());
+    assertTrue(Files.isDirectory(record.resolve("in-the-way")), "left where it is");
+
     assertThrows(NoSuchFileException.class, () -> CacheSummary.read(tmp.resolve("missing")));
   }
 }
