@@ -12,6 +12,7 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
@@ -26,6 +27,7 @@ import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.BeforeEach;
@@ -180,6 +182,28 @@ class FileSystemCliTest {
     assertTrue(run.out().contains("file " + blobs.get(2).name() + ": chunk table blob "
         + manifest.chunkTableBlob(blobs.get(2)) + " is damaged"), run.toString());
     assertTrue(run.out().contains("DAMAGED, 3 problems"), run.toString());
+  }
+
+  @Test
+  void verifyChecksABlobOfOneChunkAgainstItsWholeFileCrc32c() throws IOException {
+    // nothing kept whole in the manifest: small files become blobs of one chunk, with no chunk table
+    try (BlobStore store = FileSystemBlobStore.open(repoDir, false);
+        FSDirectory local = FSDirectory.open(day2)) {
+      SnapshotRepository.open(store).createSnapshot("small", local, SnapshotOptions.DEFAULTS.withInlineLimits(0, 0));
+    }
+    SnapshotManifest manifest = manifest("small");
+    FileEntry small = manifest.files().stream()
+        .filter(f -> f.blobName() != null && manifest.chunkTableBlob(f) == null && f.length() > 100)
+        .min(Comparator.comparing(FileEntry::name)).orElseThrow();
+    ok("verify", "--no-store-check", repo, "small");
+    flipByte(repoDir.resolve(small.blobName()), 20);
+
+    Cli.Run run = Cli.run("verify", "--no-store-check", repo, "small");
+    assertEquals(1, run.code(), run.toString());
+    assertTrue(run.out().contains("file " + small.name() + ": blob " + small.blobName() + ": chunk 0 (bytes [0, "
+        + small.length() + ")) has crc32c "), run.toString());
+    assertTrue(run.out().contains(", the manifest records " + String.format(java.util.Locale.ROOT, "%08x",
+        small.wholeCrc32c())), run.toString());
   }
 
   @Test
