@@ -54,10 +54,13 @@ final class CacheRecord {
    */
   record SlotState(int blob, int index, long cacheOffset, int size, int unit, long[] units, int[] crcs, int frequency) {}
 
-  /** A record read at start: its blobs and slots, or, when it cannot be used, why the cache starts cold. */
-  record Loaded(List<BlobFacts> blobs, List<SlotState> slots, String coldReason) {
+  /**
+   * A record read at start: its layout (null if it was not read), blobs and slots, or, when it cannot be used, why
+   * the cache starts cold.
+   */
+  record Loaded(Layout layout, List<BlobFacts> blobs, List<SlotState> slots, String coldReason) {
     static Loaded cold(String reason) {
-      return new Loaded(List.of(), List.of(), reason);
+      return new Loaded(null, List.of(), List.of(), reason);
     }
   }
 
@@ -157,13 +160,37 @@ final class CacheRecord {
     }
   }
 
+  /**
+   * Reads the record in {@code dir} as it is, whatever layout it was written for, and leaves it in place: no lock is
+   * taken and nothing is written, so that a cache directory can be looked into ({@link CacheSummary}) whether or not
+   * a cache has it open. A missing, damaged or other-format record comes back cold, saying why.
+   */
+  static Loaded peek(Path dir) throws IOException {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(dir.resolve(FILE_NAME));
+    } catch (NoSuchFileException e) {
+      return Loaded.cold("no record of a clean close (a new cache, one open now, or one whose last run did not close it)");
+    } catch (IOException e) {
+      return Loaded.cold("the record of the last close, " + dir.resolve(FILE_NAME) + ", cannot be read (" + e + ")");
+    }
+    try {
+      return parse(bytes, null);
+    } catch (IndexFormatTooOldException | IndexFormatTooNewException e) {
+      return Loaded.cold("the record of the last close is of another format (" + e.getMessage() + ")");
+    } catch (IOException | RuntimeException e) {
+      return Loaded.cold("the record of the last close is damaged (" + e.getMessage() + ")");
+    }
+  }
+
+  /** Parses a record; one written for another layout than {@code expected} (null: any) comes back cold. */
   private static Loaded parse(byte[] bytes, Layout expected) throws IOException {
     try (IndexInput in = new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), FILE_NAME)) {
       CodecUtil.checkHeader(in, CODEC, VERSION, VERSION); // before the checksum: another version says so
       CodecUtil.checksumEntireFile(in);
       in.seek(CodecUtil.headerLength(CODEC));
       Layout layout = new Layout(in.readVLong(), in.readVInt(), in.readVInt(), in.readVInt(), in.readVInt());
-      if (!layout.equals(expected)) {
+      if (expected != null && !layout.equals(expected)) {
         return Loaded.cold("the layout changed since the last close (then " + describe(layout) + ", now "
             + describe(expected) + ")");
       }
@@ -183,7 +210,7 @@ final class CacheRecord {
         int unit = in.readVInt();
         int frequency = in.readByte();
         int units = in.readVInt();
-        if (blob >= blobCount || units < 0 || units > expected.regionSize()) {
+        if (blob >= blobCount || units < 0 || units > layout.regionSize()) {
           throw new CorruptIndexException("slot " + i + " names blob " + blob + " of " + blobCount + " with " + units
               + " units", in);
         }
@@ -201,7 +228,7 @@ final class CacheRecord {
         throw new CorruptIndexException("the record has " + (in.length() - CodecUtil.footerLength() - in.getFilePointer())
             + " bytes after its last slot", in);
       }
-      return new Loaded(blobs, slots, null);
+      return new Loaded(layout, blobs, slots, null);
     }
   }
 

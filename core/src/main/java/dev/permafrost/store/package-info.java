@@ -5,8 +5,9 @@
 /**
  * Reading snapshots in place: {@link dev.permafrost.store.BlobDirectory}, a read-only Lucene {@code Directory} over
  * one mounted snapshot, and {@link dev.permafrost.store.SharedRegionCache}, the one bounded on-disk cache that every
- * mounted index of a node reads through. {@link dev.permafrost.store.CacheStats} is what the cache reports. Everything
- * else is package-private.
+ * mounted index of a node reads through. {@link dev.permafrost.store.CacheStats} is what the cache reports, and
+ * {@link dev.permafrost.store.CacheSummary} what a cache directory holds, read without opening it. Everything else is
+ * package-private.
  *
  * <p>The read path, in five files:
  *

@@ -1,0 +1,131 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.cli;
+
+import dev.permafrost.snapshot.SnapshotInfo;
+import dev.permafrost.snapshot.SnapshotOptions;
+import dev.permafrost.snapshot.SnapshotProgress;
+import dev.permafrost.snapshot.SnapshotRepository;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code permafrost snapshot <index-dir> <repository-uri> <name>}: uploads the index's latest commit. */
+@Command(
+    name = "snapshot",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    header = "Take a snapshot of a local Lucene index into a repository.",
+    description = {
+      "Takes a snapshot of the latest commit of the Lucene index in INDEX-DIR into the repository: uploads the files"
+          + " the repository does not hold yet (in parallel, each checked against its Lucene checksum while it"
+          + " streams), then writes the manifest. Progress goes to stderr, the result to stdout.",
+      "Do not write the index while it is being taken: a file deleted by a merge fails the snapshot (no snapshot is"
+          + " left behind; blobs already uploaded are reused by the next attempt)."
+    })
+final class SnapshotCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "INDEX-DIR", description = "the directory of a Lucene index")
+  Path indexDir;
+
+  @Parameters(index = "1", paramLabel = "REPOSITORY-URI", description = "e.g. file:///var/snapshots, s3://bucket/prefix")
+  String repositoryUri;
+
+  @Parameters(index = "2", paramLabel = "NAME",
+      description = "the new snapshot's name: 1 to 200 letters, digits, '.', '_' or '-', starting with a letter or digit")
+  String name;
+
+  @Option(names = {"-p", "--point-field"}, paramLabel = "FIELD",
+      description = "a point field whose min and max the manifest records, so that searches skip the index without"
+          + " opening it when their range cannot match (e.g. @timestamp); repeatable")
+  List<String> pointFields = new ArrayList<>();
+
+  @Option(names = "--upload-threads", paramLabel = "N", defaultValue = "4",
+      description = "files uploaded at once (default: ${DEFAULT-VALUE})")
+  int uploadThreads;
+
+  @Option(names = {"-q", "--quiet"}, description = "no progress on stderr")
+  boolean quiet;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Names.validateSnapshot(name);
+    if (!Files.isDirectory(indexDir)) {
+      throw new UsageException("the index directory " + indexDir.toAbsolutePath() + (Files.exists(indexDir)
+          ? " is not a directory" : " does not exist"));
+    }
+    if (uploadThreads < 1) {
+      throw new UsageException("--upload-threads must be at least 1, got " + uploadThreads);
+    }
+    ProgressPrinter progress = new ProgressPrinter(quiet ? null : err);
+    SnapshotOptions options = SnapshotOptions.DEFAULTS
+        .withPointFields(pointFields.toArray(String[]::new))
+        .withUploadThreads(uploadThreads)
+        .withListener(progress);
+    try (Repository repository = Repository.open(repositoryUri, true);
+        Directory directory = FSDirectory.open(indexDir)) {
+      SnapshotRepository snapshots = repository.snapshots();
+      SnapshotInfo info = snapshots.createSnapshot(name, directory, options);
+      SnapshotProgress last = progress.last();
+      out.println("snapshot '" + info.name() + "' taken in " + repository.redactedUri() + ": "
+          + Formats.plural(info.fileCount(), "file") + ", " + Formats.bytes(info.totalBytes()) + ", "
+          + Formats.plural(info.numDocs(), "document") + "; uploaded "
+          + (last == null ? "nothing" : Formats.plural(last.filesUploaded(), "file") + " ("
+              + Formats.bytes(last.bytesUploaded()) + ")") + ", the rest was in the repository or the manifest");
+      for (var range : info.pointRanges().values()) {
+        out.println("  " + range.field() + ": " + Formats.pointRange(range));
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  /**
+   * Prints progress on stderr: a line when the share of bytes done passes another tenth, and at the end; nothing
+   * when quiet. Remembers the last report, for the summary.
+   */
+  static final class ProgressPrinter implements SnapshotProgress.Listener {
+    private final PrintWriter err;
+    private volatile SnapshotProgress last;
+    private int lastTenth = -1;
+
+    ProgressPrinter(PrintWriter err) {
+      this.err = err;
+    }
+
+    @Override
+    public void onProgress(SnapshotProgress p) {
+      last = p;
+      if (err == null) {
+        return;
+      }
+      int tenth = p.bytesTotal() == 0 ? 10 : (int) (p.bytesDone() * 10 / p.bytesTotal());
+      if (tenth == lastTenth && p.filesDone() < p.filesTotal()) {
+        return;
+      }
+      lastTenth = tenth;
+      err.println(String.format(java.util.Locale.ROOT, "%s: %3d%%  %d/%d files, %s of %s (uploaded %s, %s)",
+          p.snapshot(), p.bytesTotal() == 0 ? 100 : p.bytesDone() * 100 / p.bytesTotal(), p.filesDone(),
+          p.filesTotal(), Formats.bytes(p.bytesDone()), Formats.bytes(p.bytesTotal()),
+          Formats.plural(p.filesUploaded(), "file"), Formats.bytes(p.bytesUploaded())));
+      err.flush();
+    }
+
+    SnapshotProgress last() {
+      return last;
+    }
+  }
+}
