@@ -60,6 +60,10 @@ class SearchServiceTest extends SampleServiceTestBase {
     }
     JsonNode all = http().get("/indices/logs-nginx-*/search?q=GET&size=1&sort=_score").ok();
     assertTrue(all.get("total").asLong() > total);
+    JsonNode timed = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=50&timeout=1m").ok();
+    assertFalse(timed.get("timedOut").asBoolean(), timed.toString());
+    assertEquals(List.of(), strings(timed.get("indices").get("timedOut")));
+    assertEquals(total, timed.get("total").asLong(), "a timeout it does not reach changes nothing");
   }
 
   @Test
@@ -148,6 +152,9 @@ class SearchServiceTest extends SampleServiceTestBase {
       "/indices/logs-nginx-*/search?sort=@timestamp:sideways",
       "/indices/logs-nginx-*/histogram?interval=soon",
       "/indices/logs-nginx-*/histogram?interval=1s",
+      "/indices/logs-nginx-*/search?timeout=soon",
+      "/indices/logs-nginx-*/search?timeout=0s",
+      "/indices/logs-nginx-*/histogram?timeout=-1s",
     };
     for (String path : bad) {
       JsonNode problem = http().get(path).problem(400);

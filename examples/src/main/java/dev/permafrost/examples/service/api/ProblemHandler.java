@@ -24,7 +24,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 
 /**
  * Turns every failure into an RFC 9457 problem document: the API's own refusals, bad query syntax (400, with the
- * parser's message), bad parameters (400, refused by the controllers as they read them), unknown snapshots (404), a store that cannot be reached (503), corrupt
+ * parser's message), bad parameters (400, refused by the controllers as they read them), unknown snapshots (404), a store that cannot be reached (503), a search past its
+ * {@code timeout} over one named index (504, naming the timeout; over a pattern the others' hits answer), corrupt
  * data (500, naming the snapshot and file) and anything else (500). Spring MVC's own errors (unknown paths, wrong
  * types, unreadable bodies) come from {@link ResponseEntityExceptionHandler}. Stack traces go to the log only.
  */
@@ -51,6 +52,10 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
       }
       if (t instanceof SnapshotException.NotFound) {
         return problem(HttpStatus.NOT_FOUND, "Unknown snapshot", t.getMessage(), request);
+      }
+      if (t instanceof dev.permafrost.catalog.SearchTimeoutException) {
+        log.warn("{} {}: {}", request.getMethod(), request.getRequestURI(), t.getMessage());
+        return problem(HttpStatus.GATEWAY_TIMEOUT, "Search timed out", t.getMessage(), request);
       }
       if (t instanceof BlobNotFoundException) {
         log.error("{} {} found a blob missing", request.getMethod(), request.getRequestURI(), e);

@@ -64,7 +64,8 @@ class SearchController {
   Views.SearchResult search(@PathVariable String pattern, @RequestParam(required = false) String q,
       @RequestParam(required = false) Integer size, @RequestParam(required = false) String sort,
       @RequestParam(required = false) String from, @RequestParam(required = false) String to,
-      @RequestParam(required = false) List<String> fields) throws IOException, ParseException {
+      @RequestParam(required = false) List<String> fields, @RequestParam(required = false) String timeout)
+      throws IOException, ParseException {
     String[] indices = IndexPatterns.parse(catalog, pattern);
     int hits = size == null ? settings.defaultSize() : size;
     if (hits < 1 || hits > settings.maxSize()) {
@@ -74,7 +75,8 @@ class SearchController {
     Query query = translator.query(q, ApiException.parameter(() -> TimeRange.parse(from, to)));
     List<String> stored = fields == null || fields.isEmpty() ? settings.fields() : fields;
     SearchRequest request = SearchRequest.builder(query).indices(indices).size(hits).sort(order)
-        .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices)).build();
+        .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices))
+        .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).build();
     CacheStats.Counts before = cache.stats().total();
     SearchResponse response = catalog.search(request);
     CacheStats.Counts after = cache.stats().total();
@@ -84,20 +86,22 @@ class SearchController {
           fields(hit.document())));
     }
     return new Views.SearchResult(response.totalHits().value(), response.totalHits().relation() ==
-        org.apache.lucene.search.TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), hitViews,
-        new Views.Indices(response.searched(), response.skipped(), response.failed()), Views.CacheUse.between(before, after));
+        org.apache.lucene.search.TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), response.timedOut(),
+        hitViews, new Views.Indices(response.searched(), response.skipped(), response.failed(), response.timedOutIndices()),
+        Views.CacheUse.between(before, after));
   }
 
   @GetMapping("/histogram")
   Views.Histogram histogram(@PathVariable String pattern, @RequestParam(required = false) String q,
       @RequestParam(required = false) String from, @RequestParam(required = false) String to,
-      @RequestParam(required = false) String interval) throws IOException, ParseException {
+      @RequestParam(required = false) String interval, @RequestParam(required = false) String timeout)
+      throws IOException, ParseException {
     String[] indices = IndexPatterns.parse(catalog, pattern);
     TimeRange range = ApiException.parameter(() -> TimeRange.parse(from, to));
     long[] bounds = bounds(range, IndexPatterns.matching(catalog, indices));
     if (bounds == null) {
       return new Views.Histogram(ApiException.parameter(() -> Intervals.parse(interval, 0, settings.histogramBuckets())), null, null, 0, List.of(), 0,
-          new Views.Indices(List.of(), List.of(), Map.of()), Views.CacheUse.between(cache.stats().total(),
+          false, new Views.Indices(List.of(), List.of(), Map.of(), List.of()), Views.CacheUse.between(cache.stats().total(),
               cache.stats().total()));
     }
     long step = ApiException.parameter(() -> Intervals.parse(interval, bounds[1] - bounds[0], settings.histogramBuckets()));
@@ -109,7 +113,8 @@ class SearchController {
     }
     Query query = translator.query(q, range);
     SearchRequest request = SearchRequest.builder(query).indices(indices)
-        .allowPartialResults(!IndexPatterns.single(indices)).build();
+        .allowPartialResults(!IndexPatterns.single(indices))
+        .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).build();
     CacheStats.Counts before = cache.stats().total();
     CollectedResponse<long[]> response =
         catalog.search(request, new DateHistogram(settings.timestampField(), origin, step, (int) count));
@@ -122,7 +127,8 @@ class SearchController {
       total += response.result()[i];
     }
     return new Views.Histogram(step, Instant.ofEpochMilli(bounds[0]), Instant.ofEpochMilli(bounds[1]), total, buckets,
-        response.tookMillis(), new Views.Indices(response.searched(), response.skipped(), response.failed()),
+        response.tookMillis(), response.timedOut(),
+        new Views.Indices(response.searched(), response.skipped(), response.failed(), response.timedOutIndices()),
         Views.CacheUse.between(before, after));
   }
 

@@ -53,21 +53,21 @@ final class Views {
   }
 
   /** Which indices a search searched, skipped without opening, or failed on (with the failure). */
-  record Indices(List<String> searched, List<String> skipped, Map<String, String> failed) {}
+  record Indices(List<String> searched, List<String> skipped, Map<String, String> failed, List<String> timedOut) {}
 
   /** One hit: its index, score (null when sorted), sort values, and stored fields. */
   record Hit(String index, Float score, Object[] sort, Map<String, Object> fields) {}
 
   /** A search's answer. */
-  record SearchResult(long total, String totalRelation, long tookMillis, List<Hit> hits, Indices indices,
-      CacheUse cache) {}
+  record SearchResult(long total, String totalRelation, long tookMillis, boolean timedOut, List<Hit> hits,
+      Indices indices, CacheUse cache) {}
 
   /** One bucket of a histogram: its start, and the matches in it. */
   record Bucket(long key, Instant time, long count) {}
 
   /** A histogram's answer. */
   record Histogram(long intervalMillis, Instant from, Instant to, long total, List<Bucket> buckets, long tookMillis,
-      Indices indices, CacheUse cache) {}
+      boolean timedOut, Indices indices, CacheUse cache) {}
 
   /** How the cache's counters moved while a request ran (other requests at the same time count too). */
   record CacheUse(long hits, long misses, double hitRatio, long fetches, long bytesFetched, long directReads,

@@ -31,8 +31,33 @@ public final class Intervals {
       }
       return NICE[NICE.length - 1];
     }
-    String s = text.trim().toLowerCase(Locale.ROOT);
     try {
+      return millis(text);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("'interval' must be auto or a positive duration such as 30s, 5m, 1h or 1d, got '"
+          + text + "'");
+    }
+  }
+
+  /**
+   * The {@code timeout} parameter of a search: a positive duration as {@link #parse} reads it, or null if blank.
+   *
+   * @throws IllegalArgumentException naming the parameter if it is not one
+   */
+  public static java.time.Duration timeout(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return java.time.Duration.ofMillis(millis(text));
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("'timeout' must be a positive duration such as 500ms, 5s or 1m, got '" + text + "'");
+    }
+  }
+
+  private static long millis(String text) {
+    String s = text.trim().toLowerCase(Locale.ROOT);
+    {
       long millis;
       if (s.startsWith("p")) {
         millis = Duration.parse(s.toUpperCase(Locale.ROOT)).toMillis();
@@ -53,9 +78,6 @@ public final class Intervals {
         throw new NumberFormatException();
       }
       return millis;
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("'interval' must be auto or a positive duration such as 30s, 5m, 1h or 1d, got '"
-          + text + "'");
     }
   }
 }
