@@ -67,6 +67,11 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--exact-total", description = "count every hit exactly (default: exact up to 1,000 per index)")
   boolean exactTotal;
 
+  @Option(names = "--timeout", paramLabel = "DURATION",
+      description = "how long the search may run, waits for the store included (ISO-8601 such as PT5S, or 500ms, 5s, 1m;"
+          + " default: none); past it the search fails naming the indices still running")
+  String timeout;
+
   @Option(names = "--cache-size", paramLabel = "SIZE", defaultValue = "256mb",
       description = "the size of the temporary cache (a sparse file; default: ${DEFAULT-VALUE})")
   String cacheSize;
@@ -81,6 +86,7 @@ final class SearchCommand implements Callable<Integer> {
       Names.validateSnapshot(pattern);
     }
     Query parsed = QueryText.parse(query, defaultField);
+    java.time.Duration limit = timeout == null ? null : parseTimeout(timeout);
     try (Repository repository = Repository.open(repositoryUri)) {
       List<String> names = Names.matching(pattern, repository.snapshots().listSnapshots());
       if (names.isEmpty()) {
@@ -104,6 +110,7 @@ final class SearchCommand implements Callable<Integer> {
               .size(size)
               .fields(fields.toArray(String[]::new))
               .exactTotalHits(exactTotal)
+              .timeout(limit)
               .build());
         }
         print(out, response);
@@ -112,6 +119,31 @@ final class SearchCommand implements Callable<Integer> {
       }
     }
     return ExitCodes.OK;
+  }
+
+  /** {@code 500ms}, {@code 5s}, {@code 2m} or ISO-8601 ({@code PT5S}); positive. */
+  static java.time.Duration parseTimeout(String text) throws UsageException {
+    String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+    try {
+      java.time.Duration d;
+      if (t.startsWith("p")) {
+        d = java.time.Duration.parse(t.toUpperCase(java.util.Locale.ROOT));
+      } else if (t.endsWith("ms")) {
+        d = java.time.Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+      } else if (t.endsWith("s")) {
+        d = java.time.Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
+      } else if (t.endsWith("m")) {
+        d = java.time.Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+      } else {
+        throw new NumberFormatException();
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new NumberFormatException();
+      }
+      return d;
+    } catch (RuntimeException e) {
+      throw new UsageException("--timeout must be a positive duration such as 500ms, 5s, 1m or PT5S, got '" + text + "'");
+    }
   }
 
   private void print(PrintWriter out, SearchResponse response) {

@@ -101,6 +101,10 @@ class FileSystemCliTest {
     List<String> hits = search.out().lines().filter(l -> l.startsWith("logs-")).toList();
     assertEquals(3, hits.size(), search.toString());
     hits.forEach(h -> assertTrue(h.contains("host.name=web-01"), h));
+    Cli.Run timed = ok("search", "--exact-total", "--timeout", "1m", "-n", "3", repo, "logs-2024.02.*",
+        "error AND host.name:web-01");
+    assertTrue(timed.out().contains("total: " + String.format(java.util.Locale.ROOT, "%,d", expected) + " hits"),
+        "a timeout the search does not reach changes nothing: " + timed);
     Cli.Run lowerBound = ok("search", repo, "logs-2024.02.15", "*");
     assertTrue(lowerBound.out().contains("total: at least ") && lowerBound.out().contains(" hits (a lower bound"),
         lowerBound.toString());
@@ -285,6 +289,7 @@ class FileSystemCliTest {
     assertUsage(Cli.run("info", repo, "../etc"), "invalid snapshot name '../etc'");
     assertUsage(Cli.run("snapshot", tmp.resolve("none").toString(), repo, "x"), "none does not exist");
     assertUsage(Cli.run("search", repo, "x", "message:(unclosed"), "the query does not parse");
+    assertUsage(Cli.run("search", "--timeout", "soon", repo, "x", "error"), "--timeout must be a positive duration");
     assertUsage(Cli.run("verify", "--threads", "0", repo), "--threads must be at least 1");
     Path typo = tmp.resolve("no-such-repo");
     assertUsage(Cli.run("list", typo.toUri().toString()), "no repository at " + typo.toUri() + ": " + typo + " is not a directory");
