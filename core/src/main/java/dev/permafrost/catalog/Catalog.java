@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeoutException;
@@ -54,6 +56,7 @@ public final class Catalog implements AutoCloseable {
   private final ReaderPool pool;
   private final Duration acquireTimeout;
   private final Duration unmountTimeout;
+  private final int mountThreads;
   private final MultiIndexSearch searcher;
   /** Null when no full-copy directory was given. */
   private final FullCopier copier;
@@ -72,6 +75,7 @@ public final class Catalog implements AutoCloseable {
     this.acquireTimeout = b.acquireTimeout;
     this.unmountTimeout = b.unmountTimeout;
     this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
+    this.mountThreads = b.mountThreads;
   }
 
   /** Starts building a catalog over {@code cache}, which every mounted index reads through. */
@@ -92,6 +96,69 @@ public final class Catalog implements AutoCloseable {
    * @throws dev.permafrost.snapshot.SnapshotException if the manifest cannot be read (naming it)
    */
   public MountInfo mount(String name, SnapshotRepository repository, String snapshot, MountMode mode) throws IOException {
+    return mount(new MountSpec(name, snapshot, mode, null), repository, true);
+  }
+
+  /**
+   * Mounts many snapshots of {@code repository} at once, at most {@code mountThreads} at a time: each as
+   * {@link #mount} would, its manifest read through the shared cache when the spec names it (no request while the
+   * cache holds it: re-mounting {@link #mountSpecs()} after a clean restart of cache and catalog costs none). A spec
+   * that fails (a snapshot gone, a name taken, a store error) is reported and the others go on.
+   */
+  public MountAllResult mountAll(SnapshotRepository repository, Collection<MountSpec> specs) throws IOException {
+    ensureOpen();
+    Objects.requireNonNull(repository, "repository");
+    List<MountSpec> list = List.copyOf(specs);
+    List<java.util.concurrent.Future<MountInfo>> futures = new ArrayList<>(list.size());
+    java.util.concurrent.ExecutorService mounters = java.util.concurrent.Executors.newFixedThreadPool(
+        Math.max(1, Math.min(mountThreads, list.size())), r -> {
+          Thread t = new Thread(r, "permafrost-mount");
+          t.setDaemon(true);
+          return t;
+        });
+    try {
+      for (MountSpec spec : list) {
+        futures.add(mounters.submit(() -> mount(spec, repository, false)));
+      }
+      List<MountInfo> mounted = new ArrayList<>();
+      Map<String, String> failed = new java.util.LinkedHashMap<>();
+      for (int i = 0; i < list.size(); i++) {
+        try {
+          mounted.add(futures.get(i).get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          Throwable cause = e.getCause();
+          failed.put(list.get(i).name(), String.valueOf(cause.getMessage()));
+          log.warn("mounting '{}' (snapshot '{}') failed: {}", list.get(i).name(), list.get(i).snapshot(), cause.toString());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted while mounting " + list.size() + " snapshots");
+        }
+      }
+      log.info("mounted {} of {} snapshots of {}{}", mounted.size(), list.size(), repository.store().describe(),
+          failed.isEmpty() ? "" : "; " + failed.size() + " failed");
+      return new MountAllResult(List.copyOf(mounted), java.util.Collections.unmodifiableMap(failed));
+    } finally {
+      mounters.shutdownNow();
+    }
+  }
+
+  /**
+   * What is mounted now, as specs naming each index's manifest: keep them (see {@link MountSpec#toLine()}) and give
+   * them to {@link #mountAll} to mount the same after a restart, with no request while the cache holds the manifests.
+   */
+  public List<MountSpec> mountSpecs() {
+    List<MountSpec> specs = new ArrayList<>(mounts.size());
+    for (MountedIndex index : mounts.values()) {
+      specs.add(new MountSpec(index.name, index.manifest.snapshot(), index.mode, index.manifest));
+    }
+    return specs;
+  }
+
+  /** Mounts one spec; logs it at INFO if {@code loud} (mountAll logs once for all). */
+  private MountInfo mount(MountSpec spec, SnapshotRepository repository, boolean loud) throws IOException {
+    String name = spec.name();
+    String snapshot = spec.snapshot();
+    MountMode mode = spec.mode();
     ensureOpen();
     if (name == null || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("invalid index name '" + name + "': use 1 to 200 letters, digits, '.', '_' or"
@@ -105,7 +172,8 @@ public final class Catalog implements AutoCloseable {
     if (mounts.containsKey(name)) {
       throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
     }
-    SnapshotManifest manifest = cache.readManifest(repository, snapshot);
+    SnapshotManifest manifest = spec.manifest() == null ? cache.readManifest(repository, snapshot)
+        : cache.readManifest(repository, spec.manifest());
     MountedIndex index;
     if (mode == MountMode.FULL_COPY) {
       // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout
@@ -127,9 +195,16 @@ public final class Catalog implements AutoCloseable {
         throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
       }
     }
-    log.info("mounted snapshot '{}' of {} as '{}' ({}): {} documents, {} in {} files", snapshot,
-        repository.store().describe(), name, mode, manifest.info().numDocs(), ByteSizes.format(manifest.info().totalBytes()),
-        manifest.info().fileCount());
+    if (loud || log.isDebugEnabled()) {
+      String line = "mounted snapshot '" + snapshot + "' of " + repository.store().describe() + " as '" + name + "' ("
+          + mode + "): " + manifest.info().numDocs() + " documents, " + ByteSizes.format(manifest.info().totalBytes())
+          + " in " + manifest.info().fileCount() + " files";
+      if (loud) {
+        log.info(line);
+      } else {
+        log.debug(line);
+      }
+    }
     return index.info();
   }
 
@@ -303,6 +378,7 @@ public final class Catalog implements AutoCloseable {
     private Duration unmountTimeout = Duration.ofSeconds(30);
     private int searchThreads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
     private Duration searchTimeout;
+    private int mountThreads = 16;
     private Path fullCopyDirectory;
     private long fullCopyMaxBytesPerSec = 64L << 20;
     private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
@@ -366,6 +442,15 @@ public final class Catalog implements AutoCloseable {
      */
     public Builder searchTimeout(Duration timeout) {
       this.searchTimeout = positive("searchTimeout", timeout);
+      return this;
+    }
+
+    /** Snapshots {@link #mountAll} mounts at once (default 16: mounting waits on the store, one manifest each). */
+    public Builder mountThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("mountThreads must be at least 1, got " + threads);
+      }
+      this.mountThreads = threads;
       return this;
     }
 

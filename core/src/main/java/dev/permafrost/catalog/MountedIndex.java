@@ -91,7 +91,7 @@ final class MountedIndex {
     synchronized (this) {
       for (;;) {
         if (unmounted) {
-          throw new IllegalStateException("index '" + name + "' was unmounted");
+          throw new IndexUnmountedException(name);
         }
         if (state == MountState.OPEN) {
           leases++;
@@ -122,7 +122,8 @@ final class MountedIndex {
       }
       long heap = estimateHeap(read, opened);
       synchronized (this) {
-        assert state == MountState.OPENING && !unmounted : state; // unmount waits for an opening to end
+        // an unmount that began meanwhile waits for this opening to end, then for this one lease to come back
+        assert state == MountState.OPENING : state;
         pool.opened(reserved, heap); // before the reader can be closed by anyone
         directory = dir;
         reader = opened;

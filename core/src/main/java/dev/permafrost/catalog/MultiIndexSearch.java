@@ -78,8 +78,15 @@ final class MultiIndexSearch implements AutoCloseable {
     });
   }
 
-  /** The request's indices that can match its query; those that cannot go to {@code skipped}. */
-  private List<MountedIndex> candidates(SearchRequest request, List<String> skipped) {
+  /** Why an index was skipped: its recorded ranges cannot match what the query requires. */
+  static final String CANNOT_MATCH = "its recorded point ranges cannot match the query";
+  /** Why an index was skipped: a sorted top-N's early stop (its recorded range cannot beat the hits found). */
+  static final String CANNOT_COMPETE = "its recorded range cannot beat the hits found";
+  /** Why an index was skipped: a glob selected it, and it was unmounted before the search reached it. */
+  static final String UNMOUNTED = "unmounted during the search";
+
+  /** The request's indices that can match its query; those that cannot go to {@code skipped}, with why. */
+  private List<MountedIndex> candidates(SearchRequest request, Map<String, String> skipped) {
     List<MountedIndex> targets = catalog.resolve(request.indices.toArray(String[]::new));
     Map<String, PointRangeQuery> required = CanMatch.requiredRanges(request.query);
     List<MountedIndex> candidates = new ArrayList<>();
@@ -87,7 +94,7 @@ final class MultiIndexSearch implements AutoCloseable {
       if (CanMatch.canMatch(index.pointRanges, required)) {
         candidates.add(index);
       } else {
-        skipped.add(index.name);
+        skipped.put(index.name, CANNOT_MATCH);
       }
     }
     return candidates;
@@ -102,8 +109,9 @@ final class MultiIndexSearch implements AutoCloseable {
     long start = System.nanoTime();
     Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
     catalog.searches.increment();
-    List<String> skipped = new ArrayList<>();
+    Map<String, String> skipped = new LinkedHashMap<>();
     List<MountedIndex> candidates = candidates(request, skipped);
+    Set<String> named = named(request);
     // each index's search gives back its collectors, to be reduced with all the others'
     CollectorManager<C, List<C>> perIndex = new CollectorManager<>() {
       @Override
@@ -144,7 +152,9 @@ final class MultiIndexSearch implements AutoCloseable {
           searched.add(index.name);
         }
       } catch (ExecutionException e) {
-        if (deadline.explains(e.getCause())) {
+        if (vanished(e.getCause(), index, named)) {
+          skipped.put(index.name, UNMOUNTED);
+        } else if (deadline.explains(e.getCause())) {
           timedOut.add(index.name);
         } else {
           failed(request, index, e.getCause(), futures, failed);
@@ -158,8 +168,36 @@ final class MultiIndexSearch implements AutoCloseable {
     catalog.indicesSearched.add(searched.size());
     catalog.indicesSkipped.add(skipped.size());
     T result = manager.reduce(collectors);
-    return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped), Map.copyOf(failed),
-        List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+    return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped.keySet()), ordered(skipped),
+        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /** The indices the request names outright (not through a glob): those may fail the search if unmounted. */
+  private static Set<String> named(SearchRequest request) {
+    Set<String> named = new HashSet<>();
+    for (String p : request.indices) {
+      if (p.indexOf('*') < 0 && p.indexOf('?') < 0) {
+        named.add(p);
+      }
+    }
+    return named;
+  }
+
+  /** Whether {@code failure} says that {@code index}, which a glob selected, was unmounted: it is dropped, not failed. */
+  private static boolean vanished(Throwable failure, MountedIndex index, Set<String> named) {
+    if (named.contains(index.name)) {
+      return false;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof IndexUnmountedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Map<String, String> ordered(Map<String, String> map) {
+    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(map));
   }
 
   /** An index's result, and whether Lucene's own loop stopped it at the deadline (what it holds is partial). */
@@ -293,8 +331,9 @@ final class MultiIndexSearch implements AutoCloseable {
     long start = System.nanoTime();
     Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
     catalog.searches.increment();
-    List<String> skipped = new ArrayList<>();
+    Map<String, String> skipped = new LinkedHashMap<>();
     List<MountedIndex> candidates = candidates(request, skipped);
+    Set<String> named = named(request);
     // exact totals count every candidate, so there is nothing to gain by stopping early
     Ordering ordering = request.exactTotalHits ? null : Ordering.of(request.sort, candidates);
     if (ordering != null) {
@@ -319,7 +358,7 @@ final class MultiIndexSearch implements AutoCloseable {
         if (sofar.scoreDocs.length >= request.size) {
           Object bottom = ((FieldDoc) sofar.scoreDocs[sofar.scoreDocs.length - 1]).fields[0];
           while (next < candidates.size() && !ordering.canCompete(candidates.get(next), bottom)) {
-            skipped.add(candidates.get(next++).name); // in order: none after it can compete either
+            skipped.put(candidates.get(next++).name, CANNOT_COMPETE); // in order: none after it can compete either
           }
           if (next == candidates.size()) {
             break;
@@ -351,7 +390,9 @@ final class MultiIndexSearch implements AutoCloseable {
           searched.add(index);
           results.add(docs);
         } catch (ExecutionException e) {
-          if (deadline.explains(e.getCause())) {
+          if (vanished(e.getCause(), index, named)) {
+            skipped.put(index.name, UNMOUNTED);
+          } else if (deadline.explains(e.getCause())) {
             timedOut.add(index.name);
           } else {
             failed(request, index, e.getCause(), futures, failed);
@@ -366,16 +407,38 @@ final class MultiIndexSearch implements AutoCloseable {
     catalog.indicesSearched.add(searched.size());
     catalog.indicesSkipped.add(skipped.size());
 
-    TopDocs merged = results.isEmpty() ? new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0])
-        : merge(request, results);
-    List<SearchResponse.Hit> hits = fetch(request, merged, searched, deadline, timedOut);
+    TopDocs merged;
+    List<SearchResponse.Hit> hits;
+    for (;;) {
+      merged = results.isEmpty() ? new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0])
+          : merge(request, results);
+      Set<String> gone = new HashSet<>();
+      hits = fetch(request, merged, searched, deadline, timedOut, named, gone);
+      if (gone.isEmpty()) {
+        break;
+      }
+      // indices a glob selected were unmounted before their hits' fields were read: drop them, and merge the rest again
+      // (each index gave its own top N, so the others' hits are enough)
+      for (int i = searched.size() - 1; i >= 0; i--) {
+        if (gone.contains(searched.get(i).name)) {
+          skipped.put(searched.get(i).name, UNMOUNTED);
+          searched.remove(i);
+          results.remove(i);
+        }
+      }
+      for (int shard = 0; shard < results.size(); shard++) {
+        for (ScoreDoc sd : results.get(shard).scoreDocs) {
+          sd.shardIndex = shard;
+        }
+      }
+    }
     TotalHits total = merged.totalHits;
     if (!timedOut.isEmpty()) { // what timed out was not counted, or not wholly
       total = new TotalHits(total.value(), TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO);
     }
     List<String> searchedNames = searched.stream().map(i -> i.name).toList();
-    return new SearchResponse(total, hits, searchedNames, List.copyOf(skipped), Map.copyOf(failed),
-        List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+    return new SearchResponse(total, hits, searchedNames, List.copyOf(skipped.keySet()), ordered(skipped),
+        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
   }
 
   private IndexResult<TopDocs> searchOne(MountedIndex index, SearchRequest request, Deadline deadline) throws IOException {
@@ -407,7 +470,7 @@ final class MultiIndexSearch implements AutoCloseable {
    * fetch costs one round trip rather than one per hit.
    */
   private List<SearchResponse.Hit> fetch(SearchRequest request, TopDocs merged, List<MountedIndex> searched,
-      Deadline deadline, List<String> timedOut) throws IOException {
+      Deadline deadline, List<String> timedOut, Set<String> named, Set<String> gone) throws IOException {
     org.apache.lucene.document.Document[] documents = new org.apache.lucene.document.Document[merged.scoreDocs.length];
     if (!request.fields.isEmpty()) {
       Set<String> fields = new HashSet<>(request.fields);
@@ -453,6 +516,10 @@ final class MultiIndexSearch implements AutoCloseable {
           }
         } catch (ExecutionException e) {
           Throwable cause = e.getCause();
+          if (vanished(cause, fetched.get(i), named)) {
+            gone.add(fetched.get(i).name);
+            continue;
+          }
           if (deadline.explains(cause)) {
             late.add(fetched.get(i).name);
             continue;
@@ -473,6 +540,9 @@ final class MultiIndexSearch implements AutoCloseable {
         }
       }
       checkTimedOut(request, deadline, late, futures);
+      if (!gone.isEmpty()) {
+        return List.of(); // merged again without them
+      }
     }
     List<SearchResponse.Hit> hits = new ArrayList<>(merged.scoreDocs.length);
     for (int i = 0; i < merged.scoreDocs.length; i++) {
