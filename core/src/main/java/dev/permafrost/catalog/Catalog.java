@@ -376,7 +376,7 @@ public final class Catalog implements AutoCloseable {
     private Duration idleTimeout = Duration.ofMinutes(5);
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration unmountTimeout = Duration.ofSeconds(30);
-    private int searchThreads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
+    private int searchThreads = 64;
     private Duration searchTimeout;
     private int mountThreads = 16;
     private Path fullCopyDirectory;
@@ -425,8 +425,11 @@ public final class Catalog implements AutoCloseable {
     }
 
     /**
-     * Threads that search indices concurrently in {@link #search} (default twice the processors, at least 8: a
-     * cold search mostly waits on the store, and every index searched at once shares one round trip's wait).
+     * How many indices {@link #search} searches at once (default 64, the store policy's default
+     * {@code max_concurrent_requests}): a cold search waits on the store, not on the CPU, so this is sized for what the
+     * store allows, not for the cores. Each index is searched on a virtual thread; Lucene's CPU work runs on their
+     * carriers (one per core), and a search waiting for the store holds none. The bound on open readers
+     * ({@link #maxOpenReaders}) bounds the memory.
      */
     public Builder searchThreads(int threads) {
       if (threads < 1) {

@@ -22,9 +22,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
@@ -51,7 +51,10 @@ import org.apache.lucene.util.NumericUtils;
  */
 final class MultiIndexSearch implements AutoCloseable {
   private final Catalog catalog;
+  /** A virtual thread per index task: a cold search waits on the store, and a waiting virtual thread costs no carrier. */
   private final ExecutorService executor;
+  /** How many index tasks run at once: the catalog's searchThreads, sized for the store, not for the cores. */
+  private final Semaphore running;
   private final int threads;
 
   /**
@@ -70,12 +73,9 @@ final class MultiIndexSearch implements AutoCloseable {
     this.leaseTimeoutNanos = leaseTimeoutNanos;
     this.defaultTimeout = defaultTimeout;
     this.threads = threads;
-    AtomicInteger count = new AtomicInteger();
-    this.executor = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "permafrost-search-" + count.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    // Lucene's CPU work runs on the virtual threads' carriers, one per core; waits for the store hold none
+    this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("permafrost-search-", 1).factory());
+    this.running = new Semaphore(threads);
   }
 
   /** Why an index was skipped: its recorded ranges cannot match what the query requires. */
@@ -128,13 +128,13 @@ final class MultiIndexSearch implements AutoCloseable {
     };
     List<Future<IndexResult<List<C>>>> futures = new ArrayList<>();
     for (MountedIndex index : candidates) {
-      futures.add(executor.submit(deadline.around(() -> {
+      futures.add(submit(deadline, () -> {
         try (Lease lease = acquire(index, deadline)) {
           IndexSearcher searcher = deadline.limit(lease.searcher());
           List<C> collected = searcher.search(request.query, perIndex);
           return new IndexResult<>(collected, searcher.timedOut());
         }
-      })));
+      }));
     }
     List<C> collectors = new ArrayList<>();
     List<String> searched = new ArrayList<>();
@@ -198,6 +198,26 @@ final class MultiIndexSearch implements AutoCloseable {
 
   private static Map<String, String> ordered(Map<String, String> map) {
     return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(map));
+  }
+
+  /**
+   * Starts {@code task} on a virtual thread of its own once one of the {@code searchThreads} places is free, with the
+   * search's deadline on its reads; waiting for a place counts against the deadline.
+   */
+  private <T> Future<T> submit(Deadline deadline, Callable<T> task) {
+    Callable<T> limited = deadline.around(task);
+    return executor.submit(() -> {
+      if (deadline.none()) {
+        running.acquire();
+      } else if (!running.tryAcquire(Math.max(0, deadline.nanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        throw new DeadlinePassed("waiting for one of the " + threads + " search places passed " + deadline.what, null);
+      }
+      try {
+        return limited.call();
+      } finally {
+        running.release();
+      }
+    });
   }
 
   /** An index's result, and whether Lucene's own loop stopped it at the deadline (what it holds is partial). */
@@ -369,7 +389,7 @@ final class MultiIndexSearch implements AutoCloseable {
       next += batch.size();
       List<Future<IndexResult<TopDocs>>> futures = new ArrayList<>();
       for (MountedIndex index : batch) {
-        futures.add(executor.submit(deadline.around(() -> searchOne(index, request, deadline))));
+        futures.add(submit(deadline, () -> searchOne(index, request, deadline)));
       }
       started.addAll(futures);
       for (int i = 0; i < batch.size(); i++) {
@@ -485,7 +505,7 @@ final class MultiIndexSearch implements AutoCloseable {
         MountedIndex index = searched.get(e.getKey());
         fetched.add(index);
         slots.add(e.getValue());
-        futures.add(executor.submit(deadline.around(() -> {
+        futures.add(submit(deadline, () -> {
           // each task fills an array of its own, copied over once it is done: one that passes the deadline writes nothing seen
           org.apache.lucene.document.Document[] mine = new org.apache.lucene.document.Document[e.getValue().size()];
           try (Lease lease = acquire(index, deadline)) {
@@ -501,7 +521,7 @@ final class MultiIndexSearch implements AutoCloseable {
                 : new IOException("fetching the hits of index '" + index.name + "': " + ex.getMessage(), ex);
           }
           return mine;
-        })));
+        }));
       }
       List<String> late = new ArrayList<>();
       for (int i = 0; i < futures.size(); i++) {

@@ -124,6 +124,42 @@ class BenchmarkSmokeTest {
   }
 
   @Test
+  void manyIndicesRunsColdAndGivesTheLocalAnswerWithItsLimit() throws Exception {
+    String before = System.getProperty("permafrost.bench.data");
+    System.setProperty("permafrost.bench.data", temp.resolve("many-data").toString());
+    try {
+      Dataset many = Dataset.getOrCreate(DatasetSpec.parse("12x300"));
+      Workload.Result expected;
+      try (Indices mmap = LocalIndexes.open(many, LocalIndexes.Kind.MMAP)) {
+        expected = mmap.run(Workloads.byName("needle", many.spec()));
+      }
+      ManyIndicesBenchmark bench = new ManyIndicesBenchmark();
+      bench.scale = "12x300";
+      bench.workload = "needle";
+      bench.searchThreads = 4;
+      bench.ttfbMs = 1;
+      bench.mbPerSec = 1000;
+      bench.setUp();
+      try {
+        bench.mountCold();
+        ManyIndicesBenchmark.Requests counts = new ManyIndicesBenchmark.Requests();
+        assertEquals(expected, bench.search(counts));
+        bench.unmount();
+        assertTrue(counts.requests >= 12 && counts.roundTripWaves >= 1, "every index was read cold: " + counts.requests);
+        assertTrue(counts.limitMs >= 0);
+      } finally {
+        bench.tearDown();
+      }
+    } finally {
+      if (before == null) {
+        System.clearProperty("permafrost.bench.data");
+      } else {
+        System.setProperty("permafrost.bench.data", before);
+      }
+    }
+  }
+
+  @Test
   void mountScaleReopensWarmIndicesWithoutARequest() throws Exception {
     String before = System.getProperty("permafrost.bench.data");
     System.setProperty("permafrost.bench.data", temp.resolve("mount-scale-data").toString());

@@ -35,9 +35,15 @@ public final class MountedIndices implements Indices {
   /** Mounts each named snapshot of {@code repository} under its own name (reads each manifest, opens nothing). */
   public static MountedIndices mount(SnapshotRepository repository, List<String> snapshots, SharedRegionCache cache)
       throws IOException {
+    return mount(repository, snapshots, Catalog.builder(cache));
+  }
+
+  /** As {@link #mount(SnapshotRepository, List, SharedRegionCache)}, in a catalog built by {@code builder}. */
+  public static MountedIndices mount(SnapshotRepository repository, List<String> snapshots, Catalog.Builder builder)
+      throws IOException {
     // The benchmarks measure reads, not Lucene's query cache: off for every searcher, local ones too (IndexSet).
     IndexSearcher.setDefaultQueryCache(null);
-    Catalog catalog = Catalog.builder(cache).build();
+    Catalog catalog = builder.build();
     boolean success = false;
     try {
       for (String name : snapshots) {
