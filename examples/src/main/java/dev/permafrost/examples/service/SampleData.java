@@ -36,8 +36,11 @@ class SampleData implements ApplicationRunner {
   private final SnapshotRepository repository;
   private final Catalog catalog;
   private final SnapshotSources sources;
+  private final dev.permafrost.examples.service.mounts.SavedMounts savedMounts;
 
-  SampleData(PermafrostProperties properties, SnapshotRepository repository, Catalog catalog, SnapshotSources sources) {
+  SampleData(PermafrostProperties properties, SnapshotRepository repository, Catalog catalog, SnapshotSources sources,
+      dev.permafrost.examples.service.mounts.SavedMounts savedMounts) {
+    this.savedMounts = savedMounts;
     this.properties = properties;
     this.repository = repository;
     this.catalog = catalog;
@@ -69,6 +72,7 @@ class SampleData implements ApplicationRunner {
         catalog.mount(name, repository, name);
       }
     }
+    savedMounts.save();
     log.info("sample data ready in {} ms: {} daily indices of {} events mounted ({} snapshots taken now), from {}",
         (System.nanoTime() - start) / 1_000_000, spec.days(), spec.eventsPerDay(), taken, dataset.root());
   }

@@ -29,8 +29,11 @@ class IndicesController {
   private final Catalog catalog;
   private final SnapshotRepository repository;
   private final String timestampField;
+  private final dev.permafrost.examples.service.mounts.SavedMounts savedMounts;
 
-  IndicesController(Catalog catalog, SnapshotRepository repository, PermafrostProperties properties) {
+  IndicesController(Catalog catalog, SnapshotRepository repository, PermafrostProperties properties,
+      dev.permafrost.examples.service.mounts.SavedMounts savedMounts) {
+    this.savedMounts = savedMounts;
     this.catalog = catalog;
     this.repository = repository;
     this.timestampField = properties.search().timestampField();
@@ -64,6 +67,7 @@ class IndicesController {
     } catch (IllegalArgumentException e) { // a malformed name, or mounted meanwhile
       throw ApiException.badParameter(e.getMessage());
     }
+    savedMounts.save();
     return ResponseEntity.status(HttpStatus.CREATED).body(Views.Index.of(info, timestampField));
   }
 
@@ -71,6 +75,7 @@ class IndicesController {
   Map<String, Object> unmount(@PathVariable String name) throws IOException {
     info(name);
     catalog.unmount(name);
+    savedMounts.save();
     return Map.of("unmounted", name);
   }
 
