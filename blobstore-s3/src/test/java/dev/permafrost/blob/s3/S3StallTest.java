@@ -18,6 +18,7 @@ import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.catalog.SearchTimeoutException;
+import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
@@ -100,7 +101,9 @@ class S3StallTest {
     local = FSDirectory.open(tmp.resolve("index"));
     RandomIndexes.build(local, new Random(seed), 6000, 4);
     direct = S3TestStores.builder().prefix(prefix).build();
-    SnapshotRepository.open(direct).createSnapshot(SNAPSHOT, local);
+    // nothing kept in the manifest: every search reads its terms and postings from the store
+    SnapshotRepository.open(direct).createSnapshot(SNAPSHOT, local,
+        SnapshotOptions.DEFAULTS.withInlineLimits(0, 0).withHotBytesLimit(0));
     URI minio = URI.create(S3TestStores.endpoint());
     proxy = toxiproxy.createProxy("permafrost-s3-stalls-" + UUID.randomUUID().toString().substring(0, 8), "127.0.0.1:0",
         minio.getHost() + ":" + minio.getPort());
