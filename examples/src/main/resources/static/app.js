@@ -130,7 +130,11 @@ async function search(event) {
     const result = await getJson(`/indices/${pattern}/search?${p}&size=50`);
     showCache(result.cache);
     drawHits(result);
-    $('summary').textContent = `${result.total.toLocaleString()}${result.totalRelation === 'gte' ? '+' : ''} hits in ${result.tookMillis} ms`;
+    // a lower bound reads as one (as Kibana shows it): the search stopped before indices that could not change its top hits
+    $('summary').textContent = `${result.totalRelation === 'gte' ? '≥ ' : ''}${result.total.toLocaleString()} hits in ${result.tookMillis} ms`;
+    $('summary').title = result.totalRelation === 'gte'
+      ? 'at least this many: indices that could not change the top hits were not counted; the histogram counts them all'
+      : 'every match counted';
     $('indices').textContent = indicesLine(result.indices);
     const histogram = await getJson(`/indices/${pattern}/histogram?${p}`);
     drawChart(histogram);

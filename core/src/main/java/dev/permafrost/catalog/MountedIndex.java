@@ -87,6 +87,16 @@ final class MountedIndex {
    * @throws IOException if opening fails (the next acquire tries again)
    * @throws TimeoutException if the reader could not be opened (or room made for it) by {@code deadlineNanos}
    */
+  /** A lease on the reader if it is open now, else null: never opens it, never waits. */
+  synchronized Lease acquireIfOpen() {
+    if (unmounted || state != MountState.OPEN) {
+      return null;
+    }
+    leases++;
+    lastUsedNanos = System.nanoTime();
+    return new Lease(this, reader);
+  }
+
   Lease acquire(long deadlineNanos) throws IOException, TimeoutException {
     synchronized (this) {
       for (;;) {

@@ -452,13 +452,59 @@ final class MultiIndexSearch implements AutoCloseable {
         }
       }
     }
-    TotalHits total = merged.totalHits;
-    if (!timedOut.isEmpty()) { // what timed out was not counted, or not wholly
-      total = new TotalHits(total.value(), TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO);
-    }
+    TotalHits total = total(request, merged.totalHits, candidates, skipped, failed, timedOut);
     List<String> searchedNames = searched.stream().map(i -> i.name).toList();
     return new SearchResponse(total, hits, searchedNames, List.copyOf(skipped.keySet()), ordered(skipped),
         Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /**
+   * The search's total: exact only if every index that may hold matches was counted exactly. The merged count is
+   * exact when each index's was; an index that failed or timed out makes it a lower bound, and so does one the
+   * sorted early stop skipped, unless its reader is open and Lucene counts the query from its index statistics
+   * (Weight#count: a term, a match-all, no deletions), which costs no request. Indices skipped because their ranges
+   * cannot match hold no match and keep it exact.
+   */
+  private TotalHits total(SearchRequest request, TotalHits merged, List<MountedIndex> candidates,
+      Map<String, String> skipped, Map<String, String> failed, List<String> timedOut) throws IOException {
+    boolean exact = merged.relation() == TotalHits.Relation.EQUAL_TO && failed.isEmpty() && timedOut.isEmpty();
+    long value = merged.value();
+    for (MountedIndex index : candidates) {
+      if (!exact) {
+        break;
+      }
+      if (!CANNOT_COMPETE.equals(skipped.get(index.name))) {
+        continue;
+      }
+      long count = cheapCount(index, request);
+      if (count < 0) {
+        exact = false;
+      } else {
+        value += count;
+      }
+    }
+    return new TotalHits(value, exact ? TotalHits.Relation.EQUAL_TO : TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO);
+  }
+
+  /** The query's count in {@code index} if its reader is open and every segment counts it cheaply, else -1. */
+  private static long cheapCount(MountedIndex index, SearchRequest request) throws IOException {
+    try (Lease lease = index.acquireIfOpen()) {
+      if (lease == null) {
+        return -1; // opening it would cost the round trips the early stop saved
+      }
+      IndexSearcher searcher = lease.searcher();
+      org.apache.lucene.search.Weight weight = searcher.createWeight(searcher.rewrite(request.query),
+          org.apache.lucene.search.ScoreMode.COMPLETE_NO_SCORES, 1);
+      long total = 0;
+      for (org.apache.lucene.index.LeafReaderContext leaf : lease.reader().leaves()) {
+        int n = weight.count(leaf);
+        if (n < 0) {
+          return -1;
+        }
+        total += n;
+      }
+      return total;
+    }
   }
 
   private IndexResult<TopDocs> searchOne(MountedIndex index, SearchRequest request, Deadline deadline) throws IOException {
