@@ -41,7 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code max_concurrent_requests} in flight, a first byte after {@code ttfbMs} and {@code mbPerSec} per stream, no
  * search can take less than about {@code R / max_concurrent_requests x ttfb + bytes / bandwidth}. The secondary
  * results give that limit ({@code limitMs}, with the bandwidth of one stream: an upper estimate of the limit) next to
- * the requests, bytes and waves of dependent requests. {@code searchThreads} is the catalog's setting: 64 (its
+ * the requests, bytes and waves of dependent requests. The modelled store sits inside the store policy, so that its
+ * latency holds a request place: no more than {@code max_concurrent_requests} are in flight, as against a real store. {@code searchThreads} is the catalog's setting: 64 (its
  * default) against 8 (the default before it was sized for the store).
  */
 @State(Scope.Benchmark)
@@ -97,8 +98,10 @@ public class ManyIndicesBenchmark {
     dataset = BenchmarkData.dataset(scale);
     work = Workloads.byName(workload, dataset.spec());
     BlobStore base = BenchStores.open(dataset, "fs");
-    modelled = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), LatencyModel.of(ttfbMs, mbPerSec));
-    repository = SnapshotRepository.open(modelled);
+    // the model inside the policy: its modelled latency holds one of the policy's request places, as a real request
+    // does, so that at most max_concurrent_requests are in flight and the limit below is the store's
+    modelled = new LatencyModelBlobStore(base, LatencyModel.of(ttfbMs, mbPerSec));
+    repository = SnapshotRepository.open(StorePolicy.DEFAULT.apply(modelled));
     cacheDir = BenchmarkData.scratch("many-cache");
     cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
   }
