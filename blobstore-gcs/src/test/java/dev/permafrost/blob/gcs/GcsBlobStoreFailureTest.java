@@ -412,10 +412,19 @@ class GcsBlobStoreFailureTest {
       try {
         OutputStream out = exchange.getResponseBody();
         byte[] chunk = new byte[8192];
-        for (long left = length - send; left > 0; left -= chunk.length) {
+        // loopback send buffers can take most of the rest before the client's reset arrives: the last 64 bytes go
+        // one at a time, 20 ms apart, so that a closed connection fails one of them; one kept open (or drained) takes
+        // them all
+        long tail = Math.min(64, length - send);
+        for (long left = length - send - tail; left > 0; left -= chunk.length) {
           out.write(chunk, 0, (int) Math.min(chunk.length, left));
         }
         out.flush();
+        for (long i = 0; i < tail; i++) {
+          Thread.sleep(20);
+          out.write(0);
+          out.flush();
+        }
         restFailed.complete(false);
       } catch (IOException e) {
         restFailed.complete(true);
