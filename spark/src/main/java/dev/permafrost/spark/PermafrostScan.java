@@ -31,6 +31,8 @@ final class PermafrostScan implements Scan, Batch {
 
   private final ScanPlan plan;
   private List<String> searched = List.of();
+  /** The bytes of each snapshot searched, from its manifest (-1 when not read). */
+  private final java.util.Map<String, Long> sizes = new java.util.HashMap<>();
   private List<String> skipped = List.of();
   private LongAccumulator bytesFetched;
 
@@ -96,12 +98,18 @@ final class PermafrostScan implements Scan, Batch {
         names = names.stream().filter(indices::contains).toList();
       }
       long[] time = Pruning.timeBounds(plan.conditions(), o.timestampField);
-      snapshots = time == null ? names.stream().map(n -> new SnapshotSelection.Snapshot(n, -1, null, null)).toList()
+      // manifests are read for a time range to prune by, and for the sizes that group small snapshots
+      boolean describe = time != null || (o.partitionMaxBytes > 0 && names.size() > 1);
+      snapshots = !describe ? names.stream().map(n -> new SnapshotSelection.Snapshot(n, -1, -1, null, null)).toList()
           : SnapshotSelection.describe(repo, names, o.timestampField);
       List<String> kept = new ArrayList<>();
       List<String> pruned = new ArrayList<>();
       for (SnapshotSelection.Snapshot s : snapshots) {
-        (time == null || (time[0] <= time[1] && s.overlaps(time[0], time[1])) ? kept : pruned).add(s.name());
+        boolean keep = time == null || (time[0] <= time[1] && s.overlaps(time[0], time[1]));
+        (keep ? kept : pruned).add(s.name());
+        if (keep) {
+          sizes.put(s.name(), s.sizeInBytes());
+        }
       }
       this.searched = List.copyOf(kept);
       this.skipped = List.copyOf(pruned);
@@ -111,12 +119,7 @@ final class PermafrostScan implements Scan, Batch {
     }
     List<String> executors = o.affinity ? ExecutorLocations.live() : List.of();
     Map<String, List<String>> preferred = Affinity.assign(searched, executors, o.affinityExecutors);
-    InputPartition[] partitions = new InputPartition[searched.size()];
-    for (int i = 0; i < partitions.length; i++) {
-      String name = searched.get(i);
-      partitions[i] = new SnapshotPartition(name, preferred.get(name).toArray(new String[0]));
-    }
-    return partitions;
+    return Grouping.group(searched, sizes, preferred, o.partitionMaxBytes).toArray(InputPartition[]::new);
   }
 
   @Override

@@ -26,7 +26,15 @@ final class ReaderFactory implements PartitionReaderFactory {
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
-    String snapshot = ((SnapshotPartition) partition).snapshot();
+    String[] snapshots = ((SnapshotPartition) partition).snapshots();
+    if (snapshots.length == 1) {
+      return open(snapshots[0]);
+    }
+    return new GroupReader(snapshots, this::open);
+  }
+
+  /** The reader of one snapshot's rows. */
+  private SnapshotReader open(String snapshot) {
     try {
       return switch (plan.output()) {
         case HITS -> new HitReader(plan, snapshot, bytesFetched);

@@ -7,13 +7,14 @@ import java.io.Serial;
 import org.apache.spark.sql.connector.read.InputPartition;
 
 /**
- * One snapshot to search, and the executors whose caches should hold it ({@link Affinity}).
+ * The snapshots one task searches, one after the other (several small ones together, see {@link Grouping}), and the
+ * executors whose caches should hold them ({@link Affinity}).
  *
- * @param snapshot the snapshot, which is also the index's name in every row
+ * @param snapshots the snapshots, each also the index's name in its rows
  * @param locations the preferred executors, best first (empty for no preference)
  */
-record SnapshotPartition(String snapshot, String[] locations) implements InputPartition {
-  @Serial private static final long serialVersionUID = 1L;
+record SnapshotPartition(String[] snapshots, String[] locations) implements InputPartition {
+  @Serial private static final long serialVersionUID = 2L;
 
   @Override
   public String[] preferredLocations() {

@@ -32,10 +32,11 @@ final class SnapshotSelection {
    *
    * @param name the snapshot's name
    * @param numDocs its live documents
+   * @param sizeInBytes the bytes of its files (-1 if not read)
    * @param minMillis the smallest value of the timestamp field, or null if the manifest has no range for it
    * @param maxMillis the largest, or null
    */
-  record Snapshot(String name, long numDocs, Long minMillis, Long maxMillis) {
+  record Snapshot(String name, long numDocs, long sizeInBytes, Long minMillis, Long maxMillis) {
     /** Whether it may hold a timestamp within {@code [from, to]} (unknown means it may). */
     boolean overlaps(long from, long to) {
       return minMillis == null || maxMillis == null || (from <= maxMillis && to >= minMillis);
@@ -97,9 +98,9 @@ final class SnapshotSelection {
   private static Snapshot summary(SnapshotInfo info, String timestampField) {
     PointRange range = info.pointRanges().get(timestampField);
     if (range == null || range.numDimensions() != 1 || range.bytesPerDimension() != Long.BYTES) {
-      return new Snapshot(info.name(), info.numDocs(), null, null);
+      return new Snapshot(info.name(), info.numDocs(), info.totalBytes(), null, null);
     }
-    return new Snapshot(info.name(), info.numDocs(), LongPoint.decodeDimension(range.minPackedValue(), 0),
+    return new Snapshot(info.name(), info.numDocs(), info.totalBytes(), LongPoint.decodeDimension(range.minPackedValue(), 0),
         LongPoint.decodeDimension(range.maxPackedValue(), 0));
   }
 

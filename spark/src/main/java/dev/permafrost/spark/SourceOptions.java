@@ -39,9 +39,12 @@ final class SourceOptions implements Serializable {
   static final String AFFINITY_EXECUTORS = "affinity.executors";
   static final String MODE = "mode";
   static final String INTERVAL = "interval";
+  static final String PARTITION_MAX_BYTES = "partition.maxbytes";
+  /** The default of {@value #PARTITION_MAX_BYTES}: snapshots up to this many bytes in all share a task. */
+  static final String DEFAULT_PARTITION_MAX_BYTES = "256mb";
 
   private static final Set<String> KNOWN = Set.of(REPOSITORY, PATH, SNAPSHOTS, QUERY, DEFAULT_FIELD, FIELDS, SCHEMA, TIMESTAMP_FIELD,
-      CACHE_SIZE, CACHE_PATH, AFFINITY, AFFINITY_EXECUTORS, MODE, INTERVAL);
+      CACHE_SIZE, CACHE_PATH, AFFINITY, AFFINITY_EXECUTORS, MODE, INTERVAL, PARTITION_MAX_BYTES);
 
   /** The environment variable that names an executor's cache directory when {@code cache.path} is not given. */
   static final String CACHE_PATH_ENV = "PERMAFROST_CACHE_PATH";
@@ -74,6 +77,8 @@ final class SourceOptions implements Serializable {
   final int affinityExecutors;
   final Mode mode;
   final long intervalMillis;
+  /** Snapshots share an input partition up to this many bytes in all; 0 gives each its own. */
+  final long partitionMaxBytes;
 
   private SourceOptions(Map<String, String> o) {
     String repo = o.containsKey(REPOSITORY) ? o.get(REPOSITORY) : o.get(PATH);
@@ -107,6 +112,15 @@ final class SourceOptions implements Serializable {
           + o.get(MODE) + "'");
     };
     this.intervalMillis = interval(o.getOrDefault(INTERVAL, "1h"));
+    String maxBytes = o.getOrDefault(PARTITION_MAX_BYTES, DEFAULT_PARTITION_MAX_BYTES).trim();
+    try {
+      this.partitionMaxBytes = ByteSizes.parse(maxBytes);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("option 'partition.maxBytes': " + e.getMessage(), e);
+    }
+    if (partitionMaxBytes < 0) {
+      throw new IllegalArgumentException("option 'partition.maxBytes' must not be negative, got '" + maxBytes + "'");
+    }
   }
 
   /** Checks and parses Spark's (lower-cased) options. */

@@ -218,6 +218,19 @@ class LocalPushDownTest {
   }
 
   @Test
+  void smallSnapshotsShareAPartitionAndGiveTheSameRows() {
+    Column filter = c("http.request.method").equalTo("POST");
+    Dataset<Row> grouped = read().filter(filter);
+    Dataset<Row> alone = reader().option("fields", TestData.FIELDS).option("partition.maxBytes", "0").load().filter(filter);
+    assertEquals(1, grouped.javaRDD().getNumPartitions(), "every small day in one partition (no executors here)");
+    assertEquals(TestData.SPEC.days(), alone.javaRDD().getNumPartitions(), "one partition a day");
+    assertEquals(rows(alone), rows(grouped));
+    assertEquals(rows(reference.filter(filter)), rows(grouped));
+    Dataset<Row> two = reader().option("fields", TestData.FIELDS).option("partition.maxBytes", "1b").load();
+    assertEquals(TestData.SPEC.days(), two.javaRDD().getNumPartitions(), "a snapshot over the limit stays alone");
+  }
+
+  @Test
   void limitIsPushed() {
     Dataset<Row> df = read().limit(7);
     assertEquals(7, df.collectAsList().size());
