@@ -5,7 +5,6 @@ package dev.permafrost.catalog;
 
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -108,9 +107,18 @@ final class ReaderPool implements AutoCloseable {
             idle.add(t.index);
           }
         }
-        idle.sort(Comparator.comparingLong(MountedIndex::lastUsedNanos));
+        // least recently used first, by a snapshot of each index's last use: the live values move while others search,
+        // and a sort whose keys change under it fails ("Comparison method violates its general contract")
+        long[] lastUsed = new long[idle.size()];
+        Integer[] order = new Integer[idle.size()];
+        for (int i = 0; i < order.length; i++) {
+          lastUsed[i] = idle.get(i).lastUsedNanos();
+          order[i] = i;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Long.compare(lastUsed[a], lastUsed[b]));
         boolean freed = false;
-        for (MountedIndex candidate : idle) {
+        for (int i : order) {
+          MountedIndex candidate = idle.get(i);
           Ticket closedTicket = candidate.closeIfIdle(Long.MAX_VALUE);
           if (closedTicket != null) {
             closed(closedTicket);
