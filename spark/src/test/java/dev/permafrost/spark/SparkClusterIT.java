@@ -211,6 +211,47 @@ class SparkClusterIT {
     }
   }
 
+  @Test
+  @Order(5)
+  void aThousandSmallSnapshotsRunAsAFewTasksWithTheLibrarysRowsAndStayWarm() throws Exception {
+    awaitExecutors(EXECUTORS); // the killed executor's replacement
+    // 1,000 tenants of 1,000 events each (big enough that a search reads more than the manifest keeps), in a
+    // repository no executor has read
+    dev.permafrost.sample.Dataset many = dev.permafrost.sample.Dataset.getOrCreate(
+        copies.resolve("many"), dev.permafrost.sample.DatasetSpec.of(1000, 1000));
+    String repository = many.repositoryPath().toUri().toString();
+    org.apache.spark.sql.Column get = c("http.request.method").equalTo("GET");
+    Dataset<Row> first = spark.read().format("permafrost").option("repository", repository)
+        .option("fields", "http.request.method,trace.id").option("cache.size", "256mb").load().filter(get);
+    int tasks = first.javaRDD().getNumPartitions();
+    assertTrue(tasks >= EXECUTORS && tasks <= 10, "1,000 small snapshots in " + tasks + " tasks");
+    List<Row> rows = new ArrayList<>();
+    Map<String, Long> cold = fetchedPerExecutor(first, rows);
+    List<String> got = new ArrayList<>();
+    for (Row r : rows) {
+      got.add(r.getAs("_index") + "/" + r.getAs("trace.id"));
+    }
+    got.sort(null);
+    List<String> want = TestData.localHits(many, new TermQuery(new Term("http.request.method", "GET")));
+    want.sort(null);
+    assertEquals(want, got, "the rows are the library's");
+    Dataset<Row> again = spark.read().format("permafrost").option("repository", repository)
+        .option("fields", "http.request.method,trace.id").option("cache.size", "256mb").load().filter(get);
+    List<Row> rows2 = new ArrayList<>();
+    Map<String, Long> warm = fetchedPerExecutor(again, rows2);
+    assertEquals(rows.size(), rows2.size());
+    long coldTotal = sum(cold);
+    long warmTotal = sum(warm);
+    assertEquals(EXECUTORS, cold.size(), "both executors searched: " + cold);
+    assertTrue(coldTotal > 0, "the first run fetched from the store: " + cold);
+    assertTrue(warmTotal * 20 <= coldTotal, "the second run fetched " + warm + " after " + cold + " (at most 5%)");
+    long ungrouped = spark.read().format("permafrost").option("repository", repository).option("partition.maxBytes", "0")
+        .option("fields", "http.request.method").load().javaRDD().getNumPartitions();
+    assertEquals(1000, ungrouped, "without grouping, a partition per snapshot");
+    System.out.println("| 1,000 snapshots of 1,000 events, " + tasks + " tasks (" + ungrouped + " without grouping) | first "
+        + cold + " = " + coldTotal + " | second " + warm + " = " + warmTotal + " |");
+  }
+
   private static long sum(Map<String, Long> m) {
     return m.values().stream().mapToLong(Long::longValue).sum();
   }

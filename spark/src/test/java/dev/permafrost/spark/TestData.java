@@ -63,9 +63,14 @@ final class TestData {
 
   /** "index/trace.id" of every hit of {@code query} over the local indices, the library's answer. */
   static List<String> localHits(Query query) throws IOException {
+    return localHits(dataset(), query);
+  }
+
+  /** "index/trace.id" of every hit of {@code query} over the local indices of {@code data}. */
+  static List<String> localHits(Dataset data, Query query) throws IOException {
     List<String> hits = new ArrayList<>();
-    for (String name : dataset().indexNames()) {
-      Path path = dataset().indexPath(name);
+    for (String name : data.indexNames()) {
+      Path path = data.indexPath(name);
       try (FSDirectory dir = FSDirectory.open(path);
           DirectoryReader reader = DirectoryReader.open(dir)) {
         IndexSearcher searcher = new IndexSearcher(reader);
