@@ -48,6 +48,7 @@ class S3RepositoryTest {
     String home = Files.createTempDirectory("permafrost-s3-service").toString();
     String prefix = "run-" + UUID.randomUUID();
     registry.add("permafrost.home", () -> home);
+    registry.add("management.endpoint.health.show-details", () -> "always"); // an operator who opts in sees them
     registry.add("permafrost.cache.size", () -> "32mb");
     registry.add("permafrost.sample.days", () -> "2");
     registry.add("permafrost.sample.events-per-day", () -> "1000");

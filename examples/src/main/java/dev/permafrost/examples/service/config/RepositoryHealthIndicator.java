@@ -24,10 +24,16 @@ final class RepositoryHealthIndicator implements HealthIndicator {
   public Health health() {
     try {
       store.exists(PROBE);
-      return Health.up().withDetail("repository", store.describe()).build();
+      return Health.up().withDetail("repository", shown()).build();
     } catch (Exception e) {
-      return Health.down().withDetail("repository", store.describe())
-          .withDetail("error", e.getClass().getSimpleName() + ": " + e.getMessage()).build();
+      return Health.down().withDetail("repository", shown())
+          .withDetail("error", e.getClass().getSimpleName()).build();
     }
+  }
+
+  /** The repository as the details show it: a local directory's path is the host's business, not the caller's. */
+  private String shown() {
+    String described = store.describe();
+    return described.startsWith("file:") ? "file (a local directory)" : described;
   }
 }
