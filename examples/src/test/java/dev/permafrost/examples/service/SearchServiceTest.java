@@ -127,6 +127,16 @@ class SearchServiceTest extends SampleServiceTestBase {
   }
 
   @Test
+  void pathsTomcatRefusesAreProblemsToo() throws Exception {
+    for (String path : new String[] {"/indices/..%2F..%2Fetc/search", "/indices/a%5Cb/search"}) {
+      Http.Answer answer = http().get(path);
+      JsonNode problem = answer.problem(400);
+      assertTrue(problem.get("detail").asString().contains("malformed"), answer.body());
+      assertFalse(answer.body().contains("<html") || answer.body().contains("Apache Tomcat"), answer.body());
+    }
+  }
+
+  @Test
   void anUnknownIndexIsA404Problem() throws Exception {
     JsonNode problem = http().get("/indices/no-such-index/search?q=GET").problem(404);
     assertEquals("Unknown index", problem.get("title").asString());
