@@ -12,6 +12,20 @@ function params() {
   return p;
 }
 
+// The page's state lives in its URL (?pattern=&q=&from=&to=): a search can be bookmarked and shared, and Back and
+// Forward go through the searches made.
+function stateOfForm() {
+  const s = new URLSearchParams();
+  s.set('pattern', $('pattern').value.trim() || '*');
+  for (const [name, value] of params()) s.set(name, value);
+  return s;
+}
+
+function formOfState(s) {
+  $('pattern').value = s.get('pattern') || '*';
+  for (const name of ['q', 'from', 'to']) $(name).value = s.get(name) || '';
+}
+
 async function getJson(url, options) {
   const response = await fetch(url, options);
   const body = await response.json();
@@ -121,7 +135,11 @@ function indicesLine(indices) {
 }
 
 async function search(event) {
-  if (event) event.preventDefault();
+  if (event) {
+    event.preventDefault();
+    const state = stateOfForm();
+    if (state.toString() !== location.search.replace(/^\?/, '')) history.pushState(null, '', `?${state}`);
+  }
   const pattern = encodeURIComponent($('pattern').value.trim() || '*');
   const p = params();
   document.body.dataset.state = 'searching';
@@ -159,9 +177,25 @@ async function clearCache() {
 
 $('search-form').addEventListener('submit', search);
 $('clear-cache').addEventListener('click', clearCache);
-getJson('/indices').then((indices) => {
-  if (indices.length && $('pattern').value === '*') {
-    const name = indices[0].name;
-    $('pattern').value = name.replace(/[0-9.]+$/, '*');
+window.addEventListener('popstate', () => {
+  formOfState(new URLSearchParams(location.search));
+  if (location.search) {
+    search();
+  } else {
+    $('hits').replaceChildren();
+    $('chart').replaceChildren();
+    $('summary').textContent = '';
+    document.body.dataset.state = 'idle';
   }
-}).catch(showProblem);
+});
+if (new URLSearchParams(location.search).has('pattern')) {
+  formOfState(new URLSearchParams(location.search)); // a shared or bookmarked search: run it
+  search();
+} else {
+  getJson('/indices').then((indices) => {
+    if (indices.length && $('pattern').value === '*') {
+      const name = indices[0].name;
+      $('pattern').value = name.replace(/[0-9.]+$/, '*');
+    }
+  }).catch(showProblem);
+}

@@ -108,6 +108,36 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
     }
   }
 
+  @Test
+  void aSearchLivesInTheUrlSoItCanBeSharedAndBackGoesBack() throws Exception {
+    String first = "http://127.0.0.1:" + port + "/?pattern=logs-nginx-*&q="
+        + java.net.URLEncoder.encode("http.response.status_code:404", java.nio.charset.StandardCharsets.UTF_8)
+        + "&from=2024-02-02";
+    browser.get(first); // as from a bookmark or a link someone shared
+    awaitState("done");
+    assertEquals("logs-nginx-*", browser.findElement(By.id("pattern")).getAttribute("value"));
+    assertEquals("http.response.status_code:404", browser.findElement(By.id("q")).getAttribute("value"));
+    assertEquals("2024-02-02", browser.findElement(By.id("from")).getAttribute("value"));
+    String firstSummary = browser.findElement(By.id("summary")).getText();
+    assertTrue(browser.findElement(By.id("hits")).getText().contains("404"), "the shared search ran");
+
+    WebElement q = browser.findElement(By.id("q"));
+    q.clear();
+    q.sendKeys("GET");
+    browser.findElement(By.id("search")).click();
+    awaitState("done");
+    assertTrue(browser.getCurrentUrl().contains("q=GET"), browser.getCurrentUrl());
+    assertTrue(browser.getCurrentUrl().contains("from=2024-02-02"), browser.getCurrentUrl());
+
+    browser.navigate().back();
+    new WebDriverWait(browser, Duration.ofSeconds(30)).until(b ->
+        "http.response.status_code:404".equals(b.findElement(By.id("q")).getAttribute("value")));
+    awaitState("done");
+    assertEquals(first, browser.getCurrentUrl());
+    assertEquals(firstSummary.replaceAll(" in \\d+ ms", ""),
+        browser.findElement(By.id("summary")).getText().replaceAll(" in \\d+ ms", ""), "Back shows the first search again");
+  }
+
   private void awaitState(String state) {
     new WebDriverWait(browser, Duration.ofSeconds(30)).until(b -> {
       String now = b.findElement(By.tagName("body")).getAttribute("data-state");
