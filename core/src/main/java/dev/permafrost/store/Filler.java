@@ -107,6 +107,9 @@ final class Filler {
    * first runs it. Called under the slot's monitor.
    */
   void promote(Fill fill) {
+    if (fill.task == null) {
+      return; // bytes in hand being written (Slot.offer): nothing to fetch
+    }
     try {
       demand.execute(fill.task);
     } catch (RuntimeException e) {
@@ -116,7 +119,9 @@ final class Filler {
 
   /** Calls {@code fill} off: nobody waits for it any more. Never blocks. */
   void cancel(Fill fill) {
-    fill.task.cancel(tables);
+    if (fill.task != null) { // null: bytes in hand being written (Slot.offer), done in a moment
+      fill.task.cancel(tables);
+    }
   }
 
   /**

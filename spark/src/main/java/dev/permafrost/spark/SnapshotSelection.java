@@ -23,7 +23,8 @@ import org.apache.lucene.document.LongPoint;
  * opening it.
  */
 final class SnapshotSelection {
-  private static final int MANIFEST_READERS = 8;
+  /** Manifests read at once on the driver (for time pruning and partition sizes): a GET each, mostly waiting. */
+  private static final int MANIFEST_READERS = 32;
 
   private SnapshotSelection() {}
 
