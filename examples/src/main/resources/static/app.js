@@ -134,6 +134,14 @@ function indicesLine(indices) {
     + (failed.length ? ` · failed ${failed.length}: ${failed.join(', ')}` : '');
 }
 
+// What this search alone cost, from its profile (other searches at the same time do not count in it).
+function costLine(cost) {
+  if (!cost) return '';
+  return `this search: ${cost.storeRequests} store requests in ${cost.waves} waves · ${bytes(cost.bytesFetched)} fetched`
+    + ` · ${bytes(cost.bytesFromCache)} from the cache · ${cost.storeWaitMillis} ms waiting for the store`
+    + ` · ${cost.readersOpened} readers opened`;
+}
+
 async function search(event) {
   if (event) {
     event.preventDefault();
@@ -154,6 +162,7 @@ async function search(event) {
       ? 'at least this many: indices that could not change the top hits were not counted; the histogram counts them all'
       : 'every match counted';
     $('indices').textContent = indicesLine(result.indices);
+    $('cost').textContent = costLine(result.cost);
     const histogram = await getJson(`/indices/${pattern}/histogram?${p}`);
     drawChart(histogram);
     document.body.dataset.state = 'done';

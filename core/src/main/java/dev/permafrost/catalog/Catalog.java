@@ -57,6 +57,8 @@ public final class Catalog implements AutoCloseable {
   private final Duration acquireTimeout;
   private final Duration unmountTimeout;
   private final int mountThreads;
+  /** Searches taking at least this long are logged; -1: none. */
+  private final long slowSearchMillis;
   private final MultiIndexSearch searcher;
   /** Null when no full-copy directory was given. */
   private final FullCopier copier;
@@ -76,6 +78,7 @@ public final class Catalog implements AutoCloseable {
     this.unmountTimeout = b.unmountTimeout;
     this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
     this.mountThreads = b.mountThreads;
+    this.slowSearchMillis = b.slowSearchThreshold == null ? -1 : b.slowSearchThreshold.toMillis();
   }
 
   /** Starts building a catalog over {@code cache}, which every mounted index reads through. */
@@ -246,7 +249,17 @@ public final class Catalog implements AutoCloseable {
   /** Searches many mounted indices in one call for the best hits: see {@link SearchRequest}. */
   public SearchResponse search(SearchRequest request) throws IOException {
     ensureOpen();
-    return searcher.search(request);
+    SearchResponse response = searcher.search(request);
+    logIfSlow(request, response.tookMillis(), response.cost());
+    return response;
+  }
+
+  /** One INFO line for a search that took at least the slow-search threshold: the query, indices and cost. */
+  private void logIfSlow(SearchRequest request, long tookMillis, SearchCost cost) {
+    if (slowSearchMillis >= 0 && tookMillis >= slowSearchMillis) {
+      log.info("slow search ({} ms, threshold {} ms): {} in {}: {}", tookMillis, slowSearchMillis, request.query,
+          request.indices, cost.summary());
+    }
   }
 
   /**
@@ -259,7 +272,9 @@ public final class Catalog implements AutoCloseable {
   public <C extends Collector, T> CollectedResponse<T> search(SearchRequest request, CollectorManager<C, T> manager)
       throws IOException {
     ensureOpen();
-    return searcher.collect(request, Objects.requireNonNull(manager, "manager"));
+    CollectedResponse<T> response = searcher.collect(request, Objects.requireNonNull(manager, "manager"));
+    logIfSlow(request, response.tookMillis(), response.cost());
+    return response;
   }
 
   /** Every mounted index, by name. */
@@ -379,6 +394,7 @@ public final class Catalog implements AutoCloseable {
     private int searchThreads = 64;
     private Duration searchTimeout;
     private int mountThreads = 16;
+    private Duration slowSearchThreshold;
     private Path fullCopyDirectory;
     private long fullCopyMaxBytesPerSec = 64L << 20;
     private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
@@ -445,6 +461,19 @@ public final class Catalog implements AutoCloseable {
      */
     public Builder searchTimeout(Duration timeout) {
       this.searchTimeout = positive("searchTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Logs every search that takes at least {@code threshold} in one INFO line naming its query, its indices and what
+     * it cost ({@link SearchCost#summary()}): requests, waves, bytes, waits, indices skipped (default: none logged).
+     */
+    public Builder slowSearchThreshold(Duration threshold) {
+      Objects.requireNonNull(threshold, "slowSearchThreshold");
+      if (threshold.isNegative()) {
+        throw new IllegalArgumentException("slowSearchThreshold must not be negative, got " + threshold);
+      }
+      this.slowSearchThreshold = threshold;
       return this;
     }
 

@@ -19,10 +19,12 @@ import java.util.Map;
  * @param timedOutIndices indices that had not finished at the search's timeout (only with partial results allowed):
  *     those that Lucene's own loop stopped gave the collectors they had, the others none
  * @param tookMillis how long the search took
+ * @param cost what the search cost the store and the cache, counted for it alone
  * @param <T> the manager's result
  */
 public record CollectedResponse<T>(T result, List<String> searched, List<String> skipped,
-    Map<String, String> skipReasons, Map<String, String> failed, List<String> timedOutIndices, long tookMillis) {
+    Map<String, String> skipReasons, Map<String, String> failed, List<String> timedOutIndices, long tookMillis,
+    SearchCost cost) {
 
   /** Whether the search passed its timeout before every index finished (see {@link #timedOutIndices()}). */
   public boolean timedOut() {

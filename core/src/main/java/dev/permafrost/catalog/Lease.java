@@ -16,8 +16,15 @@ public final class Lease implements AutoCloseable {
   private final DirectoryReader reader;
   private final IndexSearcher searcher;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Whether the acquire that gave this lease opened the reader. */
+  final boolean opened;
 
   Lease(MountedIndex index, DirectoryReader reader) {
+    this(index, reader, false);
+  }
+
+  Lease(MountedIndex index, DirectoryReader reader, boolean opened) {
+    this.opened = opened;
     this.index = index;
     this.reader = reader;
     this.searcher = new IndexSearcher(reader);

@@ -144,7 +144,7 @@ final class MountedIndex {
         lastUsedNanos = System.nanoTime();
         notifyAll();
       }
-      return new Lease(this, opened);
+      return new Lease(this, opened, true);
     } catch (IOException | RuntimeException | Error | TimeoutException e) {
       synchronized (this) {
         state = MountState.CLOSED;

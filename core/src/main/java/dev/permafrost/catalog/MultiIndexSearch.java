@@ -5,6 +5,7 @@ package dev.permafrost.catalog;
 
 import dev.permafrost.blob.BlobStoreTimeoutException;
 import dev.permafrost.snapshot.PointRange;
+import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.ReadDeadline;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -112,6 +113,7 @@ final class MultiIndexSearch implements AutoCloseable {
     Map<String, String> skipped = new LinkedHashMap<>();
     List<MountedIndex> candidates = candidates(request, skipped);
     Set<String> named = named(request);
+    SearchProfile profile = new SearchProfile(request.profile);
     // each index's search gives back its collectors, to be reduced with all the others'
     CollectorManager<C, List<C>> perIndex = new CollectorManager<>() {
       @Override
@@ -128,8 +130,9 @@ final class MultiIndexSearch implements AutoCloseable {
     };
     List<Future<IndexResult<List<C>>>> futures = new ArrayList<>();
     for (MountedIndex index : candidates) {
-      futures.add(submit(deadline, () -> {
+      futures.add(submit(deadline, profile.of(index.name), () -> {
         try (Lease lease = acquire(index, deadline)) {
+          profile.leased(lease);
           IndexSearcher searcher = deadline.limit(lease.searcher());
           List<C> collected = searcher.search(request.query, perIndex);
           return new IndexResult<>(collected, searcher.timedOut());
@@ -169,7 +172,8 @@ final class MultiIndexSearch implements AutoCloseable {
     catalog.indicesSkipped.add(skipped.size());
     T result = manager.reduce(collectors);
     return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped.keySet()), ordered(skipped),
-        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000,
+        profile.cost(searched, skipped, failed, timedOut));
   }
 
   /** The indices the request names outright (not through a glob): those may fail the search if unmounted. */
@@ -204,7 +208,7 @@ final class MultiIndexSearch implements AutoCloseable {
    * Starts {@code task} on a virtual thread of its own once one of the {@code searchThreads} places is free, with the
    * search's deadline on its reads; waiting for a place counts against the deadline.
    */
-  private <T> Future<T> submit(Deadline deadline, Callable<T> task) {
+  private <T> Future<T> submit(Deadline deadline, ReadCost cost, Callable<T> task) {
     Callable<T> limited = deadline.around(task);
     return executor.submit(() -> {
       if (deadline.none()) {
@@ -212,7 +216,7 @@ final class MultiIndexSearch implements AutoCloseable {
       } else if (!running.tryAcquire(Math.max(0, deadline.nanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         throw new DeadlinePassed("waiting for one of the " + threads + " search places passed " + deadline.what, null);
       }
-      try {
+      try (ReadCost.Scope counted = ReadCost.attach(cost)) {
         return limited.call();
       } finally {
         running.release();
@@ -354,6 +358,7 @@ final class MultiIndexSearch implements AutoCloseable {
     Map<String, String> skipped = new LinkedHashMap<>();
     List<MountedIndex> candidates = candidates(request, skipped);
     Set<String> named = named(request);
+    SearchProfile profile = new SearchProfile(request.profile);
     // exact totals count every candidate, so there is nothing to gain by stopping early
     Ordering ordering = request.exactTotalHits ? null : Ordering.of(request.sort, candidates);
     if (ordering != null) {
@@ -389,7 +394,7 @@ final class MultiIndexSearch implements AutoCloseable {
       next += batch.size();
       List<Future<IndexResult<TopDocs>>> futures = new ArrayList<>();
       for (MountedIndex index : batch) {
-        futures.add(submit(deadline, () -> searchOne(index, request, deadline)));
+        futures.add(submit(deadline, profile.of(index.name), () -> searchOne(index, request, deadline, profile)));
       }
       started.addAll(futures);
       for (int i = 0; i < batch.size(); i++) {
@@ -433,7 +438,7 @@ final class MultiIndexSearch implements AutoCloseable {
       merged = results.isEmpty() ? new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0])
           : merge(request, results);
       Set<String> gone = new HashSet<>();
-      hits = fetch(request, merged, searched, deadline, timedOut, named, gone);
+      hits = fetch(request, merged, searched, deadline, timedOut, named, gone, profile);
       if (gone.isEmpty()) {
         break;
       }
@@ -455,7 +460,8 @@ final class MultiIndexSearch implements AutoCloseable {
     TotalHits total = total(request, merged.totalHits, candidates, skipped, failed, timedOut);
     List<String> searchedNames = searched.stream().map(i -> i.name).toList();
     return new SearchResponse(total, hits, searchedNames, List.copyOf(skipped.keySet()), ordered(skipped),
-        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000);
+        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000,
+        profile.cost(searchedNames, skipped, failed, timedOut));
   }
 
   /**
@@ -507,8 +513,10 @@ final class MultiIndexSearch implements AutoCloseable {
     }
   }
 
-  private IndexResult<TopDocs> searchOne(MountedIndex index, SearchRequest request, Deadline deadline) throws IOException {
+  private IndexResult<TopDocs> searchOne(MountedIndex index, SearchRequest request, Deadline deadline,
+      SearchProfile profile) throws IOException {
     try (Lease lease = acquire(index, deadline)) {
+      profile.leased(lease);
       IndexSearcher searcher = deadline.limit(lease.searcher());
       TopDocs top = request.sort == null ? searcher.search(request.query, request.size)
           : searcher.search(request.query, request.size, request.sort, false);
@@ -536,7 +544,8 @@ final class MultiIndexSearch implements AutoCloseable {
    * fetch costs one round trip rather than one per hit.
    */
   private List<SearchResponse.Hit> fetch(SearchRequest request, TopDocs merged, List<MountedIndex> searched,
-      Deadline deadline, List<String> timedOut, Set<String> named, Set<String> gone) throws IOException {
+      Deadline deadline, List<String> timedOut, Set<String> named, Set<String> gone, SearchProfile profile)
+      throws IOException {
     org.apache.lucene.document.Document[] documents = new org.apache.lucene.document.Document[merged.scoreDocs.length];
     if (!request.fields.isEmpty()) {
       Set<String> fields = new HashSet<>(request.fields);
@@ -551,10 +560,11 @@ final class MultiIndexSearch implements AutoCloseable {
         MountedIndex index = searched.get(e.getKey());
         fetched.add(index);
         slots.add(e.getValue());
-        futures.add(submit(deadline, () -> {
+        futures.add(submit(deadline, profile.of(index.name), () -> {
           // each task fills an array of its own, copied over once it is done: one that passes the deadline writes nothing seen
           org.apache.lucene.document.Document[] mine = new org.apache.lucene.document.Document[e.getValue().size()];
           try (Lease lease = acquire(index, deadline)) {
+            profile.leased(lease);
             StoredFields stored = lease.reader().storedFields();
             for (int i : e.getValue()) {
               stored.prefetch(merged.scoreDocs[i].doc);

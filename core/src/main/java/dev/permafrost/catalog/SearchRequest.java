@@ -28,6 +28,7 @@ public final class SearchRequest {
   final boolean exactTotalHits;
   /** Null: the catalog's default. */
   final Duration timeout;
+  final boolean profile;
 
   private SearchRequest(Builder b) {
     this.query = b.query;
@@ -38,6 +39,7 @@ public final class SearchRequest {
     this.allowPartialResults = b.allowPartialResults;
     this.exactTotalHits = b.exactTotalHits;
     this.timeout = b.timeout;
+    this.profile = b.profile;
   }
 
   /** A search for {@code query} over every mounted index, top 10 by score. */
@@ -61,6 +63,7 @@ public final class SearchRequest {
     private boolean allowPartialResults;
     private boolean exactTotalHits;
     private Duration timeout;
+    private boolean profile;
 
     private Builder(Query query) {
       this.query = query;
@@ -130,6 +133,15 @@ public final class SearchRequest {
         throw new IllegalArgumentException("timeout must be positive, got " + timeout);
       }
       this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * Whether the response's {@link SearchResponse#cost() cost} breaks down per index (default false: totals only,
+     * which every search counts anyway).
+     */
+    public Builder profile(boolean profile) {
+      this.profile = profile;
       return this;
     }
 

@@ -23,6 +23,7 @@ import org.apache.lucene.search.TotalHits;
  * @param timedOutIndices indices that had not finished at the search's timeout (only with partial results allowed):
  *     their hits so far are included, and the total is a lower bound
  * @param tookMillis how long the search took
+ * @param cost what the search cost the store and the cache, counted for it alone
  */
 public record SearchResponse(
     TotalHits totalHits,
@@ -32,7 +33,8 @@ public record SearchResponse(
     Map<String, String> skipReasons,
     Map<String, String> failed,
     List<String> timedOutIndices,
-    long tookMillis) {
+    long tookMillis,
+    SearchCost cost) {
 
   /** Whether the search passed its timeout before every index finished (see {@link #timedOutIndices()}). */
   public boolean timedOut() {

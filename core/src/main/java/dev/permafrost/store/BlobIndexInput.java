@@ -77,6 +77,11 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private int lastRegion = -1;
   /** Moves between cached regions, of which one in {@link #ACCESS_SAMPLE} is recorded. */
   private int sampledMoves;
+  /**
+   * The work this input reads for ({@link ReadCost}), from the thread that opened, cloned or sliced it (Lucene makes
+   * them per query), or null; bytes served from the cache count for it as each window is left.
+   */
+  private final ReadCost cost = tracked(this);
 
   BlobIndexInput(String description, BlobFile file, int baseFill) {
     super(description);
@@ -427,10 +432,28 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     winSlot = Slot.HEAP;
   }
 
+  private static ReadCost tracked(BlobIndexInput input) {
+    ReadCost cost = ReadCost.current();
+    if (cost != null) {
+      cost.track(input);
+    }
+    return cost;
+  }
+
+  /** Bytes served from the cache in the current window and not yet reported (read racily, for {@link ReadCost}). */
+  long servedFromCacheNotReported() {
+    return winKind == KIND_CACHE ? served : 0;
+  }
+
   private void flushServed() {
     if (served != 0) {
       switch (winKind) {
-        case KIND_CACHE -> pendingCacheBytes += served;
+        case KIND_CACHE -> {
+          pendingCacheBytes += served;
+          if (cost != null) {
+            cost.fromCache(served);
+          }
+        }
         case KIND_MANIFEST -> pendingManifestBytes += served;
         default -> {}
       }

@@ -252,7 +252,7 @@ final class CachedBlob {
    * The chunk table, loading it (on the filler's table threads, so that it travels in parallel with the fill
    * that asked) the first time. Only for a blob that {@link #hasTable()}.
    */
-  CompletableFuture<ChunkTable> table(BlobFile file) {
+  CompletableFuture<ChunkTable> table(BlobFile file, ReadCost cost) {
     assert hasTable();
     CompletableFuture<ChunkTable> t = table.get();
     if (t != null) {
@@ -262,7 +262,7 @@ final class CachedBlob {
     if (!table.compareAndSet(null, mine)) {
       return table.get();
     }
-    cache.filler().loadTable(this, file, mine);
+    cache.filler().loadTable(this, file, mine, cost);
     mine.whenComplete((loaded, error) -> {
       if (error != null) {
         table.compareAndSet(mine, null); // the next fill asks again

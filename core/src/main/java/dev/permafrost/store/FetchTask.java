@@ -24,6 +24,9 @@ abstract class FetchTask implements Runnable {
   private static final int DONE = 3;
   private static final int CANCELLED = 4;
 
+  /** What the fetch costs is counted for: the work of the thread that asked for it (see {@link ReadCost}), or null. */
+  final ReadCost cost = ReadCost.current();
+
   /** Guarded by this, as are the fields below. */
   private int state = QUEUED;
   private boolean cancelRequested;

@@ -139,6 +139,17 @@ final class Filler {
     }
     long start = System.nanoTime();
     try {
+      return awaitDirect(task, blob, file, from, to, limit, start);
+    } finally {
+      if (task.cost != null) {
+        task.cost.waited(System.nanoTime() - start);
+      }
+    }
+  }
+
+  private byte[] awaitDirect(DirectTask task, CachedBlob blob, BlobFile file, long from, long to, ReadDeadline limit,
+      long start) throws IOException {
+    try {
       return task.result.get(Math.max(0, limit.deadlineNanos - start), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
@@ -161,12 +172,12 @@ final class Filler {
     }
   }
 
-  /** Loads {@code blob}'s chunk table into {@code into}, on a table thread. */
-  void loadTable(CachedBlob blob, BlobFile file, CompletableFuture<ChunkTable> into) {
+  /** Loads {@code blob}'s chunk table into {@code into}, on a table thread; its request counts for {@code cost}. */
+  void loadTable(CachedBlob blob, BlobFile file, CompletableFuture<ChunkTable> into, ReadCost cost) {
     try {
       tables.execute(() -> {
         try {
-          into.complete(readTable(blob, file));
+          into.complete(readTable(blob, file, cost));
         } catch (Throwable t) {
           into.completeExceptionally(t);
         }
@@ -177,12 +188,15 @@ final class Filler {
     }
   }
 
-  private ChunkTable readTable(CachedBlob blob, BlobFile file) throws IOException {
+  private ChunkTable readTable(CachedBlob blob, BlobFile file, ReadCost cost) throws IOException {
     String source = file.storeDescription() + " blob " + blob.tableBlob;
     for (int attempt = 1; ; attempt++) {
       byte[] bytes;
-      try (InputStream in = file.store.read(blob.tableBlob)) {
+      try (InputStream in = counted(cost, () -> file.store.read(blob.tableBlob))) {
         bytes = in.readAllBytes();
+        if (cost != null) {
+          cost.fetched(bytes.length);
+        }
       } catch (IOException e) {
         throw new IOException("cannot read the chunk table " + blob.tableBlob + " of blob " + blob.blobName + " ("
             + blob.fileName + ") from " + file.storeDescription() + ": " + e.getMessage(), e);
@@ -223,11 +237,11 @@ final class Filler {
     }
   }
 
-  /** One logical fetch: its requests and bytes are counted as fills or as direct reads. */
+  /** One logical fetch: its requests and bytes are counted as fills or as direct reads, and to its task's cost. */
   private record Fetch(CachedBlob blob, BlobFile file, boolean direct, FetchTask task) {}
 
   private InputStream open(Fetch fetch, long from, long to) throws IOException {
-    InputStream in = fetch.file.store.read(fetch.blob.blobName, from, to - from);
+    InputStream in = counted(fetch.task.cost, () -> fetch.file.store.read(fetch.blob.blobName, from, to - from));
     fetch.task.reading(in);
     if (fetch.direct) {
       fetch.file.counter.directReads.increment();
@@ -238,10 +252,50 @@ final class Filler {
     return in;
   }
 
+  /** A request of {@code cost} (if any): counted when sent, its wave ended when its response is closed. */
+  /** A request about to be sent. */
+  private interface Send {
+    InputStream send() throws IOException;
+  }
+
+  private static InputStream counted(ReadCost cost, Send open) throws IOException {
+    if (cost == null) {
+      return open.send();
+    }
+    ReadCost.Request request = cost.begin();
+    InputStream in;
+    try {
+      in = open.send();
+    } catch (IOException | RuntimeException e) {
+      request.end();
+      throw e;
+    }
+    return new dev.permafrost.blob.FilterBlobInputStream(in) {
+      private boolean ended;
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return in.read(b, off, len);
+      }
+
+      @Override
+      public void close() throws IOException {
+        if (!ended) {
+          ended = true;
+          request.end();
+        }
+        super.close();
+      }
+    };
+  }
+
   private void readFully(InputStream in, byte[] buffer, int length, Fetch fetch, long position) throws IOException {
     CachedBlob blob = fetch.blob;
     int n = in.readNBytes(buffer, 0, length);
     (fetch.direct ? fetch.file.counter.bytesReadDirect : fetch.file.counter.bytesFetched).add(n);
+    if (fetch.task.cost != null && n > 0) {
+      fetch.task.cost.fetched(n);
+    }
     if (n != length) {
       throw new EOFException("the store returned " + n + " of the " + length + " bytes at " + position + " of blob "
           + blob.blobName + " (" + blob.length + " bytes)");
@@ -253,7 +307,7 @@ final class Filler {
     BlobFile file = fetch.file;
     int chunkSize = blob.chunkSize;
     assert from % chunkSize == 0 && (to % chunkSize == 0 || to == blob.length) : "[" + from + ", " + to + ")";
-    CompletableFuture<ChunkTable> tableFuture = blob.table(file); // in flight with the data request below
+    CompletableFuture<ChunkTable> tableFuture = blob.table(file, fetch.task.cost); // in flight with the data request below
     byte[] buffer = new byte[(int) Math.min(chunkSize, to - from)];
     long position = from;
     long refetched = -1;

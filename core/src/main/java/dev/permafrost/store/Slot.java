@@ -254,6 +254,7 @@ final class Slot {
     }
     int page = pageOf(rel);
     ReadDeadline limit = null; // set when the reader begins to wait
+    long waitStart = 0;
     Fill awaited = null;
     boolean gaveUp = true; // unless it leaves with its page, or the fill's own failure
     try {
@@ -282,6 +283,7 @@ final class Slot {
         long now = System.nanoTime();
         if (limit == null) {
           limit = ReadDeadline.forWait(now, blob.cache.maxReadWaitNanos());
+          waitStart = now;
         }
         long remaining = limit.deadlineNanos - now;
         if (remaining <= 0) {
@@ -305,6 +307,12 @@ final class Slot {
           this, generation);
       return limit != null ? MISS : HIT;
     } finally {
+      if (limit != null) {
+        ReadCost cost = ReadCost.current();
+        if (cost != null) {
+          cost.waited(System.nanoTime() - waitStart);
+        }
+      }
       if (awaited != null && !awaited.done && --awaited.waiters == 0 && gaveUp) {
         blob.cache.filler().cancel(awaited); // nobody else waits for it
       }

@@ -69,6 +69,9 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
           browser.findElement(By.id("summary")).getText());
       WebElement cache = browser.findElement(By.id("cache"));
       assertEquals("cold", cache.getAttribute("class"), cache.getText());
+      String cost = browser.findElement(By.id("cost")).getText();
+      assertTrue(cost.startsWith("this search: ") && cost.contains("store requests in") && !cost.startsWith("this search: 0 "),
+          "a cold search's own cost: " + cost);
       assertTrue(Long.parseLong(cache.getAttribute("data-bytes-fetched")) > 0, cache.getText());
       assertTrue(cache.getText().startsWith("cache hit ratio"), cache.getText());
 

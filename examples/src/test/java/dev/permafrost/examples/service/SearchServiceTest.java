@@ -60,6 +60,12 @@ class SearchServiceTest extends SampleServiceTestBase {
     }
     JsonNode all = http().get("/indices/logs-nginx-*/search?q=GET&size=1&sort=_score").ok();
     assertTrue(all.get("total").asLong() > total);
+    JsonNode profiled = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=50&profile=true")
+        .ok().get("cost");
+    assertEquals(1, profiled.get("indicesSearched").asInt(), profiled.toString());
+    assertEquals(2, profiled.get("skippedCanMatch").asInt(), profiled.toString());
+    assertEquals(java.util.Set.of(DAY2), new HashSet<>(profiled.get("perIndex").propertyNames()), profiled.toString());
+    assertTrue(profiled.get("bytesFromCache").asLong() > 0, profiled.toString());
     JsonNode timed = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=50&timeout=1m").ok();
     assertFalse(timed.get("timedOut").asBoolean(), timed.toString());
     assertEquals(List.of(), strings(timed.get("indices").get("timedOut")));

@@ -64,8 +64,8 @@ class SearchController {
   Views.SearchResult search(@PathVariable String pattern, @RequestParam(required = false) String q,
       @RequestParam(required = false) Integer size, @RequestParam(required = false) String sort,
       @RequestParam(required = false) String from, @RequestParam(required = false) String to,
-      @RequestParam(required = false) List<String> fields, @RequestParam(required = false) String timeout)
-      throws IOException, ParseException {
+      @RequestParam(required = false) List<String> fields, @RequestParam(required = false) String timeout,
+      @RequestParam(required = false, defaultValue = "false") boolean profile) throws IOException, ParseException {
     String[] indices = IndexPatterns.parse(catalog, pattern);
     int hits = size == null ? settings.defaultSize() : size;
     if (hits < 1 || hits > settings.maxSize()) {
@@ -76,7 +76,7 @@ class SearchController {
     List<String> stored = fields == null || fields.isEmpty() ? settings.fields() : fields;
     SearchRequest request = SearchRequest.builder(query).indices(indices).size(hits).sort(order)
         .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices))
-        .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).build();
+        .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).profile(profile).build();
     CacheStats.Counts before = cache.stats().total();
     SearchResponse response = catalog.search(request);
     CacheStats.Counts after = cache.stats().total();
@@ -88,7 +88,7 @@ class SearchController {
     return new Views.SearchResult(response.totalHits().value(), response.totalHits().relation() ==
         org.apache.lucene.search.TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), response.timedOut(),
         hitViews, new Views.Indices(response.searched(), response.skipped(), response.failed(), response.timedOutIndices()),
-        Views.CacheUse.between(before, after));
+        Views.CacheUse.between(before, after), response.cost());
   }
 
   @GetMapping("/histogram")
@@ -102,7 +102,7 @@ class SearchController {
     if (bounds == null) {
       return new Views.Histogram(ApiException.parameter(() -> Intervals.parse(interval, 0, settings.histogramBuckets())), null, null, 0, List.of(), 0,
           false, new Views.Indices(List.of(), List.of(), Map.of(), List.of()), Views.CacheUse.between(cache.stats().total(),
-              cache.stats().total()));
+              cache.stats().total()), null);
     }
     long step = ApiException.parameter(() -> Intervals.parse(interval, bounds[1] - bounds[0], settings.histogramBuckets()));
     long origin = Math.floorDiv(bounds[0], step) * step;
@@ -129,7 +129,7 @@ class SearchController {
     return new Views.Histogram(step, Instant.ofEpochMilli(bounds[0]), Instant.ofEpochMilli(bounds[1]), total, buckets,
         response.tookMillis(), response.timedOut(),
         new Views.Indices(response.searched(), response.skipped(), response.failed(), response.timedOutIndices()),
-        Views.CacheUse.between(before, after));
+        Views.CacheUse.between(before, after), response.cost());
   }
 
   /**

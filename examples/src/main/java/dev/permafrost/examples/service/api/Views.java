@@ -60,14 +60,14 @@ final class Views {
 
   /** A search's answer. */
   record SearchResult(long total, String totalRelation, long tookMillis, boolean timedOut, List<Hit> hits,
-      Indices indices, CacheUse cache) {}
+      Indices indices, CacheUse cache, dev.permafrost.catalog.SearchCost cost) {}
 
   /** One bucket of a histogram: its start, and the matches in it. */
   record Bucket(long key, Instant time, long count) {}
 
   /** A histogram's answer. */
   record Histogram(long intervalMillis, Instant from, Instant to, long total, List<Bucket> buckets, long tookMillis,
-      boolean timedOut, Indices indices, CacheUse cache) {}
+      boolean timedOut, Indices indices, CacheUse cache, dev.permafrost.catalog.SearchCost cost) {}
 
   /** How the cache's counters moved while a request ran (other requests at the same time count too). */
   record CacheUse(long hits, long misses, double hitRatio, long fetches, long bytesFetched, long directReads,

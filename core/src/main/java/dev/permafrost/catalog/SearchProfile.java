@@ -1,0 +1,61 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.catalog;
+
+import dev.permafrost.store.ReadCost;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Counts what one search costs while it runs: a {@link ReadCost} that its index tasks attach to their threads (one
+ * per index, each counting into the search's, when the request asks for a profile), and the readers it opened; at
+ * the end, its {@link SearchCost}.
+ */
+final class SearchProfile {
+  private final ReadCost total = new ReadCost();
+  private final boolean perIndex;
+  private final Map<String, ReadCost> indices = new ConcurrentHashMap<>();
+  private final Set<String> opened = ConcurrentHashMap.newKeySet();
+
+  SearchProfile(boolean perIndex) {
+    this.perIndex = perIndex;
+  }
+
+  /** The cost the reads for {@code index} count in. */
+  ReadCost of(String index) {
+    return perIndex ? indices.computeIfAbsent(index, k -> total.child()) : total;
+  }
+
+  /** Notes that {@code lease}'s acquire opened its reader. */
+  void leased(Lease lease) {
+    if (lease.opened) {
+      opened.add(lease.name());
+    }
+  }
+
+  SearchCost cost(List<String> searched, Map<String, String> skipped, Map<String, String> failed,
+      List<String> timedOut) {
+    int canMatch = 0;
+    int earlyStop = 0;
+    int unmounted = 0;
+    for (String reason : skipped.values()) {
+      switch (reason) {
+        case MultiIndexSearch.CANNOT_MATCH -> canMatch++;
+        case MultiIndexSearch.CANNOT_COMPETE -> earlyStop++;
+        case MultiIndexSearch.UNMOUNTED -> unmounted++;
+        default -> throw new AssertionError(reason);
+      }
+    }
+    Map<String, SearchCost.IndexCost> each = new TreeMap<>();
+    indices.forEach((name, c) -> each.put(name, new SearchCost.IndexCost(c.requests(), c.bytesFetched(),
+        c.bytesFromCache(), c.waves(), c.waitNanos() / 1_000_000, opened.contains(name))));
+    return new SearchCost(total.requests(), total.bytesFetched(), total.bytesFromCache(), total.waves(),
+        total.waitNanos() / 1_000_000, opened.size(), searched.size(), canMatch, earlyStop, unmounted, failed.size(),
+        timedOut.size(), Collections.unmodifiableMap(each));
+  }
+}
