@@ -59,6 +59,8 @@ public final class Catalog implements AutoCloseable {
   private final int mountThreads;
   /** Searches taking at least this long are logged; -1: none. */
   private final long slowSearchMillis;
+  /** Null when none was given. */
+  private final SearchObserver observer;
   private final MultiIndexSearch searcher;
   /** Null when no full-copy directory was given. */
   private final FullCopier copier;
@@ -79,6 +81,7 @@ public final class Catalog implements AutoCloseable {
     this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
     this.mountThreads = b.mountThreads;
     this.slowSearchMillis = b.slowSearchThreshold == null ? -1 : b.slowSearchThreshold.toMillis();
+    this.observer = b.searchObserver;
   }
 
   /** Starts building a catalog over {@code cache}, which every mounted index reads through. */
@@ -249,7 +252,19 @@ public final class Catalog implements AutoCloseable {
   /** Searches many mounted indices in one call for the best hits: see {@link SearchRequest}. */
   public SearchResponse search(SearchRequest request) throws IOException {
     ensureOpen();
-    SearchResponse response = searcher.search(request);
+    SearchObserver.Handle observed = observer == null ? null : observer.started(request);
+    SearchResponse response;
+    try {
+      response = searcher.search(request);
+    } catch (IOException | RuntimeException | Error e) {
+      if (observed != null) {
+        observed.ended(null, e);
+      }
+      throw e;
+    }
+    if (observed != null) {
+      observed.ended(response.cost(), null);
+    }
     logIfSlow(request, response.tookMillis(), response.cost());
     return response;
   }
@@ -272,7 +287,20 @@ public final class Catalog implements AutoCloseable {
   public <C extends Collector, T> CollectedResponse<T> search(SearchRequest request, CollectorManager<C, T> manager)
       throws IOException {
     ensureOpen();
-    CollectedResponse<T> response = searcher.collect(request, Objects.requireNonNull(manager, "manager"));
+    Objects.requireNonNull(manager, "manager");
+    SearchObserver.Handle observed = observer == null ? null : observer.started(request);
+    CollectedResponse<T> response;
+    try {
+      response = searcher.collect(request, manager);
+    } catch (IOException | RuntimeException | Error e) {
+      if (observed != null) {
+        observed.ended(null, e);
+      }
+      throw e;
+    }
+    if (observed != null) {
+      observed.ended(response.cost(), null);
+    }
     logIfSlow(request, response.tookMillis(), response.cost());
     return response;
   }
@@ -395,6 +423,7 @@ public final class Catalog implements AutoCloseable {
     private Duration searchTimeout;
     private int mountThreads = 16;
     private Duration slowSearchThreshold;
+    private SearchObserver searchObserver;
     private Path fullCopyDirectory;
     private long fullCopyMaxBytesPerSec = 64L << 20;
     private Duration fullCopyRetryDelay = Duration.ofSeconds(10);
@@ -474,6 +503,12 @@ public final class Catalog implements AutoCloseable {
         throw new IllegalArgumentException("slowSearchThreshold must not be negative, got " + threshold);
       }
       this.slowSearchThreshold = threshold;
+      return this;
+    }
+
+    /** Told of every search, to trace or meter it (default none). */
+    public Builder searchObserver(SearchObserver observer) {
+      this.searchObserver = Objects.requireNonNull(observer, "observer");
       return this;
     }
 

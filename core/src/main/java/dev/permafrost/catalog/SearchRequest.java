@@ -47,6 +47,16 @@ public final class SearchRequest {
     return new Builder(Objects.requireNonNull(query, "query"));
   }
 
+  /** The query. */
+  public Query query() {
+    return query;
+  }
+
+  /** The indices: names or globs. */
+  public List<String> indices() {
+    return indices;
+  }
+
   @Override
   public String toString() {
     return "SearchRequest(" + query + " in " + indices + ", top " + size + (sort == null ? "" : " by " + sort)
