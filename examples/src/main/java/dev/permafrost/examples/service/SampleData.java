@@ -4,7 +4,7 @@
 package dev.permafrost.examples.service;
 
 import dev.permafrost.catalog.Catalog;
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.snapshots.SnapshotSources;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.sample.DatasetSpec;
@@ -32,13 +32,13 @@ import org.springframework.stereotype.Component;
 @Order(0)
 class SampleData implements ApplicationRunner {
   private static final Logger log = LoggerFactory.getLogger(SampleData.class);
-  private final PermafrostProperties properties;
+  private final ServiceProperties properties;
   private final SnapshotRepository repository;
   private final Catalog catalog;
   private final SnapshotSources sources;
   private final dev.permafrost.examples.service.mounts.SavedMounts savedMounts;
 
-  SampleData(PermafrostProperties properties, SnapshotRepository repository, Catalog catalog, SnapshotSources sources,
+  SampleData(ServiceProperties properties, SnapshotRepository repository, Catalog catalog, SnapshotSources sources,
       dev.permafrost.examples.service.mounts.SavedMounts savedMounts) {
     this.savedMounts = savedMounts;
     this.properties = properties;
@@ -49,7 +49,7 @@ class SampleData implements ApplicationRunner {
 
   @Override
   public void run(ApplicationArguments args) throws IOException {
-    PermafrostProperties.Sample sample = properties.sample();
+    ServiceProperties.Sample sample = properties.sample();
     if (!sample.enabled()) {
       return;
     }

@@ -21,7 +21,7 @@ class ConfigurationValidationTest {
     assertRefused("permafrost.cache.size", "--permafrost.cache.size=lots");
     assertRefused("permafrost.cache.size", "--permafrost.cache.size=150%");
     assertRefused("permafrost.pool.maxOpenReaders", "--permafrost.pool.max-open-readers=0");
-    assertRefused("permafrost.pool.idleTimeout", "--permafrost.pool.idle-timeout=0s");
+    assertRefused("permafrost.pool.idle-timeout", "--permafrost.pool.idle-timeout=0s");
     assertRefused("permafrost.repository.uri", "--permafrost.repository.uri=nosuchscheme://bucket/prefix");
     assertRefused("permafrost.repository.max-retries",
         "--permafrost.repository.uri=file:///tmp/x?max_retries=2", "--permafrost.repository.max-retries=3");

@@ -52,7 +52,11 @@ public record PermafrostProperties(
       @DefaultValue("512mb") @NotBlank @ByteSize(share = true) String size,
       @ByteSize String regionSize,
       @Min(1) Integer fetchThreads,
-      Duration maxReadWait) {}
+      Duration maxReadWait) {
+    public Cache {
+      positive("permafrost.cache.max-read-wait", maxReadWait);
+    }
+  }
 
   /**
    * The repository. The store policy settings are added to the URI's query (set each one way only).
@@ -75,7 +79,13 @@ public record PermafrostProperties(
       Duration hedgeAfter,
       @ByteSize(zero = true) String maxBytesPerSec,
       @Min(0) Integer maxConcurrentRequests,
-      @Min(0) Integer retryBudget) {}
+      @Min(0) Integer retryBudget) {
+    public Repository {
+      positive("permafrost.repository.request-timeout", requestTimeout);
+      notNegative("permafrost.repository.retry-time-limit", retryTimeLimit);
+      notNegative("permafrost.repository.hedge-after", hedgeAfter);
+    }
+  }
 
   /**
    * The catalog.
@@ -97,7 +107,15 @@ public record PermafrostProperties(
       @DefaultValue("30s") @NotNull Duration unmountTimeout,
       @Min(1) Integer searchThreads,
       Duration searchTimeout,
-      Duration slowSearchThreshold) {}
+      Duration slowSearchThreshold) {
+    public Pool {
+      positive("permafrost.pool.idle-timeout", idleTimeout);
+      positive("permafrost.pool.acquire-timeout", acquireTimeout);
+      positive("permafrost.pool.unmount-timeout", unmountTimeout);
+      positive("permafrost.pool.search-timeout", searchTimeout);
+      notNegative("permafrost.pool.slow-search-threshold", slowSearchThreshold);
+    }
+  }
 
   /**
    * Full-copy mounts.
@@ -114,6 +132,18 @@ public record PermafrostProperties(
    * @param mode how to mount it (default shared-cache)
    */
   public record Mount(@NotBlank String snapshot, @DefaultValue("shared-cache") @NotNull MountMode mode) {}
+
+  private static void positive(String property, Duration d) {
+    if (d != null && (d.isNegative() || d.isZero())) {
+      throw new IllegalArgumentException(property + " must be positive, got " + d);
+    }
+  }
+
+  private static void notNegative(String property, Duration d) {
+    if (d != null && d.isNegative()) {
+      throw new IllegalArgumentException(property + " must not be negative, got " + d);
+    }
+  }
 
   /** The cache's directory. */
   public Path cachePath() {

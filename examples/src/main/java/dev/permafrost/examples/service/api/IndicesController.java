@@ -6,7 +6,7 @@ package dev.permafrost.examples.service.api;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.MountMode;
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.IOException;
 import java.util.List;
@@ -31,7 +31,7 @@ class IndicesController {
   private final String timestampField;
   private final dev.permafrost.examples.service.mounts.SavedMounts savedMounts;
 
-  IndicesController(Catalog catalog, SnapshotRepository repository, PermafrostProperties properties,
+  IndicesController(Catalog catalog, SnapshotRepository repository, ServiceProperties properties,
       dev.permafrost.examples.service.mounts.SavedMounts savedMounts) {
     this.savedMounts = savedMounts;
     this.catalog = catalog;

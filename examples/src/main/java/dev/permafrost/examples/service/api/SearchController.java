@@ -8,7 +8,7 @@ import dev.permafrost.catalog.CollectedResponse;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.search.DateHistogram;
 import dev.permafrost.examples.service.search.Intervals;
 import dev.permafrost.examples.service.search.QueryTranslator;
@@ -48,11 +48,11 @@ class SearchController {
   private static final String SOURCE = "_source";
   private final Catalog catalog;
   private final SharedRegionCache cache;
-  private final PermafrostProperties.Search settings;
+  private final ServiceProperties.Search settings;
   private final QueryTranslator translator;
   private final JsonMapper json;
 
-  SearchController(Catalog catalog, SharedRegionCache cache, PermafrostProperties properties, JsonMapper json) {
+  SearchController(Catalog catalog, SharedRegionCache cache, ServiceProperties properties, JsonMapper json) {
     this.catalog = catalog;
     this.cache = cache;
     this.settings = properties.search();

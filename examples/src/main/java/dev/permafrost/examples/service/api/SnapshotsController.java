@@ -3,7 +3,7 @@
  */
 package dev.permafrost.examples.service.api;
 
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.snapshots.SnapshotSources;
 import dev.permafrost.examples.service.snapshots.SnapshotTasks;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -33,7 +33,7 @@ class SnapshotsController {
   private final String timestampField;
 
   SnapshotsController(SnapshotRepository repository, SnapshotTasks tasks, SnapshotSources sources,
-      PermafrostProperties properties) {
+      ServiceProperties properties) {
     this.repository = repository;
     this.tasks = tasks;
     this.sources = sources;

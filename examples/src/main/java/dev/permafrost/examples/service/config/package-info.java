@@ -3,8 +3,8 @@
  */
 
 /**
- * The service's configuration: typed, validated {@code permafrost.*} properties
- * ({@link dev.permafrost.examples.service.config.PermafrostProperties}) and the beans built from them (the shared
- * cache, the repository's blob store, the catalog, its meters and the repository's health indicator).
+ * The service's own configuration: its typed, validated {@code permafrost.*} properties
+ * ({@link dev.permafrost.examples.service.config.ServiceProperties}: searches, snapshot sources, the sample). The
+ * cache, repository, catalog, meters and health come from {@code permafrost-spring-boot-starter}.
  */
 package dev.permafrost.examples.service.config;

@@ -6,7 +6,7 @@ package dev.permafrost.examples.service.mounts;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountAllResult;
 import dev.permafrost.catalog.MountSpec;
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.snapshot.SnapshotRepository;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
@@ -41,7 +41,7 @@ public class SavedMounts implements ApplicationRunner {
   private final SnapshotRepository repository;
   private final Path file;
 
-  SavedMounts(Catalog catalog, SnapshotRepository repository, PermafrostProperties properties) {
+  SavedMounts(Catalog catalog, SnapshotRepository repository, ServiceProperties properties) {
     this.catalog = catalog;
     this.repository = repository;
     this.file = properties.home().resolve(FILE_NAME);

@@ -3,7 +3,7 @@
  */
 package dev.permafrost.examples.service.snapshots;
 
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,7 +18,7 @@ import org.springframework.stereotype.Component;
 public class SnapshotSources {
   private final Map<String, Path> sources = new ConcurrentSkipListMap<>();
 
-  SnapshotSources(PermafrostProperties properties) {
+  SnapshotSources(ServiceProperties properties) {
     sources.putAll(properties.snapshots().sources());
   }
 

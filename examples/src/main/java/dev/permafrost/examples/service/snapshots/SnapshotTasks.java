@@ -3,7 +3,7 @@
  */
 package dev.permafrost.examples.service.snapshots;
 
-import dev.permafrost.examples.service.config.PermafrostProperties;
+import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotProgress;
@@ -40,7 +40,7 @@ public class SnapshotTasks implements DisposableBean {
     return t;
   });
 
-  SnapshotTasks(SnapshotRepository repository, SnapshotSources sources, PermafrostProperties properties) {
+  SnapshotTasks(SnapshotRepository repository, SnapshotSources sources, ServiceProperties properties) {
     this.repository = repository;
     this.sources = sources;
     this.timestampField = properties.search().timestampField();
