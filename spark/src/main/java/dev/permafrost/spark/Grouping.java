@@ -43,6 +43,10 @@ final class Grouping {
       for (String s : same) {
         long size = sizes.getOrDefault(s, -1L);
         long counted = size < 0 ? maxBytes : size;
+        if (maxBytes > 0 && counted > maxBytes) {
+          partitions.add(partition(List.of(s), preferred)); // alone, without cutting the group being filled
+          continue;
+        }
         if (!group.isEmpty() && (maxBytes == 0 || bytes + counted > maxBytes)) {
           partitions.add(partition(group, preferred));
           group = new ArrayList<>();
