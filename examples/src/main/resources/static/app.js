@@ -14,16 +14,28 @@ function params() {
 
 // The page's state lives in its URL (?pattern=&q=&from=&to=): a search can be bookmarked and shared, and Back and
 // Forward go through the searches made.
+const PAGE_SIZE = 50;
+let page = 1;
+
 function stateOfForm() {
   const s = new URLSearchParams();
   s.set('pattern', $('pattern').value.trim() || '*');
   for (const [name, value] of params()) s.set(name, value);
+  if (page > 1) s.set('page', String(page));
   return s;
 }
 
 function formOfState(s) {
   $('pattern').value = s.get('pattern') || '*';
   for (const name of ['q', 'from', 'to']) $(name).value = s.get(name) || '';
+  page = Math.max(1, parseInt(s.get('page') || '1', 10) || 1);
+}
+
+// Another page of the same search: kept in the URL like the rest.
+function goToPage(n) {
+  page = n;
+  history.pushState(null, '', `?${stateOfForm()}`);
+  search();
 }
 
 async function getJson(url, options) {
@@ -145,6 +157,7 @@ function costLine(cost) {
 async function search(event) {
   if (event) {
     event.preventDefault();
+    page = 1; // a new search starts at its first page
     const state = stateOfForm();
     if (state.toString() !== location.search.replace(/^\?/, '')) history.pushState(null, '', `?${state}`);
   }
@@ -153,7 +166,7 @@ async function search(event) {
   document.body.dataset.state = 'searching';
   try {
     showProblem(null);
-    const result = await getJson(`/indices/${pattern}/search?${p}&size=50`);
+    const result = await getJson(`/indices/${pattern}/search?${p}&size=${PAGE_SIZE}&page=${page}`);
     showCache(result.cache);
     drawHits(result);
     // a lower bound reads as one (as Kibana shows it): the search stopped before indices that could not change its top hits
@@ -163,6 +176,9 @@ async function search(event) {
       : 'every match counted';
     $('indices').textContent = indicesLine(result.indices);
     $('cost').textContent = costLine(result.cost);
+    $('page').textContent = `page ${page}`;
+    $('prev').disabled = page <= 1;
+    $('next').disabled = result.hits.length < PAGE_SIZE || (page + 1) * PAGE_SIZE > 500;
     const histogram = await getJson(`/indices/${pattern}/histogram?${p}`);
     drawChart(histogram);
     document.body.dataset.state = 'done';
@@ -185,6 +201,8 @@ async function clearCache() {
 }
 
 $('search-form').addEventListener('submit', search);
+$('prev').addEventListener('click', () => goToPage(page - 1));
+$('next').addEventListener('click', () => goToPage(page + 1));
 $('clear-cache').addEventListener('click', clearCache);
 window.addEventListener('popstate', () => {
   formOfState(new URLSearchParams(location.search));

@@ -123,6 +123,18 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
     assertEquals("2024-02-02", browser.findElement(By.id("from")).getAttribute("value"));
     String firstSummary = browser.findElement(By.id("summary")).getText();
     assertTrue(browser.findElement(By.id("hits")).getText().contains("404"), "the shared search ran");
+    assertEquals("page 1", browser.findElement(By.id("page")).getText());
+    String firstHit = browser.findElement(By.cssSelector("#hits li.hit")).getText();
+
+    browser.findElement(By.id("next")).click(); // the next 50 hits, and the page in the URL
+    new WebDriverWait(browser, Duration.ofSeconds(30)).until(b -> b.getCurrentUrl().contains("page=2"));
+    awaitState("done");
+    assertEquals("page 2", browser.findElement(By.id("page")).getText());
+    assertTrue(!browser.findElement(By.cssSelector("#hits li.hit")).getText().equals(firstHit), "another page of hits");
+    browser.navigate().back();
+    new WebDriverWait(browser, Duration.ofSeconds(30)).until(b -> "page 1".equals(b.findElement(By.id("page")).getText()));
+    awaitState("done");
+    assertEquals(firstHit, browser.findElement(By.cssSelector("#hits li.hit")).getText(), "Back to the first page");
 
     WebElement q = browser.findElement(By.id("q"));
     q.clear();

@@ -58,6 +58,13 @@ class SearchServiceTest extends SampleServiceTestBase {
       previous = timestamp;
       assertEquals("GET", source.get("http.request.method").asString());
     }
+    JsonNode pages = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=20&page=2").ok();
+    JsonNode top40 = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=40").ok();
+    assertEquals(20, pages.get("hits").size());
+    for (int i = 0; i < 20; i++) {
+      assertEquals(top40.get("hits").get(20 + i).get("sort").toString(), pages.get("hits").get(i).get("sort").toString(),
+          "page 2 of 20 is hits 20 to 39");
+    }
     JsonNode all = http().get("/indices/logs-nginx-*/search?q=GET&size=1&sort=_score").ok();
     assertTrue(all.get("total").asLong() > total);
     JsonNode profiled = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=50&profile=true")
@@ -169,6 +176,8 @@ class SearchServiceTest extends SampleServiceTestBase {
       "/indices/logs-nginx-*/histogram?interval=soon",
       "/indices/logs-nginx-*/histogram?interval=1s",
       "/indices/logs-nginx-*/search?timeout=soon",
+      "/indices/logs-nginx-*/search?size=100&page=6",
+      "/indices/logs-nginx-*/search?page=0",
       "/indices/logs-nginx-*/search?timeout=0s",
       "/indices/logs-nginx-*/histogram?timeout=-1s",
     };

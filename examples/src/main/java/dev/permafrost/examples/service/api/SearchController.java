@@ -65,23 +65,31 @@ class SearchController {
       @RequestParam(required = false) Integer size, @RequestParam(required = false) String sort,
       @RequestParam(required = false) String from, @RequestParam(required = false) String to,
       @RequestParam(required = false) List<String> fields, @RequestParam(required = false) String timeout,
-      @RequestParam(required = false, defaultValue = "false") boolean profile) throws IOException, ParseException {
+      @RequestParam(required = false, defaultValue = "false") boolean profile,
+      @RequestParam(required = false, defaultValue = "1") int page) throws IOException, ParseException {
     String[] indices = IndexPatterns.parse(catalog, pattern);
     int hits = size == null ? settings.defaultSize() : size;
     if (hits < 1 || hits > settings.maxSize()) {
       throw ApiException.badParameter("'size' must be from 1 to " + settings.maxSize() + ", got " + hits);
     }
+    // page N is hits [(N-1) x size, N x size) of the top N x size, which must stay within max-size
+    if (page < 1 || (long) page * hits > settings.maxSize()) {
+      throw ApiException.badParameter("'page' must be from 1 to " + Math.max(1, settings.maxSize() / hits) + " with size "
+          + hits + " (at most permafrost.search.max-size=" + settings.maxSize() + " hits deep), got " + page);
+    }
     Sort order = ApiException.parameter(() -> SortSpec.parse(sort, settings.timestampField()));
     Query query = translator.query(q, ApiException.parameter(() -> TimeRange.parse(from, to)));
     List<String> stored = fields == null || fields.isEmpty() ? settings.fields() : fields;
-    SearchRequest request = SearchRequest.builder(query).indices(indices).size(hits).sort(order)
+    SearchRequest request = SearchRequest.builder(query).indices(indices).size(page * hits).sort(order)
         .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices))
         .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).profile(profile).build();
     CacheStats.Counts before = cache.stats().total();
     SearchResponse response = catalog.search(request);
     CacheStats.Counts after = cache.stats().total();
-    List<Views.Hit> hitViews = new ArrayList<>(response.hits().size());
-    for (SearchResponse.Hit hit : response.hits()) {
+    List<SearchResponse.Hit> onPage = response.hits().subList(Math.min(response.hits().size(), (page - 1) * hits),
+        response.hits().size());
+    List<Views.Hit> hitViews = new ArrayList<>(onPage.size());
+    for (SearchResponse.Hit hit : onPage) {
       hitViews.add(new Views.Hit(hit.index(), Float.isNaN(hit.score()) ? null : hit.score(), hit.sortValues(),
           fields(hit.document())));
     }
