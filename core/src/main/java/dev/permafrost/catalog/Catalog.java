@@ -6,6 +6,7 @@ package dev.permafrost.catalog;
 import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -90,7 +91,7 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** Mounts snapshot {@code snapshot} of {@code repository} under {@code name}, read through the shared cache. */
-  public MountInfo mount(String name, SnapshotRepository repository, String snapshot) throws IOException {
+  public MountInfo mount(String name, SnapshotSource repository, String snapshot) throws IOException {
     return mount(name, repository, snapshot, MountMode.SHARED_CACHE);
   }
 
@@ -101,7 +102,7 @@ public final class Catalog implements AutoCloseable {
    * @throws IllegalArgumentException if the name is malformed or already mounted
    * @throws dev.permafrost.snapshot.SnapshotException if the manifest cannot be read (naming it)
    */
-  public MountInfo mount(String name, SnapshotRepository repository, String snapshot, MountMode mode) throws IOException {
+  public MountInfo mount(String name, SnapshotSource repository, String snapshot, MountMode mode) throws IOException {
     return mount(new MountSpec(name, snapshot, mode, null), repository, true);
   }
 
@@ -111,7 +112,7 @@ public final class Catalog implements AutoCloseable {
    * cache holds it: re-mounting {@link #mountSpecs()} after a clean restart of cache and catalog costs none). A spec
    * that fails (a snapshot gone, a name taken, a store error) is reported and the others go on.
    */
-  public MountAllResult mountAll(SnapshotRepository repository, Collection<MountSpec> specs) throws IOException {
+  public MountAllResult mountAll(SnapshotSource repository, Collection<MountSpec> specs) throws IOException {
     ensureOpen();
     Objects.requireNonNull(repository, "repository");
     List<MountSpec> list = List.copyOf(specs);
@@ -161,7 +162,7 @@ public final class Catalog implements AutoCloseable {
   }
 
   /** Mounts one spec; logs it at INFO if {@code loud} (mountAll logs once for all). */
-  private MountInfo mount(MountSpec spec, SnapshotRepository repository, boolean loud) throws IOException {
+  private MountInfo mount(MountSpec spec, SnapshotSource repository, boolean loud) throws IOException {
     String name = spec.name();
     String snapshot = spec.snapshot();
     MountMode mode = spec.mode();

@@ -10,7 +10,7 @@ import dev.permafrost.snapshot.ChunkTable;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.SnapshotManifest;
-import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -51,7 +51,7 @@ final class FullCopy implements AutoCloseable {
   private static final int PIECE = 8 << 20;
 
   private final String mount;
-  private final SnapshotRepository repository;
+  private final SnapshotSource repository;
   private final ManifestRef ref;
   private final Path dir;
   private final FullCopier copier;
@@ -68,7 +68,7 @@ final class FullCopy implements AutoCloseable {
   /** How long to wait before the next pass after one that failed; doubles up to 64 times the first delay. */
   private long retryDelayMillis;
 
-  FullCopy(String mount, SnapshotRepository repository, SnapshotManifest manifest, Path dir, FullCopier copier)
+  FullCopy(String mount, SnapshotSource repository, SnapshotManifest manifest, Path dir, FullCopier copier)
       throws IOException {
     this.mount = mount;
     this.repository = repository;

@@ -6,7 +6,7 @@ package dev.permafrost.catalog;
 import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.SnapshotManifest;
-import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
@@ -26,7 +26,7 @@ import org.apache.lucene.util.IOUtils;
  */
 final class MountedIndex {
   final String name;
-  final SnapshotRepository repository;
+  final SnapshotSource repository;
   final ManifestRef manifest;
   final MountMode mode;
   final long numDocs;
@@ -52,7 +52,7 @@ final class MountedIndex {
   /** When a lease was last taken or given back (System.nanoTime()); read racily to order idle readers. */
   private volatile long lastUsedNanos = System.nanoTime();
 
-  MountedIndex(String name, SnapshotRepository repository, SnapshotManifest manifest, MountMode mode,
+  MountedIndex(String name, SnapshotSource repository, SnapshotManifest manifest, MountMode mode,
       SharedRegionCache cache, ReaderPool pool, FullCopy fullCopy) {
     assert (mode == MountMode.FULL_COPY) == (fullCopy != null);
     this.fullCopy = fullCopy;
@@ -125,7 +125,7 @@ final class MountedIndex {
       }
       DirectoryReader opened;
       try {
-        opened = DirectoryReader.open(dir);
+        opened = repository.openReader(dir);
       } catch (IOException | RuntimeException e) {
         dir.close();
         throw e;

@@ -88,6 +88,24 @@ public final class FileEntry {
     return new FileEntry(name, length, footerChecksum, blobName, null, List.of(), crc32c);
   }
 
+  /**
+   * A file whose bytes are the whole of blob {@code blobName}, with no ranges kept in the manifest: for a
+   * {@link SnapshotSource} reading another format.
+   *
+   * @param checksum the CRC32 checksum Lucene recorded in the file's footer
+   */
+  public static FileEntry ofBlob(String name, long length, long checksum, String blobName) {
+    if (length < 0) {
+      throw new IllegalArgumentException("negative length " + length + " of file " + name);
+    }
+    return new FileEntry(name, length, checksum, Objects.requireNonNull(blobName, "blobName"), null, List.of());
+  }
+
+  /** A file kept whole in the manifest: for a {@link SnapshotSource} reading another format. */
+  public static FileEntry ofInlined(String name, long checksum, byte[] bytes) {
+    return new FileEntry(name, bytes.length, checksum, null, bytes.clone(), List.of());
+  }
+
   /** The file's name in the index, e.g. {@code _0.cfs}. */
   public String name() {
     return name;

@@ -21,4 +21,17 @@ public record ManifestRef(String snapshot, String blobName, long length, long fo
     Objects.requireNonNull(snapshot, "snapshot");
     Objects.requireNonNull(blobName, "blobName");
   }
+
+  /**
+   * The ref of a manifest blob whose bytes are {@code bytes} and end with a Lucene {@code CodecUtil} footer: for a
+   * {@link SnapshotSource} whose manifests are another format's checksummed metadata blobs.
+   */
+  public static ManifestRef of(String snapshot, String blobName, byte[] bytes) {
+    if (bytes.length < Long.BYTES) {
+      throw new IllegalArgumentException("blob " + blobName + " of " + bytes.length + " bytes has no footer");
+    }
+    return new ManifestRef(snapshot, blobName, bytes.length,
+        (long) org.apache.lucene.util.BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
+        ChunkTable.crc32c(bytes, 0, bytes.length));
+  }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
@@ -93,6 +94,28 @@ public final class SnapshotManifest {
   public String chunkTableBlob(FileEntry file) {
     return file.blobName() != null && ChunkTable.hasTable(file.length(), chunkSize)
         ? ChunkTable.blobName(file.blobName(), chunkSize) : null;
+  }
+
+  /**
+   * A manifest that a {@link SnapshotSource} made from another format's metadata: files without chunk tables (each
+   * is verified against its Lucene checksum when it is fetched whole, not range by range), and {@code ref} naming
+   * the blob its facts were read from, so that the shared cache can keep that blob and the source parse it again.
+   *
+   * @throws IllegalArgumentException if {@code segmentsFileName} is not among {@code files}, or a name is listed twice
+   */
+  public static SnapshotManifest of(SnapshotInfo info, String segmentsFileName, List<FileEntry> files, ManifestRef ref) {
+    Objects.requireNonNull(ref, "ref");
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (FileEntry f : files) {
+      if (!names.add(f.name())) {
+        throw new IllegalArgumentException("file " + f.name() + " is listed twice in snapshot '" + info.name() + "'");
+      }
+    }
+    if (!names.contains(segmentsFileName)) {
+      throw new IllegalArgumentException("the segments file " + segmentsFileName + " of snapshot '" + info.name()
+          + "' is not among its files");
+    }
+    return new SnapshotManifest(info, segmentsFileName, 0, List.copyOf(files), ref);
   }
 
   /** The manifest as a blob (to read it again), or null if it was not read from a store. */

@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * <p>A repository has one writer at a time: two processes taking or deleting snapshots in the same repository at
  * once are not coordinated. Any number of readers may mount snapshots while it is written.
  */
-public final class SnapshotRepository {
+public final class SnapshotRepository implements SnapshotSource {
   private static final Logger log = LoggerFactory.getLogger(SnapshotRepository.class);
   static final String SNAPSHOTS_PREFIX = "snapshots/";
   static final String MANIFEST_SUFFIX = ".manifest";
@@ -95,6 +95,7 @@ public final class SnapshotRepository {
   }
 
   /** The store, with its {@link StorePolicy} around it. */
+  @Override
   public BlobStore store() {
     return store;
   }
@@ -111,7 +112,8 @@ public final class SnapshotRepository {
     return name;
   }
 
-  static String manifestBlob(String name) {
+  /** The blob, in a repository's store, that holds the manifest of the snapshot named {@code name}. */
+  public static String manifestBlob(String name) {
     return SNAPSHOTS_PREFIX + name + MANIFEST_SUFFIX;
   }
 
@@ -506,6 +508,7 @@ public final class SnapshotRepository {
    *
    * @throws SnapshotException.NotFound if there is no such snapshot
    */
+  @Override
   public byte[] readManifestBytes(String name) throws IOException {
     validateName(name);
     String blob = manifestBlob(name);
@@ -527,6 +530,7 @@ public final class SnapshotRepository {
    * @throws SnapshotException.CorruptManifest if the bytes are truncated or corrupt, or describe another snapshot
    * @throws SnapshotException.UnsupportedFormat if a newer Permafrost wrote them
    */
+  @Override
   public SnapshotManifest parseManifest(String name, byte[] bytes) throws SnapshotException {
     String blob = manifestBlob(name);
     SnapshotManifest manifest = SnapshotManifest.fromBytes(bytes, store.describe() + " blob " + blob);

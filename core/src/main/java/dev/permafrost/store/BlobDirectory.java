@@ -7,6 +7,7 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.Collection;
@@ -88,7 +89,7 @@ public final class BlobDirectory extends Directory {
    * {@link SharedRegionCache#readManifest(SnapshotRepository, dev.permafrost.snapshot.ManifestRef)}), counting its
    * reads under {@code indexName}. Reads nothing.
    */
-  public static BlobDirectory open(SnapshotRepository repository, SnapshotManifest manifest, SharedRegionCache cache,
+  public static BlobDirectory open(SnapshotSource repository, SnapshotManifest manifest, SharedRegionCache cache,
       String indexName) {
     Objects.requireNonNull(cache, "cache");
     cache.ensureOpen();
@@ -99,7 +100,9 @@ public final class BlobDirectory extends Directory {
   static BlobDirectory open(SnapshotManifest manifest, BlobStore store, SharedRegionCache cache, String indexName) {
     log.info("mounted snapshot '{}' of {} as '{}': {} files, {} bytes, {} documents", manifest.name(), store.describe(),
         indexName, manifest.files().size(), manifest.info().totalBytes(), manifest.info().numDocs());
-    if (manifest.chunkSize() == 0) {
+    if (manifest.chunkSize() == 0 && manifest.ref() != null
+        && manifest.ref().blobName().equals(SnapshotRepository.manifestBlob(manifest.name()))) {
+      // a Permafrost snapshot of format 1; other sources' formats have no chunk checksums, as their READMEs say
       log.warn("snapshot '{}' in {} has no chunk checksums (taken before manifest format 2): its ranges are verified"
           + " only when a whole file is fetched; take a new snapshot to have every read verified", manifest.name(),
           store.describe());

@@ -10,6 +10,7 @@ import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.snapshot.SnapshotOptions;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -419,11 +420,11 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /**
    * Reads a snapshot's manifest from its repository (one request) and keeps its bytes in the cache, so that
-   * {@link #readManifest(SnapshotRepository, ManifestRef)} can read it again without a request while they stay.
+   * {@link #readManifest(SnapshotSource, ManifestRef)} can read it again without a request while they stay.
    *
    * @see SnapshotRepository#readManifest(String)
    */
-  public SnapshotManifest readManifest(SnapshotRepository repository, String snapshot) throws IOException {
+  public SnapshotManifest readManifest(SnapshotSource repository, String snapshot) throws IOException {
     ensureOpen();
     byte[] bytes = repository.readManifestBytes(snapshot);
     SnapshotManifest manifest = repository.parseManifest(snapshot, bytes);
@@ -451,7 +452,7 @@ public final class SharedRegionCache implements AutoCloseable {
    *
    * @throws SnapshotException naming the snapshot and blob if the manifest is gone or no longer the same
    */
-  public SnapshotManifest readManifest(SnapshotRepository repository, ManifestRef ref) throws IOException {
+  public SnapshotManifest readManifest(SnapshotSource repository, ManifestRef ref) throws IOException {
     ensureOpen();
     BlobStore store = repository.store();
     String storeId = store.describe();
@@ -494,7 +495,7 @@ public final class SharedRegionCache implements AutoCloseable {
    * Frees, at once, the cached regions of a snapshot's blobs (and its manifest) that no open directory reads: what
    * unmounting it does. Blobs another open directory reads stay.
    */
-  public void evict(SnapshotRepository repository, SnapshotManifest manifest) {
+  public void evict(SnapshotSource repository, SnapshotManifest manifest) {
     String storeId = repository.store().describe();
     evict(storeId, manifest.files(), manifest.chunkSize());
     ManifestRef ref = manifest.ref();

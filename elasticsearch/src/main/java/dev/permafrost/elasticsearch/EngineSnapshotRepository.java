@@ -1,0 +1,481 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.permafrost.blob.BlobMetadata;
+import dev.permafrost.blob.BlobNotFoundException;
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.MountInfo;
+import dev.permafrost.catalog.MountMode;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.ManifestRef;
+import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.snapshot.SnapshotInfo;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.SegmentCommitInfo;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexOutput;
+
+/**
+ * A snapshot repository written by Elasticsearch (8.x, 9.x) or OpenSearch (2.x, 3.x), read in place through any
+ * Permafrost {@link BlobStore}: its snapshots, their indices and mappings, and each shard of each index as a
+ * {@link SnapshotSource} snapshot that a {@link Catalog} mounts like a Permafrost one.
+ *
+ * <p>Opening reads the repository's root metadata ({@code index.latest}, then {@code index-N}: two requests). A
+ * shard is named {@code <snapshot>/<index>/<shard>} ({@link #shard}); mounting it reads its {@code snap-<uuid>.dat}
+ * (one request, kept in the shared cache), whose list of files becomes the mount's manifest: each Lucene file is the
+ * engine's blob {@code __<uuid>} in the shard's directory, and the small files the engine keeps inside that list
+ * ({@code segments_N}, {@code .si}) are kept in memory. Shard directories are found as the repository records them:
+ * {@code indices/<index-id>/<shard>/}, or, where OpenSearch hashed them ({@code shard_path_type} 1 or 2), the paths
+ * listed in {@code snapshot_shard_paths/}, read once per index.
+ *
+ * <p>What is verified: every metadata blob's checksum before it is parsed; every file kept in the metadata against
+ * the Lucene checksum the engine recorded; and each file fetched whole (a small one) against it. The engines record no
+ * checksum per range, so a range of a large file read through the cache is not verified on its own: a damaged byte
+ * there reaches Lucene, whose own checks on open and merge are all that stand guard.
+ *
+ * <p>Searches see what the engine's searches see: soft-deleted documents are deleted and nested documents hidden
+ * ({@link #openReader}). Fields are queried as the mappings define them with {@link MappedQueryParser}; hits'
+ * {@code _id} and {@code _source} are decoded by {@link EngineDocuments}.
+ */
+public final class EngineSnapshotRepository implements SnapshotSource {
+  static final String SNAPSHOT_CODEC = "snapshot";
+  static final String INDEX_METADATA_CODEC = "index-metadata";
+  static final String VIRTUAL_PREFIX = "v__";
+  private static final int SUCCESS = 1;
+
+  private final BlobStore store;
+  private final String rootBlob;
+  private final JsonNode repositoryData;
+  private final Map<String, Snapshot> snapshots = new LinkedHashMap<>();
+  private final Map<String, IndexEntry> indices = new LinkedHashMap<>();
+  /** Shard directories of indices whose layout is hashed, by index id, read on first use. */
+  private final Map<String, Map<Integer, String>> hashedShardPaths = new ConcurrentHashMap<>();
+
+  private record Snapshot(String name, String uuid, int state, Map<String, String> indexMetadataLookup, String version) {}
+
+  private record IndexEntry(String name, String id, int shardPathType, List<String> snapshotUuids) {}
+
+  private EngineSnapshotRepository(BlobStore store, String rootBlob, JsonNode data) throws SnapshotException {
+    this.store = store;
+    this.rootBlob = rootBlob;
+    this.repositoryData = data;
+    try {
+      for (JsonNode s : data.path("snapshots")) {
+        Map<String, String> lookup = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = s.path("index_metadata_lookup").fields(); it.hasNext(); ) {
+          Map.Entry<String, JsonNode> e = it.next();
+          lookup.put(e.getKey(), e.getValue().asText());
+        }
+        Snapshot snapshot = new Snapshot(s.get("name").asText(), s.get("uuid").asText(), s.path("state").asInt(SUCCESS),
+            lookup, s.path("version").asText(null));
+        snapshots.put(snapshot.name(), snapshot);
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = data.path("indices").fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        List<String> uuids = new ArrayList<>();
+        e.getValue().path("snapshots").forEach(u -> uuids.add(u.asText()));
+        indices.put(e.getKey(), new IndexEntry(e.getKey(), e.getValue().get("id").asText(),
+            e.getValue().path("shard_path_type").asInt(0), uuids));
+      }
+    } catch (RuntimeException e) {
+      throw new SnapshotException.CorruptManifest("repository data " + where(rootBlob) + " lacks what every engine"
+          + " writes (snapshot names and uuids, index ids): " + e, e);
+    }
+  }
+
+  /**
+   * Opens the repository at the root of {@code store}: reads {@code index.latest} and the {@code index-N} it names
+   * (or, without {@code index.latest}, the highest {@code index-N} listed).
+   *
+   * @throws SnapshotException.NotFound if the store holds no such repository
+   */
+  public static EngineSnapshotRepository open(BlobStore store) throws IOException {
+    long generation;
+    try (InputStream in = store.read("index.latest")) {
+      byte[] b = in.readAllBytes();
+      if (b.length != Long.BYTES) {
+        throw new SnapshotException.CorruptManifest("index.latest in " + store.describe() + " has " + b.length
+            + " bytes, not 8", null);
+      }
+      generation = ByteBuffer.wrap(b).order(ByteOrder.BIG_ENDIAN).getLong();
+    } catch (BlobNotFoundException e) {
+      generation = -1;
+      for (BlobMetadata blob : store.list("index-")) {
+        String suffix = blob.name().substring("index-".length());
+        if (suffix.chars().allMatch(Character::isDigit) && !suffix.isEmpty()) {
+          generation = Math.max(generation, Long.parseLong(suffix));
+        }
+      }
+      if (generation < 0) {
+        throw new SnapshotException.NotFound("no Elasticsearch or OpenSearch snapshot repository in " + store.describe()
+            + ": neither index.latest nor any index-N at its root", e);
+      }
+    }
+    String root = "index-" + generation;
+    byte[] bytes;
+    try (InputStream in = store.read(root)) {
+      bytes = in.readAllBytes();
+    } catch (BlobNotFoundException e) {
+      throw new SnapshotException.NotFound("repository " + store.describe() + " names generation " + generation
+          + " in index.latest, but there is no " + root, e);
+    }
+    JsonNode data;
+    try {
+      data = MetadataBlob.JSON.readTree(bytes);
+    } catch (IOException e) {
+      throw new SnapshotException.CorruptManifest(root + " in " + store.describe() + " is not the JSON repository data"
+          + " an engine writes: " + e.getMessage(), e);
+    }
+    if (data == null || !data.isObject()) {
+      throw new SnapshotException.CorruptManifest(root + " in " + store.describe() + " is not a JSON object", null);
+    }
+    return new EngineSnapshotRepository(store, root, data);
+  }
+
+  @Override
+  public BlobStore store() {
+    return store;
+  }
+
+  /** The names of the repository's snapshots that completed successfully, oldest first. */
+  public List<String> snapshots() {
+    List<String> names = new ArrayList<>();
+    for (Snapshot s : snapshots.values()) {
+      if (s.state() == SUCCESS) {
+        names.add(s.name());
+      }
+    }
+    return names;
+  }
+
+  /** The indices in snapshot {@code snapshot}. @throws SnapshotException.NotFound if there is no such snapshot */
+  public List<String> indices(String snapshot) throws SnapshotException {
+    Snapshot s = snapshot(snapshot);
+    List<String> names = new ArrayList<>();
+    for (IndexEntry index : indices.values()) {
+      if (index.snapshotUuids().contains(s.uuid())) {
+        names.add(index.name());
+      }
+    }
+    return names;
+  }
+
+  /**
+   * An index's metadata in a snapshot (one request): its shard count, settings and mapping.
+   *
+   * @throws SnapshotException.NotFound if the snapshot or the index in it is not there
+   */
+  public IndexMetadata indexMetadata(String snapshot, String index) throws IOException {
+    Snapshot s = snapshot(snapshot);
+    IndexEntry entry = index(s, index);
+    String identifier = s.indexMetadataLookup().get(entry.id());
+    String blobId = identifier == null ? s.uuid() : repositoryData.path("index_metadata_identifiers").path(identifier).asText(null);
+    if (blobId == null) {
+      throw new SnapshotException.CorruptManifest(where(rootBlob) + " names no metadata blob for index '" + index
+          + "' of snapshot '" + snapshot + "' (identifier " + identifier + ")", null);
+    }
+    String blob = "indices/" + entry.id() + "/meta-" + blobId + ".dat";
+    JsonNode tree = MetadataBlob.read(readBlob(blob, "the metadata of index '" + index + "'"), INDEX_METADATA_CODEC,
+        where(blob));
+    return IndexMetadata.of(index, tree, where(blob));
+  }
+
+  /** The name of shard {@code shard} of {@code index} in {@code snapshot}, as this source mounts it. */
+  public static String shard(String snapshot, String index, int shard) {
+    return snapshot + "/" + index + "/" + shard;
+  }
+
+  /**
+   * Mounts every shard of {@code index} in {@code snapshot} in {@code catalog}, each as {@code <name>.<shard>} (search
+   * them all with the glob {@code <name>.*}): one index per shard, as the engine searches shards, so that the reader
+   * pool opens and closes them one by one and their hits merge as the engine merges shards' hits.
+   *
+   * @return what was mounted, shard by shard
+   */
+  public List<MountInfo> mount(Catalog catalog, String name, String snapshot, String index) throws IOException {
+    IndexMetadata metadata = indexMetadata(snapshot, index);
+    List<MountInfo> mounted = new ArrayList<>();
+    for (int shard = 0; shard < metadata.shards(); shard++) {
+      mounted.add(catalog.mount(name + "." + shard, this, shard(snapshot, index, shard), MountMode.SHARED_CACHE));
+    }
+    return mounted;
+  }
+
+  @Override
+  public byte[] readManifestBytes(String shard) throws IOException {
+    ShardName name = ShardName.parse(shard);
+    Snapshot s = snapshot(name.snapshot());
+    String blob = shardPath(index(s, name.index()), name.shard()) + "snap-" + s.uuid() + ".dat";
+    return readBlob(blob, "shard " + name.shard() + " of index '" + name.index() + "' in snapshot '" + name.snapshot() + "'");
+  }
+
+  @Override
+  public SnapshotManifest parseManifest(String shard, byte[] bytes) throws SnapshotException {
+    ShardName name = ShardName.parse(shard);
+    Snapshot s = snapshot(name.snapshot());
+    String dir;
+    try {
+      dir = shardPath(index(s, name.index()), name.shard());
+    } catch (SnapshotException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new SnapshotException("cannot find the directory of shard " + shard + " in " + store.describe() + ": "
+          + e.getMessage(), e);
+    }
+    String blob = dir + "snap-" + s.uuid() + ".dat";
+    JsonNode tree = MetadataBlob.read(bytes, SNAPSHOT_CODEC, where(blob));
+    List<FileEntry> files = new ArrayList<>();
+    String segmentsFile = null;
+    String luceneVersion = null;
+    long total = 0;
+    for (JsonNode f : tree.path("files")) {
+      FileEntry entry = fileEntry(f, dir, blob);
+      files.add(entry);
+      total += entry.length();
+      if (entry.name().startsWith("segments_")) {
+        segmentsFile = entry.name();
+        luceneVersion = f.path("written_by").asText();
+      }
+    }
+    if (segmentsFile == null) {
+      throw new SnapshotException.CorruptManifest(where(blob) + " lists no segments_N file", null);
+    }
+    SegmentInfos commit = readCommit(files, segmentsFile);
+    long maxDoc = -1;
+    long numDocs = -1;
+    int segments = -1;
+    Map<String, String> userData = Map.of();
+    if (commit != null) {
+      maxDoc = 0;
+      numDocs = 0;
+      for (SegmentCommitInfo info : commit) {
+        maxDoc += info.info.maxDoc();
+        numDocs += info.info.maxDoc() - info.getDelCount() - info.getSoftDelCount();
+      }
+      segments = commit.size();
+      userData = Map.copyOf(commit.getUserData());
+    }
+    SnapshotInfo info = new SnapshotInfo(shard, Instant.ofEpochMilli(tree.path("start_time").asLong()), luceneVersion,
+        SegmentInfos.generationFromSegmentsFileName(segmentsFile), segments, maxDoc, numDocs, files.size(), total,
+        userData, Map.of());
+    return SnapshotManifest.of(info, segmentsFile, files, ManifestRef.of(shard, blob, bytes));
+  }
+
+  /**
+   * Opens a shard as the engine's own searches see it: soft-deleted documents deleted, nested documents hidden. The
+   * reads opening makes are started together first ({@link OpeningReads}), so that a cold open costs two waves of
+   * requests, not one per file.
+   */
+  @Override
+  public DirectoryReader openReader(Directory directory) throws IOException {
+    OpeningReads.start(directory);
+    return EngineReader.openEngineView(directory);
+  }
+
+  private FileEntry fileEntry(JsonNode f, String dir, String blob) throws SnapshotException {
+    String blobName = f.path("name").asText(null);
+    String physical = f.path("physical_name").asText(null);
+    long length = f.path("length").asLong(-1);
+    String checksumText = f.path("checksum").asText(null);
+    String writtenBy = f.path("written_by").asText("");
+    if (blobName == null || physical == null || length < 0 || checksumText == null) {
+      throw new SnapshotException.CorruptManifest(where(blob) + " lists a file without name, physical_name, length or"
+          + " checksum: " + f, null);
+    }
+    int major = writtenBy.isEmpty() ? 0 : Integer.parseInt(writtenBy.substring(0, Math.max(1, writtenBy.indexOf('.'))));
+    if (major < 9) {
+      throw new SnapshotException.UnsupportedFormat(where(blob) + ": file " + physical + " was written by Lucene "
+          + (writtenBy.isEmpty() ? "of an unknown version" : writtenBy) + " (Elasticsearch 7 or earlier wrote Lucene 8"
+          + " segments); Lucene 10 reads segments of Lucene 9 and 10 only: reindex or force-merge the index in an engine"
+          + " of version 8 or later and snapshot it again", null);
+    }
+    long checksum;
+    try {
+      checksum = Long.parseLong(checksumText, Character.MAX_RADIX);
+    } catch (NumberFormatException e) {
+      throw new SnapshotException.UnsupportedFormat(where(blob) + ": file " + physical + " has checksum '" + checksumText
+          + "', not a Lucene CRC32", e);
+    }
+    if (blobName.startsWith(VIRTUAL_PREFIX)) {
+      byte[] bytes = f.has("meta_hash") ? binary(f.get("meta_hash"), blob) : null;
+      if (bytes == null || bytes.length != length) {
+        throw new SnapshotException.CorruptManifest(where(blob) + ": file " + physical + " is kept in the metadata but"
+            + " its bytes (meta_hash) are " + (bytes == null ? "missing" : bytes.length + " bytes, not " + length), null);
+      }
+      verifyWhole(bytes, checksum, physical, blob);
+      return FileEntry.ofInlined(physical, checksum, bytes);
+    }
+    long partBytes = f.path("part_size").asLong(Long.MAX_VALUE);
+    if (partBytes <= 0) {
+      partBytes = Long.MAX_VALUE;
+    }
+    long parts = length == 0 ? 1 : 1 + (length - 1) / partBytes;
+    if (parts > 1) {
+      throw new SnapshotException.UnsupportedFormat(where(blob) + ": file " + physical + " (" + length + " bytes) is"
+          + " stored in " + parts + " parts of " + partBytes + " bytes (the repository's chunk_size); this version of"
+          + " Permafrost reads files kept in one blob only", null);
+    }
+    return FileEntry.ofBlob(physical, length, checksum, dir + blobName);
+  }
+
+  private static byte[] binary(JsonNode node, String blob) throws SnapshotException {
+    try {
+      return node.binaryValue();
+    } catch (IOException e) {
+      throw new SnapshotException.CorruptManifest(blob + ": meta_hash is not binary: " + e.getMessage(), e);
+    }
+  }
+
+  /** A file kept whole in the metadata must end with a Lucene footer whose CRC32 of the rest is the recorded checksum. */
+  private void verifyWhole(byte[] bytes, long checksum, String physical, String blob) throws SnapshotException {
+    if (bytes.length < 16) {
+      throw new SnapshotException.CorruptManifest(where(blob) + ": file " + physical + " of " + bytes.length
+          + " bytes has no Lucene footer", null);
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - Long.BYTES);
+    long footer = ByteBuffer.wrap(bytes, bytes.length - Long.BYTES, Long.BYTES).getLong();
+    if (crc.getValue() != checksum || footer != checksum) {
+      throw new SnapshotException.CorruptManifest(where(blob) + ": file " + physical + " kept in the metadata is damaged:"
+          + " its CRC32 is " + Long.toString(crc.getValue(), Character.MAX_RADIX) + ", its footer says "
+          + Long.toString(footer, Character.MAX_RADIX) + ", the snapshot recorded " + Long.toString(checksum,
+          Character.MAX_RADIX), null);
+    }
+  }
+
+  /** The commit, read from the files kept in memory; null if a file it needs is not among them. */
+  private static SegmentInfos readCommit(List<FileEntry> files, String segmentsFile) {
+    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
+      for (FileEntry f : files) {
+        if (f.isInlined()) {
+          try (IndexOutput out = dir.createOutput(f.name(), IOContext.DEFAULT)) {
+            out.writeBytes(f.inlinedBytes(), f.inlinedBytes().length);
+          }
+        }
+      }
+      return SegmentInfos.readCommit(dir, segmentsFile);
+    } catch (IOException | RuntimeException e) {
+      return null; // a .si kept as a blob: the counts stay unknown until the index opens
+    }
+  }
+
+  private Snapshot snapshot(String name) throws SnapshotException {
+    Snapshot s = snapshots.get(name);
+    if (s == null) {
+      throw new SnapshotException.NotFound("no snapshot '" + name + "' in " + where(rootBlob) + " (it has "
+          + snapshots.keySet() + ")", null);
+    }
+    if (s.state() != SUCCESS) {
+      throw new SnapshotException("snapshot '" + name + "' in " + where(rootBlob) + " did not complete (state "
+          + s.state() + "): only successful snapshots are mounted");
+    }
+    return s;
+  }
+
+  private IndexEntry index(Snapshot s, String name) throws SnapshotException {
+    IndexEntry index = indices.get(name);
+    if (index == null || !index.snapshotUuids().contains(s.uuid())) {
+      throw new SnapshotException.NotFound("snapshot '" + s.name() + "' in " + where(rootBlob) + " has no index '"
+          + name + "'", null);
+    }
+    return index;
+  }
+
+  /** The directory of a shard's blobs, ending with '/'. */
+  private String shardPath(IndexEntry index, int shard) throws IOException {
+    if (index.shardPathType() == 0) {
+      return "indices/" + index.id() + "/" + shard + "/";
+    }
+    if (index.shardPathType() != 1 && index.shardPathType() != 2) {
+      throw new SnapshotException.UnsupportedFormat(where(rootBlob) + ": index '" + index.name() + "' has shard path"
+          + " type " + index.shardPathType() + ", which this reader does not know (0, 1 and 2 are read)", null);
+    }
+    Map<Integer, String> paths = hashedShardPaths.get(index.id());
+    if (paths == null) {
+      paths = readShardPaths(index);
+      hashedShardPaths.put(index.id(), paths);
+    }
+    String path = paths.get(shard);
+    if (path == null) {
+      throw new SnapshotException.NotFound("the shard paths of index '" + index.name() + "' in " + store.describe()
+          + " list no shard " + shard + " (they list " + paths.keySet() + ")", null);
+    }
+    return path;
+  }
+
+  private Map<Integer, String> readShardPaths(IndexEntry index) throws IOException {
+    String prefix = "snapshot_shard_paths/snapshot_path_" + index.id() + ".";
+    List<BlobMetadata> blobs = store.list(prefix);
+    if (blobs.isEmpty()) {
+      throw new SnapshotException.NotFound("index '" + index.name() + "' has hashed shard paths (type "
+          + index.shardPathType() + ") but " + store.describe() + " has no " + prefix + "*", null);
+    }
+    String blob = blobs.get(0).name();
+    JsonNode tree = MetadataBlob.JSON.readTree(readBlob(blob, "the shard paths of index '" + index.name() + "'"));
+    Map<Integer, String> paths = new ConcurrentHashMap<>();
+    for (JsonNode p : tree.path("paths")) {
+      String path = p.asText();
+      String trimmed = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+      String shard = trimmed.substring(trimmed.lastIndexOf('/') + 1);
+      if (!trimmed.contains("/indices/") && !trimmed.startsWith("indices/") || !shard.chars().allMatch(Character::isDigit)) {
+        throw new SnapshotException.CorruptManifest(where(blob) + " lists shard path '" + path + "', which does not end"
+            + " with indices/.../<shard>", null);
+      }
+      paths.put(Integer.parseInt(shard), trimmed + "/");
+    }
+    return paths;
+  }
+
+  private byte[] readBlob(String blob, String what) throws IOException {
+    try (InputStream in = store.read(blob)) {
+      return in.readAllBytes();
+    } catch (BlobNotFoundException e) {
+      throw new SnapshotException.NotFound("no " + blob + " in " + store.describe() + " (" + what + ")", e);
+    } catch (IOException e) {
+      throw new SnapshotException("cannot read " + blob + " in " + store.describe() + " (" + what + "): "
+          + e.getMessage(), e);
+    }
+  }
+
+  private String where(String blob) {
+    return "blob " + blob + " in " + store.describe();
+  }
+
+  @Override
+  public String toString() {
+    return "EngineSnapshotRepository(" + store.describe() + ", " + rootBlob + ", " + snapshots.size() + " snapshots)";
+  }
+
+  /** A shard's name as this source mounts it: {@code <snapshot>/<index>/<shard>}. */
+  record ShardName(String snapshot, String index, int shard) {
+    static ShardName parse(String name) throws SnapshotException {
+      String[] parts = name.split("/", -1);
+      if (parts.length != 3 || parts[0].isEmpty() || parts[1].isEmpty() || !parts[2].matches("\\d{1,5}")) {
+        throw new SnapshotException.NotFound("'" + name + "' does not name a shard: use <snapshot>/<index>/<shard>,"
+            + " e.g. " + EngineSnapshotRepository.shard("snap-1", "logs", 0), null);
+      }
+      return new ShardName(parts[0], parts[1], Integer.parseInt(parts[2]));
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An index's mapping as its snapshot recorded it: each field by its full dotted path (objects flattened,
+ * multi-fields as {@code field.sub}), with its type, the analyzers of a {@code text} field and whether it lies inside
+ * a {@code nested} object.
+ */
+public final class IndexMapping {
+  /**
+   * One mapped field.
+   *
+   * @param path the full dotted path, e.g. {@code user.name} or {@code message.raw}
+   * @param type the mapping type, e.g. {@code keyword}, {@code text}, {@code long}, {@code date}
+   * @param analyzer the analyzer a {@code text} field is indexed with ({@code standard} unless the mapping names one)
+   * @param searchAnalyzer the analyzer queries on it use (its {@code search_analyzer}, else {@code analyzer})
+   * @param nestedPath the path of the innermost {@code nested} object holding it, or null
+   * @param format a date field's format as mapped, or null
+   */
+  public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath, String format) {
+    /** Whether queries on it match points ({@code long}, {@code date}, ...), not terms. */
+    public boolean isPoint() {
+      return switch (type) {
+        case "long", "integer", "short", "byte", "double", "float", "date", "date_nanos", "scaled_float" -> true;
+        default -> false;
+      };
+    }
+  }
+
+  private final Map<String, Field> fields;
+
+  private IndexMapping(Map<String, Field> fields) {
+    this.fields = Collections.unmodifiableMap(fields);
+  }
+
+  /**
+   * Reads a mapping: {@code {"properties": ...}}, or the same under one type name as older engines wrote it
+   * ({@code {"_doc": {"properties": ...}}}).
+   */
+  public static IndexMapping of(JsonNode mapping) {
+    Map<String, Field> fields = new LinkedHashMap<>();
+    JsonNode root = mapping;
+    if (root != null && !root.has("properties") && root.size() == 1 && root.elements().next().isObject()) {
+      root = root.elements().next(); // a single type
+    }
+    if (root != null && root.has("properties")) {
+      addProperties(root.get("properties"), "", null, fields);
+    }
+    return new IndexMapping(fields);
+  }
+
+  private static void addProperties(JsonNode properties, String prefix, String nested, Map<String, Field> fields) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String path = prefix + e.getKey();
+      JsonNode def = e.getValue();
+      String type = def.path("type").asText(def.has("properties") ? "object" : "object");
+      if (def.has("properties")) {
+        addProperties(def.get("properties"), path + ".", "nested".equals(type) ? path : nested, fields);
+        continue;
+      }
+      fields.put(path, field(path, type, def, nested));
+      JsonNode multi = def.get("fields");
+      if (multi != null) {
+        for (Iterator<Map.Entry<String, JsonNode>> m = multi.fields(); m.hasNext(); ) {
+          Map.Entry<String, JsonNode> sub = m.next();
+          String subPath = path + "." + sub.getKey();
+          fields.put(subPath, field(subPath, sub.getValue().path("type").asText("object"), sub.getValue(), nested));
+        }
+      }
+    }
+  }
+
+  private static Field field(String path, String type, JsonNode def, String nested) {
+    String analyzer = null;
+    String searchAnalyzer = null;
+    if ("text".equals(type) || "match_only_text".equals(type)) {
+      analyzer = def.path("analyzer").asText("standard");
+      searchAnalyzer = def.path("search_analyzer").asText(analyzer);
+    }
+    return new Field(path, type, analyzer, searchAnalyzer, nested, def.hasNonNull("format") ? def.get("format").asText() : null);
+  }
+
+  /** Every mapped field, by path, in mapping order. */
+  public Map<String, Field> fields() {
+    return fields;
+  }
+
+  /** The field at {@code path}, or null if the mapping has none. */
+  public Field field(String path) {
+    return fields.get(path);
+  }
+
+  @Override
+  public String toString() {
+    return "IndexMapping" + fields.values();
+  }
+}

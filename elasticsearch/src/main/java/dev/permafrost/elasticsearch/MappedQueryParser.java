@@ -1,0 +1,243 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import java.text.FieldPosition;
+import java.text.NumberFormat;
+import java.text.ParsePosition;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.CharArraySet;
+import org.apache.lucene.analysis.core.KeywordAnalyzer;
+import org.apache.lucene.analysis.core.SimpleAnalyzer;
+import org.apache.lucene.analysis.core.StopAnalyzer;
+import org.apache.lucene.analysis.core.WhitespaceAnalyzer;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
+import org.apache.lucene.analysis.miscellaneous.PerFieldAnalyzerWrapper;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.queryparser.flexible.core.QueryNodeException;
+import org.apache.lucene.queryparser.flexible.standard.StandardQueryParser;
+import org.apache.lucene.queryparser.flexible.standard.config.PointsConfig;
+import org.apache.lucene.queryparser.flexible.standard.config.StandardQueryConfigHandler;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.QueryVisitor;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSelector;
+import org.apache.lucene.search.SortedNumericSortField;
+import org.apache.lucene.search.SortedSetSelector;
+import org.apache.lucene.search.SortedSetSortField;
+
+/**
+ * Parses Lucene query syntax ({@code status:404 AND message:"login failed" AND @timestamp:[2024-01-10T00:00:00Z TO
+ * 2024-01-12T00:00:00Z}}) over fields as an index's mapping defines them, as the engines' {@code query_string}
+ * query does for these forms: a {@code keyword} value is one term, a {@code text} field is analyzed with the
+ * built-in analyzer its mapping names, numbers and dates (ISO-8601 instants, dates as UTC midnight, or epoch
+ * milliseconds) are matched as points. Every query names its fields; the default operator is OR.
+ *
+ * <p>Not the engines' whole language: no date math or rounding of partial dates (a bound is the instant it
+ * names), no analyzers beyond Lucene's built-in ones, no queries inside {@code nested} objects (their documents are
+ * hidden, as a top-level search hides them), no {@code ip} or {@code boolean} points. A query on any of these fails
+ * with an error naming the field rather than matching something else.
+ */
+public final class MappedQueryParser {
+  private final IndexMapping mapping;
+  private final StandardQueryParser parser = new StandardQueryParser();
+
+  /** A parser over the fields of {@code mapping}. @throws IllegalArgumentException if a text field's analyzer is not built in */
+  public MappedQueryParser(IndexMapping mapping) {
+    this.mapping = mapping;
+    Map<String, Analyzer> analyzers = new HashMap<>();
+    Map<String, PointsConfig> points = new HashMap<>();
+    for (IndexMapping.Field f : mapping.fields().values()) {
+      switch (f.type()) {
+        case "keyword", "constant_keyword", "wildcard" -> analyzers.put(f.path(), new KeywordAnalyzer());
+        case "text", "match_only_text" -> analyzers.put(f.path(), analyzer(f));
+        case "long", "scaled_float" -> points.put(f.path(), new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Long.class));
+        case "integer", "short", "byte" -> points.put(f.path(), new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Integer.class));
+        case "double" -> points.put(f.path(), new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Double.class));
+        case "float" -> points.put(f.path(), new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Float.class));
+        case "date" -> points.put(f.path(), new PointsConfig(new InstantFormat(false), Long.class));
+        case "date_nanos" -> points.put(f.path(), new PointsConfig(new InstantFormat(true), Long.class));
+        default -> { }
+      }
+    }
+    parser.setAnalyzer(new PerFieldAnalyzerWrapper(new StandardAnalyzer(CharArraySet.EMPTY_SET), analyzers));
+    parser.setPointsConfigMap(points);
+    parser.setDefaultOperator(StandardQueryConfigHandler.Operator.OR);
+    parser.setAllowLeadingWildcard(false);
+  }
+
+  /**
+   * The query {@code queryString} means over the mapping.
+   *
+   * @throws IllegalArgumentException if it does not parse, or names a field this parser cannot query as the engine
+   *     would (naming the field and why)
+   */
+  public Query parse(String queryString) {
+    Query query;
+    try {
+      query = parser.parse(escapeLeadingAts(queryString), "_all_fields_must_be_named_");
+    } catch (QueryNodeException e) {
+      throw new IllegalArgumentException("cannot parse query '" + queryString + "': " + e.getMessage(), e);
+    }
+    Set<String> fields = new TreeSet<>();
+    query.visit(new QueryVisitor() {
+      @Override
+      public boolean acceptField(String field) {
+        fields.add(field);
+        return true;
+      }
+
+      @Override
+      public QueryVisitor getSubVisitor(org.apache.lucene.search.BooleanClause.Occur occur, Query parent) {
+        return this;
+      }
+    });
+    for (String name : fields) {
+      IndexMapping.Field f = mapping.field(name);
+      if (name.equals("_all_fields_must_be_named_")) {
+        throw new IllegalArgumentException("query '" + queryString + "' has a term without a field: name the field of"
+            + " every term (field:value)");
+      }
+      if (f != null && f.nestedPath() != null) {
+        throw new IllegalArgumentException("field '" + name + "' is inside nested object '" + f.nestedPath()
+            + "': queries inside nested objects are not supported (their documents are hidden)");
+      }
+      if (f != null && (f.type().equals("ip") || f.type().equals("boolean") || f.type().equals("unsigned_long")
+          || f.type().equals("half_float"))) {
+        throw new IllegalArgumentException("field '" + name + "' is of type '" + f.type() + "', which this parser does"
+            + " not query");
+      }
+    }
+    return query;
+  }
+
+  /**
+   * Lucene's syntax does not let a term start with {@code @}, which the engines' field names often do
+   * ({@code @timestamp}): such an {@code @} outside quotes is escaped.
+   */
+  static String escapeLeadingAts(String query) {
+    StringBuilder b = new StringBuilder(query.length() + 4);
+    boolean quoted = false;
+    for (int i = 0; i < query.length(); i++) {
+      char c = query.charAt(i);
+      if (c == '"' && (i == 0 || query.charAt(i - 1) != '\\')) {
+        quoted = !quoted;
+      }
+      if (c == '@' && !quoted && (i == 0 || " \t\n(+-!".indexOf(query.charAt(i - 1)) >= 0)) {
+        b.append('\\');
+      }
+      b.append(c);
+    }
+    return b.toString();
+  }
+
+  /**
+   * How to sort on {@code field} as the engines do: the smallest of a document's values ascending, the largest
+   * descending, documents without a value last.
+   *
+   * @throws IllegalArgumentException if the field is not mapped, or not a keyword, number or date
+   */
+  public SortField sortField(String field, boolean descending) {
+    IndexMapping.Field f = mapping.field(field);
+    if (f == null) {
+      throw new IllegalArgumentException("cannot sort on '" + field + "': the mapping has no such field");
+    }
+    switch (f.type()) {
+      case "keyword", "constant_keyword" -> {
+        SortedSetSortField s = new SortedSetSortField(field, descending,
+            descending ? SortedSetSelector.Type.MAX : SortedSetSelector.Type.MIN);
+        s.setMissingValue(descending ? SortField.STRING_FIRST : SortField.STRING_LAST);
+        return s;
+      }
+      case "long", "date", "date_nanos", "scaled_float", "integer", "short", "byte" -> {
+        SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.LONG, descending,
+            descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
+        s.setMissingValue(descending ? Long.MIN_VALUE : Long.MAX_VALUE);
+        return s;
+      }
+      case "double" -> {
+        SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.DOUBLE, descending,
+            descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
+        s.setMissingValue(descending ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
+        return s;
+      }
+      case "float" -> {
+        SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.FLOAT, descending,
+            descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
+        s.setMissingValue(descending ? Float.NEGATIVE_INFINITY : Float.POSITIVE_INFINITY);
+        return s;
+      }
+      default -> throw new IllegalArgumentException("cannot sort on '" + field + "' of type '" + f.type() + "'");
+    }
+  }
+
+  private static Analyzer analyzer(IndexMapping.Field f) {
+    String name = f.searchAnalyzer();
+    return switch (name) {
+      case "standard" -> new StandardAnalyzer(CharArraySet.EMPTY_SET); // the engines' standard: no stop words
+      case "simple" -> new SimpleAnalyzer();
+      case "whitespace" -> new WhitespaceAnalyzer();
+      case "keyword" -> new KeywordAnalyzer();
+      case "stop" -> new StopAnalyzer(EnglishAnalyzer.ENGLISH_STOP_WORDS_SET);
+      default -> throw new IllegalArgumentException("field '" + f.path() + "' is analyzed with '" + name + "', which is"
+          + " not one of the built-in analyzers this reader knows (standard, simple, whitespace, keyword, stop)");
+    };
+  }
+
+  /** Reads a date bound as epoch milliseconds (or nanoseconds): an ISO-8601 instant, a UTC date or date-time, or a number. */
+  private static final class InstantFormat extends NumberFormat {
+    private final boolean nanos;
+
+    InstantFormat(boolean nanos) {
+      this.nanos = nanos;
+    }
+
+    @Override
+    public StringBuffer format(double number, StringBuffer to, FieldPosition pos) {
+      return to.append((long) number);
+    }
+
+    @Override
+    public StringBuffer format(long number, StringBuffer to, FieldPosition pos) {
+      return to.append(nanos ? Instant.EPOCH.plusNanos(number) : Instant.ofEpochMilli(number));
+    }
+
+    @Override
+    public Number parse(String source, ParsePosition pos) {
+      String text = source.substring(pos.getIndex()).trim();
+      Instant instant = null;
+      if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
+        pos.setIndex(source.length());
+        return Long.parseLong(text);
+      }
+      try {
+        instant = OffsetDateTime.parse(text).toInstant();
+      } catch (DateTimeParseException e) {
+        try {
+          instant = LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
+        } catch (DateTimeParseException e2) {
+          try {
+            instant = LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+          } catch (DateTimeParseException e3) {
+            pos.setErrorIndex(pos.getIndex());
+            return null;
+          }
+        }
+      }
+      pos.setIndex(source.length());
+      return nanos ? instant.getEpochSecond() * 1_000_000_000L + instant.getNano() : instant.toEpochMilli();
+    }
+  }
+}

@@ -1,0 +1,11 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+/**
+ * Snapshot repositories written by Elasticsearch (8.x, 9.x) and OpenSearch (2.x, 3.x), searched in place:
+ * {@link dev.permafrost.elasticsearch.EngineSnapshotRepository} reads a repository through any Permafrost blob store
+ * and mounts each shard of an index in a {@link dev.permafrost.catalog.Catalog};
+ * {@link dev.permafrost.elasticsearch.MappedQueryParser} queries fields as the index's mapping defines them;
+ * {@link dev.permafrost.elasticsearch.EngineDocuments} decodes hits' {@code _id} and {@code _source}.
+ */
+package dev.permafrost.elasticsearch;

@@ -1,0 +1,221 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
+import dev.permafrost.catalog.SearchRequest;
+import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.store.ReadCost;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Sort;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mounts the snapshots a real OpenSearch 3.2 node wrote (two indices of two shards; deletes, updates and new
+ * documents between the two snapshots; nested objects) and asks every query the node answered: the total hits and
+ * the top ten ids, sorted on {@code seq}, must be the node's, at each snapshot.
+ */
+class OpenSearchSnapshotsTest {
+  @TempDir static Path tmp;
+  static Path fixture;
+  static JsonNode answers;
+  static CountingBlobStore store;
+  static EngineSnapshotRepository repository;
+  static SharedRegionCache cache;
+  static Catalog catalog;
+
+  @BeforeAll
+  static void mountBoth() throws Exception {
+    fixture = OpenSearchFixture.ensure();
+    answers = new ObjectMapper().readTree(fixture.resolve("answers.json").toFile());
+    store = new CountingBlobStore(FileSystemBlobStore.open(fixture.resolve("repo"), false));
+    repository = EngineSnapshotRepository.open(store);
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
+    catalog = Catalog.builder(cache).build();
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      for (String index : List.of("logs-a", "logs-b")) {
+        repository.mount(catalog, snapshot + "-" + index, snapshot, index);
+      }
+    }
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    if (catalog != null) {
+      catalog.close();
+    }
+    if (cache != null) {
+      cache.close();
+    }
+  }
+
+  @Test
+  void readsTheRepositoryAsTheNodeWroteIt() throws Exception {
+    assertEquals(List.of("snap-1", "snap-2"), repository.snapshots());
+    assertEquals(List.of("logs-a", "logs-b"), repository.indices("snap-2"));
+    IndexMetadata meta = repository.indexMetadata("snap-1", "logs-a");
+    assertEquals(answers.path("indices").path("logs-a").path("shards").asInt(), meta.shards());
+    assertEquals(answers.path("indices").path("logs-a").path("uuid").asText(), meta.settings().get("index.uuid"));
+    assertEquals("keyword", meta.mapping().field("host").type());
+    assertEquals("keyword", meta.mapping().field("message.raw").type());
+    assertEquals("user", meta.mapping().field("user.name").nestedPath());
+  }
+
+  @Test
+  void everyQueryAnswersAsTheNodeDid() throws Exception {
+    JsonNode queries = new ObjectMapper().readTree(fixture.resolve("queries.json").toFile());
+    MappedQueryParser parser = new MappedQueryParser(repository.indexMetadata("snap-1", "logs-a").mapping());
+    Sort bySeq = new Sort(parser.sortField("seq", true));
+    int compared = 0;
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      for (JsonNode q : queries) {
+        List<String> globs = new ArrayList<>();
+        for (String index : q.get("indices").asText().split(",")) {
+          globs.add(snapshot + "-" + index + ".*");
+        }
+        SearchResponse response = catalog.search(SearchRequest.builder(parser.parse(q.get("query_string").asText()))
+            .indices(globs.toArray(String[]::new)).size(10).sort(bySeq).exactTotalHits(true)
+            .fields(EngineDocuments.ID, EngineDocuments.SOURCE).build());
+        JsonNode expected = answers.path("snapshots").path(snapshot).path(q.get("id").asText());
+        String what = snapshot + " " + q;
+        assertEquals(expected.path("total").asLong(), response.totalHits().value(), what);
+        List<String> ids = new ArrayList<>();
+        for (SearchResponse.Hit hit : response.hits()) {
+          ids.add(EngineDocuments.id(hit.document()));
+          JsonNode source = new ObjectMapper().readTree(EngineDocuments.source(hit.document()));
+          assertEquals(((Number) hit.sortValues()[0]).longValue(), source.get("seq").asLong(), what);
+        }
+        List<String> expectedIds = new ArrayList<>();
+        expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
+        assertEquals(expectedIds, ids, what);
+        compared++;
+      }
+    }
+    assertTrue(compared >= 40, "compared " + compared);
+  }
+
+  @Test
+  void countsTopLevelDocumentsAsTheNodeDoes() throws Exception {
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      for (String index : List.of("logs-a", "logs-b")) {
+        long expected = answers.path("docs").path(snapshot).path(index).asLong();
+        SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery())
+            .indices(snapshot + "-" + index + ".*").size(1).exactTotalHits(true).build());
+        assertEquals(expected, r.totalHits().value(), snapshot + " " + index);
+        long live = 0;
+        for (int shard = 0; shard < 2; shard++) {
+          try (Lease lease = catalog.acquire(snapshot + "-" + index + "." + shard)) {
+            DirectoryReader reader = lease.reader();
+            live += reader.numDocs();
+            assertEquals(reader.numDocs(), new IndexSearcher(reader).count(new MatchAllDocsQuery()));
+          }
+        }
+        assertEquals(expected, live, "numDocs hides nested and soft-deleted documents: " + snapshot + " " + index);
+      }
+    }
+  }
+
+  @Test
+  void findsADocumentByItsId() throws Exception {
+    SearchResponse any = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("snap-2-logs-b.*")
+        .size(30).fields(EngineDocuments.ID).build());
+    for (SearchResponse.Hit hit : any.hits()) {
+      String id = EngineDocuments.id(hit.document());
+      SearchResponse one = catalog.search(SearchRequest.builder(EngineDocuments.idQuery(id)).indices("snap-2-logs-b.*")
+          .size(2).exactTotalHits(true).fields(EngineDocuments.ID).build());
+      assertEquals(1, one.totalHits().value(), id);
+      assertEquals(id, EngineDocuments.id(one.hits().get(0).document()));
+    }
+  }
+
+  @Test
+  void aColdShardOpensWithFewRequestsAndWaves() throws Exception {
+    Path cacheDir = tmp.resolve("cold-cache");
+    try (SharedRegionCache cold = SharedRegionCache.builder().path(cacheDir).size(64 << 20).regionSize(1 << 20).build();
+        Catalog coldCatalog = Catalog.builder(cold).build()) {
+      CountingBlobStore counted = new CountingBlobStore(new FirstByteLatencyBlobStore(
+          FileSystemBlobStore.open(fixture.resolve("repo"), false), 30));
+      EngineSnapshotRepository fresh = EngineSnapshotRepository.open(counted);
+      fresh.mount(coldCatalog, "cold", "snap-2", "logs-a");
+      long before = counted.requests();
+      ReadCost cost = new ReadCost();
+      try (ReadCost.Scope scope = ReadCost.attach(cost); Lease lease = coldCatalog.acquire("cold.0")) {
+        assertTrue(lease.reader().maxDoc() > 0);
+      }
+      long requests = counted.requests() - before;
+      System.out.printf("cold open of a shard: %d requests in %d waves%n", requests, cost.waves());
+      assertEquals(cost.requests(), requests, "every request of the open is counted in its cost");
+      assertTrue(cost.waves() <= 2, "cold open took " + cost.waves() + " waves of " + requests + " requests");
+    }
+  }
+
+  @Test
+  void damagedOrMissingMetadataFailsNamingTheBlob() throws Exception {
+    Path copy = tmp.resolve("damaged");
+    try (var paths = Files.walk(fixture.resolve("repo"))) {
+      for (Path p : paths.toList()) {
+        Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(p, to);
+        }
+      }
+    }
+    Path snap;
+    try (var paths = Files.walk(copy)) {
+      snap = paths.filter(p -> p.getFileName().toString().startsWith("snap-") && p.toString().contains("indices"))
+          .findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(snap);
+    bytes[bytes.length / 2] ^= 0x10;
+    Files.write(snap, bytes);
+    BlobStore damagedStore = FileSystemBlobStore.open(copy, false);
+    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(damagedStore);
+    String name = copy.relativize(snap).toString();
+    String[] parts = name.split("/");
+    String shard = parts[parts.length - 2];
+    String indexId = parts[parts.length - 3];
+    int failures = 0;
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      for (String ix : List.of("logs-a", "logs-b")) {
+        try {
+          damaged.parseManifest(EngineSnapshotRepository.shard(snapshot, ix, Integer.parseInt(shard)),
+              damaged.readManifestBytes(EngineSnapshotRepository.shard(snapshot, ix, Integer.parseInt(shard))));
+        } catch (SnapshotException.CorruptManifest e) {
+          assertTrue(e.getMessage().contains(name), e.getMessage());
+          assertTrue(name.contains(indexId));
+          failures++;
+        }
+      }
+    }
+    assertEquals(1, failures, "exactly the damaged blob fails");
+    SnapshotException missing = assertThrows(SnapshotException.NotFound.class,
+        () -> repository.readManifestBytes(EngineSnapshotRepository.shard("snap-9", "logs-a", 0)));
+    assertTrue(missing.getMessage().contains("snap-9"), missing.getMessage());
+    assertNotNull(assertThrows(SnapshotException.NotFound.class, () -> repository.indexMetadata("snap-1", "logs-z")));
+  }
+}
