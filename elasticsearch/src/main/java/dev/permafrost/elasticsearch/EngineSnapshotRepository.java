@@ -77,7 +77,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   private record IndexEntry(String name, String id, int shardPathType, List<String> snapshotUuids) {}
 
   private EngineSnapshotRepository(BlobStore store, String rootBlob, JsonNode data) throws SnapshotException {
-    this.store = store;
+    this.store = new PartedBlobStore(store);
     this.rootBlob = rootBlob;
     this.repositoryData = data;
     try {
@@ -153,6 +153,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     return new EngineSnapshotRepository(store, root, data);
   }
 
+  /** The store files are read from: the repository's, with files the engine cut into parts read as one. */
   @Override
   public BlobStore store() {
     return store;
@@ -331,12 +332,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       partBytes = Long.MAX_VALUE;
     }
     long parts = length == 0 ? 1 : 1 + (length - 1) / partBytes;
-    if (parts > 1) {
-      throw new SnapshotException.UnsupportedFormat(where(blob) + ": file " + physical + " (" + length + " bytes) is"
-          + " stored in " + parts + " parts of " + partBytes + " bytes (the repository's chunk_size); this version of"
-          + " Permafrost reads files kept in one blob only", null);
-    }
-    return FileEntry.ofBlob(physical, length, checksum, dir + blobName);
+    return FileEntry.ofBlob(physical, length, checksum,
+        parts > 1 ? PartedBlobStore.name(dir + blobName, partBytes, length) : dir + blobName);
   }
 
   private static byte[] binary(JsonNode node, String blob) throws SnapshotException {

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 /**
  * Runs the opensearch-fixture module's real OpenSearch node in a JVM of its own (OpenSearch needs its own Lucene),
  * once per build: it writes an {@code fs} snapshot repository and the node's answers to the queries under
- * {@code target/opensearch-fixture}, which later tests reuse while the queries are unchanged.
+ * {@code target/opensearch-fixture}, which later tests reuse while the queries and the program are unchanged.
  */
 final class OpenSearchFixture {
   static final Path WORK = Path.of("target", "opensearch-fixture").toAbsolutePath();
@@ -28,7 +28,9 @@ final class OpenSearchFixture {
     Path module = root.resolve("opensearch-fixture");
     Path queries = module.resolve("src/main/resources/fixture-queries.json");
     Path copy = WORK.resolve("queries.json");
-    if (Files.exists(WORK.resolve("DONE")) && Files.exists(copy) && Files.mismatch(copy, queries) == -1) {
+    Path stamp = WORK.resolve("fixture.sha256");
+    String digest = digest(queries, module.resolve("target/classes/dev/permafrost/opensearch/fixture/FixtureMain.class"));
+    if (Files.exists(WORK.resolve("DONE")) && Files.exists(stamp) && Files.readString(stamp).equals(digest)) {
       return WORK;
     }
     if (Files.exists(WORK)) {
@@ -58,7 +60,21 @@ final class OpenSearchFixture {
       throw new IllegalStateException("the OpenSearch fixture failed (exit " + node.exitValue() + "); its log:\n" + tail(log));
     }
     Files.copy(queries, copy, StandardCopyOption.REPLACE_EXISTING);
+    Files.writeString(stamp, digest);
     return WORK;
+  }
+
+  /** What the fixture is made from: the queries and the program that answers them. */
+  private static String digest(Path... files) throws IOException {
+    try {
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+      for (Path f : files) {
+        sha.update(Files.readAllBytes(f));
+      }
+      return java.util.HexFormat.of().formatHex(sha.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static String tail(Path log) throws IOException {

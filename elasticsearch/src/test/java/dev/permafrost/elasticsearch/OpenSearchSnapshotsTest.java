@@ -17,7 +17,9 @@ import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.SharedRegionCache;
 import java.nio.file.Files;
@@ -44,6 +46,8 @@ class OpenSearchSnapshotsTest {
   static JsonNode answers;
   static CountingBlobStore store;
   static EngineSnapshotRepository repository;
+  /** The same snapshots in a repository with compressed metadata and files in parts of 64 KiB. */
+  static EngineSnapshotRepository chunked;
   static SharedRegionCache cache;
   static Catalog catalog;
 
@@ -55,9 +59,11 @@ class OpenSearchSnapshotsTest {
     repository = EngineSnapshotRepository.open(store);
     cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
     catalog = Catalog.builder(cache).build();
+    chunked = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo-chunked"), false));
     for (String snapshot : List.of("snap-1", "snap-2")) {
       for (String index : List.of("logs-a", "logs-b")) {
         repository.mount(catalog, snapshot + "-" + index, snapshot, index);
+        chunked.mount(catalog, "chunked-" + snapshot + "-" + index, snapshot, index);
       }
     }
   }
@@ -90,7 +96,7 @@ class OpenSearchSnapshotsTest {
     MappedQueryParser parser = new MappedQueryParser(repository.indexMetadata("snap-1", "logs-a").mapping());
     Sort bySeq = new Sort(parser.sortField("seq", true));
     int compared = 0;
-    for (String snapshot : List.of("snap-1", "snap-2")) {
+    for (String snapshot : List.of("snap-1", "snap-2", "chunked-snap-1", "chunked-snap-2")) {
       for (JsonNode q : queries) {
         List<String> globs = new ArrayList<>();
         for (String index : q.get("indices").asText().split(",")) {
@@ -99,7 +105,7 @@ class OpenSearchSnapshotsTest {
         SearchResponse response = catalog.search(SearchRequest.builder(parser.parse(q.get("query_string").asText()))
             .indices(globs.toArray(String[]::new)).size(10).sort(bySeq).exactTotalHits(true)
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).build());
-        JsonNode expected = answers.path("snapshots").path(snapshot).path(q.get("id").asText());
+        JsonNode expected = answers.path("snapshots").path(snapshot.replace("chunked-", "")).path(q.get("id").asText());
         String what = snapshot + " " + q;
         assertEquals(expected.path("total").asLong(), response.totalHits().value(), what);
         List<String> ids = new ArrayList<>();
@@ -114,7 +120,28 @@ class OpenSearchSnapshotsTest {
         compared++;
       }
     }
-    assertTrue(compared >= 40, "compared " + compared);
+    assertTrue(compared >= 80, "compared " + compared);
+  }
+
+  @Test
+  void readsFilesTheEngineCutIntoPartsAndMetadataItCompressed() throws Exception {
+    SnapshotManifest manifest = chunked.parseManifest(EngineSnapshotRepository.shard("snap-2", "logs-a", 0),
+        chunked.readManifestBytes(EngineSnapshotRepository.shard("snap-2", "logs-a", 0)));
+    long parted = manifest.files().stream().filter(f -> f.blobName() != null && f.length() > 64 << 10).count();
+    assertTrue(parted > 0, "a file larger than the 64 KiB chunk size: " + manifest.files());
+    assertEquals(repository.indexMetadata("snap-2", "logs-a").mapping().fields(),
+        chunked.indexMetadata("snap-2", "logs-a").mapping().fields());
+    // a whole parted file, read through the cache, is verified against the checksum the engine recorded
+    try (Lease lease = catalog.acquire("chunked-snap-2-logs-a.0")) {
+      org.apache.lucene.store.Directory dir = lease.reader().directory();
+      for (FileEntry f : manifest.files()) {
+        if (f.blobName() != null && f.length() > 64 << 10) {
+          try (org.apache.lucene.store.IndexInput in = dir.openInput(f.name(), org.apache.lucene.store.IOContext.READONCE)) {
+            assertEquals(f.checksum(), org.apache.lucene.codecs.CodecUtil.checksumEntireFile(in), f.name());
+          }
+        }
+      }
+    }
   }
 
   @Test
