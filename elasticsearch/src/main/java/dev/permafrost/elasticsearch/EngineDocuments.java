@@ -40,10 +40,18 @@ public final class EngineDocuments {
     if (f == null || f.binaryValue() == null) {
       return null;
     }
-    BytesRef b = f.binaryValue();
+    return source(f.binaryValue());
+  }
+
+  /**
+   * The JSON of stored {@code _source} bytes (JSON, or SMILE as some clients send it).
+   *
+   * @throws IllegalStateException if they are neither
+   */
+  public static String source(BytesRef b) {
     byte[] bytes = java.util.Arrays.copyOfRange(b.bytes, b.offset, b.offset + b.length);
     try {
-      return MetadataBlob.content(bytes, "the _source of document " + id(document)).toString();
+      return MetadataBlob.content(bytes, "a stored _source").toString();
     } catch (SnapshotException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }

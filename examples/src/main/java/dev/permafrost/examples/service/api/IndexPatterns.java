@@ -43,4 +43,9 @@ final class IndexPatterns {
   static List<MountInfo> matching(Catalog catalog, String[] parts) {
     return catalog.list(parts);
   }
+
+  /** The names of the mounted indices {@code parts} match. */
+  static List<String> names(Catalog catalog, String[] parts) {
+    return matching(catalog, parts).stream().map(MountInfo::name).toList();
+  }
 }

@@ -4,6 +4,10 @@
 package dev.permafrost.examples.service.api;
 
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.elasticsearch.DocumentId;
+import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.examples.service.engine.EngineIndices;
 import dev.permafrost.catalog.CollectedResponse;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchRequest;
@@ -51,8 +55,11 @@ class SearchController {
   private final ServiceProperties.Search settings;
   private final QueryTranslator translator;
   private final JsonMapper json;
+  private final EngineIndices engineIndices;
 
-  SearchController(Catalog catalog, SharedRegionCache cache, ServiceProperties properties, JsonMapper json) {
+  SearchController(Catalog catalog, SharedRegionCache cache, ServiceProperties properties, JsonMapper json,
+      EngineIndices engineIndices) {
+    this.engineIndices = engineIndices;
     this.catalog = catalog;
     this.cache = cache;
     this.settings = properties.search();
@@ -77,9 +84,15 @@ class SearchController {
       throw ApiException.badParameter("'page' must be from 1 to " + Math.max(1, settings.maxSize() / hits) + " with size "
           + hits + " (at most permafrost.search.max-size=" + settings.maxSize() + " hits deep), got " + page);
     }
-    Sort order = ApiException.parameter(() -> SortSpec.parse(sort, settings.timestampField()));
-    Query query = translator.query(q, ApiException.parameter(() -> TimeRange.parse(from, to)));
-    List<String> stored = fields == null || fields.isEmpty() ? settings.fields() : fields;
+    MappedQueryParser mapped = engineIndices.parserFor(IndexPatterns.names(catalog, indices));
+    Sort order = mapped != null ? ApiException.parameter(() -> engineSort(mapped, sort))
+        : ApiException.parameter(() -> SortSpec.parse(sort, settings.timestampField()));
+    TimeRange range = ApiException.parameter(() -> TimeRange.parse(from, to));
+    Query query = mapped != null ? ApiException.parameter(() -> engineQuery(mapped, q, range)) : translator.query(q, range);
+    List<String> stored = new ArrayList<>(fields == null || fields.isEmpty() ? settings.fields() : fields);
+    if (mapped != null && !stored.contains(EngineDocuments.ID)) {
+      stored.add(0, EngineDocuments.ID);
+    }
     SearchRequest request = SearchRequest.builder(query).indices(indices).size(page * hits).sort(order)
         .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices))
         .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).profile(profile).build();
@@ -162,6 +175,37 @@ class SearchController {
     return new long[] {from, to};
   }
 
+  /**
+   * A query over an engine's indices: {@code q} parsed by their mapping (blank: every document), within the time
+   * range on the timestamp field.
+   */
+  private Query engineQuery(MappedQueryParser parser, String q, TimeRange range) {
+    Query text = q == null || q.isBlank() || q.trim().equals("*") || q.trim().equals("*:*")
+        ? new org.apache.lucene.search.MatchAllDocsQuery() : parser.parse(q);
+    if (range.isAll()) {
+      return text;
+    }
+    return new org.apache.lucene.search.BooleanQuery.Builder()
+        .add(text, org.apache.lucene.search.BooleanClause.Occur.MUST)
+        .add(org.apache.lucene.document.LongPoint.newRangeQuery(settings.timestampField(), range.from(), range.to() - 1),
+            org.apache.lucene.search.BooleanClause.Occur.FILTER)
+        .build();
+  }
+
+  /** A sort over an engine's indices: {@code _score}, or any keyword, number or date field of the mapping. */
+  private Sort engineSort(MappedQueryParser parser, String sort) {
+    String spec = sort == null || sort.isBlank() ? settings.timestampField() + ":desc" : sort.trim();
+    if (spec.equals("_score")) {
+      return null;
+    }
+    int colon = spec.lastIndexOf(':');
+    String order = colon > 0 ? spec.substring(colon + 1) : "desc";
+    if (!order.equals("asc") && !order.equals("desc")) {
+      throw new IllegalArgumentException("'sort' order must be asc or desc, got '" + order + "'");
+    }
+    return new Sort(parser.sortField(colon > 0 ? spec.substring(0, colon) : spec, order.equals("desc")));
+  }
+
   /** The stored fields of a hit, by name; {@code _source} as JSON when it is JSON. */
   private Map<String, Object> fields(Document document) {
     if (document == null) {
@@ -182,6 +226,16 @@ class SearchController {
   private Object value(IndexableField field) {
     if (field.numericValue() != null) {
       return field.numericValue();
+    }
+    if (field.binaryValue() != null && EngineDocuments.ID.equals(field.name())) {
+      return DocumentId.decode(field.binaryValue()); // an engine's _id
+    }
+    if (field.binaryValue() != null && SOURCE.equals(field.name())) {
+      try {
+        return json.readTree(EngineDocuments.source(field.binaryValue())); // an engine's _source, JSON or SMILE
+      } catch (RuntimeException e) {
+        // not JSON nor SMILE: shown as bytes below
+      }
     }
     if (field.binaryValue() != null) {
       var bytes = field.binaryValue();

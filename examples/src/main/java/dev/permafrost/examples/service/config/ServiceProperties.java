@@ -26,6 +26,7 @@ import org.springframework.validation.annotation.Validated;
  * @param search searches and histograms
  * @param snapshots local index directories the service may snapshot
  * @param sample the sample data generated on first start
+ * @param engineRepository a snapshot repository written by Elasticsearch or OpenSearch, mounted at start-up
  */
 @ConfigurationProperties("permafrost")
 @Validated
@@ -33,7 +34,20 @@ public record ServiceProperties(
     @DefaultValue("permafrost-data") @NotNull Path home,
     @DefaultValue @Valid Search search,
     @DefaultValue @Valid Snapshots snapshots,
-    @DefaultValue @Valid Sample sample) {
+    @DefaultValue @Valid Sample sample,
+    @DefaultValue @Valid EngineRepository engineRepository) {
+
+  /**
+   * A snapshot repository written by Elasticsearch (8, 9) or OpenSearch (2, 3), searched in place: at start-up, each
+   * shard of each chosen index of the chosen snapshot is mounted as {@code <index>.<shard>} (search an index as
+   * {@code <index>.*}); queries on those indices are parsed by their mapping.
+   *
+   * @param uri the repository's store, as for {@code permafrost.repository.uri} ({@code file:///...}, {@code s3://...});
+   *     unset: none
+   * @param snapshot the snapshot to mount (default: the newest that completed)
+   * @param indices the indices to mount, names or globs (default: all in the snapshot)
+   */
+  public record EngineRepository(String uri, String snapshot, @DefaultValue List<@NotBlank String> indices) {}
 
   /**
    * Searches and histograms.

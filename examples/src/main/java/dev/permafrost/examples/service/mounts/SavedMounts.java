@@ -75,7 +75,10 @@ public class SavedMounts implements ApplicationRunner {
     List<String> lines = new ArrayList<>();
     lines.add("# mounted indices, one per line: name, snapshot, mode, manifest blob, length, footer checksum, crc32c");
     for (MountSpec spec : catalog.mountSpecs()) {
-      lines.add(spec.toLine());
+      // only the repository's own snapshots: an engine repository's shards are mounted from its settings at start-up
+      if (spec.manifest() == null || spec.manifest().blobName().equals(SnapshotRepository.manifestBlob(spec.snapshot()))) {
+        lines.add(spec.toLine());
+      }
     }
     try {
       Files.createDirectories(file.getParent());

@@ -1,0 +1,119 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service.engine;
+
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.BlobStores;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.MountInfo;
+import dev.permafrost.elasticsearch.EngineSnapshotRepository;
+import dev.permafrost.elasticsearch.IndexMetadata;
+import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.examples.service.config.ServiceProperties;
+import jakarta.annotation.PreDestroy;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.FileSystems;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+
+/**
+ * With {@code permafrost.engine-repository.uri} set, mounts at start-up the shards of an Elasticsearch or OpenSearch
+ * snapshot ({@code <index>.<shard>}), and knows, for a search over them, the query parser their mapping makes.
+ */
+@Component
+@Order(1)
+public class EngineIndices implements ApplicationRunner {
+  private static final Logger log = LoggerFactory.getLogger(EngineIndices.class);
+  private final ServiceProperties.EngineRepository settings;
+  private final Catalog catalog;
+  /** The parser of each mounted shard's index, by mount name. */
+  private final Map<String, MappedQueryParser> parsers = new ConcurrentHashMap<>();
+  private volatile BlobStore store;
+
+  EngineIndices(ServiceProperties properties, Catalog catalog) {
+    this.settings = properties.engineRepository();
+    this.catalog = catalog;
+  }
+
+  @Override
+  public void run(ApplicationArguments args) throws IOException {
+    if (settings.uri() == null || settings.uri().isBlank()) {
+      return;
+    }
+    long start = System.nanoTime();
+    store = BlobStores.open(URI.create(settings.uri()));
+    EngineSnapshotRepository repository = EngineSnapshotRepository.open(store);
+    List<String> snapshots = repository.snapshots();
+    String snapshot = settings.snapshot() != null ? settings.snapshot() : snapshots.isEmpty() ? null : snapshots.getLast();
+    if (snapshot == null) {
+      throw new IllegalStateException("permafrost.engine-repository.uri=" + BlobStores.redact(URI.create(settings.uri()))
+          + " has no completed snapshot to mount");
+    }
+    int shards = 0;
+    for (String index : repository.indices(snapshot)) {
+      if (!chosen(index)) {
+        continue;
+      }
+      IndexMetadata metadata = repository.indexMetadata(snapshot, index);
+      MappedQueryParser parser = new MappedQueryParser(metadata.mapping());
+      for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
+        parsers.put(shard.name(), parser);
+        shards++;
+      }
+    }
+    log.info("mounted {} shards of snapshot '{}' of the engine repository {} in {} ms", shards, snapshot,
+        store.describe(), (System.nanoTime() - start) / 1_000_000);
+  }
+
+  private boolean chosen(String index) {
+    if (settings.indices().isEmpty()) {
+      return true;
+    }
+    for (String pattern : settings.indices()) {
+      if (FileSystems.getDefault().getPathMatcher("glob:" + pattern).matches(java.nio.file.Path.of(index))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The parser for a search over {@code indices}: that of their mapping if they are all shards of an engine's
+   * indices (the first one's, if their mappings differ), else null.
+   */
+  public MappedQueryParser parserFor(List<String> indices) {
+    MappedQueryParser first = null;
+    for (String name : indices) {
+      MappedQueryParser parser = parsers.get(name);
+      if (parser == null) {
+        return null;
+      }
+      first = first == null ? parser : first;
+    }
+    return first;
+  }
+
+  /** Unmounts the shards, then closes their store (the catalog closes after this, being needed by it). */
+  @PreDestroy
+  void close() throws IOException {
+    for (String name : parsers.keySet()) {
+      try {
+        catalog.unmount(name);
+      } catch (IOException | RuntimeException e) {
+        log.warn("cannot unmount '{}' at shutdown: {}", name, e.getMessage());
+      }
+    }
+    if (store != null) {
+      store.close();
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.opensearch.fixture.OpenSearchFixture;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The service mounts a snapshot repository written by a real OpenSearch node (permafrost.engine-repository.*) and
+ * answers the node's queries over its shards as the node did: the same totals and the same top ids, sorted on a
+ * field of the mapping; hits carry the decoded {@code _id} and {@code _source}.
+ */
+class EngineRepositoryServiceTest {
+  @TempDir Path home;
+
+  @Test
+  void answersTheNodesQueriesAsTheNodeDid() throws Exception {
+    Path fixture = OpenSearchFixture.ensure();
+    JsonMapper json = JsonMapper.builder().build();
+    JsonNode answers = json.readTree(fixture.resolve("answers.json").toFile());
+    JsonNode queries = json.readTree(fixture.resolve("queries.json").toFile());
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SearchServiceApplication.class).run(
+        "--server.port=0", "--permafrost.home=" + home, "--permafrost.cache.size=32mb", "--permafrost.sample.enabled=false",
+        "--permafrost.engine-repository.uri=" + fixture.resolve("repo").toUri(),
+        "--permafrost.engine-repository.snapshot=snap-1")) {
+      Http http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
+      List<String> names = new ArrayList<>();
+      for (JsonNode index : http.get("/indices").ok()) {
+        names.add(index.get("name").asString());
+      }
+      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1"), names.stream().sorted().toList());
+      for (JsonNode q : queries) {
+        String pattern = String.join(",", q.get("indices").asString().replace(",", ".*,") + ".*");
+        JsonNode result = http.get("/indices/" + pattern + "/search?size=10&sort=seq:desc&q="
+            + URLEncoder.encode(q.get("query_string").asString(), StandardCharsets.UTF_8)).ok();
+        JsonNode expected = answers.path("snapshots").path("snap-1").path(q.get("id").asString());
+        if (result.get("totalRelation").asString().equals("eq")) {
+          assertEquals(expected.path("total").asLong(), result.get("total").asLong(), q.toString());
+        } else {
+          assertTrue(result.get("total").asLong() <= expected.path("total").asLong(), "a bound: " + q);
+        }
+        List<String> ids = new ArrayList<>();
+        for (JsonNode hit : result.get("hits")) {
+          ids.add(hit.path("fields").path("_id").asString());
+          assertEquals(hit.path("sort").get(0).asLong(), hit.path("fields").path("_source").path("seq").asLong(),
+              "the decoded _source is the hit's: " + hit);
+        }
+        List<String> expectedIds = new ArrayList<>();
+        expected.path("ids").forEach(id -> expectedIds.add(id.asString()));
+        assertEquals(expectedIds, ids, q.toString());
+      }
+      JsonNode nested = http.get("/indices/logs-a.*/search?q=" + URLEncoder.encode("user.name:ann", StandardCharsets.UTF_8))
+          .problem(400);
+      assertTrue(nested.get("detail").asString().contains("nested"), nested.toString());
+    }
+  }
+}
