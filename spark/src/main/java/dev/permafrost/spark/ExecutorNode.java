@@ -7,7 +7,7 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
-import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.Closeable;
@@ -127,13 +127,15 @@ final class ExecutorNode implements Closeable {
     private final URI uri;
     private final String description;
     private volatile BlobStore store;
-    private volatile SnapshotRepository repository;
+    private volatile SnapshotSource repository;
+    private final SourceOptions options;
     private volatile Catalog catalog;
     private final Map<String, Boolean> mounted = new ConcurrentHashMap<>();
 
     Repository(URI uri, SourceOptions options) {
       this.uri = uri;
       this.description = options.describeRepository();
+      this.options = options;
     }
 
     private synchronized void open(SharedRegionCache cache) throws IOException {
@@ -144,7 +146,7 @@ final class ExecutorNode implements Closeable {
           throw new IOException("cannot open the repository " + description + " (option 'repository'): "
               + e.getMessage(), e);
         }
-        repository = SnapshotRepository.open(store);
+        repository = ScanSource.of(options, store).source();
         catalog = Catalog.builder(cache).build();
       }
     }
@@ -154,7 +156,7 @@ final class ExecutorNode implements Closeable {
       try {
         mounted.computeIfAbsent(snapshot, s -> {
           try {
-            catalog.mount(s, repository, s);
+            catalog.mount(ScanSource.mountName(s), repository, s);
             return Boolean.TRUE;
           } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -164,7 +166,7 @@ final class ExecutorNode implements Closeable {
         throw new IOException("cannot mount snapshot '" + snapshot + "' of " + description + ": "
             + e.getCause().getMessage(), e.getCause());
       }
-      return catalog.acquire(snapshot);
+      return catalog.acquire(ScanSource.mountName(snapshot));
     }
 
     @Override

@@ -101,15 +101,15 @@ public final class PermafrostDataSource implements TableProvider, DataSourceRegi
   /** The field infos of the newest selected snapshot. */
   private static IndexFields fields(SourceOptions o) {
     try (BlobStore store = DriverRepository.open(o)) {
-      SnapshotRepository repo = SnapshotRepository.open(store);
-      List<String> names = SnapshotSelection.names(repo, o.snapshots, o.describeRepository());
+      ScanSource source = ScanSource.of(o, store);
+      List<String> names = source.units();
       if (names.isEmpty()) {
-        throw new IllegalArgumentException("option 'snapshots' " + o.snapshots + " matches no snapshot of "
+        throw new IllegalArgumentException("option '" + (o.engine ? "indices" : "snapshots") + "' "
+            + (o.engine ? o.indices : o.snapshots) + " matches no " + (o.engine ? "index" : "snapshot") + " of "
             + o.describeRepository() + ", so there is no schema to infer; give one with .schema(...) or the 'schema'"
             + " option");
       }
-      String newest = names.get(names.size() - 1);
-      return IndexFields.of(newest, FieldInfosReader.read(repo, newest));
+      return source.fields(names);
     } catch (IOException e) {
       throw new UncheckedIOException("permafrost: cannot read the field infos of " + o.describeRepository() + ": "
           + e.getMessage(), e);

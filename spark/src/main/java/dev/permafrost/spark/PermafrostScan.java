@@ -91,8 +91,8 @@ final class PermafrostScan implements Scan, Batch {
     SourceOptions o = plan.options();
     List<SnapshotSelection.Snapshot> snapshots;
     try (BlobStore store = DriverRepository.open(o)) {
-      SnapshotRepository repo = SnapshotRepository.open(store);
-      List<String> names = SnapshotSelection.names(repo, o.snapshots, o.describeRepository());
+      ScanSource source = ScanSource.of(o, store);
+      List<String> names = source.units();
       Set<String> indices = Pruning.indices(plan.conditions());
       if (indices != null) {
         names = names.stream().filter(indices::contains).toList();
@@ -101,7 +101,7 @@ final class PermafrostScan implements Scan, Batch {
       // manifests are read for a time range to prune by, and for the sizes that group small snapshots
       boolean describe = time != null || (o.partitionMaxBytes > 0 && names.size() > 1);
       snapshots = !describe ? names.stream().map(n -> new SnapshotSelection.Snapshot(n, -1, -1, null, null)).toList()
-          : SnapshotSelection.describe(repo, names, o.timestampField);
+          : SnapshotSelection.describe(source.source(), names, o.timestampField);
       List<String> kept = new ArrayList<>();
       List<String> pruned = new ArrayList<>();
       for (SnapshotSelection.Snapshot s : snapshots) {

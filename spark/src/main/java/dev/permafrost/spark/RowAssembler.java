@@ -128,7 +128,13 @@ final class RowAssembler {
 
     @Override
     public void binaryField(FieldInfo fieldInfo, byte[] value) {
-      values.putIfAbsent(fieldInfo.name, value);
+      // an engine keeps _id and _source as bytes of its own encodings
+      Object decoded = switch (fieldInfo.name) {
+        case "_id" -> dev.permafrost.elasticsearch.DocumentId.decode(value, 0, value.length);
+        case "_source" -> dev.permafrost.elasticsearch.EngineDocuments.source(new org.apache.lucene.util.BytesRef(value));
+        default -> value;
+      };
+      values.putIfAbsent(fieldInfo.name, decoded);
     }
 
     @Override

@@ -6,6 +6,7 @@ package dev.permafrost.spark;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.SnapshotSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -70,7 +71,7 @@ final class SnapshotSelection {
   }
 
   /** Reads the manifests of {@code names} (one request each, several at once). */
-  static List<Snapshot> describe(SnapshotRepository repo, List<String> names, String timestampField) throws IOException {
+  static List<Snapshot> describe(SnapshotSource repo, List<String> names, String timestampField) throws IOException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(MANIFEST_READERS, names.size())), r -> {
       Thread t = new Thread(r, "permafrost-manifests");
       t.setDaemon(true);
@@ -79,7 +80,7 @@ final class SnapshotSelection {
     try {
       List<Future<Snapshot>> futures = new ArrayList<>();
       for (String name : names) {
-        futures.add(pool.submit(() -> summary(repo.snapshotInfo(name), timestampField)));
+        futures.add(pool.submit(() -> summary(repo.parseManifest(name, repo.readManifestBytes(name)).info(), timestampField)));
       }
       List<Snapshot> snapshots = new ArrayList<>(names.size());
       for (Future<Snapshot> f : futures) {

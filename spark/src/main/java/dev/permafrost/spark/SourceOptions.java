@@ -40,11 +40,13 @@ final class SourceOptions implements Serializable {
   static final String MODE = "mode";
   static final String INTERVAL = "interval";
   static final String PARTITION_MAX_BYTES = "partition.maxbytes";
+  static final String FORMAT = "format";
+  static final String INDICES = "indices";
   /** The default of {@value #PARTITION_MAX_BYTES}: snapshots up to this many bytes in all share a task. */
   static final String DEFAULT_PARTITION_MAX_BYTES = "256mb";
 
   private static final Set<String> KNOWN = Set.of(REPOSITORY, PATH, SNAPSHOTS, QUERY, DEFAULT_FIELD, FIELDS, SCHEMA, TIMESTAMP_FIELD,
-      CACHE_SIZE, CACHE_PATH, AFFINITY, AFFINITY_EXECUTORS, MODE, INTERVAL, PARTITION_MAX_BYTES);
+      CACHE_SIZE, CACHE_PATH, AFFINITY, AFFINITY_EXECUTORS, MODE, INTERVAL, PARTITION_MAX_BYTES, FORMAT, INDICES);
 
   /** The environment variable that names an executor's cache directory when {@code cache.path} is not given. */
   static final String CACHE_PATH_ENV = "PERMAFROST_CACHE_PATH";
@@ -61,6 +63,14 @@ final class SourceOptions implements Serializable {
   }
 
   final URI repository;
+  /**
+   * Whether the repository was written by Elasticsearch or OpenSearch ({@code format=elasticsearch}): then
+   * {@code snapshots} names one of its snapshots (default: the newest that completed), {@code indices} its indices
+   * (names or globs, default all), each shard is read as a snapshot of its own, and the schema comes from the mapping.
+   */
+  final boolean engine;
+  /** The engine indices to read (names or globs); only with {@link #engine}. */
+  final List<String> indices;
   final List<String> snapshots;
   final String query;
   /** The field a query term without one searches. */
@@ -87,6 +97,17 @@ final class SourceOptions implements Serializable {
           + " e.g. file:///var/snapshots or s3://bucket/prefix");
     }
     this.repository = uri(repo.trim());
+    this.engine = switch (o.getOrDefault(FORMAT, "permafrost").trim().toLowerCase(Locale.ROOT)) {
+      case "permafrost" -> false;
+      case "elasticsearch", "opensearch" -> true;
+      default -> throw new IllegalArgumentException("option '" + FORMAT + "' must be permafrost (the default),"
+          + " elasticsearch or opensearch, got '" + o.get(FORMAT) + "'");
+    };
+    if (!engine && o.containsKey(INDICES)) {
+      throw new IllegalArgumentException("option '" + INDICES + "' names an Elasticsearch or OpenSearch repository's"
+          + " indices: give it with format=elasticsearch (a Permafrost repository's snapshots are chosen with 'snapshots')");
+    }
+    this.indices = list(o.getOrDefault(INDICES, "*"), INDICES);
     this.snapshots = list(o.getOrDefault(SNAPSHOTS, "*"), SNAPSHOTS);
     String q = o.get(QUERY);
     this.query = q == null || q.isBlank() ? DEFAULT_QUERY : q;

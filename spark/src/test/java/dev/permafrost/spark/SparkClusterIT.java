@@ -257,6 +257,26 @@ class SparkClusterIT {
   }
 
   @Test
+  @Order(3)
+  void anOpenSearchRepositoryIsReadShardByShardOnTheExecutors() throws Exception {
+    Path fixture = dev.permafrost.opensearch.fixture.OpenSearchFixture.ensure();
+    com.fasterxml.jackson.databind.JsonNode answers =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(fixture.resolve("answers.json").toFile());
+    Dataset<Row> df = spark.read().format("permafrost").option("format", "opensearch")
+        .option("repository", fixture.resolve("repo-chunked").toUri().toString()).option("snapshots", "snap-2")
+        .option("cache.size", "256mb").load();
+    assertEquals(answers.path("snapshots").path("snap-2").path("status").path("total").asLong(),
+        df.where(org.apache.spark.sql.functions.col("status").equalTo(404)).count());
+    List<String> ids = new ArrayList<>();
+    for (Row r : df.orderBy(org.apache.spark.sql.functions.col("seq").desc()).limit(10).select("_id").collectAsList()) {
+      ids.add(r.getString(0));
+    }
+    List<String> expected = new ArrayList<>();
+    answers.path("snapshots").path("snap-2").path("all").path("ids").forEach(id -> expected.add(id.asText()));
+    assertEquals(expected, ids);
+  }
+
+  @Test
   @Order(4)
   void aKilledExecutorDoesNotFailTheQuery() throws Exception {
     String repository = repositoryCopy("kill");
