@@ -15,8 +15,9 @@ import org.apache.lucene.store.Directory;
  * {@link SnapshotManifest#ref() ref} names the one blob its facts are read from.
  *
  * <p>The cache and the catalog read a manifest once with {@link #readManifestBytes}, keep those bytes in the shared
- * cache, and turn them into a manifest with {@link #parseManifest} whenever they need it again, so a source must
- * parse the same bytes into the same manifest every time, reading nothing else.
+ * cache, and turn them into a manifest with {@link #parseManifest} whenever they need it again (each time a closed
+ * index reopens), so a source must parse the same bytes into the same manifest every time, reading at most what it
+ * keeps of its repository once read (never per parse).
  */
 public interface SnapshotSource {
   /** The store the manifest and the index files are read from. */
@@ -30,7 +31,7 @@ public interface SnapshotSource {
   byte[] readManifestBytes(String snapshot) throws IOException;
 
   /**
-   * Parses and checks bytes that {@link #readManifestBytes} returned for {@code snapshot}; reads nothing.
+   * Parses and checks bytes that {@link #readManifestBytes} returned for {@code snapshot}.
    *
    * @throws SnapshotException.CorruptManifest if they are truncated or corrupt
    * @throws SnapshotException.UnsupportedFormat if they are of a format this source does not read

@@ -29,7 +29,7 @@ public final class IndexMapping {
     /** Whether queries on it match points ({@code long}, {@code date}, ...), not terms. */
     public boolean isPoint() {
       return switch (type) {
-        case "long", "integer", "short", "byte", "double", "float", "date", "date_nanos", "scaled_float" -> true;
+        case "long", "integer", "short", "byte", "double", "float", "date", "date_nanos" -> true;
         default -> false;
       };
     }
@@ -62,7 +62,7 @@ public final class IndexMapping {
       Map.Entry<String, JsonNode> e = it.next();
       String path = prefix + e.getKey();
       JsonNode def = e.getValue();
-      String type = def.path("type").asText(def.has("properties") ? "object" : "object");
+      String type = def.path("type").asText("object");
       if (def.has("properties")) {
         addProperties(def.get("properties"), path + ".", "nested".equals(type) ? path : nested, fields);
         continue;

@@ -47,35 +47,46 @@ import org.apache.lucene.search.SortedSetSortField;
  *
  * <p>Not the engines' whole language: no date math or rounding of partial dates (a bound is the instant it
  * names), no analyzers beyond Lucene's built-in ones, no queries inside {@code nested} objects (their documents are
- * hidden, as a top-level search hides them), no {@code ip} or {@code boolean} points. A query on any of these fails
- * with an error naming the field rather than matching something else.
+ * hidden, as a top-level search hides them), no {@code ip}, {@code boolean}, {@code scaled_float} or
+ * {@code half_float} fields. A query on any of these fails with an error naming the field rather than matching
+ * something else. Thread-safe.
  */
 public final class MappedQueryParser {
   private final IndexMapping mapping;
-  private final StandardQueryParser parser = new StandardQueryParser();
+  private final Analyzer analyzer;
+  /** Why a field cannot be queried as the engine would, by field. */
+  private final Map<String, String> refusals = new HashMap<>();
+  /** The mapping type of each field matched as points. */
+  private final Map<String, String> pointTypes = new HashMap<>();
 
-  /** A parser over the fields of {@code mapping}. @throws IllegalArgumentException if a text field's analyzer is not built in */
+  /** A parser over the fields of {@code mapping}. */
   public MappedQueryParser(IndexMapping mapping) {
     this.mapping = mapping;
     Map<String, Analyzer> analyzers = new HashMap<>();
-    Map<String, PointsConfig> points = new HashMap<>();
     for (IndexMapping.Field f : mapping.fields().values()) {
+      if (f.nestedPath() != null) {
+        refusals.put(f.path(), "field '" + f.path() + "' is inside nested object '" + f.nestedPath() + "': queries inside"
+            + " nested objects are not supported (their documents are hidden)");
+        continue;
+      }
       switch (f.type()) {
         case "keyword", "constant_keyword", "wildcard" -> analyzers.put(f.path(), new KeywordAnalyzer());
-        case "text", "match_only_text" -> analyzers.put(f.path(), analyzer(f));
-        case "long", "scaled_float" -> points.put(f.path(), new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Long.class));
-        case "integer", "short", "byte" -> points.put(f.path(), new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Integer.class));
-        case "double" -> points.put(f.path(), new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Double.class));
-        case "float" -> points.put(f.path(), new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Float.class));
-        case "date" -> points.put(f.path(), new PointsConfig(new InstantFormat(false), Long.class));
-        case "date_nanos" -> points.put(f.path(), new PointsConfig(new InstantFormat(true), Long.class));
+        case "text", "match_only_text" -> {
+          Analyzer a = analyzer(f.searchAnalyzer());
+          if (a != null) {
+            analyzers.put(f.path(), a);
+          } else {
+            refusals.put(f.path(), "field '" + f.path() + "' is analyzed with '" + f.searchAnalyzer() + "', which is not"
+                + " one of the built-in analyzers this parser knows (standard, simple, whitespace, keyword, stop)");
+          }
+        }
+        case "ip", "boolean", "unsigned_long", "half_float", "scaled_float" -> refusals.put(f.path(), "field '" + f.path()
+            + "' is of type '" + f.type() + "', which this parser does not query");
+        case "long", "integer", "short", "byte", "double", "float", "date", "date_nanos" -> pointTypes.put(f.path(), f.type());
         default -> { }
       }
     }
-    parser.setAnalyzer(new PerFieldAnalyzerWrapper(new StandardAnalyzer(CharArraySet.EMPTY_SET), analyzers));
-    parser.setPointsConfigMap(points);
-    parser.setDefaultOperator(StandardQueryConfigHandler.Operator.OR);
-    parser.setAllowLeadingWildcard(false);
+    this.analyzer = new PerFieldAnalyzerWrapper(new StandardAnalyzer(CharArraySet.EMPTY_SET), analyzers);
   }
 
   /**
@@ -85,6 +96,10 @@ public final class MappedQueryParser {
    *     would (naming the field and why)
    */
   public Query parse(String queryString) {
+    StandardQueryParser parser = new StandardQueryParser(analyzer); // not thread-safe: one per query
+    parser.setPointsConfigMap(pointsConfig());
+    parser.setDefaultOperator(StandardQueryConfigHandler.Operator.OR);
+    parser.setAllowLeadingWildcard(false);
     Query query;
     try {
       query = parser.parse(escapeLeadingAts(queryString), "_all_fields_must_be_named_");
@@ -105,19 +120,13 @@ public final class MappedQueryParser {
       }
     });
     for (String name : fields) {
-      IndexMapping.Field f = mapping.field(name);
       if (name.equals("_all_fields_must_be_named_")) {
         throw new IllegalArgumentException("query '" + queryString + "' has a term without a field: name the field of"
             + " every term (field:value)");
       }
-      if (f != null && f.nestedPath() != null) {
-        throw new IllegalArgumentException("field '" + name + "' is inside nested object '" + f.nestedPath()
-            + "': queries inside nested objects are not supported (their documents are hidden)");
-      }
-      if (f != null && (f.type().equals("ip") || f.type().equals("boolean") || f.type().equals("unsigned_long")
-          || f.type().equals("half_float"))) {
-        throw new IllegalArgumentException("field '" + name + "' is of type '" + f.type() + "', which this parser does"
-            + " not query");
+      String refusal = refusals.get(name);
+      if (refusal != null) {
+        throw new IllegalArgumentException(refusal + " (in query '" + queryString + "')");
       }
     }
     return query;
@@ -183,16 +192,30 @@ public final class MappedQueryParser {
     }
   }
 
-  private static Analyzer analyzer(IndexMapping.Field f) {
-    String name = f.searchAnalyzer();
+  /** How each point field's bounds are read: new each time, as a {@link NumberFormat} is not thread-safe. */
+  private Map<String, PointsConfig> pointsConfig() {
+    Map<String, PointsConfig> points = new HashMap<>();
+    pointTypes.forEach((field, type) -> points.put(field, switch (type) {
+      case "long" -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Long.class);
+      case "integer", "short", "byte" -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Integer.class);
+      case "double" -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Double.class);
+      case "float" -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Float.class);
+      case "date" -> new PointsConfig(new InstantFormat(false), Long.class);
+      case "date_nanos" -> new PointsConfig(new InstantFormat(true), Long.class);
+      default -> throw new AssertionError(type);
+    }));
+    return points;
+  }
+
+  /** A built-in analyzer by the name a mapping gives it, or null. */
+  private static Analyzer analyzer(String name) {
     return switch (name) {
       case "standard" -> new StandardAnalyzer(CharArraySet.EMPTY_SET); // the engines' standard: no stop words
       case "simple" -> new SimpleAnalyzer();
       case "whitespace" -> new WhitespaceAnalyzer();
       case "keyword" -> new KeywordAnalyzer();
       case "stop" -> new StopAnalyzer(EnglishAnalyzer.ENGLISH_STOP_WORDS_SET);
-      default -> throw new IllegalArgumentException("field '" + f.path() + "' is analyzed with '" + name + "', which is"
-          + " not one of the built-in analyzers this reader knows (standard, simple, whitespace, keyword, stop)");
+      default -> null;
     };
   }
 

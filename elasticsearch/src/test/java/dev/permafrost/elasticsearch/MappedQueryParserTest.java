@@ -1,0 +1,97 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.TermQuery;
+import org.junit.jupiter.api.Test;
+
+/** The parser by itself: fields as the mapping types them, clear refusals, and one parser shared by many threads. */
+class MappedQueryParserTest {
+  private static final String MAPPING = """
+      {"_doc": {"properties": {
+        "@timestamp": {"type": "date"}, "host": {"type": "keyword"}, "status": {"type": "long"},
+        "message": {"type": "text", "fields": {"raw": {"type": "keyword"}}},
+        "ip": {"type": "ip"}, "price": {"type": "scaled_float", "scaling_factor": 100},
+        "body": {"type": "text", "analyzer": "my_custom"},
+        "user": {"type": "nested", "properties": {"name": {"type": "keyword"}}},
+        "geo": {"properties": {"city": {"type": "keyword"}}}
+      }}}""";
+
+  private static IndexMapping mapping() throws Exception {
+    return IndexMapping.of(new ObjectMapper().readTree(MAPPING));
+  }
+
+  @Test
+  void fieldsAreQueriedAsTheMappingTypesThem() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    assertEquals(new TermQuery(new Term("host", "Web-03 A")), parser.parse("host:\"Web-03 A\""));
+    assertEquals(new TermQuery(new Term("message", "timeout")), parser.parse("message:Timeout"));
+    assertEquals(new TermQuery(new Term("geo.city", "Oslo")), parser.parse("geo.city:Oslo"));
+    assertEquals(LongPoint.newExactQuery("status", 404), parser.parse("status:404"));
+    assertEquals(LongPoint.newRangeQuery("@timestamp", 1704844800000L, 1705017599999L),
+        parser.parse("@timestamp:[2024-01-10T00:00:00Z TO 2024-01-12T00:00:00Z}"));
+    assertEquals(LongPoint.newRangeQuery("@timestamp", 1704844800000L, 1704844800000L),
+        parser.parse("@timestamp:[2024-01-10 TO 1704844800000]"));
+  }
+
+  @Test
+  void whatItCannotDoAsTheEngineDoesIsRefusedNamingTheField() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    for (String[] q : new String[][] {{"user.name:ann", "nested"}, {"ip:10.0.0.1", "'ip'"},
+        {"price:[1 TO 2]", "scaled_float"}, {"timeout", "name the field"}, {"host:a OR body:b", "my_custom"}}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parser.parse(q[0]));
+      assertTrue(e.getMessage().contains(q[1]), e.getMessage());
+    }
+  }
+
+  @Test
+  void oneParserServesManyThreads() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(IndexMapping.of(new ObjectMapper().readTree(
+        MAPPING.replace("\"analyzer\": \"my_custom\"", "\"analyzer\": \"simple\""))));
+    List<String> queries = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      queries.add("status:[" + i + " TO " + (i * 7 + 3) + "] AND @timestamp:[2024-01-" + String.format("%02d", 1 + i % 28)
+          + "T00:00:00Z TO 2024-02-01T00:00:00Z} OR message:word" + i + " OR body:\"Two Words" + i + "\"");
+    }
+    List<String> expected = new ArrayList<>();
+    for (String q : queries) {
+      expected.add(parser.parse(q).toString());
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<List<String>>> results = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        results.add(pool.submit(() -> {
+          List<String> got = new ArrayList<>();
+          for (int round = 0; round < 10; round++) {
+            for (String q : queries) {
+              got.add(parser.parse(q).toString());
+            }
+          }
+          return got;
+        }));
+      }
+      for (Future<List<String>> f : results) {
+        List<String> got = f.get();
+        for (int i = 0; i < got.size(); i++) {
+          assertEquals(expected.get(i % queries.size()), got.get(i));
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
