@@ -262,7 +262,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     if (segmentsFile == null) {
       throw new SnapshotException.CorruptManifest(where(blob) + " lists no segments_N file", null);
     }
-    SegmentInfos commit = readCommit(files, segmentsFile);
+    SegmentInfos commit = readCommit(files, segmentsFile, where(blob));
     long maxDoc = -1;
     long numDocs = -1;
     int segments = -1;
@@ -361,8 +361,12 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     }
   }
 
-  /** The commit, read from the files kept in memory; null if a file it needs is not among them. */
-  private static SegmentInfos readCommit(List<FileEntry> files, String segmentsFile) {
+  /**
+   * The commit, read from the files kept in memory; null if a file it needs is not among them.
+   *
+   * @throws SnapshotException.UnsupportedFormat if a segment was written with a codec this reader does not have
+   */
+  static SegmentInfos readCommit(List<FileEntry> files, String segmentsFile, String where) throws SnapshotException {
     try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
       for (FileEntry f : files) {
         if (f.isInlined()) {
@@ -372,6 +376,14 @@ public final class EngineSnapshotRepository implements SnapshotSource {
         }
       }
       return SegmentInfos.readCommit(dir, segmentsFile);
+    } catch (IllegalArgumentException e) {
+      if (String.valueOf(e.getMessage()).contains("does not exist")) { // Lucene's SPI: no codec of that name
+        throw new SnapshotException.UnsupportedFormat(where + " describes segments written with a codec this reader"
+            + " does not have (" + e.getMessage() + "). Lucene's codecs and OpenSearch's segments are read; recent"
+            + " Elasticsearch versions write codecs of their own (such as Elasticsearch816 or Elasticsearch900Lucene101),"
+            + " which only Elasticsearch's server jar provides, under a license Permafrost cannot ship", e);
+      }
+      return null;
     } catch (IOException | RuntimeException e) {
       return null; // a .si kept as a blob: the counts stay unknown until the index opens
     }

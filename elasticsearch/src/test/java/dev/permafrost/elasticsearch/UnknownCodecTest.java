@@ -1,0 +1,79 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.codecs.Codec;
+import org.apache.lucene.codecs.FilterCodec;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A shard whose segments name a codec Lucene does not know (as Elasticsearch's own codecs are, without its jar)
+ * fails to mount naming the blob and the codec, instead of failing later inside Lucene; a known codec is read.
+ */
+class UnknownCodecTest {
+  /** A codec no SPI registers: written by name, never found when read. */
+  private static final class UnregisteredCodec extends FilterCodec {
+    UnregisteredCodec() {
+      super("Elasticsearch900Lucene101", Codec.getDefault());
+    }
+  }
+
+  private static List<FileEntry> commitFiles(Codec codec) throws Exception {
+    List<FileEntry> files = new ArrayList<>();
+    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
+      try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig().setCodec(codec).setUseCompoundFile(true))) {
+        Document doc = new Document();
+        doc.add(new StringField("host", "web-01", Field.Store.NO));
+        w.addDocument(doc);
+      }
+      for (String name : dir.listAll()) {
+        if (name.startsWith("segments_") || name.endsWith(".si")) {
+          try (IndexInput in = dir.openInput(name, IOContext.READONCE)) {
+            byte[] bytes = new byte[(int) in.length()];
+            in.readBytes(bytes, 0, bytes.length);
+            files.add(FileEntry.ofInlined(name, 0, bytes));
+          }
+        }
+      }
+    }
+    return files;
+  }
+
+  @Test
+  void anUnknownCodecFailsNamingItAndTheBlob() throws Exception {
+    List<FileEntry> files = commitFiles(new UnregisteredCodec());
+    String segments = files.stream().map(FileEntry::name).filter(n -> n.startsWith("segments_")).findFirst().orElseThrow();
+    SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> EngineSnapshotRepository.readCommit(files, segments, "blob indices/x/0/snap-y.dat in test"));
+    assertTrue(e.getMessage().contains("Elasticsearch900Lucene101") && e.getMessage().contains("snap-y.dat"),
+        e.getMessage());
+  }
+
+  @Test
+  void aKnownCodecIsRead() throws Exception {
+    List<FileEntry> files = commitFiles(Codec.getDefault());
+    String segments = files.stream().map(FileEntry::name).filter(n -> n.startsWith("segments_")).findFirst().orElseThrow();
+    SegmentInfos commit = EngineSnapshotRepository.readCommit(files, segments, "test");
+    assertNotNull(commit);
+    assertEquals(1, commit.totalMaxDoc());
+  }
+}
