@@ -69,10 +69,14 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   private final JsonNode repositoryData;
   private final Map<String, Snapshot> snapshots = new LinkedHashMap<>();
   private final Map<String, IndexEntry> indices = new LinkedHashMap<>();
+  /** Snapshots' start times read from their own metadata, by uuid. */
+  private final Map<String, Long> startTimes = new ConcurrentHashMap<>();
   /** Shard directories of indices whose layout is hashed, by index id, read on first use. */
   private final Map<String, Map<Integer, String>> hashedShardPaths = new ConcurrentHashMap<>();
 
-  private record Snapshot(String name, String uuid, int state, Map<String, String> indexMetadataLookup, String version) {}
+  /** A snapshot as the repository data lists it; {@code startMillis} is -1 where it does not say (OpenSearch). */
+  private record Snapshot(String name, String uuid, int state, Map<String, String> indexMetadataLookup, String version,
+      long startMillis) {}
 
   private record IndexEntry(String name, String id, int shardPathType, List<String> snapshotUuids) {}
 
@@ -88,7 +92,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           lookup.put(e.getKey(), e.getValue().asText());
         }
         Snapshot snapshot = new Snapshot(s.get("name").asText(), s.get("uuid").asText(), s.path("state").asInt(SUCCESS),
-            lookup, s.path("version").asText(null));
+            lookup, s.path("version").asText(null), s.path("start_time_millis").asLong(-1));
         snapshots.put(snapshot.name(), snapshot);
       }
       for (Iterator<Map.Entry<String, JsonNode>> it = data.path("indices").fields(); it.hasNext(); ) {
@@ -159,15 +163,36 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     return store;
   }
 
-  /** The names of the repository's snapshots that completed successfully, oldest first. */
-  public List<String> snapshots() {
-    List<String> names = new ArrayList<>();
+  /**
+   * The names of the repository's snapshots that completed successfully, oldest first (by start time, then name).
+   * Where the repository data does not record start times (OpenSearch's does not), each snapshot's
+   * {@code snap-<uuid>.dat} is read for it, once, the first time.
+   */
+  public List<String> snapshots() throws IOException {
+    List<Snapshot> done = new ArrayList<>();
     for (Snapshot s : snapshots.values()) {
       if (s.state() == SUCCESS) {
-        names.add(s.name());
+        done.add(s);
       }
     }
-    return names;
+    Map<String, Long> start = new LinkedHashMap<>();
+    for (Snapshot s : done) {
+      start.put(s.name(), s.startMillis() >= 0 ? s.startMillis() : startMillis(s));
+    }
+    done.sort(java.util.Comparator.<Snapshot>comparingLong(s -> start.get(s.name())).thenComparing(Snapshot::name));
+    return done.stream().map(Snapshot::name).toList();
+  }
+
+  /** When a snapshot started, from its {@code snap-<uuid>.dat} at the repository's root (read once). */
+  private long startMillis(Snapshot s) throws IOException {
+    Long known = startTimes.get(s.uuid());
+    if (known == null) {
+      String blob = "snap-" + s.uuid() + ".dat";
+      JsonNode info = MetadataBlob.read(readBlob(blob, "snapshot '" + s.name() + "'"), SNAPSHOT_CODEC, where(blob));
+      known = info.path("snapshot").path("start_time").asLong(0);
+      startTimes.put(s.uuid(), known);
+    }
+    return known;
   }
 
   /** The indices in snapshot {@code snapshot}. @throws SnapshotException.NotFound if there is no such snapshot */
@@ -290,8 +315,18 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    */
   @Override
   public DirectoryReader openReader(Directory directory) throws IOException {
-    OpeningReads.start(directory);
-    return EngineReader.openEngineView(directory);
+    try {
+      OpeningReads.start(directory);
+      return EngineReader.openEngineView(directory);
+    } catch (IllegalArgumentException e) {
+      if (String.valueOf(e.getMessage()).contains("does not exist")) { // Lucene's SPI: no format of that name
+        throw new SnapshotException.UnsupportedFormat(directory + " has fields written with a format this reader does"
+            + " not have (" + e.getMessage() + "). Elasticsearch writes formats of its own (such as ES87BloomFilter"
+            + " for _id and ES812Postings), which only Elasticsearch's server jar provides, under a license Permafrost"
+            + " cannot ship: its snapshots' repository metadata is read, its segments are not", e);
+      }
+      throw e;
+    }
   }
 
   private FileEntry fileEntry(JsonNode f, String dir, String blob) throws SnapshotException {

@@ -93,7 +93,7 @@ abstract sealed class ScanSource {
       return repository;
     }
 
-    private String snapshot() {
+    private String snapshot() throws IOException {
       if (snapshot == null) {
         List<String> all = repository.snapshots();
         List<String> named = options.snapshots;
