@@ -5,7 +5,6 @@ package dev.permafrost.catalog;
 
 import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.snapshot.SnapshotManifest;
-import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;

@@ -79,8 +79,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   private final Map<String, Map<Integer, String>> hashedShardPaths = new ConcurrentHashMap<>();
 
   /** A snapshot as the repository data lists it; {@code startMillis} is -1 where it does not say (OpenSearch). */
-  private record Snapshot(String name, String uuid, int state, Map<String, String> indexMetadataLookup, String version,
-      long startMillis) {}
+  private record Snapshot(String name, String uuid, int state, Map<String, String> indexMetadataLookup, long startMillis) {}
 
   private record IndexEntry(String name, String id, int shardPathType, List<String> snapshotUuids) {}
 
@@ -96,7 +95,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           lookup.put(e.getKey(), e.getValue().asText());
         }
         Snapshot snapshot = new Snapshot(s.get("name").asText(), s.get("uuid").asText(), s.path("state").asInt(SUCCESS),
-            lookup, s.path("version").asText(null), s.path("start_time_millis").asLong(-1));
+            lookup, s.path("start_time_millis").asLong(-1));
         snapshots.put(snapshot.name(), snapshot);
       }
       for (Iterator<Map.Entry<String, JsonNode>> it = data.path("indices").fields(); it.hasNext(); ) {
@@ -323,11 +322,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       OpeningReads.start(directory);
       return EngineReader.openEngineView(directory);
     } catch (IllegalArgumentException e) {
-      if (String.valueOf(e.getMessage()).contains("does not exist")) { // Lucene's SPI: no format of that name
-        throw new SnapshotException.UnsupportedFormat(directory + " has fields written with a format this reader does"
-            + " not have (" + e.getMessage() + "). Elasticsearch writes formats of its own (such as ES87BloomFilter"
-            + " for _id and ES812Postings), which only Elasticsearch's server jar provides, under a license Permafrost"
-            + " cannot ship: its snapshots' repository metadata is read, its segments are not", e);
+      if (isUnknownFormat(e)) {
+        throw unknownFormat(directory.toString(), e);
       }
       throw e;
     }
@@ -416,16 +412,27 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       }
       return SegmentInfos.readCommit(dir, segmentsFile);
     } catch (IllegalArgumentException e) {
-      if (String.valueOf(e.getMessage()).contains("does not exist")) { // Lucene's SPI: no codec of that name
-        throw new SnapshotException.UnsupportedFormat(where + " describes segments written with a codec this reader"
-            + " does not have (" + e.getMessage() + "). Lucene's codecs and OpenSearch's segments are read; recent"
-            + " Elasticsearch versions write codecs of their own (such as Elasticsearch816 or Elasticsearch900Lucene101),"
-            + " which only Elasticsearch's server jar provides, under a license Permafrost cannot ship", e);
+      if (isUnknownFormat(e)) {
+        throw unknownFormat(where, e);
       }
       return null;
     } catch (IOException | RuntimeException e) {
       return null; // a .si kept as a blob: the counts stay unknown until the index opens
     }
+  }
+
+  /** Whether Lucene's SPI found no codec or format of the name a segment records. */
+  private static boolean isUnknownFormat(IllegalArgumentException e) {
+    return String.valueOf(e.getMessage()).contains("does not exist");
+  }
+
+  /** The error for segments written with a codec or format Lucene does not have (Elasticsearch's own), naming {@code where}. */
+  private static SnapshotException.UnsupportedFormat unknownFormat(String where, IllegalArgumentException e) {
+    return new SnapshotException.UnsupportedFormat(where + " has segments written with a codec or format this reader"
+        + " does not have (" + e.getMessage() + "). Lucene's and OpenSearch's are read; Elasticsearch writes codecs and"
+        + " formats of its own (such as Elasticsearch900Lucene101, ES812Postings, ES87BloomFilter for _id), which only"
+        + " Elasticsearch's server jar provides, under a license Permafrost cannot ship: its snapshots' repository"
+        + " metadata is read, their segments are not", e);
   }
 
   private Snapshot snapshot(String name) throws SnapshotException {

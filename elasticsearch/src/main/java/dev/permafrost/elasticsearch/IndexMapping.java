@@ -23,17 +23,8 @@ public final class IndexMapping {
    * @param analyzer the analyzer a {@code text} field is indexed with ({@code standard} unless the mapping names one)
    * @param searchAnalyzer the analyzer queries on it use (its {@code search_analyzer}, else {@code analyzer})
    * @param nestedPath the path of the innermost {@code nested} object holding it, or null
-   * @param format a date field's format as mapped, or null
    */
-  public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath, String format) {
-    /** Whether queries on it match points ({@code long}, {@code date}, ...), not terms. */
-    public boolean isPoint() {
-      return switch (type) {
-        case "long", "integer", "short", "byte", "double", "float", "date", "date_nanos" -> true;
-        default -> false;
-      };
-    }
-  }
+  public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath) {}
 
   private final Map<String, Field> fields;
 
@@ -86,7 +77,7 @@ public final class IndexMapping {
       analyzer = def.path("analyzer").asText("standard");
       searchAnalyzer = def.path("search_analyzer").asText(analyzer);
     }
-    return new Field(path, type, analyzer, searchAnalyzer, nested, def.hasNonNull("format") ? def.get("format").asText() : null);
+    return new Field(path, type, analyzer, searchAnalyzer, nested);
   }
 
   /** Every mapped field, by path, in mapping order. */
