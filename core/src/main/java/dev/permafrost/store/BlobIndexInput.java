@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
+import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.IndexInput;
@@ -617,7 +618,14 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
 
   @Override
   public RandomAccessInput randomAccessSlice(long offset, long length) throws IOException {
-    return slice("randomaccess", offset, length);
+    BlobIndexInput slice = slice("randomaccess", offset, length);
+    if (ColumnPrefetch.active()) {
+      // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
+      // sliced to the end of the file): only its head is a column's.
+      long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
+      slice.prefetch(0, Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES));
+    }
+    return slice;
   }
 
   @Override

@@ -256,7 +256,7 @@ public final class SharedRegionCache implements AutoCloseable {
     private long tailRegionSize;
     private double tailRegionShare = 0.125;
     private int fetchThreads = 32;
-    private int prefetchThreads = 8;
+    private int prefetchThreads = 32;
     private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
     private boolean preallocate;
 
@@ -329,7 +329,7 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * The most prefetches ({@code IndexInput.prefetch}, that no reader waits for yet) running at once (default 8),
+     * The most prefetches ({@code IndexInput.prefetch}, that no reader waits for yet) running at once (default 32),
      * on threads of their own: a fetch that a reader waits for never queues behind a prefetch.
      */
     public Builder prefetchThreads(int threads) {

@@ -4,6 +4,7 @@
 package dev.permafrost.jmh.workload;
 
 import dev.permafrost.sample.AccessLogDocuments;
+import dev.permafrost.store.ColumnPrefetch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -126,6 +127,9 @@ public final class DashboardWorkload implements Workload {
     @Override
     protected void doSetNextReader(LeafReaderContext context) throws IOException {
       flush();
+      // every column below is read for most of the segment: fetch them whole, together, before the query reads
+      ColumnPrefetch.prefetch(context.reader(), AccessLogDocuments.TIMESTAMP, AccessLogDocuments.URL_PATH,
+          AccessLogDocuments.COUNTRY);
       timestamps = context.reader().getNumericDocValues(AccessLogDocuments.TIMESTAMP);
       urlValues = context.reader().getSortedSetDocValues(AccessLogDocuments.URL_PATH);
       countryValues = context.reader().getSortedSetDocValues(AccessLogDocuments.COUNTRY);

@@ -1,0 +1,84 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.LeafReader;
+
+/**
+ * Fetches the doc-values columns a search is about to scan, whole and all at once, so that a collector that reads
+ * them for most of a segment's documents (an aggregation, a histogram) finds them cached instead of paying one
+ * round trip per cache region of each column, one column after another.
+ *
+ * <p>Call it when a collector starts on a segment, before reading: Lucene asks for a leaf collector before it reads
+ * the query's terms and postings, so the columns travel in the same round trip as those.
+ *
+ * <pre>{@code
+ * protected void doSetNextReader(LeafReaderContext context) throws IOException {
+ *   ColumnPrefetch.prefetch(context.reader(), List.of("@timestamp", "url.path"));
+ *   timestamps = context.reader().getNumericDocValues("@timestamp");
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>What is fetched is what Lucene's doc-values format reads by position (values, ordinals, addresses, jump tables:
+ * every random-access slice it opens for the field), up to {@value #MAX_COLUMN_BYTES} bytes per slice; a sorted
+ * field's terms dictionary is read as the collector looks terms up. Fetches run on the cache's prefetch threads, a
+ * reader that comes to need the bytes waits for them, and a failure is left for that read to report. On a directory
+ * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
+ * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows
+ * ({@code dev.permafrost.catalog.HitPrefetchingCollector}): a whole column costs more bytes than a few of its values.
+ */
+public final class ColumnPrefetch {
+  /** The most bytes of one random-access slice that are fetched ahead. */
+  public static final long MAX_COLUMN_BYTES = 16L << 20;
+
+  private static final ThreadLocal<Boolean> WHOLE = new ThreadLocal<>();
+
+  private ColumnPrefetch() {}
+
+  /** Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment; returns at once. */
+  public static void prefetch(LeafReader reader, Collection<String> fields) throws IOException {
+    Boolean outer = WHOLE.get();
+    WHOLE.set(Boolean.TRUE);
+    try {
+      for (String field : fields) {
+        FieldInfo info = reader.getFieldInfos().fieldInfo(field);
+        if (info != null) {
+          open(reader, field, info.getDocValuesType());
+        }
+      }
+    } finally {
+      if (outer == null) {
+        WHOLE.remove();
+      }
+    }
+  }
+
+  /** Starts fetching the doc-values columns of {@code fields}; see {@link #prefetch(LeafReader, Collection)}. */
+  public static void prefetch(LeafReader reader, String... fields) throws IOException {
+    prefetch(reader, List.of(fields));
+  }
+
+  /** Opens the field's doc values, which opens their random-access slices (fetched whole while the flag is up). */
+  private static void open(LeafReader reader, String field, DocValuesType type) throws IOException {
+    switch (type) {
+      case NUMERIC -> reader.getNumericDocValues(field);
+      case BINARY -> reader.getBinaryDocValues(field);
+      case SORTED -> reader.getSortedDocValues(field);
+      case SORTED_NUMERIC -> reader.getSortedNumericDocValues(field);
+      case SORTED_SET -> reader.getSortedSetDocValues(field);
+      case NONE -> {}
+    }
+  }
+
+  /** Whether random-access slices opened by this thread now are to be fetched whole. */
+  static boolean active() {
+    return WHOLE.get() != null;
+  }
+}

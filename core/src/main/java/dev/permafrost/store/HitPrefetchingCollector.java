@@ -1,0 +1,264 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SortedDocValues;
+import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.CollectorManager;
+import org.apache.lucene.search.LeafCollector;
+import org.apache.lucene.search.Scorable;
+import org.apache.lucene.search.ScoreMode;
+
+/**
+ * A collector that makes the per-document reads of a segment's hits cost one round trip together instead of one
+ * each: it holds back up to {@code batchSize} hits of a segment, reads the named doc-values fields of all of them at
+ * once (each (hit, field) on a virtual thread of its own, so that their fetches travel together; the bytes land in
+ * the cache; a sorted field's terms are looked up too) and asks the segment's stored fields to prefetch their blocks, then hands the hits, in order and with
+ * their scores, to the wrapped collector, whose reads find their bytes cached.
+ *
+ * <p>For queries with few hits per segment (a needle: a client address, a trace id) whose collector reads values of
+ * each hit; for a collector that reads most of a segment, {@link ColumnPrefetch} fetches whole columns instead. The
+ * wrapped collector sees every hit exactly as without this one, but later, so it offers no competitive iterator
+ * (no skipping of non-competitive documents); minimum competitive scores are passed on to the query as they come.
+ * Reads that fail while prefetching are ignored: the wrapped collector's own read fetches again and reports. The
+ * thread's {@link ReadDeadline} and {@link ReadCost} carry over to the prefetching threads.
+ *
+ * @param <C> the wrapped collector
+ */
+public final class HitPrefetchingCollector<C extends Collector> implements Collector {
+  /** Hits held back per segment before their values are fetched (the default of {@link #wrap}). */
+  public static final int DEFAULT_BATCH_SIZE = 64;
+
+  private final C in;
+  private final List<String> docValueFields;
+  private final boolean storedFields;
+  private final int batchSize;
+
+  private HitPrefetchingCollector(C in, List<String> docValueFields, boolean storedFields, int batchSize) {
+    this.in = Objects.requireNonNull(in, "in");
+    this.docValueFields = List.copyOf(docValueFields);
+    this.storedFields = storedFields;
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
+    }
+    this.batchSize = batchSize;
+  }
+
+  /**
+   * Wraps {@code in}: the doc values of {@code docValueFields} of its hits (fields without doc values are skipped),
+   * and their stored fields if {@code storedFields}, are fetched in batches of {@code batchSize} hits.
+   */
+  public static <C extends Collector> HitPrefetchingCollector<C> wrap(C in, Collection<String> docValueFields,
+      boolean storedFields, int batchSize) {
+    return new HitPrefetchingCollector<>(in, List.copyOf(docValueFields), storedFields, batchSize);
+  }
+
+  /** {@link #wrap(Collector, Collection, boolean, int)} with {@value #DEFAULT_BATCH_SIZE} hits per batch. */
+  public static <C extends Collector> HitPrefetchingCollector<C> wrap(C in, Collection<String> docValueFields,
+      boolean storedFields) {
+    return wrap(in, docValueFields, storedFields, DEFAULT_BATCH_SIZE);
+  }
+
+  /** A manager whose collectors wrap {@code manager}'s; its reduce reduces the wrapped ones. */
+  public static <C extends Collector, T> CollectorManager<HitPrefetchingCollector<C>, T> manager(
+      CollectorManager<C, T> manager, Collection<String> docValueFields, boolean storedFields) {
+    List<String> fields = List.copyOf(docValueFields);
+    return new CollectorManager<>() {
+      @Override
+      public HitPrefetchingCollector<C> newCollector() throws IOException {
+        return wrap(manager.newCollector(), fields, storedFields);
+      }
+
+      @Override
+      public T reduce(Collection<HitPrefetchingCollector<C>> collectors) throws IOException {
+        List<C> wrapped = new ArrayList<>(collectors.size());
+        for (HitPrefetchingCollector<C> c : collectors) {
+          wrapped.add(c.in);
+        }
+        return manager.reduce(wrapped);
+      }
+    };
+  }
+
+  /** The wrapped collector. */
+  public C delegate() {
+    return in;
+  }
+
+  @Override
+  public ScoreMode scoreMode() {
+    return in.scoreMode();
+  }
+
+  @Override
+  public LeafCollector getLeafCollector(LeafReaderContext context) throws IOException {
+    return new Batching(context.reader(), in.getLeafCollector(context), in.scoreMode().needsScores());
+  }
+
+  /** Holds a segment's hits back, fetches their values together, then replays them. */
+  private final class Batching implements LeafCollector {
+    private final LeafReader reader;
+    private final LeafCollector in;
+    private final int[] docs = new int[batchSize];
+    private final float[] scores;
+    private final Replay replay = new Replay();
+    private Scorable scorer;
+    private int count;
+
+    Batching(LeafReader reader, LeafCollector in, boolean needsScores) {
+      this.reader = reader;
+      this.in = in;
+      this.scores = needsScores ? new float[batchSize] : null;
+    }
+
+    @Override
+    public void setScorer(Scorable scorer) throws IOException {
+      this.scorer = scorer;
+      in.setScorer(replay);
+    }
+
+    @Override
+    public void collect(int doc) throws IOException {
+      docs[count] = doc;
+      if (scores != null) {
+        scores[count] = scorer.score();
+      }
+      if (++count == docs.length) {
+        flush();
+      }
+    }
+
+    @Override
+    public void finish() throws IOException {
+      flush();
+      in.finish();
+    }
+
+    private void flush() throws IOException {
+      if (count == 0) {
+        return;
+      }
+      prefetch(reader, docs, count);
+      for (int i = 0; i < count; i++) {
+        replay.score = scores == null ? 0 : scores[i];
+        in.collect(docs[i]);
+      }
+      count = 0;
+    }
+
+    /** The scorer the wrapped collector sees: the replayed hit's score; thresholds go on to the query's scorer. */
+    private final class Replay extends Scorable {
+      float score;
+
+      @Override
+      public float score() {
+        return score;
+      }
+
+      @Override
+      public void setMinCompetitiveScore(float minScore) throws IOException {
+        if (scorer != null) {
+          scorer.setMinCompetitiveScore(minScore);
+        }
+      }
+    }
+  }
+
+  /** Fetches the values of {@code docs[0..count)}: stored fields through Lucene's prefetch, doc values by reading them. */
+  private void prefetch(LeafReader reader, int[] docs, int count) throws IOException {
+    if (storedFields) {
+      StoredFields stored = reader.storedFields();
+      for (int i = 0; i < count; i++) {
+        stored.prefetch(docs[i]);
+      }
+    }
+    List<FieldInfo> fields = new ArrayList<>(docValueFields.size());
+    for (String name : docValueFields) {
+      FieldInfo info = reader.getFieldInfos().fieldInfo(name);
+      if (info != null && info.getDocValuesType() != DocValuesType.NONE) {
+        fields.add(info);
+      }
+    }
+    if (fields.isEmpty()) {
+      return;
+    }
+    ReadCost cost = ReadCost.current();
+    ReadDeadline deadline = ReadDeadline.current();
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (FieldInfo field : fields) {
+        for (int i = 0; i < count; i++) {
+          int doc = docs[i];
+          threads.execute(() -> readQuietly(reader, field, doc, cost, deadline));
+        }
+      }
+    } // waits for every read
+  }
+
+  private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, ReadDeadline deadline) {
+    try (ReadCost.Scope c = cost == null ? null : ReadCost.attach(cost);
+        ReadDeadline.Scope d = deadline == null ? null : ReadDeadline.at(deadline.deadlineNanos, deadline.what)) {
+      read(reader, field, doc);
+    } catch (IOException | RuntimeException e) {
+      // the wrapped collector's own read of this value fetches again and reports what is wrong
+    }
+  }
+
+  /** Reads {@code field}'s value(s) of {@code doc}, which brings their bytes into the cache. */
+  static void read(LeafReader reader, FieldInfo field, int doc) throws IOException {
+    String name = field.name;
+    switch (field.getDocValuesType()) {
+      case NUMERIC -> {
+        NumericDocValues v = reader.getNumericDocValues(name);
+        if (v != null && v.advanceExact(doc)) {
+          v.longValue();
+        }
+      }
+      case SORTED_NUMERIC -> {
+        SortedNumericDocValues v = reader.getSortedNumericDocValues(name);
+        if (v != null && v.advanceExact(doc)) {
+          for (int i = 0; i < v.docValueCount(); i++) {
+            v.nextValue();
+          }
+        }
+      }
+      case SORTED -> {
+        SortedDocValues v = reader.getSortedDocValues(name);
+        if (v != null && v.advanceExact(doc)) {
+          v.lookupOrd(v.ordValue());
+        }
+      }
+      case SORTED_SET -> {
+        SortedSetDocValues v = reader.getSortedSetDocValues(name);
+        if (v != null && v.advanceExact(doc)) {
+          for (int i = 0; i < v.docValueCount(); i++) {
+            v.lookupOrd(v.nextOrd());
+          }
+        }
+      }
+      case BINARY -> {
+        BinaryDocValues v = reader.getBinaryDocValues(name);
+        if (v != null && v.advanceExact(doc)) {
+          v.binaryValue();
+        }
+      }
+      case NONE -> {}
+    }
+  }
+}

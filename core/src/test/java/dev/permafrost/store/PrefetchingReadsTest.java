@@ -1,0 +1,282 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.SnapshotRepository;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.SortedSetDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.CollectorManager;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.SimpleCollector;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link ColumnPrefetch} and {@link HitPrefetchingCollector} over a mounted snapshot with small regions: what they
+ * fetch is what is then read (no further request), the answers are the local index's, and a few hits' values cost
+ * fewer dependent round trips than reading them one after another.
+ */
+class PrefetchingReadsTest {
+  private static final int DOCS = 30_000;
+  @TempDir Path tmp;
+  private final long seed = Long.getLong("tests.seed", System.nanoTime());
+  private final Random random = new Random(seed);
+  private Directory local;
+  private CountingBlobStore store;
+  private SnapshotRepository repo;
+  private SharedRegionCache cache;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    local = FSDirectory.open(tmp.resolve("local"));
+    try (IndexWriter w = new IndexWriter(local, new IndexWriterConfig())) {
+      for (int i = 0; i < DOCS; i++) {
+        Document d = new Document();
+        d.add(new NumericDocValuesField("n", random.nextLong())); // 8 bytes a value: a column of many regions
+        d.add(new SortedSetDocValuesField("s", new BytesRef("term-" + random.nextInt(500))));
+        d.add(new StringField("tag", i % 3_001 == 7 ? "rare" : "common", Field.Store.NO));
+        d.add(new TextField("body", "word" + random.nextInt(50) + " word" + random.nextInt(50), Field.Store.YES));
+        d.add(new StoredField("id", i));
+        w.addDocument(d);
+      }
+      w.forceMerge(1);
+    }
+    store = new CountingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    repo = SnapshotRepository.open(store);
+    repo.createSnapshot("snap", local);
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(32 << 10)
+        .tailRegionSize(32 << 10).build();
+  }
+
+  @AfterEach
+  void tearDown() throws IOException {
+    cache.close();
+    local.close();
+  }
+
+  @Test
+  void prefetchedColumnsAreReadWithoutAnotherRequestAndEqualTheLocalIndex() throws Exception {
+    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir);
+        DirectoryReader expected = DirectoryReader.open(local)) {
+      LeafReader leaf = reader.leaves().get(0).reader();
+      store.reset();
+      // a field without doc values and a missing one are skipped
+      ColumnPrefetch.prefetch(leaf, "n", "s", "body", "no-such-field");
+      awaitFills();
+      long prefetched = store.readRequests.get();
+      assertTrue(prefetched > 4, "the columns span many regions, fetched ahead: " + prefetched + " requests, seed " + seed);
+      long[] values = new long[DOCS];
+      long[] ords = new long[DOCS];
+      NumericDocValues n = leaf.getNumericDocValues("n");
+      SortedSetDocValues s = leaf.getSortedSetDocValues("s");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(n.advanceExact(doc) && s.advanceExact(doc));
+        values[doc] = n.longValue();
+        ords[doc] = s.nextOrd();
+      }
+      assertEquals(prefetched, store.readRequests.get(), "every value and ordinal was fetched ahead, seed " + seed);
+      LeafReader want = expected.leaves().get(0).reader();
+      NumericDocValues wn = want.getNumericDocValues("n");
+      SortedSetDocValues ws = want.getSortedSetDocValues("s");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(wn.advanceExact(doc) && ws.advanceExact(doc));
+        assertEquals(wn.longValue(), values[doc], "doc " + doc + ", seed " + seed);
+        assertEquals(ws.lookupOrd(ws.nextOrd()), s.lookupOrd(ords[doc]), "doc " + doc + ", seed " + seed);
+      }
+    }
+  }
+
+  @Test
+  void withoutPrefetchTheSameReadsFetchAsTheyGo() throws Exception {
+    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      LeafReader leaf = reader.leaves().get(0).reader();
+      awaitFills();
+      store.reset();
+      NumericDocValues n = leaf.getNumericDocValues("n");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(n.advanceExact(doc));
+        n.longValue();
+      }
+      assertTrue(store.readRequests.get() > 4, "the column is fetched region by region: " + store.readRequests.get());
+    }
+  }
+
+  @Test
+  void aFewHitsValuesAreFetchedTogetherAndCollectedAsWithoutTheWrapper() throws Exception {
+    Query rare = new TermQuery(new Term("tag", "rare"));
+    List<String> plain;
+    ReadCost plainCost = new ReadCost();
+    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      try (ReadCost.Scope s = ReadCost.attach(plainCost)) {
+        plain = new IndexSearcher(reader).search(rare, ValuesCollector.manager());
+      }
+    }
+    cache.clear();
+    List<String> prefetched;
+    ReadCost prefetchedCost = new ReadCost();
+    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      try (ReadCost.Scope s = ReadCost.attach(prefetchedCost)) {
+        prefetched = new IndexSearcher(reader).search(rare,
+            HitPrefetchingCollector.manager(ValuesCollector.manager(), List.of("n", "s", "tag"), true));
+      }
+    }
+    List<String> expected;
+    try (DirectoryReader reader = DirectoryReader.open(local)) {
+      expected = new IndexSearcher(reader).search(rare, ValuesCollector.manager());
+    }
+    assertEquals(DOCS / 3_001 + 1, expected.size());
+    assertEquals(expected, plain, "seed " + seed);
+    assertEquals(expected, prefetched, "seed " + seed);
+    assertTrue(prefetchedCost.waves() < plainCost.waves(), "the hits' values came together: " + prefetchedCost.waves()
+        + " waves with the wrapper, " + plainCost.waves() + " without (" + prefetchedCost + " / " + plainCost + ")");
+  }
+
+  @Test
+  void scoredTopHitsAreTheSameThroughTheWrapperWhateverTheBatch() throws Exception {
+    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir);
+        DirectoryReader want = DirectoryReader.open(local)) {
+      IndexSearcher searcher = new IndexSearcher(reader);
+      for (int round = 0; round < 20; round++) {
+        Query query = new BooleanQuery.Builder()
+            .add(new TermQuery(new Term("body", "word" + random.nextInt(50))), BooleanClause.Occur.SHOULD)
+            .add(new TermQuery(new Term("body", "word" + random.nextInt(50))), BooleanClause.Occur.SHOULD)
+            .build();
+        int size = 1 + random.nextInt(20);
+        int threshold = random.nextBoolean() ? 1 : Integer.MAX_VALUE; // skipping by score, or exact totals
+        TopDocs expected = new IndexSearcher(want).search(query, new TopScoreDocCollectorManager(size, threshold));
+        int batch = 1 + random.nextInt(100);
+        TopDocs got = searcher.search(query, new CollectorManager<HitPrefetchingCollector<?>, TopDocs>() {
+          final TopScoreDocCollectorManager in = new TopScoreDocCollectorManager(size, threshold);
+          final List<org.apache.lucene.search.TopScoreDocCollector> made = new ArrayList<>();
+
+          @Override
+          public HitPrefetchingCollector<?> newCollector() throws IOException {
+            var c = in.newCollector();
+            made.add(c);
+            return HitPrefetchingCollector.wrap(c, List.of("n"), random.nextBoolean(), batch);
+          }
+
+          @Override
+          public TopDocs reduce(Collection<HitPrefetchingCollector<?>> collectors) throws IOException {
+            return in.reduce(made);
+          }
+        });
+        String what = query + " top " + size + " threshold " + threshold + " batch " + batch + ", seed " + seed;
+        assertEquals(expected.scoreDocs.length, got.scoreDocs.length, what);
+        for (int i = 0; i < got.scoreDocs.length; i++) {
+          ScoreDoc e = expected.scoreDocs[i];
+          ScoreDoc g = got.scoreDocs[i];
+          assertEquals(e.doc, g.doc, what + " at " + i);
+          assertEquals(e.score, g.score, 0f, what + " at " + i);
+        }
+        if (threshold == Integer.MAX_VALUE) {
+          assertEquals(expected.totalHits, got.totalHits, what);
+        }
+      }
+    }
+  }
+
+  private void awaitFills() throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (cache.filler().inFlight() > 0 && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertEquals(0, cache.filler().inFlight(), "fills still running after 30 s");
+  }
+
+  /** Reads every hit's doc values and stored fields, as a needle's collector does: "doc n term id". */
+  private static final class ValuesCollector extends SimpleCollector {
+    final List<String> out = new ArrayList<>();
+    private NumericDocValues n;
+    private SortedSetDocValues s;
+    private StoredFields stored;
+    private int base;
+
+    static CollectorManager<ValuesCollector, List<String>> manager() {
+      return new CollectorManager<>() {
+        @Override
+        public ValuesCollector newCollector() {
+          return new ValuesCollector();
+        }
+
+        @Override
+        public List<String> reduce(Collection<ValuesCollector> collectors) {
+          List<String> all = new ArrayList<>();
+          for (ValuesCollector c : collectors) {
+            all.addAll(c.out);
+          }
+          all.sort(null);
+          return all;
+        }
+      };
+    }
+
+    @Override
+    protected void doSetNextReader(LeafReaderContext context) throws IOException {
+      n = context.reader().getNumericDocValues("n");
+      s = context.reader().getSortedSetDocValues("s");
+      stored = context.reader().storedFields();
+      base = context.docBase;
+    }
+
+    @Override
+    public void collect(int doc) throws IOException {
+      assertTrue(n.advanceExact(doc) && s.advanceExact(doc));
+      Document d = stored.document(doc);
+      assertNotNull(d.get("body"));
+      out.add((base + doc) + " " + n.longValue() + " " + s.lookupOrd(s.nextOrd()).utf8ToString() + " "
+          + d.getField("id").numericValue());
+    }
+
+    @Override
+    public ScoreMode scoreMode() {
+      return ScoreMode.COMPLETE_NO_SCORES;
+    }
+  }
+}
