@@ -6,8 +6,11 @@
  * Reading snapshots in place: {@link dev.permafrost.store.BlobDirectory}, a read-only Lucene {@code Directory} over
  * one mounted snapshot, and {@link dev.permafrost.store.SharedRegionCache}, the one bounded on-disk cache that every
  * mounted index of a node reads through. {@link dev.permafrost.store.CacheStats} is what the cache reports, and
- * {@link dev.permafrost.store.CacheSummary} what a cache directory holds, read without opening it. Everything else is
- * package-private.
+ * {@link dev.permafrost.store.CacheSummary} what a cache directory holds, read without opening it.
+ * {@link dev.permafrost.store.ColumnPrefetch} and {@link dev.permafrost.store.HitPrefetchingCollector} let a search
+ * say what it will read, so that a cold search fetches it together rather than one round trip after another;
+ * {@link dev.permafrost.store.ReadDeadline} and {@link dev.permafrost.store.ReadCost} bound and count a thread's
+ * reads. Everything else is package-private.
  *
  * <p>The read path, in five files:
  *

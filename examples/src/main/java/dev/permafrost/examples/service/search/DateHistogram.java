@@ -3,6 +3,7 @@
  */
 package dev.permafrost.examples.service.search;
 
+import dev.permafrost.store.ColumnPrefetch;
 import java.io.IOException;
 import java.util.Collection;
 import org.apache.lucene.index.DocValues;
@@ -62,6 +63,7 @@ public final class DateHistogram implements CollectorManager<DateHistogram.Count
 
     @Override
     public LeafCollector getLeafCollector(LeafReaderContext context) throws IOException {
+      ColumnPrefetch.prefetch(context.reader(), field); // read for every hit: fetched whole, with the query's first reads
       NumericDocValues values = DocValues.getNumeric(context.reader(), field);
       return new LeafCollector() {
         @Override
