@@ -523,6 +523,15 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       lastRegion = index;
       file.cache.recordAccess(blob, index);
     }
+    if (HitPrefetchingCollector.probing()) {
+      // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
+      Slot slot = blob.slot(index);
+      if (slot == null || !slot.offerFilled(blob, index, p - blob.regionStart(index), this)) {
+        throw HitPrefetchingCollector.NOT_CACHED;
+      }
+      countHit();
+      return;
+    }
     int result;
     try {
       result = blob.window(index, p, fillSize, file, this);

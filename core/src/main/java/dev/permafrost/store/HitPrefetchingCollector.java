@@ -31,7 +31,8 @@ import org.apache.lucene.search.ScoreMode;
  * each: it holds back up to {@code batchSize} hits of a segment, reads the named doc-values fields of all of them at
  * once (each (hit, field) on a virtual thread of its own, so that their fetches travel together; the bytes land in
  * the cache; a sorted field's terms are looked up too) and asks the segment's stored fields to prefetch their blocks, then hands the hits, in order and with
- * their scores, to the wrapped collector, whose reads find their bytes cached.
+ * their scores, to the wrapped collector, whose reads find their bytes cached. Values already cached are read at
+ * once on the collecting thread (a probe that never waits for the store), so a warm search starts no thread.
  *
  * <p>For queries with few hits per segment (a needle: a client address, a trace id) whose collector reads values of
  * each hit; for a collector that reads most of a segment, {@link ColumnPrefetch} fetches whole columns instead. The
@@ -43,6 +44,18 @@ import org.apache.lucene.search.ScoreMode;
  * @param <C> the wrapped collector
  */
 public final class HitPrefetchingCollector<C extends Collector> implements Collector {
+  /** Thrown by a probing read whose bytes are not in the cache (never seen outside this class: no stack). */
+  static final IOException NOT_CACHED = new IOException("not cached") {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  };
+
+  private static final ThreadLocal<Boolean> PROBING = new ThreadLocal<>();
+
   /** Hits held back per segment before their values are fetched (the default of {@link #wrap}). */
   public static final int DEFAULT_BATCH_SIZE = 64;
 
@@ -199,14 +212,32 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     if (fields.isEmpty()) {
       return;
     }
+    // Warm, the values are read here at once and no thread is started; what is not cached is left to the threads.
+    List<int[]> missing = new ArrayList<>();
+    PROBING.set(Boolean.TRUE);
+    try {
+      for (int f = 0; f < fields.size(); f++) {
+        for (int i = 0; i < count; i++) {
+          try {
+            read(reader, fields.get(f), docs[i]);
+          } catch (IOException | RuntimeException e) {
+            missing.add(new int[] {f, docs[i]});
+          }
+        }
+      }
+    } finally {
+      PROBING.remove();
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
     ReadCost cost = ReadCost.current();
     ReadDeadline deadline = ReadDeadline.current();
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-      for (FieldInfo field : fields) {
-        for (int i = 0; i < count; i++) {
-          int doc = docs[i];
-          threads.execute(() -> readQuietly(reader, field, doc, cost, deadline));
-        }
+      for (int[] m : missing) {
+        FieldInfo field = fields.get(m[0]);
+        int doc = m[1];
+        threads.execute(() -> readQuietly(reader, field, doc, cost, deadline));
       }
     } // waits for every read
   }
@@ -218,6 +249,11 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     } catch (IOException | RuntimeException e) {
       // the wrapped collector's own read of this value fetches again and reports what is wrong
     }
+  }
+
+  /** Whether this thread's reads are probes: a read that would wait for the store throws {@link #NOT_CACHED}. */
+  static boolean probing() {
+    return PROBING.get() != null;
   }
 
   /** Reads {@code field}'s value(s) of {@code doc}, which brings their bytes into the cache. */

@@ -319,6 +319,23 @@ final class Slot {
     }
   }
 
+  /**
+   * Points {@code target} at the run of filled pages around region offset {@code rel} if its page is filled (and the
+   * slot still holds the region); never fetches nor waits.
+   */
+  synchronized boolean offerFilled(CachedBlob blob, int index, long rel, WindowTarget target) {
+    if (owner != blob || this.index != index || (generation & 1) != 0) {
+      return false;
+    }
+    int page = pageOf(rel);
+    if (!isFilled(page)) {
+      return false;
+    }
+    target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page), cacheOffset - fileStart,
+        this, generation);
+    return true;
+  }
+
   /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
   synchronized void prefetch(CachedBlob blob, int index, long from, long to, BlobFile file) {
     if (owner != blob || this.index != index) {
