@@ -164,6 +164,9 @@ final class CachedBlob {
     for (;;) {
       Slot slot = cache.slotFor(this, index);
       if (slot == null) {
+        if (HitPrefetchingCollector.prefetching()) {
+          throw HitPrefetchingCollector.NOT_CACHED; // not admitted: what a prefetch read here would be thrown away
+        }
         readDirect(index, p, fillSize, file, target);
         return DIRECT;
       }

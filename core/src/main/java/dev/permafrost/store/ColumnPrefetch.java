@@ -32,7 +32,7 @@ import org.apache.lucene.index.LeafReader;
  * reader that comes to need the bytes waits for them, and a failure is left for that read to report. On a directory
  * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
  * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows
- * ({@code dev.permafrost.catalog.HitPrefetchingCollector}): a whole column costs more bytes than a few of its values.
+ * ({@link HitPrefetchingCollector}): a whole column costs more bytes than a few of its values.
  */
 public final class ColumnPrefetch {
   /** The most bytes of one random-access slice that are fetched ahead. */

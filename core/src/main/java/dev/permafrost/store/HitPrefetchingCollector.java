@@ -30,8 +30,9 @@ import org.apache.lucene.search.ScoreMode;
  * A collector that makes the per-document reads of a segment's hits cost one round trip together instead of one
  * each: it holds back up to {@code batchSize} hits of a segment, reads the named doc-values fields of all of them at
  * once (each (hit, field) on a virtual thread of its own, so that their fetches travel together; the bytes land in
- * the cache; a sorted field's terms are looked up too) and asks the segment's stored fields to prefetch their blocks, then hands the hits, in order and with
- * their scores, to the wrapped collector, whose reads find their bytes cached. Values already cached are read at
+ * the cache; a sorted field's terms are looked up too) and asks the segment's stored fields to prefetch their
+ * blocks, then hands the hits, in order and with their scores, to the wrapped collector, whose reads find their
+ * bytes cached. Values already cached are read at
  * once on the collecting thread (a probe that never waits for the store), so a warm search starts no thread.
  *
  * <p>For queries with few hits per segment (a needle: a client address, a trace id) whose collector reads values of
@@ -44,7 +45,11 @@ import org.apache.lucene.search.ScoreMode;
  * @param <C> the wrapped collector
  */
 public final class HitPrefetchingCollector<C extends Collector> implements Collector {
-  /** Thrown by a probing read whose bytes are not in the cache (never seen outside this class: no stack). */
+  /**
+   * Thrown by a probing read whose bytes are not in the cache, and by a prefetching read of a region the cache does
+   * not admit (read straight from the store, its bytes would be thrown away and read again). Never seen outside
+   * this class: no stack.
+   */
   static final IOException NOT_CACHED = new IOException("not cached") {
     private static final long serialVersionUID = 1L;
 
@@ -54,7 +59,10 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     }
   };
 
-  private static final ThreadLocal<Boolean> PROBING = new ThreadLocal<>();
+  /** What this thread's reads are for: a probe that never waits, a prefetch that never reads around the cache. */
+  enum Mode { PROBE, PREFETCH }
+
+  private static final ThreadLocal<Mode> MODE = new ThreadLocal<>();
 
   /** Hits held back per segment before their values are fetched (the default of {@link #wrap}). */
   public static final int DEFAULT_BATCH_SIZE = 64;
@@ -214,7 +222,7 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     }
     // Warm, the values are read here at once and no thread is started; what is not cached is left to the threads.
     List<int[]> missing = new ArrayList<>();
-    PROBING.set(Boolean.TRUE);
+    MODE.set(Mode.PROBE);
     try {
       for (int f = 0; f < fields.size(); f++) {
         for (int i = 0; i < count; i++) {
@@ -226,7 +234,7 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
         }
       }
     } finally {
-      PROBING.remove();
+      MODE.remove();
     }
     if (missing.isEmpty()) {
       return;
@@ -245,15 +253,23 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
   private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, ReadDeadline deadline) {
     try (ReadCost.Scope c = cost == null ? null : ReadCost.attach(cost);
         ReadDeadline.Scope d = deadline == null ? null : ReadDeadline.at(deadline.deadlineNanos, deadline.what)) {
+      MODE.set(Mode.PREFETCH);
       read(reader, field, doc);
     } catch (IOException | RuntimeException e) {
       // the wrapped collector's own read of this value fetches again and reports what is wrong
+    } finally {
+      MODE.remove();
     }
   }
 
   /** Whether this thread's reads are probes: a read that would wait for the store throws {@link #NOT_CACHED}. */
   static boolean probing() {
-    return PROBING.get() != null;
+    return MODE.get() == Mode.PROBE;
+  }
+
+  /** Whether this thread's reads are prefetches: a region the cache does not admit throws {@link #NOT_CACHED}. */
+  static boolean prefetching() {
+    return MODE.get() == Mode.PREFETCH;
   }
 
   /** Reads {@code field}'s value(s) of {@code doc}, which brings their bytes into the cache. */
