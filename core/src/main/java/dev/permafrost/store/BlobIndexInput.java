@@ -71,6 +71,11 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private long pendingManifestBytes;
   private int pendingMoves;
 
+  /**
+   * The bytes of this input (a column a collector named) read straight from the store when the cache did not admit
+   * them, shared with its clones, or null. See {@link ScanRead}.
+   */
+  private ScanRead scanRead;
   /** A private clone of the cache mapping, for bulk reads that need a file pointer. */
   private IndexInput cacheInput;
   private final byte[] scratch = new byte[Long.BYTES];
@@ -105,6 +110,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     this.baseFill = from.baseFill;
     this.fillSize = from.fillSize;
     this.pos = sliceStart;
+    this.scanRead = from.scanRead;
     // The window is immutable shared state: a clone can keep using it, clipped to its own bounds.
     long start = Math.max(from.winStart, sliceStart);
     long end = Math.min(from.winEnd, sliceEnd);
@@ -523,6 +529,18 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       lastRegion = index;
       file.cache.recordAccess(blob, index);
     }
+    ScanRead scan = scanRead;
+    if (scan != null && scan.holds(p)) {
+      if (HitPrefetchingCollector.probing() && !scan.ready()) {
+        throw HitPrefetchingCollector.NOT_CACHED;
+      }
+      HeapWindow bytes = scan.await(blob);
+      if (bytes != null) {
+        setWindow(scan.start, scan.end, -scan.start, bytes, Slot.HEAP, Slot.HEAP.generation, KIND_DIRECT);
+        return;
+      }
+      scanRead = null; // called off: read as any other refused region
+    }
     if (HitPrefetchingCollector.probing()) {
       // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
       Slot slot = blob.slot(index);
@@ -553,6 +571,14 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
 
   @Override
   public void prefetch(long offset, long length) throws IOException {
+    prefetch(offset, length, false);
+  }
+
+  /**
+   * Starts fetching [offset, offset+length) of this input; {@code scan}: this input will read all of it, so what the
+   * cache does not admit is read straight from the store now, in one request, for this input and its clones.
+   */
+  private void prefetch(long offset, long length, boolean scan) throws IOException {
     ensureOpen();
     if (length <= 0 || offset < 0 || offset > sliceEnd - sliceStart - length) {
       return;
@@ -566,6 +592,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     if (blob == null) {
       return;
     }
+    long refusedFrom = Long.MAX_VALUE;
+    long refusedTo = Long.MIN_VALUE;
     for (long p = start; p < end; ) {
       int hot = file.hotRange(p);
       if (hot >= 0) {
@@ -573,8 +601,15 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         continue;
       }
       long stop = Math.min(end, file.nextHotStart(p));
-      blob.prefetch(p, stop, file);
+      long[] refused = blob.prefetch(p, stop, file);
+      if (refused != null) {
+        refusedFrom = Math.min(refusedFrom, refused[0]);
+        refusedTo = Math.max(refusedTo, refused[1]);
+      }
       p = stop;
+    }
+    if (scan && refusedFrom < refusedTo) {
+      ColumnPrefetch.started(ScanRead.start(blob, sliceStart, file, refusedFrom, refusedTo));
     }
   }
 
@@ -628,11 +663,16 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   @Override
   public RandomAccessInput randomAccessSlice(long offset, long length) throws IOException {
     BlobIndexInput slice = slice("randomaccess", offset, length);
+    CachedBlob blob = file.cachedBlob;
+    if (blob != null && slice.scanRead == null) {
+      // a column this thread named a moment ago (ColumnPrefetch), read straight from the store: read it from there
+      slice.scanRead = ColumnPrefetch.takeStraightRead(blob, slice.sliceStart);
+    }
     if (ColumnPrefetch.active()) {
       // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
       // sliced to the end of the file): only its head is a column's.
       long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
-      slice.prefetch(0, Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES));
+      slice.prefetch(0, Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES), true);
     }
     return slice;
   }

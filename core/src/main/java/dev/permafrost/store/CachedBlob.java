@@ -162,7 +162,7 @@ final class CachedBlob {
       return Slot.HIT;
     }
     for (;;) {
-      Slot slot = cache.slotFor(this, index);
+      Slot slot = cache.slotFor(this, index, true);
       if (slot == null) {
         if (HitPrefetchingCollector.prefetching()) {
           throw HitPrefetchingCollector.NOT_CACHED; // not admitted: what a prefetch read here would be thrown away
@@ -197,18 +197,28 @@ final class CachedBlob {
     target.setHeapWindow(from, to, new HeapWindow(bytes));
   }
 
-  /** Starts fetching, without waiting, what is missing of [start, end). */
-  void prefetch(long start, long end, BlobFile file) {
+  /**
+   * Starts fetching, without waiting, what is missing of [start, end) into the cache, and returns the stretch of it
+   * that the cache did not admit, from the first refused region to the end of the last (a scan may read it straight
+   * from the store), or null if every region was admitted.
+   */
+  long[] prefetch(long start, long end, BlobFile file) {
+    long refusedFrom = -1;
+    long refusedTo = -1;
     for (long p = start; p < end; ) {
       int index = regionIndex(p);
       long regionStart = regionStart(index);
       long regionEnd = regionStart + regionLength(index);
-      Slot slot = cache.slotFor(this, index);
+      Slot slot = cache.slotFor(this, index, false);
       if (slot != null) {
         slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, file);
+      } else {
+        refusedFrom = refusedFrom < 0 ? p : refusedFrom;
+        refusedTo = Math.min(end, regionEnd);
       }
       p = regionEnd;
     }
+    return refusedFrom < 0 ? null : new long[] {refusedFrom, refusedTo};
   }
 
   // ---- verification ----

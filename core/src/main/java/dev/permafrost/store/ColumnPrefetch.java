@@ -39,12 +39,20 @@ public final class ColumnPrefetch {
   public static final long MAX_COLUMN_BYTES = 16L << 20;
 
   private static final ThreadLocal<Boolean> WHOLE = new ThreadLocal<>();
+  /**
+   * The columns this thread's last call read straight from the store (the cache did not admit them), each until the
+   * doc values the collector opens next, on the same thread, take it. Dropped at the next call.
+   */
+  private static final ThreadLocal<List<ScanRead>> STARTED = new ThreadLocal<>();
 
   private ColumnPrefetch() {}
 
   /** Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment; returns at once. */
   public static void prefetch(LeafReader reader, Collection<String> fields) throws IOException {
     Boolean outer = WHOLE.get();
+    if (outer == null) {
+      STARTED.remove(); // the last segment's columns: its collector has opened them by now
+    }
     WHOLE.set(Boolean.TRUE);
     try {
       for (String field : fields) {
@@ -75,6 +83,34 @@ public final class ColumnPrefetch {
       case SORTED_SET -> reader.getSortedSetDocValues(field);
       case NONE -> {}
     }
+  }
+
+  /** Notes a column read straight from the store by this call (null: none was started). */
+  static void started(ScanRead read) {
+    if (read != null) {
+      List<ScanRead> reads = STARTED.get();
+      if (reads == null) {
+        STARTED.set(reads = new java.util.ArrayList<>(4));
+      }
+      reads.add(read);
+    }
+  }
+
+  /**
+   * Hands over the column beginning at {@code column} (absolute) of {@code blob} that this thread's last call read
+   * straight from the store, to the input about to read it (the thread forgets it), or null.
+   */
+  static ScanRead takeStraightRead(CachedBlob blob, long column) {
+    List<ScanRead> reads = STARTED.get();
+    if (reads != null && WHOLE.get() == null) {
+      for (int i = 0; i < reads.size(); i++) {
+        ScanRead r = reads.get(i);
+        if (r.blob == blob && r.column == column) {
+          return reads.remove(i);
+        }
+      }
+    }
+    return null;
   }
 
   /** Whether random-access slices opened by this thread now are to be fetched whole. */

@@ -137,9 +137,40 @@ final class Filler {
       inFlight.decrementAndGet();
       throw new IOException("the shared region cache at " + regionFile.path() + " is closed; cannot read " + blob.blobName, e);
     }
+    return awaitDirect(task, limit);
+  }
+
+  /**
+   * Starts reading [from, to) of {@code blob} straight from the store on the prefetch lane, for a reader that will
+   * ask for it later ({@link #awaitDirect}); null if the cache is closed.
+   */
+  DirectTask startDirect(CachedBlob blob, BlobFile file, long from, long to) {
+    DirectTask task = new DirectTask(blob, file, from, to);
+    inFlight.incrementAndGet();
+    try {
+      prefetches.execute(task);
+      return task;
+    } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      return null;
+    }
+  }
+
+  /**
+   * Waits until {@code limit} for a direct read's bytes; a read still queued on the prefetch lane is queued on the
+   * demand lane too (whichever gets to it first runs it). Calls the read off if the wait ends first.
+   */
+  byte[] awaitDirect(DirectTask task, ReadDeadline limit) throws IOException {
+    if (!task.result.isDone()) {
+      try {
+        demand.execute(task); // runs at once if it has not started; does nothing if it has
+      } catch (RuntimeException e) {
+        // closed: the wait below fails with the task's own error
+      }
+    }
     long start = System.nanoTime();
     try {
-      return awaitDirect(task, blob, file, from, to, limit, start);
+      return awaitDirect(task, task.blob, task.file, task.from, task.to, limit, start);
     } finally {
       if (task.cost != null) {
         task.cost.waited(System.nanoTime() - start);
@@ -463,12 +494,12 @@ final class Filler {
   }
 
   /** A read straight from the store into heap bytes: fetch, verify, hand over. */
-  private final class DirectTask extends FetchTask {
+  final class DirectTask extends FetchTask {
     final CompletableFuture<byte[]> result = new CompletableFuture<>();
-    private final CachedBlob blob;
-    private final BlobFile file;
-    private final long from;
-    private final long to;
+    final CachedBlob blob;
+    final BlobFile file;
+    final long from;
+    final long to;
 
     DirectTask(CachedBlob blob, BlobFile file, long from, long to) {
       this.blob = blob;

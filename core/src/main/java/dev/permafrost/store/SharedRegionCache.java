@@ -45,9 +45,12 @@ import org.slf4j.LoggerFactory;
  * continue as soon as their own bytes are written. Hits are read from a memory mapping of the cache file (through
  * Lucene's {@link MMapDirectory}) without locks or allocation.
  *
- * <p>Eviction resists scans: when no space is free, a region is admitted only if it has been used more often
- * (by an ageing frequency sketch) than the least used of a few sampled stretches of the file of its size (TinyLFU
- * admission). A region that is not admitted, or that finds nothing to evict, is read straight from the blob store
+ * <p>Eviction resists scans and keeps what saves round trips: when no space is free, a region is admitted only if
+ * it is worth more than the least valuable of a few sampled stretches of the file of its size (TinyLFU admission),
+ * where a region's worth is how often it is used (an ageing frequency sketch), weighted up if a reader had to wait
+ * for its fetch (a terms index, a terms block, a postings head: a dependent round trip of every cold query) rather
+ * than receiving it in a prefetch (a doc-values column a collector named, fetched beside the rest in one round
+ * trip). A region that is not admitted, or that finds nothing to evict, is read straight from the blob store
  * (verified the same way) and counted as a direct read. Regions being filled are never evicted. The cache file never
  * grows past its size; if it cannot be written (a full disk), reads are served straight from the store. A cache too
  * small for the data read again and again says so, once, in the log.
@@ -80,7 +83,8 @@ public final class SharedRegionCache implements AutoCloseable {
   final SlotPool pool;
   final int tailRegionSize;
   private final CacheRecord.Layout layout;
-  final FrequencySketch sketch;
+  /** What regions are worth when one must be evicted; shared with the pool. */
+  private final EvictionPolicy policy;
   private final Filler filler;
   private final WarnOnce restoredMismatches = new WarnOnce(log);
   private final ConcurrentHashMap<String, CachedBlob> blobs = new ConcurrentHashMap<>();
@@ -89,6 +93,8 @@ public final class SharedRegionCache implements AutoCloseable {
   final CacheStatsCounter global = new CacheStatsCounter();
   private volatile boolean closed;
   private final long maxReadWaitNanos;
+  /** The heap that scan reads may still take: see {@link Builder#scanBufferBytes}. */
+  final ScanRead.Budget scanBudget;
 
   private SharedRegionCache(Builder b) throws IOException {
     if (b.path == null) {
@@ -123,14 +129,15 @@ public final class SharedRegionCache implements AutoCloseable {
         Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
     checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
     this.tailRegionSize = tailSize;
-    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString());
+    this.policy = new CostAwareTinyLfu(sketchRegions);
+    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(), policy);
     assert pool.bytes == sizeInBytes;
     this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
-    this.sketch = new FrequencySketch(Math.max(1, sketchRegions));
     boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
     this.filler = new Filler(regionFile, b.fetchThreads, b.prefetchThreads, global);
     this.maxReadWaitNanos = b.maxReadWait.toNanos();
+    this.scanBudget = new ScanRead.Budget(b.scanBufferBytes);
     String restored;
     try {
       CacheRecord.Loaded record = CacheRecord.load(dir, layout);
@@ -258,6 +265,7 @@ public final class SharedRegionCache implements AutoCloseable {
     private int fetchThreads = 32;
     private int prefetchThreads = 32;
     private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
+    private long scanBufferBytes = defaultScanBufferBytes();
     private boolean preallocate;
 
     private Builder() {}
@@ -356,6 +364,23 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
+     * The most heap that columns read straight from the store may hold at once (default an eighth of the maximum
+     * heap, at most 256mb; 0 turns such reads off). When a collector names the doc-values columns it will scan
+     * ({@link ColumnPrefetch}) and the cache does not admit their regions (a cache smaller than what is scanned:
+     * the regions that readers wait for are worth more), each run of refused regions is read in one request, beside
+     * the others, into heap bytes that the query's readers of that column share and that are dropped with them,
+     * rather than region by region as the scan reaches each. Past this bound, columns are read as any other
+     * refused region.
+     */
+    public Builder scanBufferBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("scanBufferBytes must not be negative, got " + bytes);
+      }
+      this.scanBufferBytes = bytes;
+      return this;
+    }
+
+    /**
      * Whether to write zeros over the whole cache file at start, so that its disk space is really taken (default
      * false: the file is created sparse, in well under a second whatever its size, after checking that the disk has
      * room for it; a disk that fills up later makes cache writes fail, and reads are then served from the store).
@@ -435,7 +460,7 @@ public final class SharedRegionCache implements AutoCloseable {
     try {
       for (int index = 0; index < blob.regionCount(); index++) {
         recordAccess(blob, index);
-        Slot slot = slotFor(blob, index);
+        Slot slot = slotFor(blob, index, true);
         if (slot != null) {
           slot.offer(blob, index, bytes, regionFile);
         }
@@ -540,16 +565,17 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /**
    * The slot holding region {@code index} of {@code blob}, assigning one if the region is admitted, or null if it
-   * is not (read it directly). The caller checks, under the slot's monitor, that it still holds the region.
+   * is not (read it directly). {@code reader}: a reader waits for it (false: a prefetch). The caller checks, under
+   * the slot's monitor, that it still holds the region.
    */
-  Slot slotFor(CachedBlob blob, int index) {
+  Slot slotFor(CachedBlob blob, int index, boolean reader) {
     for (;;) {
       Slot s = blob.slot(index);
       if (s != null) {
         return s;
       }
       ensureOpen();
-      Slot slot = pool.take(blob.slotSize(index), sketch.frequency(FrequencySketch.key(blob.id, index)), sketch);
+      Slot slot = pool.take(blob, index, reader);
       if (slot == null) {
         return null;
       }
@@ -563,7 +589,7 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /** Counts a use of a region, for eviction. */
   void recordAccess(CachedBlob blob, int index) {
-    sketch.increment(FrequencySketch.key(blob.id, index));
+    policy.recordAccess(blob, index);
   }
 
   /** Empties the cache of every region that is not being filled right now. */
@@ -581,6 +607,10 @@ public final class SharedRegionCache implements AutoCloseable {
     for (CachedBlob b : cachedBlobs) {
       b.evictAll();
     }
+  }
+
+  private static long defaultScanBufferBytes() {
+    return Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
   }
 
   /** The longest a reader waits for the store: see {@link Builder#maxReadWait}. */
@@ -689,7 +719,7 @@ public final class SharedRegionCache implements AutoCloseable {
         facts.add(new CacheRecord.BlobFacts(b.key, b.blobName, b.chunkSize, b.fileName, b.length, b.checksum, b.wholeCrc32c));
         return facts.size() - 1;
       });
-      CacheRecord.SlotState state = s.recordState(owner, ordinal, sketch.frequency(FrequencySketch.key(owner.id, s.index)));
+      CacheRecord.SlotState state = s.recordState(owner, ordinal, policy.frequency(owner, s.index));
       if (state != null) {
         states.add(state);
         bytes += s.size;
@@ -729,9 +759,7 @@ public final class SharedRegionCache implements AutoCloseable {
           slot.freeIfIdle(blob);
           misfit = "region " + state.index() + " of " + blob.blobName + " is recorded twice";
         } else {
-          for (int i = 0; i < state.frequency(); i++) {
-            sketch.increment(FrequencySketch.key(blob.id, state.index()));
-          }
+          policy.restoreFrequency(blob, state.index(), state.frequency());
           bytes += state.size();
         }
       }

@@ -78,6 +78,11 @@ final class Slot {
   long fileStart;
   /** How many bytes of the slot the region uses (less than {@link #size} at the end of a file). As above. */
   int length;
+  /**
+   * Whether a reader started a fetch of this region and waited for it (a dependent round trip), rather than only
+   * prefetches: what the {@link EvictionPolicy} weighs. Written under the monitor, read racily by the pool.
+   */
+  volatile boolean readerFetched;
   /** Whether the slot is in its pool's free lists. Guarded by the pool's monitor, not this one. */
   boolean free;
   /** Guarded by this. */
@@ -115,6 +120,7 @@ final class Slot {
     assert Integer.bitCount(unit) == 1 && unit >= pageSize : unit;
     unitCrcs = new int[(int) ((length + (long) unit - 1) / unit)];
     restored = null;
+    readerFetched = false;
     this.index = index;
     this.owner = blob;
     Arrays.fill(filled, 0L);
@@ -183,6 +189,7 @@ final class Slot {
       return false;
     }
     assign(blob, index);
+    readerFetched = true; // the record does not say how it came in: keep it as if a reader had waited for it
     restored = new long[filled.length];
     for (int u = 0; u < crcs.length; u++) {
       if ((units[u >>> 6] & (1L << u)) != 0) {
@@ -367,6 +374,7 @@ final class Slot {
     long now = System.nanoTime();
     Fill fill = new Fill(start, end, demand, now, file.deadlineAfter(now, end - start + 2L * unit));
     fills.add(fill);
+    readerFetched |= demand;
     blob.cache.filler().start(this, fill, blob, file);
     return fill;
   }
@@ -410,6 +418,7 @@ final class Slot {
       regionStart = fileStart;
       fill = new Fill(0, length, false, System.nanoTime(), Long.MAX_VALUE);
       fills.add(fill);
+      readerFetched = true; // its caller read it and waited for it (a manifest)
     }
     try {
       file.write(bytes, (int) regionStart, (int) fill.end, cacheOffset);

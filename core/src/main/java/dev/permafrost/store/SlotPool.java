@@ -18,11 +18,12 @@ import org.slf4j.LoggerFactory;
  * merges with its free buddy (a buddy allocator): the space small regions stop using returns to large ones and the
  * space large ones do not use serves small ones, so no share of the cache is set aside for any size.
  *
- * <p>When nothing is free, a region is admitted only if it is used more often (by the frequency sketch) than the
- * coldest of a few windows of its size sampled at random in the file; a window is worth its most used region, and a
- * window with a slot being filled or being handed out is skipped. Admitting a region empties the window (a slot of
- * the same size, a larger one holding the window, or the smaller ones inside it) and takes its space. A one-off scan
- * therefore cannot push out regions that are read again and again (TinyLFU admission), whatever their sizes.
+ * <p>When nothing is free, a region is admitted only if it is worth more (by the {@link EvictionPolicy}) than the
+ * least valuable of a few windows of its size sampled at random in the file; a window is worth its most valuable
+ * region, and a window with a slot being filled or being handed out is skipped. Admitting a region empties the
+ * window (a slot of the same size, a larger one holding the window, or the smaller ones inside it) and takes its
+ * space. A one-off scan therefore cannot push out regions that are read again and again (TinyLFU admission),
+ * whatever their sizes.
  *
  * <p>The pool also watches for thrashing that no layout can fix (regions read more than once evicting each other,
  * or refused), and says so once: the data searched again and again does not fit in the cache.
@@ -70,6 +71,7 @@ final class SlotPool {
   /** Regions taken from one blob to give to another. */
   final LongAdder evictions = new LongAdder();
   private final String cacheName;
+  private final EvictionPolicy policy;
   private int placed;
   private int hotEvicted;
   private int hotRefused;
@@ -78,14 +80,16 @@ final class SlotPool {
   /**
    * @param bytes the file's size, at most this many bytes are used (rounded down to {@code minSize})
    * @param cacheName what the thrash warning calls the cache
+   * @param policy what regions are worth, when one must be evicted
    */
-  SlotPool(long bytes, int maxSize, int minSize, int pageSize, String cacheName) {
+  SlotPool(long bytes, int maxSize, int minSize, int pageSize, String cacheName, EvictionPolicy policy) {
     assert Integer.bitCount(maxSize) == 1 && Integer.bitCount(minSize) == 1 && minSize <= maxSize;
     assert Integer.bitCount(pageSize) == 1 && pageSize <= minSize;
     this.maxSize = maxSize;
     this.minSize = minSize;
     this.pageSize = pageSize;
     this.cacheName = cacheName;
+    this.policy = policy;
     for (int size = minSize; size <= maxSize && size > 0; size <<= 1) {
       free.add(new TreeMap<>());
     }
@@ -140,15 +144,20 @@ final class SlotPool {
   // ---- taking and giving back ----
 
   /**
-   * A slot of {@code size} bytes for a region used {@code frequency} times by the sketch: a free one (split from a
-   * larger free piece if need be), or the space of the coldest sampled window if the region is used more often than
-   * it, or null (do not admit the region: read it directly). The caller has the slot to itself until it assigns it
-   * or gives it back.
+   * A slot for region {@code index} of {@code blob}, which a reader waits for ({@code reader}) or which is
+   * prefetched: a free one (split from a larger free piece if need be), or the space of the least valuable sampled
+   * window if the region is worth more than it, or null (do not admit the region: read it directly). The caller has
+   * the slot to itself until it assigns it or gives it back.
    */
-  synchronized Slot take(int size, int frequency, FrequencySketch sketch) {
+  Slot take(CachedBlob blob, int index, boolean reader) {
+    return take(blob.slotSize(index), policy.candidateValue(blob, index, reader), policy.frequency(blob, index));
+  }
+
+  /** {@link #take(CachedBlob, int, boolean)} for a region of {@code size} bytes, {@code value} and use count. */
+  synchronized Slot take(int size, int value, int frequency) {
     Slot slot = takeFree(size);
     if (slot == null) {
-      slot = evictFor(size, frequency, sketch);
+      slot = evictFor(size, value);
       if (slot == null && frequency >= 2) {
         hotRefused++;
       }
@@ -245,10 +254,10 @@ final class SlotPool {
   // ---- eviction ----
 
   /**
-   * Empties the coldest of a few sampled windows of {@code size} bytes if it is colder than {@code frequency}, and
-   * returns the slot of that size it frees; null if every window is busy or at least as hot.
+   * Empties the least valuable of a few sampled windows of {@code size} bytes if it is worth less than
+   * {@code value}, and returns the slot of that size it frees; null if every window is busy or worth as much.
    */
-  private Slot evictFor(int size, int frequency, FrequencySketch sketch) {
+  private Slot evictFor(int size, int value) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     for (int attempt = 0; attempt < 3; attempt++) {
       long best = -1;
@@ -258,19 +267,16 @@ final class SlotPool {
         if (window < 0) {
           continue;
         }
-        int value = windowValue(window, size, sketch, Math.min(bestValue, frequency));
-        if (value >= 0) {
+        int windowValue = windowValue(window, size, Math.min(bestValue, value));
+        if (windowValue >= 0) {
           best = window;
-          bestValue = value;
+          bestValue = windowValue;
         }
       }
       if (best < 0) {
-        return null; // every sampled window is busy, or as hot as the candidate or hotter
+        return null; // every sampled window is busy, or worth as much as the candidate or more
       }
-      if (evictWindow(best, size, frequency, bestValue)) {
-        if (bestValue >= 2) {
-          hotEvicted++;
-        }
+      if (evictWindow(best, size, value, bestValue)) {
         Slot s = takeFree(size);
         if (s != null) {
           return s;
@@ -303,10 +309,10 @@ final class SlotPool {
   }
 
   /**
-   * What emptying the window would cost: the frequency of its most used region (0 if it holds none), or -1 if a
+   * What emptying the window would cost: the value of its most valuable region (0 if it holds none), or -1 if a
    * slot in it is busy (being filled, or handed out) or the cost reaches {@code limit} (it cannot win).
    */
-  private int windowValue(long window, int size, FrequencySketch sketch, int limit) {
+  private int windowValue(long window, int size, int limit) {
     int value = 0;
     for (Slot s : slotsOf(window, size)) {
       if (s.free) {
@@ -316,7 +322,7 @@ final class SlotPool {
       if (owner == null || s.isFilling()) {
         return -1;
       }
-      value = Math.max(value, sketch.frequency(FrequencySketch.key(owner.id, s.index)));
+      value = Math.max(value, policy.residentValue(s, owner, s.index));
       if (value >= limit) {
         return -1;
       }
@@ -325,13 +331,14 @@ final class SlotPool {
   }
 
   /** Takes every region of the window from its owner and gives the slots back; false if one of them became busy. */
-  private boolean evictWindow(long window, int size, int frequency, int value) {
+  private boolean evictWindow(long window, int size, int candidateValue, int value) {
     List<Slot> victims = new ArrayList<>();
     for (Slot s : slotsOf(window, size)) {
       if (!s.free) {
         victims.add(s);
       }
     }
+    boolean hot = false;
     for (Slot victim : victims) {
       CachedBlob evicted = victim.owner;
       int evictedIndex = victim.index;
@@ -339,11 +346,15 @@ final class SlotPool {
         return false; // the ones taken so far are free now: no harm done
       }
       evictions.increment();
+      hot |= evicted != null && policy.frequency(evicted, evictedIndex) >= 2;
       if (log.isDebugEnabled()) {
-        log.debug("evicted region {} of {} from {} (window value {}) for a region of {} bytes and frequency {}",
-            evictedIndex, evicted == null ? "?" : evicted.blobName, victim, value, size, frequency);
+        log.debug("evicted region {} of {} from {} (window value {}) for a region of {} bytes and value {}",
+            evictedIndex, evicted == null ? "?" : evicted.blobName, victim, value, size, candidateValue);
       }
       giveBack(victim);
+    }
+    if (hot) {
+      hotEvicted++;
     }
     return true;
   }

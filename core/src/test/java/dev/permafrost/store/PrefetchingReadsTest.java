@@ -129,6 +129,59 @@ class PrefetchingReadsTest {
   }
 
   @Test
+  void aColumnTheCacheDoesNotAdmitIsReadInOneRequestAndEqualsTheLocalIndex() throws Exception {
+    long[] want = new long[DOCS];
+    try (DirectoryReader expected = DirectoryReader.open(local)) {
+      NumericDocValues wn = expected.leaves().get(0).reader().getNumericDocValues("n");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(wn.advanceExact(doc));
+        want[doc] = wn.longValue();
+      }
+    }
+    long regionByRegion = 0;
+    for (long budget : new long[] {0, 64 << 20}) {
+      // two regions, all taken by what readers waited for (the manifest, the files read at open, stored fields):
+      // a prefetched column is not admitted
+      try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-" + budget)).size(2 * (32 << 10))
+          .regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build()) {
+        try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "snap"), tiny, "snap");
+            DirectoryReader reader = DirectoryReader.open(dir)) {
+          for (String name : dir.listAll()) {
+            if (name.endsWith(".fdt")) {
+              try (var in = dir.openInput(name, org.apache.lucene.store.IOContext.DEFAULT)) {
+                in.readBytes(new byte[(int) in.length()], 0, (int) in.length());
+              }
+            }
+          }
+          LeafReader leaf = reader.leaves().get(0).reader();
+          store.reset();
+          ColumnPrefetch.prefetch(leaf, "n");
+          NumericDocValues n = leaf.getNumericDocValues("n");
+          for (int doc = 0; doc < DOCS; doc++) {
+            assertTrue(n.advanceExact(doc));
+            assertEquals(want[doc], n.longValue(), "doc " + doc + ", budget " + budget + ", seed " + seed);
+          }
+          long requests = store.readRequests.get();
+          if (budget == 0) {
+            regionByRegion = requests;
+            assertTrue(requests > 4, "without heap for it the column is read region by region: " + requests);
+          } else {
+            // the chunk table, the column's regions the cache had room for (prefetched), and one read for the rest
+            assertTrue(2 * requests < regionByRegion, "what the cache did not admit is read in one request: "
+                + requests + " requests against " + regionByRegion + " region by region, seed " + seed);
+            assertTrue(tiny.scanBudget.available() < budget, "its bytes are counted while the column is read");
+          }
+        }
+        for (int i = 0; i < 100 && tiny.scanBudget.available() != budget; i++) {
+          System.gc(); // the bytes are given back once nothing refers to them
+          Thread.sleep(50);
+        }
+        assertEquals(budget, tiny.scanBudget.available(), "the heap of the column's read is given back");
+      }
+    }
+  }
+
+  @Test
   void withoutPrefetchTheSameReadsFetchAsTheyGo() throws Exception {
     try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {

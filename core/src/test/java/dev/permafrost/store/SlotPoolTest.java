@@ -20,13 +20,12 @@ import org.junit.jupiter.api.Test;
 class SlotPoolTest {
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
   private final Random random = new Random(seed);
-  private final FrequencySketch sketch = new FrequencySketch(64);
 
   private SlotPool randomPool() {
     int max = 1 << (12 + random.nextInt(6));
     int min = Math.max(512, max >>> random.nextInt(8));
     long bytes = (long) max * random.nextInt(4) + random.nextInt(max) + min;
-    return new SlotPool(bytes, max, min, Math.min(min, 4096), "test");
+    return new SlotPool(bytes, max, min, Math.min(min, 4096), "test", new CostAwareTinyLfu(64));
   }
 
   private static boolean overlaps(List<Slot> held, Slot s) {
@@ -45,7 +44,7 @@ class SlotPoolTest {
         if (held.isEmpty() || random.nextInt(5) < 3) {
           int size = pool.minSize << random.nextInt(orders);
           boolean room = Arrays.stream(pool.slots()).anyMatch(s -> s.free && s.size >= size);
-          Slot s = pool.take(size, 0, sketch); // nothing is owned: nothing can be evicted
+          Slot s = pool.take(size, 0, 0); // nothing is owned: nothing can be evicted
           assertEquals(room, s != null, "seed " + seed + ": a slot of " + size + " is handed out iff a free piece holds it");
           if (s != null) {
             assertEquals(size, s.size);
@@ -75,7 +74,7 @@ class SlotPoolTest {
 
   @Test
   void carveCutsExactlyTheSlotAskedForOnceAndOnlyFromFreeSpace() {
-    SlotPool pool = new SlotPool(3 * 65536 + 16384, 65536, 1024, 1024, "test");
+    SlotPool pool = new SlotPool(3 * 65536 + 16384, 65536, 1024, 1024, "test", new CostAwareTinyLfu(64));
     Slot a = pool.carve(65536 + 8192, 4096);
     assertNotNull(a);
     assertEquals(65536 + 8192, a.cacheOffset);
@@ -96,16 +95,16 @@ class SlotPoolTest {
 
   @Test
   void aPieceGivenBackIsHandedOutAgainBeforeAnyLargerPieceIsSplit() {
-    SlotPool pool = new SlotPool(2 * 65536, 65536, 4096, 4096, "test");
-    Slot first = pool.take(4096, 0, sketch);
-    Slot second = pool.take(4096, 0, sketch);
+    SlotPool pool = new SlotPool(2 * 65536, 65536, 4096, 4096, "test", new CostAwareTinyLfu(64));
+    Slot first = pool.take(4096, 0, 0);
+    Slot second = pool.take(4096, 0, 0);
     assertEquals(0, first.cacheOffset);
     assertEquals(4096, second.cacheOffset, "the lowest free piece is split first");
-    Slot big = pool.take(65536, 0, sketch);
+    Slot big = pool.take(65536, 0, 0);
     assertEquals(65536, big.cacheOffset, "the untouched root");
-    assertNull(pool.take(65536, 0, sketch), "no free piece that large");
+    assertNull(pool.take(65536, 0, 0), "no free piece that large");
     pool.giveBack(first);
-    Slot again = pool.take(4096, 0, sketch);
+    Slot again = pool.take(4096, 0, 0);
     assertEquals(0, again.cacheOffset);
     assertSame(again, pool.slots()[0]);
   }
