@@ -24,8 +24,11 @@ import java.util.List;
  * trips go.
  *
  * <pre>
- * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.ColdTrace [scale] [workload] [ttfbMs]
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.ColdTrace [scale] [workload] [ttfbMs] [cacheShare]
  * </pre>
+ *
+ * With a {@code cacheShare} (e.g. 0.005), the cache holds that share of the data and the traced run is a repeat,
+ * as {@link SmallCacheBenchmark} measures: the workload runs twice on the same mounts, then once traced.
  */
 public final class ColdTrace {
   private ColdTrace() {}
@@ -34,16 +37,22 @@ public final class ColdTrace {
     String scale = args.length > 0 ? args[0] : "smoke";
     String name = args.length > 1 ? args[1] : "needle";
     double ttfb = args.length > 2 ? Double.parseDouble(args[2]) : 30;
+    double share = args.length > 3 ? Double.parseDouble(args[3]) : 0;
     Dataset dataset = BenchmarkData.dataset(scale);
     Workload workload = Workloads.byName(name, dataset.spec());
     Path cacheDir = BenchmarkData.scratch("trace-cache");
     try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()),
             LatencyModel.of(ttfb, 80));
-        SharedRegionCache cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20),
+        SharedRegionCache cache = BlobIndexes.cache(cacheDir,
+            share > 0 ? (long) (share * dataset.indexBytes()) : 2 * dataset.indexBytes() + (64 << 20),
             BlobIndexes.regionSizeFor(dataset))) {
       for (int run = 0; run < 2; run++) { // the first run warms the JVM, the second is traced
         cache.clear();
         try (Indices indices = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
+          if (share > 0) {
+            indices.run(workload); // cold
+            indices.run(workload); // a first repeat: what the cache keeps has settled
+          }
           List<String> lines = Collections.synchronizedList(new ArrayList<>());
           store.stats().reset();
           store.trace(run == 1 ? lines::add : null);

@@ -66,13 +66,17 @@ public class SmallCacheBenchmark {
   private Indices indexes;
   private CacheStats.Counts before;
 
-  /** Per-invocation results besides time: hit ratio in percent (direct reads count as misses), requests, bytes fetched. */
+  /**
+   * Per-invocation results besides time: hit ratio in percent (direct reads count as misses), requests, bytes
+   * fetched, and round-trip waves (the longest chain of dependent requests, as {@link ColdSearchBenchmark} counts).
+   */
   @State(Scope.Thread)
   @AuxCounters(AuxCounters.Type.EVENTS)
   public static class Counts {
     public double hitRatioPercent;
     public long requests;
     public long bytesFetched;
+    public long roundTripWaves;
   }
 
   @Setup(Level.Trial)
@@ -104,6 +108,7 @@ public class SmallCacheBenchmark {
     counts.hitRatioPercent = hits + misses == 0 ? 0 : 100.0 * hits / (hits + misses);
     counts.requests = store.stats().snapshot().requests();
     counts.bytesFetched = store.stats().snapshot().bytesRead();
+    counts.roundTripWaves = store.stats().snapshot().roundTripWaves();
     return result;
   }
 
