@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.jmh.cache.AccessTrace;
+import dev.permafrost.jmh.cache.PolicySimulator;
+import dev.permafrost.jmh.cache.ProductPolicy;
 import dev.permafrost.jmh.cache.TraceRecordingDirectory;
 import dev.permafrost.sample.AccessLogEvent;
 import dev.permafrost.sample.AccessLogGenerator;
@@ -28,7 +30,9 @@ import dev.permafrost.store.SharedRegionCache;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.MMapDirectory;
 import org.junit.jupiter.api.BeforeAll;
@@ -121,6 +125,27 @@ class BenchmarkSmokeTest {
     }
     assertTrue(trace.size() > 0);
     assertTrue(trace.distinctRegions() > 1 && trace.distinctRegions() <= trace.size());
+  }
+
+  @Test
+  void theProductReplaysTracesWithoutDriftAndAsWellAsTheModelsWhenEverythingFits() throws Exception {
+    long regionSize = BlobIndexes.regionSizeFor(dataset);
+    Map<String, AccessTrace> perRun = new LinkedHashMap<>();
+    PolicyReport.record(dataset, regionSize).forEach((k, v) -> perRun.put(k, v.firstTouches()));
+    for (var e : PolicyReport.scenarios(perRun, regionSize).entrySet()) {
+      AccessTrace trace = e.getValue();
+      int everything = (int) trace.distinctRegions() + 1;
+      // ProductPolicy throws on any drift between its counts and the cache's
+      PolicySimulator.Outcome product = PolicySimulator.run(trace, ProductPolicy.factory(dataset, trace), everything);
+      PolicySimulator.Outcome lru = PolicySimulator.run(trace, PolicySimulator.POLICIES.getFirst(), everything);
+      assertEquals(trace.size(), product.accesses());
+      // a cache that holds every region misses each at most once (the manifest serves some with no request at all)
+      assertTrue(product.requests() <= trace.distinctRegions() && product.requests() > 0, e.getKey() + ": " + product);
+      assertTrue(product.hits() >= lru.hits(), e.getKey() + ": " + product + " vs " + lru);
+      int small = Math.max(2, everything / 20);
+      PolicySimulator.Outcome tight = PolicySimulator.run(trace, ProductPolicy.factory(dataset, trace), small);
+      assertTrue(tight.requests() >= product.requests(), e.getKey() + ": a smaller cache cannot miss less: " + tight);
+    }
   }
 
   @Test

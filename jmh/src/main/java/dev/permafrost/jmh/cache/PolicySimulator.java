@@ -39,16 +39,31 @@ public final class PolicySimulator {
     public double ceiling() {
       return accesses == 0 ? 0 : (double) (accesses - distinct) / accesses;
     }
+
+    /** Requests to the store: one per miss. */
+    public long requests() {
+      return accesses - hits;
+    }
   }
 
-  /** Replays {@code trace} against one policy. */
+  /** Replays {@code trace} against one policy (closed after, if it holds resources). */
   public static Outcome run(AccessTrace trace, EvictionPolicy.Factory factory, int capacity) {
     long[] keys = trace.keys();
     EvictionPolicy policy = factory.create(capacity);
     long hits = 0;
-    for (long key : keys) {
-      if (policy.access(key)) {
-        hits++;
+    try {
+      for (long key : keys) {
+        if (policy.access(key)) {
+          hits++;
+        }
+      }
+    } finally {
+      if (policy instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          throw new IllegalStateException(policy.name() + " failed to close", e);
+        }
       }
     }
     return new Outcome(factory.name(), capacity, keys.length, hits, trace.distinctRegions());
@@ -56,7 +71,15 @@ public final class PolicySimulator {
 
   /** Replays {@code trace} against every policy in {@link #POLICIES}, then Belady's optimum. */
   public static List<Outcome> runAll(AccessTrace trace, int capacity) {
+    return runAll(trace, capacity, List.of());
+  }
+
+  /** Replays {@code trace} against {@code first} (the product, say), every policy in {@link #POLICIES}, then Belady's optimum. */
+  public static List<Outcome> runAll(AccessTrace trace, int capacity, List<EvictionPolicy.Factory> first) {
     List<Outcome> out = new ArrayList<>();
+    for (EvictionPolicy.Factory factory : first) {
+      out.add(run(trace, factory, capacity));
+    }
     for (EvictionPolicy.Factory factory : POLICIES) {
       out.add(run(trace, factory, capacity));
     }

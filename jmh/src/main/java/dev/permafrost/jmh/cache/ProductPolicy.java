@@ -1,0 +1,165 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh.cache;
+
+import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.sample.Dataset;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.BlobDirectory;
+import dev.permafrost.store.CacheStats;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+
+/**
+ * The shipped policy, run through the product (as Caffeine's simulator runs Caffeine itself): each access of a trace
+ * is a one-byte read of that region of that file through a real {@link BlobDirectory} over a real
+ * {@link SharedRegionCache} of the simulated capacity, mounted on the data set's own repository. Whatever the cache
+ * does (slot sizes, tail regions, sampled eviction, the frequency sketch, the cost weights) is what is measured.
+ *
+ * <p>It checks itself on every access: the read must consult the cache exactly once (one hit, miss or direct read
+ * in the directory's counts), or not at all where the manifest holds the bytes; and at the end, the hits it
+ * reported must equal the cache's. A drift means the replay no longer measures the product, and fails loudly with
+ * {@link IllegalStateException}.
+ *
+ * <p>Every access is a read a reader waits for: traces do not say which reads a query prefetched, so the cost
+ * weighting shows only between regions fetched one way or the other inside the product, not here.
+ */
+public final class ProductPolicy implements EvictionPolicy, Closeable {
+  /** The name under which the product is reported. */
+  public static final String NAME = "Permafrost (product)";
+
+  private final AccessTrace trace;
+  private final Path cacheDir;
+  private final SharedRegionCache cache;
+  private final Map<String, BlobDirectory> directories = new HashMap<>();
+  private final long regionSize;
+  private long cacheHits;
+  private long manifestHits;
+  private final long cacheHitsAtStart;
+  private long requests;
+
+  private ProductPolicy(Dataset dataset, AccessTrace trace, int capacity) throws IOException {
+    this.trace = trace;
+    this.regionSize = trace.regionSize();
+    this.cacheDir = Files.createTempDirectory("permafrost-product-policy");
+    this.cache = BlobIndexes.cache(cacheDir, capacity * regionSize, regionSize);
+    SnapshotRepository repository = SnapshotRepository.open(dataset.openStore());
+    for (String name : dataset.indexNames()) {
+      directories.put(name, BlobDirectory.open(repository, name, cache));
+    }
+    cacheHitsAtStart = cache.stats().total().hits();
+  }
+
+  /** Makes the product policy for traces of {@code dataset}'s indices (files named {@code "<index>/<file>"}). */
+  public static Factory factory(Dataset dataset, AccessTrace trace) {
+    return Factory.of(NAME, capacity -> {
+      try {
+        return new ProductPolicy(dataset, trace, capacity);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public boolean access(long key) {
+    String file = trace.fileOf(key);
+    int slash = file.indexOf('/');
+    BlobDirectory dir = directories.get(file.substring(0, slash));
+    String name = file.substring(slash + 1);
+    long region = key & ((1L << 40) - 1);
+    try {
+      FileEntry entry = dir.manifest().file(name);
+      long position = firstUncachedByManifest(entry, region * regionSize, Math.min(entry.length(), (region + 1) * regionSize));
+      if (position < 0) {
+        manifestHits++; // the manifest holds every byte of it: served with no request
+        return true;
+      }
+      CacheStats.Counts before = dir.stats();
+      try (IndexInput in = dir.openInput(name, IOContext.DEFAULT)) { // a fresh input: no window to reuse
+        in.seek(position);
+        in.readByte();
+      }
+      CacheStats.Counts after = dir.stats();
+      long hit = after.hits() - before.hits();
+      long missed = after.misses() - before.misses() + after.directReads() - before.directReads();
+      if (hit + missed != 1) {
+        throw new IllegalStateException("drift: reading byte " + position + " of " + file + " consulted the cache "
+            + (hit + missed) + " times (" + hit + " hits, " + missed + " misses), not once");
+      }
+      cacheHits += hit;
+      requests += missed;
+      return hit == 1;
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading region " + region + " of " + file, e);
+    }
+  }
+
+  /** The first position of [from, to) that is not in the manifest (inlined or a hot range), or -1. */
+  private static long firstUncachedByManifest(FileEntry entry, long from, long to) {
+    if (entry.isInlined()) {
+      return -1;
+    }
+    long p = from;
+    boolean moved = true;
+    while (moved && p < to) {
+      moved = false;
+      for (FileEntry.HotRange hot : entry.hotRanges()) {
+        if (p >= hot.offset() && p < hot.offset() + hot.bytes().length) {
+          p = hot.offset() + hot.bytes().length;
+          moved = true;
+        }
+      }
+    }
+    return p < to ? p : -1;
+  }
+
+  /** Misses and direct reads: what went to the store (a blob's first fetch also loads its chunk table, not counted). */
+  public long requests() {
+    return requests;
+  }
+
+  /** Accesses served by the manifest's bytes, which never reach the cache. */
+  public long manifestHits() {
+    return manifestHits;
+  }
+
+  @Override
+  public void close() throws IOException {
+    long productHits = cache.stats().total().hits() - cacheHitsAtStart;
+    try {
+      for (BlobDirectory d : directories.values()) {
+        d.close();
+      }
+      cache.close();
+    } finally {
+      deleteTree(cacheDir);
+    }
+    if (productHits != cacheHits) {
+      throw new IllegalStateException("drift: the replay counted " + cacheHits + " cache hits, the cache " + productHits);
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
