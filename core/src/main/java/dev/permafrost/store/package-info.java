@@ -29,7 +29,9 @@
  * </ol>
  *
  * <p>Around them: {@code SlotPool} (the cache file's space as slots of power-of-two sizes, split and merged on demand,
- * and TinyLFU eviction, with {@code FrequencySketch}), {@code CacheRecord} (what a clean close writes down so that the
+ * and sampled eviction), {@code EvictionPolicy} (what a region is worth when one must go: the seam the {@code jmh}
+ * simulator replays through) with {@code CostAwareTinyLfu} (the shipped one) and {@code FrequencySketch},
+ * {@code ScanRead} (a column the cache does not admit, read in one request into heap bytes), {@code CacheRecord} (what a clean close writes down so that the
  * next start keeps the cache), {@code BlobFile} (what the inputs of one file of one mounted index share), {@code Fill},
  * {@code HeapWindow}, and the stats counters.
  */
