@@ -534,7 +534,13 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       if (HitPrefetchingCollector.probing() && !scan.ready()) {
         throw HitPrefetchingCollector.NOT_CACHED;
       }
-      HeapWindow bytes = scan.await(blob);
+      HeapWindow bytes;
+      try {
+        bytes = scan.await(blob);
+      } catch (IOException e) {
+        scanRead = null; // as after a failed fill: the next read tries again, the usual way
+        throw e;
+      }
       if (bytes != null) {
         setWindow(scan.start, scan.end, -scan.start, bytes, Slot.HEAP, Slot.HEAP.generation, KIND_DIRECT);
         return;

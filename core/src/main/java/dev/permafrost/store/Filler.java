@@ -170,7 +170,7 @@ final class Filler {
     }
     long start = System.nanoTime();
     try {
-      return awaitDirect(task, task.blob, task.file, task.from, task.to, limit, start);
+      return awaitDirect(task, limit, start);
     } finally {
       if (task.cost != null) {
         task.cost.waited(System.nanoTime() - start);
@@ -178,8 +178,11 @@ final class Filler {
     }
   }
 
-  private byte[] awaitDirect(DirectTask task, CachedBlob blob, BlobFile file, long from, long to, ReadDeadline limit,
-      long start) throws IOException {
+  private byte[] awaitDirect(DirectTask task, ReadDeadline limit, long start) throws IOException {
+    CachedBlob blob = task.blob;
+    BlobFile file = task.file;
+    long from = task.from;
+    long to = task.to;
     try {
       return task.result.get(Math.max(0, limit.deadlineNanos - start), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
