@@ -551,9 +551,7 @@ final class MultiIndexSearch implements AutoCloseable {
     if (fields.isEmpty()) {
       return;
     }
-    for (org.apache.lucene.index.LeafReaderContext leaf : reader.leaves()) {
-      ColumnPrefetch.prefetch(leaf.reader(), fields);
-    }
+    ColumnPrefetch.prefetch(reader, fields); // every segment in one call: each keeps its straight reads
   }
 
   private static TopDocs merge(SearchRequest request, List<TopDocs> results) {

@@ -4,11 +4,14 @@
 package dev.permafrost.store;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
 
 /**
  * Fetches the doc-values columns a search is about to scan, whole and all at once, so that a collector that reads
@@ -41,7 +44,8 @@ public final class ColumnPrefetch {
   private static final ThreadLocal<Boolean> WHOLE = new ThreadLocal<>();
   /**
    * The columns this thread's last call read straight from the store (the cache did not admit them), each until the
-   * doc values the collector opens next, on the same thread, take it. Dropped at the next call.
+   * doc values a collector opens next, on the same thread, take it. Dropped at the next call: until then a column no
+   * collector opened holds its share of the cache's scan budget.
    */
   private static final ThreadLocal<List<ScanRead>> STARTED = new ThreadLocal<>();
 
@@ -49,16 +53,35 @@ public final class ColumnPrefetch {
 
   /** Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment; returns at once. */
   public static void prefetch(LeafReader reader, Collection<String> fields) throws IOException {
+    prefetch(List.of(reader), fields);
+  }
+
+  /**
+   * Starts fetching the doc-values columns of {@code fields} in every segment of {@code reader}; returns at once.
+   * For a search that is about to collect every segment on this thread (a sorted search): one call for all of them,
+   * because a call forgets the columns that this thread's previous call read straight from the store.
+   */
+  public static void prefetch(IndexReader reader, Collection<String> fields) throws IOException {
+    List<LeafReader> segments = new ArrayList<>(reader.leaves().size());
+    for (LeafReaderContext leaf : reader.leaves()) {
+      segments.add(leaf.reader());
+    }
+    prefetch(segments, fields);
+  }
+
+  private static void prefetch(List<LeafReader> segments, Collection<String> fields) throws IOException {
     Boolean outer = WHOLE.get();
     if (outer == null) {
-      STARTED.remove(); // the last segment's columns: its collector has opened them by now
+      STARTED.remove(); // the columns of the last call: its collectors have opened them by now
     }
     WHOLE.set(Boolean.TRUE);
     try {
-      for (String field : fields) {
-        FieldInfo info = reader.getFieldInfos().fieldInfo(field);
-        if (info != null) {
-          open(reader, field, info.getDocValuesType());
+      for (LeafReader reader : segments) {
+        for (String field : fields) {
+          FieldInfo info = reader.getFieldInfos().fieldInfo(field);
+          if (info != null) {
+            open(reader, field, info.getDocValuesType());
+          }
         }
       }
     } finally {
@@ -90,7 +113,7 @@ public final class ColumnPrefetch {
     if (read != null) {
       List<ScanRead> reads = STARTED.get();
       if (reads == null) {
-        STARTED.set(reads = new java.util.ArrayList<>(4));
+        STARTED.set(reads = new ArrayList<>(4));
       }
       reads.add(read);
     }

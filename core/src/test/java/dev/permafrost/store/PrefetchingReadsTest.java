@@ -144,40 +144,121 @@ class PrefetchingReadsTest {
       // a prefetched column is not admitted
       try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-" + budget)).size(2 * (32 << 10))
           .regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build()) {
-        try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "snap"), tiny, "snap");
-            DirectoryReader reader = DirectoryReader.open(dir)) {
-          for (String name : dir.listAll()) {
-            if (name.endsWith(".fdt")) {
-              try (var in = dir.openInput(name, org.apache.lucene.store.IOContext.DEFAULT)) {
-                in.readBytes(new byte[(int) in.length()], 0, (int) in.length());
-              }
-            }
-          }
-          LeafReader leaf = reader.leaves().get(0).reader();
-          store.reset();
-          ColumnPrefetch.prefetch(leaf, "n");
-          NumericDocValues n = leaf.getNumericDocValues("n");
-          for (int doc = 0; doc < DOCS; doc++) {
-            assertTrue(n.advanceExact(doc));
-            assertEquals(want[doc], n.longValue(), "doc " + doc + ", budget " + budget + ", seed " + seed);
-          }
-          long requests = store.readRequests.get();
-          if (budget == 0) {
-            regionByRegion = requests;
-            assertTrue(requests > 4, "without heap for it the column is read region by region: " + requests);
-          } else {
-            // the chunk table, the column's regions the cache had room for (prefetched), and one read for the rest
-            assertTrue(2 * requests < regionByRegion, "what the cache did not admit is read in one request: "
-                + requests + " requests against " + regionByRegion + " region by region, seed " + seed);
-            assertTrue(tiny.scanBudget.available() < budget, "its bytes are counted while the column is read");
-          }
+        // read in a method of its own: once it returns, no frame of this one refers to the column's inputs
+        long requests = readColumnThrough(tiny, want, budget);
+        if (budget == 0) {
+          regionByRegion = requests;
+          assertTrue(requests > 4, "without heap for it the column is read region by region: " + requests);
+        } else {
+          // the chunk table, the column's regions the cache had room for (prefetched), and one read for the rest
+          assertTrue(2 * requests < regionByRegion, "what the cache did not admit is read in one request: "
+              + requests + " requests against " + regionByRegion + " region by region, seed " + seed);
         }
-        for (int i = 0; i < 100 && tiny.scanBudget.available() != budget; i++) {
-          System.gc(); // the bytes are given back once nothing refers to them
-          Thread.sleep(50);
-        }
-        assertEquals(budget, tiny.scanBudget.available(), "the heap of the column's read is given back");
+        assertBudgetGivenBack(tiny, budget);
       }
+    }
+  }
+
+  /** Prefetches column "n" through {@code tiny}, reads it all and returns the requests that took. */
+  private long readColumnThrough(SharedRegionCache tiny, long[] want, long budget) throws IOException {
+    try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "snap"), tiny, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      fillWithStoredFields(dir);
+      LeafReader leaf = reader.leaves().get(0).reader();
+      store.reset();
+      ColumnPrefetch.prefetch(leaf, "n");
+      NumericDocValues n = leaf.getNumericDocValues("n");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(n.advanceExact(doc));
+        assertEquals(want[doc], n.longValue(), "doc " + doc + ", budget " + budget + ", seed " + seed);
+      }
+      if (budget > 0) {
+        assertTrue(tiny.scanBudget.available() < budget, "its bytes are counted while the column is read");
+      }
+      return store.readRequests.get();
+    }
+  }
+
+  /** Reads every stored-fields file whole: what a reader waited for, which the cache keeps over a prefetch. */
+  private static void fillWithStoredFields(Directory dir) throws IOException {
+    for (String name : dir.listAll()) {
+      if (name.endsWith(".fdt")) {
+        try (var in = dir.openInput(name, org.apache.lucene.store.IOContext.DEFAULT)) {
+          in.readBytes(new byte[(int) in.length()], 0, (int) in.length());
+        }
+      }
+    }
+  }
+
+  private static void assertBudgetGivenBack(SharedRegionCache cache, long budget) throws InterruptedException {
+    for (int i = 0; i < 100 && cache.scanBudget.available() != budget; i++) {
+      System.gc(); // the bytes are given back once nothing refers to them
+      Thread.sleep(50);
+    }
+    assertEquals(budget, cache.scanBudget.available(), "the heap of the column's read is given back");
+  }
+
+  @Test
+  void theColumnsOfEverySegmentNamedInOneCallAreAllReadStraightFromTheStore() throws Exception {
+    Directory segmented = FSDirectory.open(tmp.resolve("segmented"));
+    int segments = 3;
+    long[] want = new long[DOCS];
+    try (IndexWriter w = new IndexWriter(segmented, new IndexWriterConfig().setMergePolicy(
+        org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
+      for (int i = 0; i < DOCS; i++) {
+        Document d = new Document();
+        want[i] = random.nextLong();
+        d.add(new NumericDocValuesField("n", want[i]));
+        d.add(new StoredField("id", i));
+        w.addDocument(d);
+        if ((i + 1) % (DOCS / segments) == 0) {
+          w.commit();
+        }
+      }
+    }
+    repo.createSnapshot("segmented", segmented);
+    segmented.close();
+    long budget = 64 << 20;
+    long[] requests = new long[2];
+    for (int oneCall = 0; oneCall < 2; oneCall++) {
+      try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-segmented-" + oneCall))
+          .size(2 * (32 << 10)).regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build()) {
+        requests[oneCall] = readSegmentsThrough(tiny, want, segments, oneCall == 1);
+        assertBudgetGivenBack(tiny, budget);
+      }
+    }
+    // a call forgets the straight reads of the call before it: a call per segment made up front leaves only the
+    // last segment's, and the others' columns are read again region by region
+    assertTrue(requests[1] < requests[0], "one call for every segment: " + requests[1] + " requests; a call per "
+        + "segment: " + requests[0] + ", seed " + seed);
+  }
+
+  /**
+   * Prefetches "n" in every segment (in one call, or a call per segment), then reads each segment's column; returns
+   * the requests that took.
+   */
+  private long readSegmentsThrough(SharedRegionCache tiny, long[] want, int segments, boolean oneCall)
+      throws IOException {
+    try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "segmented"), tiny, "segmented");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      assertEquals(segments, reader.leaves().size());
+      fillWithStoredFields(dir);
+      store.reset();
+      if (oneCall) {
+        ColumnPrefetch.prefetch(reader, List.of("n"));
+      } else {
+        for (LeafReaderContext leaf : reader.leaves()) {
+          ColumnPrefetch.prefetch(leaf.reader(), List.of("n"));
+        }
+      }
+      for (LeafReaderContext leaf : reader.leaves()) {
+        NumericDocValues n = leaf.reader().getNumericDocValues("n");
+        for (int doc = 0; doc < leaf.reader().maxDoc(); doc++) {
+          assertTrue(n.advanceExact(doc));
+          assertEquals(want[leaf.docBase + doc], n.longValue(), "doc " + (leaf.docBase + doc) + ", seed " + seed);
+        }
+      }
+      return store.readRequests.get();
     }
   }
 
@@ -200,6 +281,7 @@ class PrefetchingReadsTest {
   @Test
   void aFewHitsValuesAreFetchedTogetherAndCollectedAsWithoutTheWrapper() throws Exception {
     Query rare = new TermQuery(new Term("tag", "rare"));
+    store.readLatencyMillis = 5; // requests sent together overlap, however fast the local disk answers
     List<String> plain;
     ReadCost plainCost = new ReadCost();
     try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
