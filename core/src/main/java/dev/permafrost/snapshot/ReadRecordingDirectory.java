@@ -18,50 +18,81 @@ import org.apache.lucene.store.IndexInput;
 
 /**
  * A read-only view of a directory that records which byte ranges of each file are read, including through
- * clones and slices. Opening a {@code DirectoryReader} through it tells exactly which bytes a cold open needs.
- * Ranges are recorded at the granularity of a small read buffer, so they may run a few bytes past what was read.
+ * clones and slices. Opening a {@code DirectoryReader} through it tells exactly which bytes a cold open needs; a
+ * search run after {@link #record()} starts again tells which bytes that search reads. Ranges are recorded at the
+ * granularity of a small read buffer, so they may run a few bytes past what was read.
  */
 final class ReadRecordingDirectory extends FilterDirectory {
   private static final int BUFFER_SIZE = 64;
-  private final Map<String, List<long[]>> ranges = new ConcurrentHashMap<>();
-  private volatile boolean recording = true;
+  /** Where reads are recorded now, by file name; null while not recording. */
+  private volatile Map<String, List<long[]>> current = new ConcurrentHashMap<>();
 
   ReadRecordingDirectory(Directory in) {
     super(in);
   }
 
-  /** Stops recording; reads after this are not counted. */
-  void stopRecording() {
-    recording = false;
+  /** Stops recording and returns the reads recorded since the directory was made or {@link #record()} was called. */
+  Reads stopRecording() {
+    Map<String, List<long[]>> reads = current;
+    current = null;
+    return new Reads(reads == null ? Map.of() : reads);
   }
 
-  /** The ranges read from {@code file}, as [start, end) pairs, sorted and merged (gaps up to {@code gap} closed). */
-  List<long[]> rangesOf(String file, long gap) {
-    List<long[]> raw = ranges.get(file);
-    List<long[]> merged = new ArrayList<>();
-    if (raw == null) {
+  /** Records from now on, afresh. */
+  void record() {
+    current = new ConcurrentHashMap<>();
+  }
+
+  /** The ranges one recording saw, by file. */
+  static final class Reads {
+    private final Map<String, List<long[]>> ranges;
+
+    private Reads(Map<String, List<long[]>> ranges) {
+      this.ranges = ranges;
+    }
+
+    /** The files read. */
+    java.util.Set<String> files() {
+      return ranges.keySet();
+    }
+
+    /** The ranges read from {@code file}, as [start, end) pairs, sorted and merged (gaps up to {@code gap} closed). */
+    List<long[]> rangesOf(String file, long gap) {
+      List<long[]> raw = ranges.get(file);
+      List<long[]> merged = new ArrayList<>();
+      if (raw == null) {
+        return merged;
+      }
+      List<long[]> sorted;
+      synchronized (raw) {
+        sorted = new ArrayList<>(raw);
+      }
+      sorted.sort((a, b) -> Long.compare(a[0], b[0]));
+      for (long[] r : sorted) {
+        if (!merged.isEmpty() && r[0] <= merged.getLast()[1] + gap) {
+          merged.getLast()[1] = Math.max(merged.getLast()[1], r[1]);
+        } else {
+          merged.add(new long[] {r[0], r[1]});
+        }
+      }
       return merged;
     }
-    List<long[]> sorted;
-    synchronized (raw) {
-      sorted = new ArrayList<>(raw);
-    }
-    sorted.sort((a, b) -> Long.compare(a[0], b[0]));
-    for (long[] r : sorted) {
-      if (!merged.isEmpty() && r[0] <= merged.getLast()[1] + gap) {
-        merged.getLast()[1] = Math.max(merged.getLast()[1], r[1]);
-      } else {
-        merged.add(new long[] {r[0], r[1]});
+  }
+
+  private void recordRead(String file, long from, long to) {
+    Map<String, List<long[]>> reads = current;
+    if (reads != null) {
+      List<long[]> fileRanges = reads.computeIfAbsent(file, k -> new ArrayList<>());
+      synchronized (fileRanges) {
+        fileRanges.add(new long[] {from, to});
       }
     }
-    return merged;
   }
 
   @Override
   public IndexInput openInput(String name, IOContext context) throws IOException {
     IndexInput delegate = in.openInput(name, context);
-    List<long[]> fileRanges = ranges.computeIfAbsent(name, k -> new ArrayList<>());
-    return new RecordingInput("recording(" + name + ")", delegate, fileRanges, 0, delegate.length(), true);
+    return new RecordingInput("recording(" + name + ")", delegate, name, 0, delegate.length(), true);
   }
 
   @Override
@@ -81,15 +112,15 @@ final class ReadRecordingDirectory extends FilterDirectory {
 
   private final class RecordingInput extends BufferedIndexInput {
     private final IndexInput delegate;
-    private final List<long[]> fileRanges;
+    private final String file;
     private final long offset;
     private final long length;
     private final boolean owner;
 
-    RecordingInput(String description, IndexInput delegate, List<long[]> fileRanges, long offset, long length, boolean owner) {
+    RecordingInput(String description, IndexInput delegate, String file, long offset, long length, boolean owner) {
       super(description, BUFFER_SIZE);
       this.delegate = delegate;
-      this.fileRanges = fileRanges;
+      this.file = file;
       this.offset = offset;
       this.length = length;
       this.owner = owner;
@@ -102,11 +133,7 @@ final class ReadRecordingDirectory extends FilterDirectory {
       if (start + n > length) {
         throw new java.io.EOFException("read past EOF: " + this);
       }
-      if (recording) {
-        synchronized (fileRanges) {
-          fileRanges.add(new long[] {offset + start, offset + start + n});
-        }
-      }
+      recordRead(file, offset + start, offset + start + n);
       byte[] bytes = new byte[n];
       IndexInput clone = delegate.clone();
       clone.seek(offset + start);
@@ -127,7 +154,7 @@ final class ReadRecordingDirectory extends FilterDirectory {
         throw new IllegalArgumentException("slice out of bounds: " + sliceDescription);
       }
       return new RecordingInput(
-          getFullSliceDescription(sliceDescription), delegate, fileRanges, offset + sliceOffset, sliceLength, false);
+          getFullSliceDescription(sliceDescription), delegate, file, offset + sliceOffset, sliceLength, false);
     }
 
     @Override

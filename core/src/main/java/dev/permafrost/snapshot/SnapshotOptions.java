@@ -3,8 +3,11 @@
  */
 package dev.permafrost.snapshot;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
 
 /**
  * How a snapshot is taken.
@@ -20,6 +23,10 @@ import java.util.Objects;
  *     from 4 KiB to 1 MiB (default 32 KiB); every range read from the store is verified chunk by chunk, so reads
  *     are aligned to chunks and a chunk is the smallest fetch
  * @param listener receives progress reports
+ * @param warmSearches searches whose reads are kept in the manifest with the open's (the snapshot's warm set), so
+ *     that their first run on a cold mount starts from those bytes (default none; see {@link #withWarmQueries})
+ * @param warmBytesLimit at most this many bytes of the warm searches' reads are kept, the smallest ranges first
+ *     (default 2 MiB; a mounted index holds them on heap while a reader is open)
  */
 public record SnapshotOptions(
     List<String> pointFields,
@@ -28,17 +35,42 @@ public record SnapshotOptions(
     int metadataInlineLimit,
     int hotBytesLimit,
     int chunkSize,
-    SnapshotProgress.Listener listener) {
+    SnapshotProgress.Listener listener,
+    List<WarmSearch> warmSearches,
+    int warmBytesLimit) {
 
   /** The default chunk size: 32 KiB. */
   public static final int DEFAULT_CHUNK_SIZE = 32 << 10;
 
-  public static final SnapshotOptions DEFAULTS =
-      new SnapshotOptions(List.of(), 4, 16 << 10, 1 << 20, 1 << 20, DEFAULT_CHUNK_SIZE, SnapshotProgress.Listener.NONE);
+  /** The default bound on a snapshot's warm set: 2 MiB. */
+  public static final int DEFAULT_WARM_BYTES_LIMIT = 2 << 20;
+
+  public static final SnapshotOptions DEFAULTS = new SnapshotOptions(List.of(), 4, 16 << 10, 1 << 20, 1 << 20,
+      DEFAULT_CHUNK_SIZE, SnapshotProgress.Listener.NONE, List.of(), DEFAULT_WARM_BYTES_LIMIT);
+
+  /**
+   * A search run on the index when its snapshot is taken, whose reads become part of the snapshot's warm set: the
+   * queries of a dashboard, the searches an application runs first. Run once, on one thread, over a reader of the
+   * commit being snapshotted.
+   */
+  @FunctionalInterface
+  public interface WarmSearch {
+    void run(IndexSearcher searcher) throws IOException;
+
+    /** The best ten hits of {@code query} by score: the terms, postings and norms it reads. */
+    static WarmSearch topHits(Query query) {
+      Objects.requireNonNull(query, "query");
+      return searcher -> searcher.search(query, 10);
+    }
+  }
 
   public SnapshotOptions {
     pointFields = List.copyOf(pointFields);
+    warmSearches = List.copyOf(warmSearches);
     Objects.requireNonNull(listener, "listener");
+    if (warmBytesLimit < 0) {
+      throw new IllegalArgumentException("warmBytesLimit must not be negative, got " + warmBytesLimit);
+    }
     if (uploadThreads < 1) {
       throw new IllegalArgumentException("uploadThreads must be at least 1, got " + uploadThreads);
     }
@@ -52,26 +84,59 @@ public record SnapshotOptions(
   }
 
   public SnapshotOptions withPointFields(String... fields) {
-    return new SnapshotOptions(List.of(fields), uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize, listener);
+    return new SnapshotOptions(List.of(fields), uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
+        listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withUploadThreads(int threads) {
-    return new SnapshotOptions(pointFields, threads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize, listener);
+    return new SnapshotOptions(pointFields, threads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
+        listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withInlineLimits(int inline, int metadataInline) {
-    return new SnapshotOptions(pointFields, uploadThreads, inline, metadataInline, hotBytesLimit, chunkSize, listener);
+    return new SnapshotOptions(pointFields, uploadThreads, inline, metadataInline, hotBytesLimit, chunkSize,
+        listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withHotBytesLimit(int limit) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, limit, chunkSize, listener);
+    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, limit, chunkSize,
+        listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withChunkSize(int bytes) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, bytes, listener);
+    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, bytes,
+        listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withListener(SnapshotProgress.Listener l) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize, l);
+    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
+        l, warmSearches, warmBytesLimit);
+  }
+
+  /**
+   * Keeps in the manifest the bytes that the best ten hits of each of {@code queries} read (terms, postings, norms),
+   * up to {@link #warmBytesLimit()}: the first such search of a cold mount costs fewer round trips. The queries
+   * replace any warm searches given before.
+   */
+  public SnapshotOptions withWarmQueries(Query... queries) {
+    List<WarmSearch> searches = new java.util.ArrayList<>(queries.length);
+    for (Query q : queries) {
+      searches.add(WarmSearch.topHits(q));
+    }
+    return withWarmSearches(searches);
+  }
+
+  /**
+   * Keeps in the manifest the bytes that {@code searches} read (any collector: an aggregation reads its columns'
+   * dictionaries too), up to {@link #warmBytesLimit()}. Replaces any warm searches given before.
+   */
+  public SnapshotOptions withWarmSearches(List<WarmSearch> searches) {
+    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
+        listener, searches, warmBytesLimit);
+  }
+
+  public SnapshotOptions withWarmBytesLimit(int limit) {
+    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
+        listener, warmSearches, limit);
   }
 }

@@ -40,6 +40,7 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PointValues;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StandardDirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -162,8 +163,11 @@ public final class SnapshotRepository implements SnapshotSource {
     long maxDoc;
     long numDocs;
     Map<String, PointRange> points = new LinkedHashMap<>();
+    ReadRecordingDirectory.Reads openReads;
+    Map<String, List<long[]>> warmRanges;
     try (DirectoryReader reader = DirectoryReader.open(new RecordingCommit(commit, recording))) {
-      recording.stopRecording();
+      openReads = recording.stopRecording();
+      warmRanges = warmRanges(name, reader, recording, options);
       segmentInfos = ((StandardDirectoryReader) reader).getSegmentInfos();
       maxDoc = reader.maxDoc();
       numDocs = reader.numDocs();
@@ -180,7 +184,7 @@ public final class SnapshotRepository implements SnapshotSource {
     List<String> fileNames = new ArrayList<>(new TreeSet<>(commit.getFileNames()));
     List<FileEntry> entries = new ArrayList<>(fileNames.size());
     for (String file : fileNames) {
-      entries.add(describeFile(dir, file, recording, options));
+      entries.add(describeFile(dir, file, openReads, warmRanges.getOrDefault(file, List.of()), options));
     }
 
     entries = upload(name, dir, entries, options);
@@ -253,8 +257,54 @@ public final class SnapshotRepository implements SnapshotSource {
     return dot >= 0 && METADATA_EXTENSIONS.contains(file.substring(dot + 1));
   }
 
-  private FileEntry describeFile(Directory dir, String file, ReadRecordingDirectory recording, SnapshotOptions options)
-      throws IOException {
+  /**
+   * Runs the warm searches over {@code reader} and returns what they read that the snapshot keeps, by file: the
+   * smallest ranges first (the heads of terms blocks and postings lists, a column's dictionary; not a scan) until
+   * {@link SnapshotOptions#warmBytesLimit()}.
+   */
+  private static Map<String, List<long[]>> warmRanges(String name, DirectoryReader reader,
+      ReadRecordingDirectory recording, SnapshotOptions options) throws IOException {
+    if (options.warmSearches().isEmpty()) {
+      return Map.of();
+    }
+    recording.record();
+    ReadRecordingDirectory.Reads reads;
+    try {
+      IndexSearcher searcher = new IndexSearcher(reader);
+      for (int i = 0; i < options.warmSearches().size(); i++) {
+        try {
+          options.warmSearches().get(i).run(searcher);
+        } catch (IOException | RuntimeException e) {
+          throw new IOException("warm search " + (i + 1) + " of " + options.warmSearches().size() + " failed while "
+              + "taking snapshot '" + name + "': " + e.getMessage(), e);
+        }
+      }
+    } finally {
+      reads = recording.stopRecording();
+    }
+    List<WarmRange> all = new ArrayList<>();
+    for (String file : reads.files()) {
+      for (long[] r : reads.rangesOf(file, 64)) {
+        all.add(new WarmRange(file, r[0], r[1]));
+      }
+    }
+    all.sort(java.util.Comparator.comparingLong(r -> r.end - r.start));
+    Map<String, List<long[]>> kept = new java.util.HashMap<>();
+    long budget = options.warmBytesLimit();
+    for (WarmRange r : all) {
+      if (r.end - r.start > budget) {
+        break; // every range after this one is as long or longer
+      }
+      budget -= r.end - r.start;
+      kept.computeIfAbsent(r.file, k -> new ArrayList<>()).add(new long[] {r.start, r.end});
+    }
+    return kept;
+  }
+
+  private record WarmRange(String file, long start, long end) {}
+
+  private FileEntry describeFile(Directory dir, String file, ReadRecordingDirectory.Reads openReads,
+      List<long[]> warm, SnapshotOptions options) throws IOException {
     try (IndexInput in = dir.openInput(file, IOContext.DEFAULT)) {
       long length = in.length();
       long checksum = CodecUtil.retrieveChecksum(in); // checks the footer's magic and algorithm
@@ -277,13 +327,16 @@ public final class SnapshotRepository implements SnapshotSource {
       ranges.add(new long[] {0, Math.min(length, headerLength(in))});
       ranges.add(new long[] {length - CodecUtil.footerLength(), length});
       long budget = options.hotBytesLimit();
-      for (long[] r : recording.rangesOf(file, 0)) {
+      for (long[] r : openReads.rangesOf(file, 0)) {
         long end = Math.min(r[1], length);
         if (end - r[0] > budget) {
           continue;
         }
         budget -= end - r[0];
         ranges.add(new long[] {r[0], end});
+      }
+      for (long[] r : warm) {
+        ranges.add(new long[] {r[0], Math.min(r[1], length)});
       }
       List<FileEntry.HotRange> hot = new ArrayList<>();
       for (long[] r : merge(ranges)) {
