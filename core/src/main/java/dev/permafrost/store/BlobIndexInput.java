@@ -30,6 +30,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   static final int SEQUENTIAL_FILL = 1 << 20;
   static final int MAX_FILL = 8 << 20;
   private static final int PREFETCH_LIMIT = 16 << 20;
+  /** The longest stretch of manifest-kept bytes inside a prefetched range that is fetched along with it. */
+  private static final int HOT_GAP_FETCHED = 64 << 10;
   /** One move between cached regions in this many is recorded in the frequency sketch (a power of two). */
   static final int ACCESS_SAMPLE = 8;
   private static final int KIND_NONE = 0;
@@ -606,7 +608,17 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         p = file.hotEnd(hot);
         continue;
       }
+      // what the manifest keeps is not fetched, but a short stretch of it between two that are is fetched along:
+      // cutting a column around a warm set's small pieces would cost a request per piece
       long stop = Math.min(end, file.nextHotStart(p));
+      while (stop < end) {
+        int gap = file.hotRange(stop);
+        long resume = file.hotEnd(gap);
+        if (resume >= end || resume - stop > HOT_GAP_FETCHED) {
+          break;
+        }
+        stop = Math.min(end, file.nextHotStart(resume));
+      }
       long[] refused = blob.prefetch(p, stop, file);
       if (refused != null) {
         refusedFrom = Math.min(refusedFrom, refused[0]);

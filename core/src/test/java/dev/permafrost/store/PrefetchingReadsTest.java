@@ -263,6 +263,55 @@ class PrefetchingReadsTest {
   }
 
   @Test
+  void aColumnWithAWarmSetsPiecesInsideCostsNoMoreRequestsToPrefetch() throws Exception {
+    // the warm search reads scattered values: the manifest keeps dozens of small pieces inside the column
+    repo.createSnapshot("warm", local, dev.permafrost.snapshot.SnapshotOptions.DEFAULTS.withWarmSearches(List.of(
+        searcher -> {
+          NumericDocValues n = searcher.getIndexReader().leaves().get(0).reader().getNumericDocValues("n");
+          for (int doc = 0; doc < DOCS; doc += DOCS / 40) {
+            assertTrue(n.advanceExact(doc));
+            n.longValue();
+          }
+        })));
+    long pieces = cache.readManifest(repo, "warm").files().stream().mapToLong(f -> f.hotRanges().size()).sum()
+        - cache.readManifest(repo, "snap").files().stream().mapToLong(f -> f.hotRanges().size()).sum();
+    assertTrue(pieces > 20, "the warm set cuts the column into pieces: " + pieces);
+    // one region holds the whole column, checksummed in 32 KiB chunks: cut around the pieces, a fetch per piece
+    long[] requests = new long[2];
+    for (int warm = 0; warm < 2; warm++) {
+      requests[warm] = prefetchAndReadColumn(warm == 0 ? "snap" : "warm");
+    }
+    assertTrue(requests[1] <= requests[0], "the pieces inside the column cost no request of their own: " + requests[1]
+        + " requests with the warm set, " + requests[0] + " without, seed " + seed);
+  }
+
+  /** Prefetches column "n" of {@code snapshot} on a cold cache of 1 MiB regions, reads it; returns the requests. */
+  private long prefetchAndReadColumn(String snapshot) throws Exception {
+    try (SharedRegionCache big = SharedRegionCache.builder().path(tmp.resolve("big-regions-" + snapshot))
+        .size(64 << 20).regionSize(1 << 20).build();
+        BlobDirectory dir = BlobDirectory.open(repo, big.readManifest(repo, snapshot), big, snapshot);
+        DirectoryReader reader = DirectoryReader.open(dir);
+        DirectoryReader expected = DirectoryReader.open(local)) {
+      LeafReader leaf = reader.leaves().get(0).reader();
+      store.reset();
+      ColumnPrefetch.prefetch(leaf, "n");
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (big.filler().inFlight() > 0 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      long prefetched = store.readRequests.get();
+      NumericDocValues n = leaf.getNumericDocValues("n");
+      NumericDocValues want = expected.leaves().get(0).reader().getNumericDocValues("n");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(n.advanceExact(doc) && want.advanceExact(doc));
+        assertEquals(want.longValue(), n.longValue(), "doc " + doc + ", " + snapshot + ", seed " + seed);
+      }
+      assertEquals(prefetched, store.readRequests.get(), "nothing more to fetch, " + snapshot + ", seed " + seed);
+      return prefetched;
+    }
+  }
+
+  @Test
   void withoutPrefetchTheSameReadsFetchAsTheyGo() throws Exception {
     try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
