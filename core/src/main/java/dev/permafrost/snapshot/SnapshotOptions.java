@@ -50,8 +50,8 @@ public record SnapshotOptions(
 
   /**
    * A search run on the index when its snapshot is taken, whose reads become part of the snapshot's warm set: the
-   * queries of a dashboard, the searches an application runs first. Run once, on one thread, over a reader of the
-   * commit being snapshotted.
+   * queries of a dashboard, the searches an application runs first. Run once over a reader of the commit being
+   * snapshotted, before its files are uploaded.
    */
   @FunctionalInterface
   public interface WarmSearch {

@@ -10,7 +10,9 @@ import dev.permafrost.jmh.store.BenchStores;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
+import dev.permafrost.jmh.store.MountedIndices;
 import dev.permafrost.jmh.store.RequestStats;
+import dev.permafrost.jmh.store.WarmSets;
 import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
@@ -18,6 +20,7 @@ import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -64,7 +67,15 @@ public class ColdSearchBenchmark {
   @Param({"80"})
   public double mbPerSec;
 
+  /**
+   * The snapshots' warm set: {@code none}, {@code workload} (the workload's own searches) or {@code sibling} (the
+   * same kind of search with other parameters); see {@link WarmSets}.
+   */
+  @Param({"none"})
+  public String warmSet;
+
   private Dataset dataset;
+  private List<String> snapshots;
   private Workload work;
   private LatencyModelBlobStore modelled;
   private SnapshotRepository repository;
@@ -93,6 +104,7 @@ public class ColdSearchBenchmark {
   public void setUp() throws IOException {
     dataset = BenchmarkData.dataset(scale);
     work = Workloads.byName(workload, dataset.spec());
+    snapshots = WarmSets.snapshots(dataset, work, warmSet);
     BlobStore base = BenchStores.open(dataset, store);
     LatencyModel model = store.equals("fs") ? LatencyModel.of(ttfbMs, mbPerSec) : LatencyModel.NONE;
     modelled = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), model);
@@ -104,7 +116,7 @@ public class ColdSearchBenchmark {
   @Setup(Level.Invocation)
   public void mountCold() throws IOException {
     cache.clear();
-    indexes = BlobIndexes.open(dataset, repository, cache);
+    indexes = MountedIndices.mount(repository, snapshots, cache);
     modelled.stats().reset();
   }
 

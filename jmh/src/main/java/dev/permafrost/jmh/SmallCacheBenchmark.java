@@ -6,6 +6,8 @@ package dev.permafrost.jmh;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.jmh.store.MountedIndices;
+import dev.permafrost.jmh.store.WarmSets;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
 import dev.permafrost.jmh.workload.Indices;
@@ -59,6 +61,13 @@ public class SmallCacheBenchmark {
   @Param({"80"})
   public double mbPerSec;
 
+  /**
+   * The snapshots' warm set: {@code none}, {@code workload} (the workload's own searches) or {@code sibling} (the
+   * same kind of search with other parameters); see {@link WarmSets}.
+   */
+  @Param({"none"})
+  public String warmSet;
+
   private Workload work;
   private LatencyModelBlobStore store;
   private SharedRegionCache cache;
@@ -88,7 +97,7 @@ public class SmallCacheBenchmark {
     long regionSize = BlobIndexes.regionSizeFor(dataset);
     cache = BlobIndexes.cache(cacheDir, (long) (cacheShare * dataset.indexBytes()), regionSize);
     System.out.println("# cache: " + cache.sizeInBytes() + " bytes, regions of " + regionSize);
-    indexes = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
+    indexes = MountedIndices.mount(SnapshotRepository.open(store), WarmSets.snapshots(dataset, work, warmSet), cache);
     indexes.run(work); // the first, cold run
   }
 

@@ -7,6 +7,8 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LocalIndexes;
+import dev.permafrost.jmh.store.MountedIndices;
+import dev.permafrost.jmh.store.WarmSets;
 import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
@@ -50,6 +52,13 @@ public class WarmSearchBenchmark {
   @Param({"blob", "mmap", "niofs"})
   public String directory;
 
+  /**
+   * For {@code blob}: the snapshots' warm set, {@code none}, {@code workload} or {@code sibling} (see
+   * {@link WarmSets}); what the manifest keeps is read from heap, the rest from the cache.
+   */
+  @Param({"none"})
+  public String warmSet;
+
   private Workload work;
   private Indices indexes;
   private BlobStore store;
@@ -65,7 +74,7 @@ public class WarmSearchBenchmark {
         store = dataset.openStore();
         cacheDir = BenchmarkData.scratch("warm-cache");
         cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
-        indexes = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache);
+        indexes = MountedIndices.mount(SnapshotRepository.open(store), WarmSets.snapshots(dataset, work, warmSet), cache);
       }
       case "mmap" -> indexes = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
       case "niofs" -> indexes = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS);

@@ -19,7 +19,9 @@ import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
 import dev.permafrost.jmh.store.LocalIndexes;
+import dev.permafrost.jmh.store.MountedIndices;
 import dev.permafrost.jmh.store.RequestStats;
+import dev.permafrost.jmh.store.WarmSets;
 import dev.permafrost.jmh.workload.DashboardWorkload;
 import dev.permafrost.jmh.workload.IndexSet;
 import dev.permafrost.jmh.workload.Indices;
@@ -106,6 +108,31 @@ class BenchmarkSmokeTest {
       assertTrue(cold.requests() > 0 && cold.bytesRead() > 0, cold.toString());
       assertTrue(cold.longestChain() >= 1 && cold.roundTripWaves() >= 1, cold.toString());
       assertTrue(cold.bytesRead() < dataset.indexBytes(), "a dashboard reads part of the data: " + cold);
+    }
+  }
+
+  @Test
+  void aWorkloadsWarmSetGivesTheSameAnswersForFewerColdRequests() throws Exception {
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.NONE);
+        SharedRegionCache cache =
+            BlobIndexes.cache(temp.resolve("cache-warm-set"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset));
+        Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
+      SnapshotRepository repository = SnapshotRepository.open(store);
+      for (Workload w : Workloads.all(dataset.spec())) {
+        Workload.Result expected = mmap.run(w);
+        long[] requests = new long[2];
+        for (int warm = 0; warm < 2; warm++) {
+          List<String> snapshots = WarmSets.snapshots(dataset, w, warm == 0 ? "none" : "workload");
+          cache.clear();
+          try (Indices blob = MountedIndices.mount(repository, snapshots, cache)) {
+            store.stats().reset();
+            assertEquals(expected, blob.run(w), w.name() + " cold, warm set " + warm);
+            requests[warm] = store.stats().snapshot().requests();
+          }
+        }
+        assertTrue(requests[1] < requests[0], w.name() + ": " + requests[1] + " requests with its warm set, "
+            + requests[0] + " without");
+      }
     }
   }
 

@@ -130,7 +130,7 @@ public final class Dataset {
    * {@code PERMAFROST_BENCH_CHUNK_SIZE} bytes if that environment variable is set (for measuring what the chunk size
    * costs; give each chunk size its own {@code PERMAFROST_BENCH_DATA}, since a data set is generated once).
    */
-  static SnapshotOptions snapshotOptions() {
+  public static SnapshotOptions snapshotOptions() {
     SnapshotOptions options = SnapshotOptions.DEFAULTS.withPointFields(AccessLogDocuments.TIMESTAMP);
     String chunkSize = System.getenv("PERMAFROST_BENCH_CHUNK_SIZE");
     return chunkSize == null || chunkSize.isBlank() ? options

@@ -44,9 +44,14 @@ public final class IndexSet implements Indices {
   private final ExecutorService executor;
 
   private IndexSet(List<Directory> directories, List<DirectoryReader> readers, int threads) {
+    this(directories, readers, readers.stream().map(IndexSet::searcher).toList(), threads);
+  }
+
+  private IndexSet(List<Directory> directories, List<DirectoryReader> readers, List<IndexSearcher> searchers,
+      int threads) {
     this.directories = directories;
     this.readers = readers;
-    this.searchers = readers.stream().map(IndexSet::searcher).toList();
+    this.searchers = searchers;
     this.executor = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "index-set-search");
       t.setDaemon(true);
@@ -81,6 +86,14 @@ public final class IndexSet implements Indices {
         IOUtils.closeWhileHandlingException(directories);
       }
     }
+  }
+
+  /**
+   * One index, searched through {@code searcher} on one thread; closing the set leaves the searcher's reader open
+   * (a snapshot's warm search runs a workload this way).
+   */
+  public static IndexSet of(IndexSearcher searcher) {
+    return new IndexSet(List.of(), List.of(), List.of(searcher), 1);
   }
 
   public List<IndexSearcher> searchers() {

@@ -35,4 +35,19 @@ public final class Workloads {
       default -> throw new IllegalArgumentException("unknown workload '" + name + "'; use one of " + NAMES);
     };
   }
+
+  /**
+   * The same kind of search as the named workload with other parameters, as a warm set taken before the searches
+   * are known would be: a needle of another address, a dashboard of the first half of the span in half-hour
+   * buckets, discover over the first half returning 100 events.
+   */
+  public static Workload sibling(String name, DatasetSpec spec) {
+    long half = spec.startMillis() + (spec.endMillis() - spec.startMillis()) / 2;
+    return switch (name) {
+      case "needle" -> new NeedleWorkload("198.51.100.23");
+      case "dashboard" -> new DashboardWorkload(spec.startMillis(), half, HOUR / 2, 10);
+      case "discover" -> new DiscoverWorkload(spec.startMillis(), half, 100);
+      default -> throw new IllegalArgumentException("unknown workload '" + name + "'; use one of " + NAMES);
+    };
+  }
 }
