@@ -3,6 +3,7 @@
  */
 package dev.permafrost.cli;
 
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotProgress;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.lucene.search.Query;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import picocli.CommandLine.Command;
@@ -56,6 +58,21 @@ final class SnapshotCommand implements Callable<Integer> {
       description = "files uploaded at once (default: ${DEFAULT-VALUE})")
   int uploadThreads;
 
+  @Option(names = {"-w", "--warm-query"}, paramLabel = "QUERY",
+      description = "a query (Lucene's classic syntax, as search reads it) whose best ten hits' reads the manifest"
+          + " keeps, so that its first run on a cold mount needs no request past the manifest: the snapshot's warm"
+          + " set; repeatable")
+  List<String> warmQueries = new ArrayList<>();
+
+  @Option(names = "--warm-bytes", paramLabel = "SIZE", defaultValue = "2mb",
+      description = "at most this much of the warm queries' reads is kept, smallest ranges first; a mounted index"
+          + " holds it on heap while its reader is open (default: ${DEFAULT-VALUE})")
+  String warmBytes;
+
+  @Option(names = "--default-field", paramLabel = "FIELD", defaultValue = "message",
+      description = "the field of a warm query's terms without a field name (default: ${DEFAULT-VALUE})")
+  String defaultField;
+
   @Option(names = {"-q", "--quiet"}, description = "no progress on stderr")
   boolean quiet;
 
@@ -71,10 +88,25 @@ final class SnapshotCommand implements Callable<Integer> {
     if (uploadThreads < 1) {
       throw new UsageException("--upload-threads must be at least 1, got " + uploadThreads);
     }
+    long warmLimit;
+    try {
+      warmLimit = ByteSizes.parse(warmBytes);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--warm-bytes: " + e.getMessage(), e);
+    }
+    if (warmLimit < 0 || warmLimit > Integer.MAX_VALUE) {
+      throw new UsageException("--warm-bytes must be from 0 to 2gb, got " + warmBytes);
+    }
+    List<Query> warm = new ArrayList<>();
+    for (String q : warmQueries) {
+      warm.add(QueryText.parse(q, defaultField));
+    }
     ProgressPrinter progress = new ProgressPrinter(quiet ? null : err);
     SnapshotOptions options = SnapshotOptions.DEFAULTS
         .withPointFields(pointFields.toArray(String[]::new))
         .withUploadThreads(uploadThreads)
+        .withWarmQueries(warm.toArray(Query[]::new))
+        .withWarmBytesLimit((int) warmLimit)
         .withListener(progress);
     try (Repository repository = Repository.open(repositoryUri, true);
         Directory directory = FSDirectory.open(indexDir)) {
@@ -88,6 +120,10 @@ final class SnapshotCommand implements Callable<Integer> {
               + Formats.bytes(last.bytesUploaded()) + ")") + ", the rest was in the repository or the manifest");
       for (var range : info.pointRanges().values()) {
         out.println("  " + range.field() + ": " + Formats.pointRange(range));
+      }
+      if (!warm.isEmpty()) {
+        out.println("  warm set of " + warm.size() + (warm.size() == 1 ? " query" : " queries") + ": the manifest holds "
+            + Formats.bytes(snapshots.readManifest(info.name()).heapBytes()) + " on heap");
       }
     }
     return ExitCodes.OK;

@@ -64,6 +64,26 @@ class FileSystemCliTest {
   }
 
   @Test
+  void aSnapshotsWarmQueriesAreKeptInItsManifestWithinTheirLimit() throws IOException {
+    ok("snapshot", "-q", day1.toString(), repo, "plain");
+    Cli.Run warm = ok("snapshot", "-q", "-w", "message:error", "-w", "host.name:web-01", day1.toString(), repo, "warm");
+    assertTrue(warm.out().contains("warm set of 2 queries: the manifest holds "), warm.toString());
+    ok("snapshot", "-q", "-w", "message:error", "--warm-bytes", "0", day1.toString(), repo, "none");
+    try (var store = dev.permafrost.blob.FileSystemBlobStore.open(repoDir, false)) {
+      SnapshotRepository snapshots = SnapshotRepository.open(store);
+      long plain = snapshots.readManifest("plain").heapBytes();
+      assertTrue(snapshots.readManifest("warm").heapBytes() > plain, "the warm queries' reads are kept");
+      assertEquals(plain, snapshots.readManifest("none").heapBytes(), "a limit of 0 keeps nothing more");
+    }
+    Cli.Run badQuery = Cli.run("snapshot", "-q", "-w", "message:(error", day1.toString(), repo, "bad-query");
+    assertEquals(2, badQuery.code(), badQuery.toString());
+    assertTrue(badQuery.err().contains("does not parse"), badQuery.toString());
+    Cli.Run badSize = Cli.run("snapshot", "-q", "-w", "error", "--warm-bytes", "lots", day1.toString(), repo, "bad-size");
+    assertEquals(2, badSize.code(), badSize.toString());
+    assertTrue(badSize.err().contains("--warm-bytes") && badSize.err().contains("'lots'"), badSize.toString());
+  }
+
+  @Test
   void snapshotListInfoSearchAndDelete() throws IOException {
     Cli.Run taken = ok("snapshot", "-p", "@timestamp", day1.toString(), repo, "logs-2024.02.15");
     assertTrue(taken.out().startsWith("snapshot 'logs-2024.02.15' taken in " + repo), taken.toString());
