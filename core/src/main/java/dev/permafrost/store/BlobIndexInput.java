@@ -90,6 +90,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    * them per query), or null; bytes served from the cache count for it as each window is left.
    */
   private final ReadCost cost = tracked(this);
+  /** The input tracked by {@link #cost} before this one (its list of inputs runs through them), or null. */
+  BlobIndexInput nextTracked;
 
   BlobIndexInput(String description, BlobFile file, int baseFill) {
     super(description);

@@ -3,6 +3,8 @@
  */
 package dev.permafrost.store;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -29,8 +31,23 @@ public final class ReadCost {
   /** The deepest wave among this work's completed requests. */
   private final AtomicInteger completed = new AtomicInteger();
   private final AtomicInteger waves = new AtomicInteger();
-  /** Inputs made for this work: the bytes they served from the cache and have not reported yet count too. */
-  private final java.util.Queue<BlobIndexInput> inputs = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  /**
+   * The last input made for this work, linked to the ones before it through {@link BlobIndexInput#nextTracked} (no
+   * allocation per input): the bytes they served from the cache and have not reported yet count too.
+   */
+  private volatile BlobIndexInput tracked;
+  /** The costs whose counts count in this one: their inputs' unreported bytes count here too. */
+  private final java.util.Queue<ReadCost> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  private static final VarHandle TRACKED;
+
+  static {
+    try {
+      TRACKED = MethodHandles.lookup().findVarHandle(ReadCost.class, "tracked", BlobIndexInput.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   /** A cost of its own. */
   public ReadCost() {
@@ -43,7 +60,9 @@ public final class ReadCost {
 
   /** A cost whose counts also count in this one (an index's, of a search). */
   public ReadCost child() {
-    return new ReadCost(this);
+    ReadCost child = new ReadCost(this);
+    children.add(child);
+    return child;
   }
 
   /** Restores the cost that was attached before. */
@@ -111,9 +130,12 @@ public final class ReadCost {
 
   /** {@code input} reads for this work (it was opened, cloned or sliced on a thread attached to it). */
   void track(BlobIndexInput input) {
-    for (ReadCost c = this; c != null; c = c.parent) {
-      c.inputs.add(input);
-    }
+    assert input.nextTracked == null;
+    BlobIndexInput head;
+    do {
+      head = tracked;
+      input.nextTracked = head; // published by the exchange below
+    } while (!TRACKED.compareAndSet(this, head, input));
   }
 
   void waited(long nanos) {
@@ -139,11 +161,19 @@ public final class ReadCost {
    * holds in its current one. Exact once the work is done; while inputs are read, a snapshot.
    */
   public long bytesFromCache() {
+    return bytesFromCache.sum() + notReported();
+  }
+
+  /** What this work's inputs, and its children's, served from the cache and have not reported yet. */
+  private long notReported() {
     long pending = 0;
-    for (BlobIndexInput in : inputs) {
+    for (BlobIndexInput in = tracked; in != null; in = in.nextTracked) {
       pending += in.servedFromCacheNotReported();
     }
-    return bytesFromCache.sum() + pending;
+    for (ReadCost child : children) {
+      pending += child.notReported();
+    }
+    return pending;
   }
 
   /** Time this work's readers spent waiting for the store, summed over its threads. */

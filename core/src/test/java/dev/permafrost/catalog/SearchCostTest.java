@@ -158,6 +158,12 @@ class SearchCostTest {
       assertEquals(0, warm.readersOpened());
       assertTrue(warm.bytesFromCache() > 0, warm.toString());
       assertTrue(warm.perIndex().isEmpty(), "no profile asked for");
+      // per index, what each index's inputs served (reported or still in their windows) adds up to the total
+      SearchCost profiled = catalog.search(SearchRequest.builder(query).indices("idx-0", "idx-1").fields("id")
+          .profile(true).build()).cost();
+      assertEquals(warm.bytesFromCache(), profiled.bytesFromCache(), "the same search reads the same bytes");
+      assertEquals(profiled.bytesFromCache(),
+          profiled.perIndex().values().stream().mapToLong(SearchCost.IndexCost::bytesFromCache).sum(), profiled.toString());
 
       // indices skipped by their ranges and by a sorted top-N's early stop are counted as such
       long day1 = RandomIndexes.BASE_TIME + 3000L * 1000;
