@@ -199,6 +199,53 @@ class PrefetchingReadsTest {
   }
 
   @Test
+  void aColumnReadStraightFromTheStoreThatFailsIsReadAgainTheUsualWay() throws Exception {
+    long[] want = new long[DOCS];
+    try (DirectoryReader expected = DirectoryReader.open(local)) {
+      NumericDocValues wn = expected.leaves().get(0).reader().getNumericDocValues("n");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(wn.advanceExact(doc));
+        want[doc] = wn.longValue();
+      }
+    }
+    dev.permafrost.blob.FaultInjectingBlobStore faulty =
+        new dev.permafrost.blob.FaultInjectingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false), seed);
+    SnapshotRepository flaky = SnapshotRepository.open(faulty);
+    long budget = 64 << 20;
+    try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-flaky")).size(2 * (32 << 10))
+        .regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build();
+        BlobDirectory dir = BlobDirectory.open(flaky, tiny.readManifest(flaky, "snap"), tiny, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      fillWithStoredFields(dir);
+      LeafReader leaf = reader.leaves().get(0).reader();
+      // every response of the index's blob (its chunk table is read by now) comes back with a byte flipped
+      faulty.targets(name -> !name.endsWith(".crc32c-32k")).flipRate(1);
+      ColumnPrefetch.prefetch(leaf, "n");
+      assertTrue(tiny.scanBudget.available() < budget, "the column is read straight from the store");
+      NumericDocValues n = leaf.getNumericDocValues("n");
+      int failures = 0;
+      for (int doc = 0; doc < DOCS; doc++) {
+        try {
+          assertTrue(n.advanceExact(doc));
+          assertEquals(want[doc], n.longValue(), "a value served while the store flips bytes, seed " + seed);
+        } catch (IOException | RuntimeException e) { // Lucene's packed readers wrap what a read throws
+          Throwable io = e instanceof IOException ? e : e.getCause();
+          assertTrue(io instanceof IOException && io.getMessage().contains("checksum mismatch"), String.valueOf(e));
+          failures++;
+        }
+      }
+      assertTrue(failures > 0, "wrong bytes are not served, seed " + seed);
+      assertTrue(faulty.flips.get() > 0, "the store flipped bytes");
+      faulty.heal();
+      // the same doc values, through the same input: the failed read is not served again, the column is read anew
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(n.advanceExact(doc));
+        assertEquals(want[doc], n.longValue(), "doc " + doc + " after the failure, seed " + seed);
+      }
+    }
+  }
+
+  @Test
   void theColumnsOfEverySegmentNamedInOneCallAreAllReadStraightFromTheStore() throws Exception {
     Directory segmented = FSDirectory.open(tmp.resolve("segmented"));
     int segments = 3;
