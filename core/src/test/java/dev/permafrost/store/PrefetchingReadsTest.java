@@ -130,14 +130,7 @@ class PrefetchingReadsTest {
 
   @Test
   void aColumnTheCacheDoesNotAdmitIsReadInOneRequestAndEqualsTheLocalIndex() throws Exception {
-    long[] want = new long[DOCS];
-    try (DirectoryReader expected = DirectoryReader.open(local)) {
-      NumericDocValues wn = expected.leaves().get(0).reader().getNumericDocValues("n");
-      for (int doc = 0; doc < DOCS; doc++) {
-        assertTrue(wn.advanceExact(doc));
-        want[doc] = wn.longValue();
-      }
-    }
+    long[] want = localColumn();
     long regionByRegion = 0;
     for (long budget : new long[] {0, 64 << 20}) {
       // two regions, all taken by what readers waited for (the manifest, the files read at open, stored fields):
@@ -157,6 +150,19 @@ class PrefetchingReadsTest {
         assertBudgetGivenBack(tiny, budget);
       }
     }
+  }
+
+  /** Column "n" of the local index, by document. */
+  private long[] localColumn() throws IOException {
+    long[] values = new long[DOCS];
+    try (DirectoryReader expected = DirectoryReader.open(local)) {
+      NumericDocValues n = expected.leaves().get(0).reader().getNumericDocValues("n");
+      for (int doc = 0; doc < DOCS; doc++) {
+        assertTrue(n.advanceExact(doc));
+        values[doc] = n.longValue();
+      }
+    }
+    return values;
   }
 
   /** Prefetches column "n" through {@code tiny}, reads it all and returns the requests that took. */
@@ -200,14 +206,7 @@ class PrefetchingReadsTest {
 
   @Test
   void aColumnReadStraightFromTheStoreThatFailsIsReadAgainTheUsualWay() throws Exception {
-    long[] want = new long[DOCS];
-    try (DirectoryReader expected = DirectoryReader.open(local)) {
-      NumericDocValues wn = expected.leaves().get(0).reader().getNumericDocValues("n");
-      for (int doc = 0; doc < DOCS; doc++) {
-        assertTrue(wn.advanceExact(doc));
-        want[doc] = wn.longValue();
-      }
-    }
+    long[] want = localColumn();
     dev.permafrost.blob.FaultInjectingBlobStore faulty =
         new dev.permafrost.blob.FaultInjectingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false), seed);
     SnapshotRepository flaky = SnapshotRepository.open(faulty);
