@@ -41,7 +41,14 @@ public final class ColumnPrefetch {
   /** The most bytes of one random-access slice that are fetched ahead. */
   public static final long MAX_COLUMN_BYTES = 16L << 20;
 
+  /**
+   * Set while this thread opens doc values whose random-access slices are to be fetched whole: TRUE for a collector
+   * on this thread (what the cache does not admit is read straight from the store, for it), FALSE for reads on other
+   * threads (fetched into the cache only).
+   */
   private static final ThreadLocal<Boolean> WHOLE = new ThreadLocal<>();
+  /** Set while this thread measures a field's columns: {bytes a whole fetch would bring, the fill of one read}. */
+  private static final ThreadLocal<long[]> MEASURE = new ThreadLocal<>();
   /**
    * The columns this thread's last call read straight from the store (the cache did not admit them), each until the
    * doc values a collector opens next, on the same thread, take it. Dropped at the next call: until then a column no
@@ -96,6 +103,49 @@ public final class ColumnPrefetch {
     prefetch(reader, List.of(fields));
   }
 
+  /**
+   * Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment whole, into the cache only,
+   * for reads on other threads; this thread's straight reads of an earlier call stay.
+   */
+  static void fetchWhole(LeafReader reader, Collection<String> fields) throws IOException {
+    Boolean outer = WHOLE.get();
+    WHOLE.set(Boolean.FALSE);
+    try {
+      for (String field : fields) {
+        FieldInfo info = reader.getFieldInfos().fieldInfo(field);
+        if (info != null) {
+          open(reader, field, info.getDocValuesType());
+        }
+      }
+    } finally {
+      if (outer == null) {
+        WHOLE.remove();
+      } else {
+        WHOLE.set(outer);
+      }
+    }
+  }
+
+  /**
+   * What fetching {@code field}'s columns whole would bring, in bytes, and the fill one read of a value starts
+   * (0 and 0 on a directory other than a {@link BlobDirectory}); fetches nothing.
+   */
+  static long[] measure(LeafReader reader, FieldInfo field) throws IOException {
+    long[] size = new long[2];
+    MEASURE.set(size);
+    try {
+      open(reader, field.name, field.getDocValuesType());
+    } finally {
+      MEASURE.remove();
+    }
+    return size;
+  }
+
+  /** The measure under way on this thread, or null. */
+  static long[] measuring() {
+    return MEASURE.get();
+  }
+
   /** Opens the field's doc values, which opens their random-access slices (fetched whole while the flag is up). */
   private static void open(LeafReader reader, String field, DocValuesType type) throws IOException {
     switch (type) {
@@ -125,7 +175,7 @@ public final class ColumnPrefetch {
    */
   static ScanRead takeStraightRead(CachedBlob blob, long column) {
     List<ScanRead> reads = STARTED.get();
-    if (reads != null && WHOLE.get() == null) {
+    if (reads != null && WHOLE.get() == null && MEASURE.get() == null) {
       for (int i = 0; i < reads.size(); i++) {
         ScanRead r = reads.get(i);
         if (r.blob == blob && r.column == column) {
@@ -136,8 +186,11 @@ public final class ColumnPrefetch {
     return null;
   }
 
-  /** Whether random-access slices opened by this thread now are to be fetched whole. */
-  static boolean active() {
-    return WHOLE.get() != null;
+  /**
+   * Whether random-access slices opened by this thread now are to be fetched whole: null if not, TRUE if what the
+   * cache does not admit is to be read straight from the store for this thread, FALSE if not.
+   */
+  static Boolean whole() {
+    return WHOLE.get();
   }
 }

@@ -239,6 +239,7 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     if (missing.isEmpty()) {
       return;
     }
+    fetchWholeWhereNoDearer(reader, fields, missing);
     ReadCost cost = ReadCost.current();
     ReadDeadline deadline = ReadDeadline.current();
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -248,6 +249,34 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
         threads.execute(() -> readQuietly(reader, field, doc, cost, deadline));
       }
     } // waits for every read
+  }
+
+  /**
+   * Fetches a field's columns whole, in one go per cache region, where its missing values would fetch about half of
+   * them anyway: each read of a value is a fill of its own, about twice the input's fill once rounded out to whole
+   * checksum chunks (147 KB a read with 64 KiB fills, measured at scale {@code medium}). Twenty hits in a segment of
+   * a million documents then cost one request instead of twenty, and a search over many segments is not one wave
+   * per {@code fetchThreads} hits. The reads that follow wait for those fills.
+   */
+  private static void fetchWholeWhereNoDearer(LeafReader reader, List<FieldInfo> fields, List<int[]> missing)
+      throws IOException {
+    int[] misses = new int[fields.size()];
+    for (int[] m : missing) {
+      misses[m[0]]++;
+    }
+    List<String> whole = new ArrayList<>();
+    for (int f = 0; f < fields.size(); f++) {
+      if (misses[f] < 2) {
+        continue;
+      }
+      long[] size = ColumnPrefetch.measure(reader, fields.get(f));
+      if (size[0] > 0 && 4L * misses[f] * size[1] >= size[0]) {
+        whole.add(fields.get(f).name);
+      }
+    }
+    if (!whole.isEmpty()) {
+      ColumnPrefetch.fetchWhole(reader, whole);
+    }
   }
 
   private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, ReadDeadline deadline) {

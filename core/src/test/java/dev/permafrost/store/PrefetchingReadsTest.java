@@ -76,6 +76,7 @@ class PrefetchingReadsTest {
         d.add(new NumericDocValuesField("n", random.nextLong())); // 8 bytes a value: a column of many regions
         d.add(new SortedSetDocValuesField("s", new BytesRef("term-" + random.nextInt(500))));
         d.add(new StringField("tag", i % 3_001 == 7 ? "rare" : "common", Field.Store.NO));
+        d.add(new StringField("every", i % 1_000 == 500 ? "thousandth" : "other", Field.Store.NO));
         d.add(new TextField("body", "word" + random.nextInt(50) + " word" + random.nextInt(50), Field.Store.YES));
         d.add(new StoredField("id", i));
         w.addDocument(d);
@@ -354,6 +355,77 @@ class PrefetchingReadsTest {
       }
       assertEquals(prefetched, store.readRequests.get(), "nothing more to fetch, " + snapshot + ", seed " + seed);
       return prefetched;
+    }
+  }
+
+  @Test
+  void manyHitsOfASegmentFetchTheirColumnWholeRatherThanAFillEach() throws Exception {
+    Query spread = new TermQuery(new Term("every", "thousandth")); // 30 hits, 8 KB apart in a 240 KB column
+    long[] want = localColumn();
+    store.readLatencyMillis = 5; // requests sent together overlap, however fast the local disk answers
+    int[] waves = new int[2];
+    for (int wrapped = 0; wrapped < 2; wrapped++) {
+      // one thread for fetches readers wait for: read hit by hit, the column's fills come one after another
+      try (SharedRegionCache big = SharedRegionCache.builder().path(tmp.resolve("hits-" + wrapped)).size(64 << 20)
+          .regionSize(1 << 20).fetchThreads(1).build();
+          BlobDirectory dir = BlobDirectory.open(repo, big.readManifest(repo, "snap"), big, "snap");
+          DirectoryReader reader = DirectoryReader.open(dir)) {
+        IndexSearcher searcher = new IndexSearcher(reader);
+        assertEquals(DOCS / 1_000, searcher.search(spread, 1).totalHits.value()); // terms and postings cached
+        CollectorManager<NValues, List<Long>> values = NValues.manager();
+        ReadCost cost = new ReadCost();
+        List<Long> got;
+        try (ReadCost.Scope s = ReadCost.attach(cost)) {
+          got = wrapped == 1
+              ? searcher.search(spread, HitPrefetchingCollector.manager(values, List.of("n"), false))
+              : searcher.search(spread, values);
+        }
+        waves[wrapped] = cost.waves();
+        assertEquals(DOCS / 1_000, got.size());
+        for (int i = 0; i < got.size(); i++) {
+          assertEquals(want[500 + 1_000 * i], got.get(i), "hit " + i + ", seed " + seed);
+        }
+      }
+    }
+    assertEquals(1, waves[1], "the column fetched whole, in one wave on the prefetch lane, seed " + seed);
+    assertTrue(waves[0] > 1, "read hit by hit: " + waves[0] + " waves, seed " + seed);
+  }
+
+  /** Collects column "n" of every hit, in order. */
+  private static final class NValues extends SimpleCollector {
+    final List<Long> out = new ArrayList<>();
+    private NumericDocValues n;
+
+    static CollectorManager<NValues, List<Long>> manager() {
+      return new CollectorManager<>() {
+        @Override
+        public NValues newCollector() {
+          return new NValues();
+        }
+
+        @Override
+        public List<Long> reduce(Collection<NValues> collectors) {
+          List<Long> all = new ArrayList<>();
+          collectors.forEach(c -> all.addAll(c.out));
+          return all;
+        }
+      };
+    }
+
+    @Override
+    protected void doSetNextReader(LeafReaderContext context) throws IOException {
+      n = context.reader().getNumericDocValues("n");
+    }
+
+    @Override
+    public void collect(int doc) throws IOException {
+      assertTrue(n.advanceExact(doc));
+      out.add(n.longValue());
+    }
+
+    @Override
+    public ScoreMode scoreMode() {
+      return ScoreMode.COMPLETE_NO_SCORES;
     }
   }
 
