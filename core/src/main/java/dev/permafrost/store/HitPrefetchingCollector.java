@@ -252,11 +252,12 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
   }
 
   /**
-   * Fetches a field's columns whole, in one go per cache region, where its missing values would fetch about half of
-   * them anyway: each read of a value is a fill of its own, about twice the input's fill once rounded out to whole
-   * checksum chunks (147 KB a read with 64 KiB fills, measured at scale {@code medium}). Twenty hits in a segment of
-   * a million documents then cost one request instead of twenty, and a search over many segments is not one wave
-   * per {@code fetchThreads} hits. The reads that follow wait for those fills.
+   * Fetches a field's columns whole, in one go per cache region, where at least {@value #WHOLE_COLUMN_HITS} of its
+   * values are missing and their reads would fetch about half of the columns anyway: each read of a value is a fill
+   * of its own, about twice the input's fill once rounded out to whole checksum chunks (147 KB a read with 64 KiB
+   * fills, measured at scale {@code medium}). Twenty hits in a segment of a million documents then cost a request
+   * per region instead of twenty, and a search over many segments is not one wave per {@code fetchThreads} hits. The
+   * reads that follow wait for those fills.
    */
   private static void fetchWholeWhereNoDearer(LeafReader reader, List<FieldInfo> fields, List<int[]> missing)
       throws IOException {
@@ -266,8 +267,8 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     }
     List<String> whole = new ArrayList<>();
     for (int f = 0; f < fields.size(); f++) {
-      if (misses[f] < 2) {
-        continue;
+      if (misses[f] < WHOLE_COLUMN_HITS) {
+        continue; // a few reads run side by side on the fetch lane: one wave, fewer bytes than the column
       }
       long[] size = ColumnPrefetch.measure(reader, fields.get(f));
       if (size[0] > 0 && 4L * misses[f] * size[1] >= size[0]) {
@@ -278,6 +279,9 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
       ColumnPrefetch.fetchWhole(reader, whole);
     }
   }
+
+  /** The fewest missing values of a field in a segment for which its columns may be fetched whole. */
+  static final int WHOLE_COLUMN_HITS = 8;
 
   private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, ReadDeadline deadline) {
     try (ReadCost.Scope c = cost == null ? null : ReadCost.attach(cost);
