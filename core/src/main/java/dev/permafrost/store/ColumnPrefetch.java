@@ -77,11 +77,16 @@ public final class ColumnPrefetch {
   }
 
   private static void prefetch(List<LeafReader> segments, Collection<String> fields) throws IOException {
-    Boolean outer = WHOLE.get();
-    if (outer == null) {
+    if (WHOLE.get() == null) {
       STARTED.remove(); // the columns of the last call: its collectors have opened them by now
     }
-    WHOLE.set(Boolean.TRUE);
+    openWhole(segments, fields, Boolean.TRUE);
+  }
+
+  /** Opens the doc values of {@code fields} in each segment with {@link #WHOLE} set to {@code mode}. */
+  private static void openWhole(List<LeafReader> segments, Collection<String> fields, Boolean mode) throws IOException {
+    Boolean outer = WHOLE.get();
+    WHOLE.set(mode);
     try {
       for (LeafReader reader : segments) {
         for (String field : fields) {
@@ -94,6 +99,8 @@ public final class ColumnPrefetch {
     } finally {
       if (outer == null) {
         WHOLE.remove();
+      } else {
+        WHOLE.set(outer);
       }
     }
   }
@@ -108,22 +115,7 @@ public final class ColumnPrefetch {
    * for reads on other threads; this thread's straight reads of an earlier call stay.
    */
   static void fetchWhole(LeafReader reader, Collection<String> fields) throws IOException {
-    Boolean outer = WHOLE.get();
-    WHOLE.set(Boolean.FALSE);
-    try {
-      for (String field : fields) {
-        FieldInfo info = reader.getFieldInfos().fieldInfo(field);
-        if (info != null) {
-          open(reader, field, info.getDocValuesType());
-        }
-      }
-    } finally {
-      if (outer == null) {
-        WHOLE.remove();
-      } else {
-        WHOLE.set(outer);
-      }
-    }
+    openWhole(List.of(reader), fields, Boolean.FALSE);
   }
 
   /**
