@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh;
 
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
@@ -68,6 +69,10 @@ public class SmallCacheBenchmark {
   @Param({"none"})
   public String warmSet;
 
+  /** The cache's region size: {@code auto} ({@link BlobIndexes#regionSizeFor}: about 1/2048 of the data) or a size. */
+  @Param({"auto"})
+  public String regionSize;
+
   private Workload work;
   private LatencyModelBlobStore store;
   private SharedRegionCache cache;
@@ -94,9 +99,9 @@ public class SmallCacheBenchmark {
     work = Workloads.byName(workload, dataset.spec());
     store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.of(ttfbMs, mbPerSec));
     cacheDir = BenchmarkData.scratch("small-cache");
-    long regionSize = BlobIndexes.regionSizeFor(dataset);
-    cache = BlobIndexes.cache(cacheDir, (long) (cacheShare * dataset.indexBytes()), regionSize);
-    System.out.println("# cache: " + cache.sizeInBytes() + " bytes, regions of " + regionSize);
+    long region = regionSize.equals("auto") ? BlobIndexes.regionSizeFor(dataset) : ByteSizes.parse(regionSize);
+    cache = BlobIndexes.cache(cacheDir, (long) (cacheShare * dataset.indexBytes()), region);
+    System.out.println("# cache: " + cache.sizeInBytes() + " bytes, regions of " + region);
     indexes = MountedIndices.mount(SnapshotRepository.open(store), WarmSets.snapshots(dataset, work, warmSet), cache);
     indexes.run(work); // the first, cold run
   }
