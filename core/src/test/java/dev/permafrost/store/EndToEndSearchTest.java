@@ -13,6 +13,7 @@ import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.testutil.RandomIndexes;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
@@ -24,6 +25,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
@@ -67,10 +69,15 @@ public abstract class EndToEndSearchTest {
                   .build();
           TopDocs x = a.search(q, 10);
           TopDocs y = b.search(q, 10);
+          // the same hits through the wrapper that fetches their values together (whole columns past a few hits)
+          TopDocs z = b.search(q, HitPrefetchingCollector.manager(
+              new TopScoreDocCollectorManager(10, Integer.MAX_VALUE), List.of("@timestamp", "status_s", "country"), true));
           assertEquals(x.totalHits, y.totalHits, "seed " + seed + " " + q);
+          assertEquals(a.count(q), z.totalHits.value(), "every hit counted, seed " + seed + " " + q);
           for (int k = 0; k < x.scoreDocs.length; k++) {
             ScoreDoc s = x.scoreDocs[k];
             assertEquals(s.doc, y.scoreDocs[k].doc, "seed " + seed + " " + q);
+            assertEquals(s.doc, z.scoreDocs[k].doc, "seed " + seed + " " + q);
             assertEquals(a.storedFields().document(s.doc).get("body"), b.storedFields().document(s.doc).get("body"));
           }
         }
