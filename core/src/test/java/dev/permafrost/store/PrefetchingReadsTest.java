@@ -362,7 +362,7 @@ class PrefetchingReadsTest {
   void manyHitsOfASegmentFetchTheirColumnWholeRatherThanAFillEach() throws Exception {
     Query spread = new TermQuery(new Term("every", "thousandth")); // 30 hits, 8 KB apart in a 240 KB column
     long[] want = localColumn();
-    store.readLatencyMillis = 5; // requests sent together overlap, however fast the local disk answers
+    store.readLatencyMillis = 20; // requests sent together overlap, however fast the local disk answers or busy the CPU
     int[] waves = new int[2];
     for (int wrapped = 0; wrapped < 2; wrapped++) {
       // one thread for fetches readers wait for: read hit by hit, the column's fills come one after another
@@ -387,8 +387,10 @@ class PrefetchingReadsTest {
         }
       }
     }
-    assertEquals(1, waves[1], "the column fetched whole, in one wave on the prefetch lane, seed " + seed);
-    assertTrue(waves[0] > 1, "read hit by hit: " + waves[0] + " waves, seed " + seed);
+    // one wave on the prefetch lane (two if a fill was sent after another came back on a busy machine); hit by hit,
+    // one fill after another on the single demand thread
+    assertTrue(waves[1] <= 2 && waves[1] < waves[0], "the column fetched whole: " + waves[1] + " waves; hit by hit: "
+        + waves[0] + ", seed " + seed);
   }
 
   /** Collects column "n" of every hit, in order. */
