@@ -249,6 +249,11 @@ public final class SnapshotRepository implements SnapshotSource {
     return min == null ? null : new PointRange(field, numDims, bytesPerDim, min, max, docCount);
   }
 
+  /** Whether the manifest keeps {@code file} whole (so no range of it is worth a share of a byte budget). */
+  private static boolean keptWhole(String file, long length, SnapshotOptions options) {
+    return length <= options.inlineLimit() || (isMetadata(file) && length <= options.metadataInlineLimit());
+  }
+
   private static boolean isMetadata(String file) {
     if (file.startsWith("segments_")) {
       return true;
@@ -284,6 +289,9 @@ public final class SnapshotRepository implements SnapshotSource {
     }
     List<WarmRange> all = new ArrayList<>();
     for (String file : reads.files()) {
+      if (keptWhole(file, reader.directory().fileLength(file), options)) {
+        continue; // in the manifest whole anyway
+      }
       for (long[] r : reads.rangesOf(file, 64)) {
         all.add(new WarmRange(file, r[0], r[1]));
       }
@@ -308,8 +316,7 @@ public final class SnapshotRepository implements SnapshotSource {
     try (IndexInput in = dir.openInput(file, IOContext.DEFAULT)) {
       long length = in.length();
       long checksum = CodecUtil.retrieveChecksum(in); // checks the footer's magic and algorithm
-      boolean inline = length <= options.inlineLimit() || (isMetadata(file) && length <= options.metadataInlineLimit());
-      if (inline) {
+      if (keptWhole(file, length, options)) {
         byte[] bytes = new byte[(int) length];
         in.seek(0);
         in.readBytes(bytes, 0, bytes.length);

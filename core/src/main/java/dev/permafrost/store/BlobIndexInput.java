@@ -688,18 +688,17 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       // a column this thread named a moment ago (ColumnPrefetch), read straight from the store: read it from there
       slice.scanRead = ColumnPrefetch.takeStraightRead(blob, slice.sliceStart);
     }
-    Boolean whole = ColumnPrefetch.whole();
-    long[] measure = ColumnPrefetch.measuring();
-    if (whole != null || measure != null) {
+    Object opening = ColumnPrefetch.opening();
+    if (opening != null) {
       // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
       // sliced to the end of the file): only its head is a column's.
       long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
       long bytes = Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES);
-      if (measure != null) {
+      if (opening instanceof long[] measure) {
         measure[0] += bytes;
         measure[1] = Math.max(measure[1], baseFill);
       } else {
-        slice.prefetch(0, bytes, whole);
+        slice.prefetch(0, bytes, (Boolean) opening);
       }
     }
     return slice;

@@ -42,13 +42,12 @@ public final class ColumnPrefetch {
   public static final long MAX_COLUMN_BYTES = 16L << 20;
 
   /**
-   * Set while this thread opens doc values whose random-access slices are to be fetched whole: TRUE for a collector
-   * on this thread (what the cache does not admit is read straight from the store, for it), FALSE for reads on other
-   * threads (fetched into the cache only).
+   * What opening doc values on this thread does with their random-access slices, or null for nothing: TRUE, fetch
+   * them whole for a collector on this thread (what the cache does not admit is read straight from the store, for
+   * it); FALSE, fetch them whole into the cache only, for reads on other threads; a {@code long[]}, measure them
+   * ({bytes a whole fetch would bring, the fill of one read}). One thread-local, looked up once per slice.
    */
-  private static final ThreadLocal<Boolean> WHOLE = new ThreadLocal<>();
-  /** Set while this thread measures a field's columns: {bytes a whole fetch would bring, the fill of one read}. */
-  private static final ThreadLocal<long[]> MEASURE = new ThreadLocal<>();
+  private static final ThreadLocal<Object> OPENING = new ThreadLocal<>();
   /**
    * The columns this thread's last call read straight from the store (the cache did not admit them), each until the
    * doc values a collector opens next, on the same thread, take it. Dropped at the next call: until then a column no
@@ -77,16 +76,16 @@ public final class ColumnPrefetch {
   }
 
   private static void prefetch(List<LeafReader> segments, Collection<String> fields) throws IOException {
-    if (WHOLE.get() == null) {
+    if (OPENING.get() == null) {
       STARTED.remove(); // the columns of the last call: its collectors have opened them by now
     }
     openWhole(segments, fields, Boolean.TRUE);
   }
 
-  /** Opens the doc values of {@code fields} in each segment with {@link #WHOLE} set to {@code mode}. */
+  /** Opens the doc values of {@code fields} in each segment with {@link #OPENING} set to {@code mode}. */
   private static void openWhole(List<LeafReader> segments, Collection<String> fields, Boolean mode) throws IOException {
-    Boolean outer = WHOLE.get();
-    WHOLE.set(mode);
+    Object outer = OPENING.get();
+    OPENING.set(mode);
     try {
       for (LeafReader reader : segments) {
         for (String field : fields) {
@@ -97,11 +96,15 @@ public final class ColumnPrefetch {
         }
       }
     } finally {
-      if (outer == null) {
-        WHOLE.remove();
-      } else {
-        WHOLE.set(outer);
-      }
+      restore(outer);
+    }
+  }
+
+  private static void restore(Object outer) {
+    if (outer == null) {
+      OPENING.remove();
+    } else {
+      OPENING.set(outer);
     }
   }
 
@@ -124,18 +127,14 @@ public final class ColumnPrefetch {
    */
   static long[] measure(LeafReader reader, FieldInfo field) throws IOException {
     long[] size = new long[2];
-    MEASURE.set(size);
+    Object outer = OPENING.get();
+    OPENING.set(size);
     try {
       open(reader, field.name, field.getDocValuesType());
     } finally {
-      MEASURE.remove();
+      restore(outer);
     }
     return size;
-  }
-
-  /** The measure under way on this thread, or null. */
-  static long[] measuring() {
-    return MEASURE.get();
   }
 
   /** Opens the field's doc values, which opens their random-access slices (fetched whole while the flag is up). */
@@ -167,7 +166,7 @@ public final class ColumnPrefetch {
    */
   static ScanRead takeStraightRead(CachedBlob blob, long column) {
     List<ScanRead> reads = STARTED.get();
-    if (reads != null && WHOLE.get() == null && MEASURE.get() == null) {
+    if (reads != null && OPENING.get() == null) {
       for (int i = 0; i < reads.size(); i++) {
         ScanRead r = reads.get(i);
         if (r.blob == blob && r.column == column) {
@@ -179,10 +178,11 @@ public final class ColumnPrefetch {
   }
 
   /**
-   * Whether random-access slices opened by this thread now are to be fetched whole: null if not, TRUE if what the
-   * cache does not admit is to be read straight from the store for this thread, FALSE if not.
+   * What random-access slices opened by this thread now are for: null, nothing; TRUE or FALSE, to be fetched whole
+   * (TRUE: what the cache does not admit is read straight from the store for this thread); a {@code long[]}, to be
+   * measured (add the bytes a whole fetch would bring to [0], the largest fill of one read to [1]).
    */
-  static Boolean whole() {
-    return WHOLE.get();
+  static Object opening() {
+    return OPENING.get();
   }
 }
