@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.AlreadyClosedException;
@@ -83,8 +84,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private final byte[] scratch = new byte[Long.BYTES];
   private int fillSize;
   private int lastRegion = -1;
-  /** Moves between cached regions, of which one in {@link #ACCESS_SAMPLE} is recorded. */
-  private int sampledMoves;
+  /**
+   * Moves between cached regions, of which one in {@link #ACCESS_SAMPLE} is recorded. It starts at a random count:
+   * from zero, an input that makes fewer moves than that (a clone per query, reading a region or two) would never be
+   * sampled, and a region read again and again that way would look used once to the eviction policy.
+   */
+  private int sampledMoves = ThreadLocalRandom.current().nextInt();
   /**
    * The work this input reads for ({@link ReadCost}), from the thread that opened, cloned or sliced it (Lucene makes
    * them per query), or null; bytes served from the cache count for it as each window is left.

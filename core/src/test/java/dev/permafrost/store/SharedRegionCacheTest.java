@@ -333,6 +333,37 @@ class SharedRegionCacheTest {
     assertTrue(cache.stats().total().directReads() > 0, "the scan is served directly once the cache is full of hotter data");
   }
 
+  @Test
+  void aFileReadAgainAndAgainByShortLivedClonesOutweighsDataReadTwice() throws IOException {
+    byte[] hot = bytes(32 << 10); // two full regions
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    files.put("hot.bin", hot);
+    for (int i = 0; i < 6; i++) {
+      files.put("cold-" + i + ".bin", bytes(64 << 10));
+    }
+    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("clones")).size(64 << 10)
+        .regionSize(16 << 10).build(); // 4 full regions of 16 KiB
+    toClose.add(cache);
+    BlobDirectory dir = mount(store, cache, files, "clones");
+    try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
+      for (int round = 0; round < 160; round++) {
+        IndexInput c = in.clone(); // as each query would: two moves between cached regions, then dropped
+        byte[] got = new byte[hot.length];
+        c.readBytes(got, 0, got.length);
+        assertArrayEquals(hot, got);
+      }
+    }
+    for (int pass = 0; pass < 2; pass++) { // used twice: more than once, far less than the hot file
+      for (int i = 0; i < 6; i++) {
+        assertArrayEquals(files.get("cold-" + i + ".bin"), MountedIndexTest.readAll(dir, "cold-" + i + ".bin"));
+      }
+    }
+    int before = store.rangeReads.get();
+    assertArrayEquals(hot, MountedIndexTest.readAll(dir, "hot.bin"));
+    assertEquals(before, store.rangeReads.get(), "seed " + seed + ": the clones' moves counted as uses; " + cache.stats());
+  }
+
   /** Reads every file of {@code names} whole, {@code passes} times or until a pass makes no range read; returns the passes made. */
   private static int readUntilCached(BlobDirectory dir, Map<String, byte[]> files, Iterable<String> names,
       CountingBlobStoreWrapper store, int passes) throws IOException {
