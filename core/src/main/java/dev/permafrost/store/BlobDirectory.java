@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.DataAccessHint;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.IndexOutput;
@@ -163,7 +164,8 @@ public final class BlobDirectory extends Directory {
       release(file);
       throw new AlreadyClosedException("this BlobDirectory is closed: " + this);
     }
-    return new BlobIndexInput("BlobIndexInput(" + name + " in " + manifest.name() + ")", file, fillSize(context));
+    return new BlobIndexInput("BlobIndexInput(" + name + " in " + manifest.name() + ")", file, fillSize(context),
+        context.hints(FileTypeHint.class).noneMatch(h -> h == FileTypeHint.INDEX));
   }
 
   private static int fillSize(IOContext context) {

@@ -51,6 +51,11 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private final long sliceStart;
   private final long sliceEnd;
   private final int baseFill;
+  /**
+   * Whether a fill that its region's end cuts short goes on into the next region (a data file, read in runs: a
+   * terms block, a run of point leaves), rather than stopping there (an index structure, read at points).
+   */
+  private final boolean fillsCrossRegions;
   private boolean closed;
 
   /** Absolute position in the file. */
@@ -98,7 +103,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   /** The input tracked by {@link #cost} before this one (its list of inputs runs through them), or null. */
   BlobIndexInput nextTracked;
 
-  BlobIndexInput(String description, BlobFile file, int baseFill) {
+  BlobIndexInput(String description, BlobFile file, int baseFill, boolean fillsCrossRegions) {
     super(description);
     this.file = file;
     this.master = new Master();
@@ -106,6 +111,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     this.sliceStart = 0;
     this.sliceEnd = file.length;
     this.baseFill = baseFill;
+    this.fillsCrossRegions = fillsCrossRegions;
     this.fillSize = baseFill;
   }
 
@@ -117,6 +123,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     this.sliceStart = sliceStart;
     this.sliceEnd = sliceEnd;
     this.baseFill = from.baseFill;
+    this.fillsCrossRegions = from.fillsCrossRegions;
     this.fillSize = from.fillSize;
     this.pos = sliceStart;
     this.scanRead = from.scanRead;
@@ -391,7 +398,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    * wholly in the cache, points the window at it and returns true, without the slow path's checks, manifest-range
    * lookup or fill logic (a complete region holds every byte, the manifest's included). Access is recorded for
    * one move in {@link #ACCESS_SAMPLE}: the frequency sketch only compares regions, and an update on every move would
-   * cost more than the move itself. Anything else (a miss, a read across regions, bounds) takes the slow path.
+   * cost more than the move itself; and for the first move into a region fetched ahead of its reader, which would
+   * otherwise have been a miss, always recorded. Anything else (a miss, a read across regions, bounds) takes the
+   * slow path.
    */
   private boolean moveToCachedRegion(long a, int len) {
     CachedBlob blob = file.cachedBlob;
@@ -406,6 +415,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     if (index != lastRegion) {
       lastRegion = index;
       if ((++sampledMoves & (ACCESS_SAMPLE - 1)) == 0) {
+        file.cache.recordAccess(blob, index);
+      } else if (slot.fetchedAhead) {
+        slot.fetchedAhead = false;
         file.cache.recordAccess(blob, index);
       }
     }
@@ -567,7 +579,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     int result;
     try {
-      result = blob.window(index, p, fillSize, file, this);
+      // a collector's threads reading its hits' values read points, not runs
+      result = blob.window(index, p, fillSize, fillsCrossRegions && !HitPrefetchingCollector.prefetching(), file, this);
     } catch (CorruptIndexException e) {
       throw new CorruptIndexException(e.getOriginalMessage() + " (reading " + file + ")", this, e);
     } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {

@@ -6,6 +6,8 @@ package dev.permafrost.store;
 import dev.permafrost.snapshot.ChunkTable;
 import dev.permafrost.snapshot.FileEntry;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -154,9 +156,11 @@ final class CachedBlob {
    * cache (fetching what is missing), or straight from the store when the region is not admitted or the cache
    * file cannot be written.
    *
+   * @param crossRegions whether a fill that the region's end cuts short of {@code fillSize} goes on into the next
+   *     region, fetched beside it (see {@link #carryOn})
    * @return {@link Slot#HIT}, {@link Slot#MISS} or {@link #DIRECT}
    */
-  int window(int index, long p, int fillSize, BlobFile file, WindowTarget target) throws IOException {
+  int window(int index, long p, int fillSize, boolean crossRegions, BlobFile file, WindowTarget target) throws IOException {
     Slot cached = slots.get(index);
     if (cached != null && cached.offerComplete(this, index, target)) {
       return Slot.HIT;
@@ -172,7 +176,28 @@ final class CachedBlob {
       }
       int result;
       try {
-        result = slot.awaitPage(this, index, p - regionStart(index), fillSize, file, target);
+        long rel = p - regionStart(index);
+        result = slot.awaitPage(this, index, rel, fillSize, crossRegions, file, target);
+        if (result == Slot.CUT_AT_REGION_END) {
+          // the reader's fill stops at the region's end: what it wants past it is fetched beside it, from the next
+          // region, so that reading on across the boundary does not cost another round trip
+          long regionEnd = regionStart(index) + regionLength(index);
+          List<HeldFill> held = carryOn(regionEnd, Math.min(length, p + fillSize), file);
+          boolean gaveUp = false; // unless it stops waiting (deadline or interrupt), as in Slot.awaitPage
+          try {
+            result = slot.awaitPage(this, index, rel, fillSize, false, file, target);
+          } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {
+            gaveUp = true;
+            throw e;
+          } finally {
+            for (HeldFill h : held) {
+              h.slot().letGo(this, h.fill(), gaveUp);
+            }
+          }
+          if (result == Slot.HIT) {
+            result = Slot.MISS; // this reader started the fetch; it was done before the reader came back to wait
+          }
+        }
       } catch (CacheWriteFailedException e) {
         readDirect(index, p, fillSize, file, target);
         return DIRECT;
@@ -219,6 +244,34 @@ final class CachedBlob {
       p = regionEnd;
     }
     return refusedFrom < 0 ? null : new long[] {refusedFrom, refusedTo};
+  }
+
+  /** A fill started to carry on a reader's, held for it until it lets go. */
+  private record HeldFill(Slot slot, Fill fill) {}
+
+  /**
+   * Starts fetching the missing pages of [start, end), the rest of a reader's fill that its region's end cut short,
+   * as fills that reader waits for (admitted as a reader's would be); returns them, held for the reader. A region the
+   * cache does not admit is skipped: the reader reads it straight from the store if it gets there.
+   */
+  private List<HeldFill> carryOn(long start, long end, BlobFile file) {
+    List<HeldFill> held = new ArrayList<>(2);
+    List<Fill> fills = new ArrayList<>(2);
+    for (long p = start; p < end; ) {
+      int index = regionIndex(p);
+      long regionStart = regionStart(index);
+      long regionEnd = regionStart + regionLength(index);
+      Slot slot = cache.slotFor(this, index, true);
+      if (slot != null) {
+        slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, file, fills);
+        for (Fill f : fills) {
+          held.add(new HeldFill(slot, f));
+        }
+        fills.clear();
+      }
+      p = regionEnd;
+    }
+    return held;
   }
 
   // ---- verification ----

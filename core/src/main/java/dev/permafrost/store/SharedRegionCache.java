@@ -486,7 +486,7 @@ public final class SharedRegionCache implements AutoCloseable {
     byte[] bytes = new byte[Math.toIntExact(ref.length())];
     try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
         new BlobFile(entry, ref.snapshot(), store, storeId, this, blob, counter(ref.snapshot(), "manifest")),
-        BlobIndexInput.SEQUENTIAL_FILL)) {
+        BlobIndexInput.SEQUENTIAL_FILL, true)) {
       in.readBytes(bytes, 0, bytes.length);
     } catch (org.apache.lucene.index.CorruptIndexException e) {
       throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()

@@ -20,8 +20,9 @@ import java.util.zip.CRC32C;
  * CRC32C of each filled unit (a chunk, or less for a small region) so that a clean close can write them down.
  *
  * <p>The slot owns its protocol: it is the only code that waits or notifies. Readers call {@link #offerComplete}
- * (lock-free), {@link #awaitPage} and {@link #prefetch}; the {@link Filler} calls {@link #progress} and
- * {@link #finish}; the cache calls {@link #assign}, {@link #restore}, {@link #tryTake} and {@link #freeIfIdle}.
+ * (lock-free), {@link #awaitPage}, {@link #prefetch}, {@link #carryOn} and {@link #letGo}; the {@link Filler} calls
+ * {@link #progress} and {@link #finish}; the cache calls {@link #assign}, {@link #restore}, {@link #tryTake} and
+ * {@link #freeIfIdle}.
  *
  * <p>A region restored at start (from the record of the last clean close) has its recorded units marked restored,
  * not filled: the first read of each verifies it against its recorded CRC32C, under the monitor, and a mismatch
@@ -42,7 +43,9 @@ final class Slot {
    * a fill that failed or is half done. A reader waits at most until its own deadline, set when it begins to wait
    * (the cache's maxReadWait, or the thread's ReadDeadline if sooner), and at most 200 ms between checks that the
    * cache is still open. A fill counts its waiters; when the last one gives up (deadline or interrupt), the fill is
-   * called off (FetchTask), and a reader that finds a fill called off starts one of its own.
+   * called off (FetchTask), and a reader that finds a fill called off starts one of its own. The fills that carry
+   * on a reader's fill into the next region (carryOn) count that reader as a waiter until it has its own page, and
+   * are called off with it if it gives up.
    *
    * Lock order: a CachedBlob's slot table is lock-free (CAS) and never waits for a slot; a slot's monitor may CAS
    * that table and submit to the Filler's queue, but never takes another slot's monitor nor the pool's (the pool's
@@ -58,6 +61,11 @@ final class Slot {
   static final int STALE = -1;
   static final int HIT = 0;
   static final int MISS = 1;
+  /**
+   * {@link #awaitPage}'s answer when it started a fill that its region's end cut short of what the reader wants,
+   * without waiting for it: the caller fetches the rest from the next region beside it, then waits.
+   */
+  static final int CUT_AT_REGION_END = 3;
   private static final long MAX_WAIT_NANOS = 200_000_000L;
 
   final SlotPool pool;
@@ -83,6 +91,12 @@ final class Slot {
    * prefetches: what the {@link EvictionPolicy} weighs. Written under the monitor, read racily by the pool.
    */
   volatile boolean readerFetched;
+  /**
+   * Whether the region was fetched ahead of a reader, as the rest of a fill its end cut short, and no reader has moved
+   * into it since: that reader's move counts as a use of the region, as its move into a missing region would have
+   * (moves into cached regions are only sampled). Set under the monitor; cleared racily by the first reader.
+   */
+  volatile boolean fetchedAhead;
   /** Whether the slot is in its pool's free lists. Guarded by the pool's monitor, not this one. */
   boolean free;
   /** Guarded by this. */
@@ -121,6 +135,7 @@ final class Slot {
     unitCrcs = new int[(int) ((length + (long) unit - 1) / unit)];
     restored = null;
     readerFetched = false;
+    fetchedAhead = false;
     this.index = index;
     this.owner = blob;
     Arrays.fill(filled, 0L);
@@ -145,6 +160,7 @@ final class Slot {
       complete = false;
       owner = null;
       index = -1;
+      fetchedAhead = false;
       Arrays.fill(filled, 0L);
       restored = null;
       unitCrcs = null;
@@ -249,15 +265,20 @@ final class Slot {
    * way) if needed, and points {@code target} at the run of filled pages around it.
    *
    * @param fillSize how many bytes a new fill should fetch if the reader keeps reading (aligned and bounded here)
+   * @param reportCut whether to return {@link #CUT_AT_REGION_END}, without waiting, when the fill it starts is cut
+   *     short by the region's end (and the blob goes on)
    * @return {@link #HIT} if the page was there, {@link #MISS} if the reader waited, {@link #STALE} if the slot no
-   *     longer holds the region (look it up again)
+   *     longer holds the region (look it up again), or {@link #CUT_AT_REGION_END}
    * @throws IOException the fill's failure, a {@link BlobStoreTimeoutException} at the reader's deadline (see
    *     {@link ReadDeadline}), or an {@link InterruptedIOException} (the interrupt status kept)
    */
-  synchronized int awaitPage(CachedBlob blob, int index, long rel, int fillSize, BlobFile file, WindowTarget target)
-      throws IOException {
+  synchronized int awaitPage(CachedBlob blob, int index, long rel, int fillSize, boolean reportCut, BlobFile file,
+      WindowTarget target) throws IOException {
     if (owner != blob || this.index != index) {
       return STALE;
+    }
+    if (fetchedAhead) {
+      fetchedAhead = false; // this reader's move into the region was counted as a use (it was not a hit's move)
     }
     int page = pageOf(rel);
     ReadDeadline limit = null; // set when the reader begins to wait
@@ -281,6 +302,12 @@ final class Slot {
           awaited = fillCovering(page);
           if (awaited == null) {
             awaited = startFill(blob, file, page, fillSize, true);
+            if (reportCut && awaited.end == length && ((long) page << pageShift) + fillSize > length
+                && fileStart + length < blob.length) {
+              gaveUp = false;
+              awaited = null; // started, not waited for yet: the caller comes back for it
+              return CUT_AT_REGION_END;
+            }
           } else if (!awaited.demand) {
             awaited.demand = true; // a reader waits for this prefetch now
             blob.cache.filler().promote(awaited);
@@ -345,9 +372,37 @@ final class Slot {
 
   /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
   synchronized void prefetch(CachedBlob blob, int index, long from, long to, BlobFile file) {
-    if (owner != blob || this.index != index) {
-      return;
+    if (owner == blob && this.index == index) {
+      startMissing(blob, file, from, to, null);
     }
+  }
+
+  /**
+   * Starts fills, without waiting, for the missing pages of [from, to) (region offsets) that carry on a reader's
+   * fill its region's end cut short ({@link #CUT_AT_REGION_END}): fills a reader waits for (its lane, its worth),
+   * each held for that reader as if it waited for it, and added to {@code held}, until the reader lets go of them
+   * ({@link #letGo}). So if the reader gives up, no fetch runs on for nobody.
+   */
+  synchronized void carryOn(CachedBlob blob, int index, long from, long to, BlobFile file, List<Fill> held) {
+    if (owner == blob && this.index == index) {
+      startMissing(blob, file, from, to, held);
+    }
+  }
+
+  /**
+   * Lets go of a fill {@link #carryOn} held for a reader: called off if the reader gave up waiting (deadline or
+   * interrupt) and no other reader waits for it; otherwise it runs on, for whoever reads the region next.
+   */
+  synchronized void letGo(CachedBlob blob, Fill fill, boolean gaveUp) {
+    assert fill.waiters > 0 : fill;
+    if (--fill.waiters == 0 && gaveUp && !fill.done) {
+      blob.cache.filler().cancel(fill); // a fill registered on the slot keeps it with its owner: blob still owns it
+    }
+  }
+
+  /** Starts fills for the pages of [from, to) neither filled nor being fetched; with {@code held}, a reader's, held for it. */
+  private void startMissing(CachedBlob blob, BlobFile file, long from, long to, List<Fill> held) {
+    assert Thread.holdsLock(this);
     to = Math.min(to, length);
     for (long rel = from; rel < to; ) {
       int page = pageOf(rel);
@@ -358,7 +413,13 @@ final class Slot {
       } else if (isFilled(page) || isRestored(page)) {
         next = (long) (page + 1) << pageShift; // a restored page is verified when read, not fetched again
       } else {
-        next = startFill(blob, file, page, to - ((long) page << pageShift), false).end;
+        Fill fill = startFill(blob, file, page, to - ((long) page << pageShift), held != null);
+        if (held != null) {
+          fill.waiters++;
+          held.add(fill);
+          fetchedAhead = true;
+        }
+        next = fill.end;
       }
       assert next > rel : "prefetch made no progress at " + rel + " in " + this + ", fills " + fills;
       rel = next;

@@ -17,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.NumericDocValuesField;
@@ -24,6 +25,7 @@ import org.apache.lucene.document.SortedSetDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -79,6 +81,9 @@ class PrefetchingReadsTest {
         d.add(new StringField("every", i % 1_000 == 500 ? "thousandth" : "other", Field.Store.NO));
         d.add(new TextField("body", "word" + random.nextInt(50) + " word" + random.nextInt(50), Field.Store.YES));
         d.add(new StoredField("id", i));
+        byte[] b = new byte[128]; // a wide column: the rare hits' values are far apart, more than a fill's reach
+        random.nextBytes(b);
+        d.add(new BinaryDocValuesField("b", new BytesRef(b)));
         w.addDocument(d);
       }
       w.forceMerge(1);
@@ -466,7 +471,7 @@ class PrefetchingReadsTest {
         DirectoryReader reader = DirectoryReader.open(dir)) {
       try (ReadCost.Scope s = ReadCost.attach(prefetchedCost)) {
         prefetched = new IndexSearcher(reader).search(rare,
-            HitPrefetchingCollector.manager(ValuesCollector.manager(), List.of("n", "s", "tag"), true));
+            HitPrefetchingCollector.manager(ValuesCollector.manager(), List.of("n", "s", "b", "tag"), true));
       }
     }
     List<String> expected;
@@ -534,11 +539,12 @@ class PrefetchingReadsTest {
     assertEquals(0, cache.filler().inFlight(), "fills still running after 30 s");
   }
 
-  /** Reads every hit's doc values and stored fields, as a needle's collector does: "doc n term id". */
+  /** Reads every hit's doc values and stored fields, as a needle's collector does: "doc n term b id". */
   private static final class ValuesCollector extends SimpleCollector {
     final List<String> out = new ArrayList<>();
     private NumericDocValues n;
     private SortedSetDocValues s;
+    private BinaryDocValues b;
     private StoredFields stored;
     private int base;
 
@@ -565,17 +571,18 @@ class PrefetchingReadsTest {
     protected void doSetNextReader(LeafReaderContext context) throws IOException {
       n = context.reader().getNumericDocValues("n");
       s = context.reader().getSortedSetDocValues("s");
+      b = context.reader().getBinaryDocValues("b");
       stored = context.reader().storedFields();
       base = context.docBase;
     }
 
     @Override
     public void collect(int doc) throws IOException {
-      assertTrue(n.advanceExact(doc) && s.advanceExact(doc));
+      assertTrue(n.advanceExact(doc) && s.advanceExact(doc) && b.advanceExact(doc));
       Document d = stored.document(doc);
       assertNotNull(d.get("body"));
       out.add((base + doc) + " " + n.longValue() + " " + s.lookupOrd(s.nextOrd()).utf8ToString() + " "
-          + d.getField("id").numericValue());
+          + b.binaryValue().hashCode() + " " + d.getField("id").numericValue());
     }
 
     @Override

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.AfterEach;
@@ -90,9 +91,13 @@ class ReadWaitTest {
   }
 
   private IndexInput openLarge(SharedRegionCache cache) throws IOException {
+    return openLarge(cache, IOContext.DEFAULT);
+  }
+
+  private IndexInput openLarge(SharedRegionCache cache, IOContext context) throws IOException {
     BlobDirectory dir = BlobDirectory.open(repo, "snap", cache);
     toClose.add(dir);
-    IndexInput in = dir.openInput(large.name(), IOContext.DEFAULT);
+    IndexInput in = dir.openInput(large.name(), context);
     toClose.add(in);
     return in;
   }
@@ -128,7 +133,9 @@ class ReadWaitTest {
   void aReaderGivesUpAtItsDeadlineAndTheFetchItAbandonsFreesItsThread() throws Exception {
     faulty.hangRate(1);
     SharedRegionCache cache = cache("deadline", 1, SharedRegionCache.DEFAULT_MAX_READ_WAIT);
-    IndexInput in = openLarge(cache);
+    // read as an index structure, whose fill stops at its region's end: a data file's fill carried on into the next
+    // region is called off with it, but the one fetch thread may start it the moment the reader's own is called off
+    IndexInput in = openLarge(cache, IOContext.DEFAULT.withHints(FileTypeHint.INDEX));
     long middle = cold(large.length() / 2);
     BlobStoreTimeoutException e;
     try (ReadDeadline.Scope s = ReadDeadline.within(Duration.ofMillis(300), "the test's deadline")) {

@@ -34,6 +34,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.store.AlreadyClosedException;
+import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
@@ -45,6 +46,11 @@ import org.junit.jupiter.api.io.TempDir;
 /** The read path over files of random bytes: correctness under eviction and concurrency, single flight, failures. */
 class SharedRegionCacheTest {
   @TempDir Path tmp;
+  /**
+   * How Lucene opens an index structure (read at points): a fill stops at its region's end, so that a missing range
+   * is one fetch. A data file's fill goes on into the next region (a second fetch beside it).
+   */
+  private static final IOContext POINT_READS = IOContext.DEFAULT.withHints(FileTypeHint.INDEX);
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
   private final Random random = new Random(seed);
   private FileSystemBlobStore fsStore;
@@ -224,7 +230,7 @@ class SharedRegionCacheTest {
     int readers = 8;
     List<Thread> threads = new ArrayList<>();
     List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-    IndexInput master = dir.openInput("one.bin", IOContext.DEFAULT);
+    IndexInput master = dir.openInput("one.bin", POINT_READS);
     for (int i = 0; i < readers; i++) {
       IndexInput in = master.clone();
       Thread t = new Thread(() -> {
@@ -266,7 +272,7 @@ class SharedRegionCacheTest {
     store.failuresLeft.set(1);
     SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
     BlobDirectory dir = mount(store, cache, files, "fail");
-    IndexInput master = dir.openInput("f.bin", IOContext.DEFAULT);
+    IndexInput master = dir.openInput("f.bin", POINT_READS);
     List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
@@ -490,6 +496,31 @@ class SharedRegionCacheTest {
       assertEquals(1, store.rangeReads.get(), "the read is served by the prefetched range");
       assertEquals(0, dir.stats().misses());
     }
+  }
+
+  @Test
+  void aReadRunningPastItsRegionsEndFetchesTheNextRegionInTheSameRoundTrip() throws Exception {
+    byte[] bytes = bytes(600_000);
+    CountingBlobStore store = new CountingBlobStore(fsStore);
+    store.readLatencyMillis = 50; // requests sent together overlap, however fast the local disk answers
+    BlobDirectory dir = mount(store, cache(4 << 20, 64 << 10, 4 << 10), Map.of("d.bin", bytes), "runs");
+    int[] waves = new int[2];
+    for (int run = 0; run < 2; run++) {
+      // a data file (read in runs) and an index structure (read at points); each run reads 40 KB from 5.5 KB before
+      // the end of a 64 KiB region, far from what the other run fetched
+      IOContext context = run == 0 ? IOContext.DEFAULT : POINT_READS;
+      int from = run * (384 << 10) + 60_000;
+      byte[] got = new byte[40_000];
+      ReadCost cost = new ReadCost();
+      try (ReadCost.Scope s = ReadCost.attach(cost); IndexInput in = dir.openInput("d.bin", context)) {
+        in.seek(from);
+        in.readBytes(got, 0, got.length);
+      }
+      assertArrayEquals(Arrays.copyOfRange(bytes, from, from + got.length), got, "run " + run + ", seed " + seed);
+      waves[run] = cost.waves();
+    }
+    assertEquals(1, waves[0], "the fill cut short by the region's end went on into the next region beside it");
+    assertEquals(2, waves[1], "an index structure's fill stops at its region's end; the next region is a second wave");
   }
 
   @Test
