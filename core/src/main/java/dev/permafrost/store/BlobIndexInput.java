@@ -536,7 +536,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   /** Points the window at readable bytes that include absolute position {@code p} (p is inside the slice). */
   private void moveWindow(long p) throws IOException {
     assert p >= sliceStart && p < sliceEnd;
-    boolean sequential = p == winEnd;
+    // reading on from the window's end, or skipping a little past it (a column read for sparse hits, a run of point
+    // leaves with gaps), is a scan: its fills grow
+    boolean sequential = winKind != KIND_NONE && p >= winEnd && p - winEnd < fillSize;
     int hot = file.hotRange(p);
     if (hot >= 0) {
       setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), Slot.HEAP,

@@ -413,11 +413,12 @@ final class Slot {
       } else if (isFilled(page) || isRestored(page)) {
         next = (long) (page + 1) << pageShift; // a restored page is verified when read, not fetched again
       } else {
-        Fill fill = startFill(blob, file, page, to - ((long) page << pageShift), held != null);
+        Fill fill = startFill(blob, file, page, to - ((long) page << pageShift), false);
         if (held != null) {
           fill.waiters++;
           held.add(fill);
           fetchedAhead = true;
+          readerFetched = true; // worth a reader's fetch: it is the rest of one
         }
         next = fill.end;
       }

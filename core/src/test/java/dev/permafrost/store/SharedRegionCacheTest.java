@@ -38,6 +38,7 @@ import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.util.BitUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -521,6 +522,24 @@ class SharedRegionCacheTest {
     }
     assertEquals(1, waves[0], "the fill cut short by the region's end went on into the next region beside it");
     assertEquals(2, waves[1], "an index structure's fill stops at its region's end; the next region is a second wave");
+  }
+
+  @Test
+  void aReaderSkippingForwardInSmallStepsReadsInGrowingFills() throws Exception {
+    byte[] bytes = bytes(2 << 20);
+    CountingBlobStore store = new CountingBlobStore(fsStore);
+    BlobDirectory dir = mount(store, cache(8 << 20, 1 << 20, 64 << 10), Map.of("c.bin", bytes), "skips");
+    long before = store.readRequests.get();
+    try (IndexInput in = dir.openInput("c.bin", IOContext.DEFAULT)) {
+      RandomAccessInput column = in.randomAccessSlice(0, in.length());
+      for (int p = 0; p + Long.BYTES <= bytes.length; p += 1000) { // a column read for sparse hits
+        assertEquals((long) BitUtil.VH_LE_LONG.get(bytes, p), column.readLong(p), "position " + p + ", seed " + seed);
+      }
+    }
+    long requests = store.readRequests.get() - before;
+    // 128 KiB fills all the way would be 16 of them; fills that grow while the reader moves on: 128 KiB, 256 KiB,
+    // 512 KiB, 1 MiB, and the chunk table
+    assertTrue(requests <= 8, requests + " requests to read 2 MiB skipping 1,000 bytes at a time, seed " + seed);
   }
 
   @Test
