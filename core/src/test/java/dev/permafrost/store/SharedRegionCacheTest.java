@@ -304,32 +304,53 @@ class SharedRegionCacheTest {
     assertEquals(2, store.rangeReads.get());
   }
 
-  @Test
-  void aScanOverColdDataDoesNotFlushRegionsReadAgainAndAgain() throws IOException {
-    byte[] hot = bytes(32 << 10); // two full regions
+  /** A hot file of two 16 KiB regions ("hot.bin") and six cold ones of four ("cold-i.bin"). */
+  private Map<String, byte[]> hotAndColdFiles() {
     Map<String, byte[]> files = new LinkedHashMap<>();
-    files.put("hot.bin", hot);
+    files.put("hot.bin", bytes(32 << 10));
     for (int i = 0; i < 6; i++) {
       files.put("cold-" + i + ".bin", bytes(64 << 10));
     }
-    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
-    // 4 full regions of 16 KiB: room for the hot file and little else
-    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("scan")).size(64 << 10).regionSize(16 << 10)
+    return files;
+  }
+
+  /** 4 full regions of 16 KiB: room for the hot file and little else. */
+  private SharedRegionCache fourRegions(String name) throws IOException {
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve(name)).size(64 << 10).regionSize(16 << 10)
         .build();
     toClose.add(cache);
-    BlobDirectory dir = mount(store, cache, files, "scan");
+    return cache;
+  }
+
+  /** Reads "hot.bin" whole {@code rounds} times, each through a new clone, as each query would. */
+  private static void readByClones(BlobDirectory dir, byte[] hot, int rounds) throws IOException {
     try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
-      for (int round = 0; round < 20; round++) {
-        IndexInput c = in.clone(); // a new reader each time, as each query would be
+      for (int round = 0; round < rounds; round++) {
+        IndexInput c = in.clone();
         byte[] got = new byte[hot.length];
         c.readBytes(got, 0, got.length);
         assertArrayEquals(hot, got);
       }
     }
-    for (int i = 0; i < 6; i++) {
-      byte[] cold = files.get("cold-" + i + ".bin");
-      assertArrayEquals(cold, MountedIndexTest.readAll(dir, "cold-" + i + ".bin"));
+  }
+
+  private static void readColdFiles(BlobDirectory dir, Map<String, byte[]> files, int passes) throws IOException {
+    for (int pass = 0; pass < passes; pass++) {
+      for (int i = 0; i < 6; i++) {
+        assertArrayEquals(files.get("cold-" + i + ".bin"), MountedIndexTest.readAll(dir, "cold-" + i + ".bin"));
+      }
     }
+  }
+
+  @Test
+  void aScanOverColdDataDoesNotFlushRegionsReadAgainAndAgain() throws IOException {
+    Map<String, byte[]> files = hotAndColdFiles();
+    byte[] hot = files.get("hot.bin");
+    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
+    SharedRegionCache cache = fourRegions("scan");
+    BlobDirectory dir = mount(store, cache, files, "scan");
+    readByClones(dir, hot, 20);
+    readColdFiles(dir, files, 1);
     int before = store.rangeReads.get();
     try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
       byte[] got = new byte[hot.length];
@@ -342,30 +363,13 @@ class SharedRegionCacheTest {
 
   @Test
   void aFileReadAgainAndAgainByShortLivedClonesOutweighsDataReadTwice() throws IOException {
-    byte[] hot = bytes(32 << 10); // two full regions
-    Map<String, byte[]> files = new LinkedHashMap<>();
-    files.put("hot.bin", hot);
-    for (int i = 0; i < 6; i++) {
-      files.put("cold-" + i + ".bin", bytes(64 << 10));
-    }
+    Map<String, byte[]> files = hotAndColdFiles();
+    byte[] hot = files.get("hot.bin");
     CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
-    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("clones")).size(64 << 10)
-        .regionSize(16 << 10).build(); // 4 full regions of 16 KiB
-    toClose.add(cache);
+    SharedRegionCache cache = fourRegions("clones");
     BlobDirectory dir = mount(store, cache, files, "clones");
-    try (IndexInput in = dir.openInput("hot.bin", IOContext.DEFAULT)) {
-      for (int round = 0; round < 160; round++) {
-        IndexInput c = in.clone(); // as each query would: two moves between cached regions, then dropped
-        byte[] got = new byte[hot.length];
-        c.readBytes(got, 0, got.length);
-        assertArrayEquals(hot, got);
-      }
-    }
-    for (int pass = 0; pass < 2; pass++) { // used twice: more than once, far less than the hot file
-      for (int i = 0; i < 6; i++) {
-        assertArrayEquals(files.get("cold-" + i + ".bin"), MountedIndexTest.readAll(dir, "cold-" + i + ".bin"));
-      }
-    }
+    readByClones(dir, hot, 160); // each clone: two moves between cached regions, then dropped
+    readColdFiles(dir, files, 2); // used twice: more than once, far less than the hot file
     int before = store.rangeReads.get();
     assertArrayEquals(hot, MountedIndexTest.readAll(dir, "hot.bin"));
     assertEquals(before, store.rangeReads.get(), "seed " + seed + ": the clones' moves counted as uses; " + cache.stats());
