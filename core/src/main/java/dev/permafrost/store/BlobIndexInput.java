@@ -581,8 +581,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     int result;
     try {
-      // a collector's threads reading its hits' values read points, not runs
-      result = blob.window(index, p, fillSize, fillsCrossRegions && !HitPrefetchingCollector.prefetching(), file, this);
+      result = blob.window(index, p, fillSize, fillsCrossRegions, file, this);
     } catch (CorruptIndexException e) {
       throw new CorruptIndexException(e.getOriginalMessage() + " (reading " + file + ")", this, e);
     } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {

@@ -181,8 +181,10 @@ final class CachedBlob {
         if (result == Slot.CUT_AT_REGION_END) {
           // the reader's fill stops at the region's end: what it wants past it is fetched beside it, from the next
           // region, so that reading on across the boundary does not cost another round trip
+          // (not for a collector's threads reading its hits' values: they read points, not runs)
           long regionEnd = regionStart(index) + regionLength(index);
-          List<HeldFill> held = carryOn(regionEnd, Math.min(length, p + fillSize), file);
+          List<HeldFill> held = HitPrefetchingCollector.prefetching() ? List.of()
+              : carryOn(regionEnd, Math.min(length, p + fillSize), file);
           boolean gaveUp = false; // unless it stops waiting (deadline or interrupt), as in Slot.awaitPage
           try {
             result = slot.awaitPage(this, index, rel, fillSize, false, file, target);
@@ -251,7 +253,7 @@ final class CachedBlob {
 
   /**
    * Starts fetching the missing pages of [start, end), the rest of a reader's fill that its region's end cut short,
-   * as fills that reader waits for (admitted as a reader's would be); returns them, held for the reader. A region the
+   * on the prefetch lane but admitted and valued as a reader's fetch; returns them, held for the reader. A region the
    * cache does not admit is skipped: the reader reads it straight from the store if it gets there.
    */
   private List<HeldFill> carryOn(long start, long end, BlobFile file) {

@@ -379,9 +379,10 @@ final class Slot {
 
   /**
    * Starts fills, without waiting, for the missing pages of [from, to) (region offsets) that carry on a reader's
-   * fill its region's end cut short ({@link #CUT_AT_REGION_END}): fills a reader waits for (its lane, its worth),
-   * each held for that reader as if it waited for it, and added to {@code held}, until the reader lets go of them
-   * ({@link #letGo}). So if the reader gives up, no fetch runs on for nobody.
+   * fill its region's end cut short ({@link #CUT_AT_REGION_END}): on the prefetch lane (a reader that comes to wait
+   * promotes them) but worth a reader's fetch ({@link #readerFetched}), each held for that reader as if it waited
+   * for it, and added to {@code held}, until the reader lets go of them ({@link #letGo}). So if the reader gives up,
+   * no fetch runs on for nobody.
    */
   synchronized void carryOn(CachedBlob blob, int index, long from, long to, BlobFile file, List<Fill> held) {
     if (owner == blob && this.index == index) {
