@@ -394,9 +394,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   }
 
   /**
-   * The short way between cached regions: if the region holding [a, a+len) (absolute) is
-   * wholly in the cache, points the window at it and returns true, without the slow path's checks, manifest-range
-   * lookup or fill logic (a complete region holds every byte, the manifest's included). Access is recorded for
+   * The short way between cached bytes: if the page holding absolute position {@code a} is filled in the cache,
+   * points the window at the run of filled pages around it (the whole region when it is complete), without a lock nor
+   * the slow path's checks, manifest-range lookup or fill logic, and returns true if [a, a+len) is in it. Access is recorded for
    * one move in {@link #ACCESS_SAMPLE}: the frequency sketch only compares regions, and an update on every move would
    * cost more than the move itself; and for the first move into a region fetched ahead of its reader, which would
    * otherwise have been a miss, always recorded. Anything else (a miss, a read across regions, bounds) takes the
@@ -409,7 +409,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     int index = blob.regionIndex(a);
     Slot slot = blob.slot(index);
-    if (slot == null || !slot.offerComplete(blob, index, this) || a + len > winEnd) {
+    if (slot == null || !slot.offerFilled(blob, index, a, this) || a + len > winEnd) {
       return false;
     }
     if (index != lastRegion) {
@@ -573,7 +573,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     if (HitPrefetchingCollector.probing()) {
       // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
       Slot slot = blob.slot(index);
-      if (slot == null || !slot.offerFilled(blob, index, p - blob.regionStart(index), this)) {
+      if (slot == null || !slot.offerFilled(blob, index, p, this)) {
         throw HitPrefetchingCollector.NOT_CACHED;
       }
       countHit();

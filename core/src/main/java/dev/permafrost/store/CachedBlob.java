@@ -162,7 +162,7 @@ final class CachedBlob {
    */
   int window(int index, long p, int fillSize, boolean crossRegions, BlobFile file, WindowTarget target) throws IOException {
     Slot cached = slots.get(index);
-    if (cached != null && cached.offerComplete(this, index, target)) {
+    if (cached != null && cached.offerFilled(this, index, p, target)) {
       return Slot.HIT;
     }
     for (;;) {

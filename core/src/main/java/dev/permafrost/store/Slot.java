@@ -7,6 +7,7 @@ import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.BlobStoreTimeoutException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,7 +20,7 @@ import java.util.zip.CRC32C;
  * a time, with the pages of that region that are filled (verified bytes written) and the fills under way, and the
  * CRC32C of each filled unit (a chunk, or less for a small region) so that a clean close can write them down.
  *
- * <p>The slot owns its protocol: it is the only code that waits or notifies. Readers call {@link #offerComplete}
+ * <p>The slot owns its protocol: it is the only code that waits or notifies. Readers call {@link #offerFilled}
  * (lock-free), {@link #awaitPage}, {@link #prefetch}, {@link #carryOn} and {@link #letGo}; the {@link Filler} calls
  * {@link #progress} and {@link #finish}; the cache calls {@link #assign}, {@link #restore}, {@link #tryTake} and
  * {@link #freeIfIdle}.
@@ -67,6 +68,7 @@ final class Slot {
    */
   static final int CUT_AT_REGION_END = 3;
   private static final long MAX_WAIT_NANOS = 200_000_000L;
+  private static final VarHandle FILLED = MethodHandles.arrayElementVarHandle(long[].class);
 
   final SlotPool pool;
   final long cacheOffset;
@@ -242,21 +244,49 @@ final class Slot {
   // ---- readers ----
 
   /**
-   * If the slot holds region {@code index} of {@code blob} and all of it is filled, points {@code target} at it
-   * without taking the monitor and returns true.
+   * If the slot holds region {@code index} of {@code blob} and the page holding file position {@code p} is filled,
+   * points {@code target} at the run of filled pages around it (the whole region when it is complete) and returns
+   * true; never fetches nor waits, and takes no lock. Filled pages stay filled for as long as the slot holds the
+   * region, and their bits are published after their bytes, so a bit read set here (and the generation unchanged
+   * after) means readable bytes.
    */
-  boolean offerComplete(CachedBlob blob, int index, WindowTarget target) {
+  boolean offerFilled(CachedBlob blob, int index, long p, WindowTarget target) {
     int g = generation;
-    if ((g & 1) != 0 || !complete || owner != blob || this.index != index) {
+    boolean whole = complete;
+    if ((g & 1) != 0 || owner != blob || this.index != index) {
       return false;
     }
     long start = fileStart;
+    if (!whole) {
+      return offerFilledRun(g, start, p, target);
+    }
     long end = start + length;
     VarHandle.acquireFence();
     if (generation != g) {
       return false;
     }
     target.setCacheWindow(start, end, cacheOffset - start, this, g);
+    return true;
+  }
+
+  /** {@link #offerFilled} for a region not complete (seen at generation {@code g}, starting at {@code start}). */
+  private boolean offerFilledRun(int g, long start, long p, WindowTarget target) {
+    int len = length;
+    long rel = p - start;
+    if (rel < 0 || rel >= len) {
+      return false; // the region changed hands under us (the generation check below would say so too)
+    }
+    int page = pageOf(rel);
+    if ((filledWord(page >>> 6) & (1L << page)) == 0) {
+      return false;
+    }
+    long from = filledRunStart(page);
+    long to = filledRunEnd(page, len);
+    VarHandle.acquireFence();
+    if (generation != g) {
+      return false;
+    }
+    target.setCacheWindow(start + from, start + to, cacheOffset - start, this, g);
     return true;
   }
 
@@ -337,8 +367,8 @@ final class Slot {
         }
       }
       gaveUp = false;
-      target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page), cacheOffset - fileStart,
-          this, generation);
+      target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page, length),
+          cacheOffset - fileStart, this, generation);
       return limit != null ? MISS : HIT;
     } finally {
       if (limit != null) {
@@ -351,23 +381,6 @@ final class Slot {
         blob.cache.filler().cancel(awaited); // nobody else waits for it
       }
     }
-  }
-
-  /**
-   * Points {@code target} at the run of filled pages around region offset {@code rel} if its page is filled (and the
-   * slot still holds the region); never fetches nor waits.
-   */
-  synchronized boolean offerFilled(CachedBlob blob, int index, long rel, WindowTarget target) {
-    if (owner != blob || this.index != index || (generation & 1) != 0) {
-      return false;
-    }
-    int page = pageOf(rel);
-    if (!isFilled(page)) {
-      return false;
-    }
-    target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page), cacheOffset - fileStart,
-        this, generation);
-    return true;
   }
 
   /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
@@ -523,7 +536,7 @@ final class Slot {
     int first = pageOf(from);
     int end = to >= length ? pageOf(length - 1) + 1 : pageOf(to);
     for (int p = first; p < end; p++) {
-      filled[p >>> 6] |= 1L << p;
+      setFilled(p);
     }
     if (end > first) {
       updateComplete();
@@ -558,6 +571,17 @@ final class Slot {
   private boolean isFilled(int page) {
     assert Thread.holdsLock(this);
     return (filled[page >>> 6] & (1L << page)) != 0;
+  }
+
+  /** A word of {@link #filled}, read without the monitor: bits set in it were set after their pages' bytes were written. */
+  private long filledWord(int i) {
+    return (long) FILLED.getAcquire(filled, i);
+  }
+
+  /** Marks {@code page} filled (under the monitor), its bit published after the bytes written before it. */
+  private void setFilled(int page) {
+    assert Thread.holdsLock(this);
+    FILLED.setRelease(filled, page >>> 6, filled[page >>> 6] | (1L << page));
   }
 
   private boolean isRestored(int page) {
@@ -600,7 +624,10 @@ final class Slot {
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, n);
     if ((int) crc.getValue() == unitCrcs[u]) {
-      setPages(filled, u, true);
+      long unitStart = (long) u * unit;
+      for (int p = pageOf(unitStart), end = pageOf(Math.min(length, unitStart + unit) - 1) + 1; p < end; p++) {
+        setFilled(p);
+      }
       setPages(restored, u, false);
       if (Arrays.stream(restored).allMatch(w -> w == 0)) {
         restored = null;
@@ -614,20 +641,42 @@ final class Slot {
   }
 
   private long filledRunStart(int page) {
-    int p = page;
-    while (p > 0 && isFilled(p - 1)) {
-      p--;
-    }
-    return (long) p << pageShift;
+    return (long) runStart(filled, page) << pageShift;
   }
 
-  private long filledRunEnd(int page) {
-    int p = page + 1;
-    int pages = pageOf(length - 1) + 1;
-    while (p < pages && isFilled(p)) {
-      p++;
+  private long filledRunEnd(int page, int len) {
+    return Math.min(len, (long) runEnd(filled, page, pageOf(len - 1) + 1) << pageShift);
+  }
+
+  /**
+   * The first page of the run of set bits of {@code bitmap} that holds set bit {@code page}, read word by word (a
+   * region of 16 MiB has 4,096 pages) and with acquire reads: safe without the monitor, where a stale word only
+   * gives a shorter run.
+   */
+  static int runStart(long[] bitmap, int page) {
+    int p = page; // bits [p, page] are set
+    while (p > 0) {
+      int q = p - 1;
+      long holes = ~(long) FILLED.getAcquire(bitmap, q >>> 6) << (63 - (q & 63)); // bit q on top, those above dropped
+      if (holes != 0) {
+        return q - Long.numberOfLeadingZeros(holes) + 1;
+      }
+      p = q & ~63;
     }
-    return Math.min(length, (long) p << pageShift);
+    return 0;
+  }
+
+  /** The page past the run of set bits of {@code bitmap} that holds set bit {@code page}, at most {@code pages}. As above. */
+  static int runEnd(long[] bitmap, int page, int pages) {
+    int p = page + 1; // bits [page, p) are set
+    while (p < pages) {
+      long holes = ~(long) FILLED.getAcquire(bitmap, p >>> 6) >>> (p & 63); // bit p at the bottom
+      if (holes != 0) {
+        return Math.min(pages, p + Long.numberOfTrailingZeros(holes));
+      }
+      p = (p | 63) + 1;
+    }
+    return pages;
   }
 
   private Fill fillCovering(int page) {

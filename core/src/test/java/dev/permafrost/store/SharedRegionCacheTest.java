@@ -529,6 +529,54 @@ class SharedRegionCacheTest {
   }
 
   @Test
+  void aFilledPageOfARegionNotYetCompleteIsReadWithoutTheSlotsLock() throws Exception {
+    byte[] bytes = bytes(1 << 20);
+    SharedRegionCache cache = cache(4 << 20, 1 << 20, 64 << 10);
+    BlobDirectory dir = mount(fsStore, cache, Map.of("r.bin", bytes), "partial");
+    try (IndexInput in = dir.openInput("r.bin", POINT_READS)) {
+      in.seek(200_000);
+      in.readLong(); // fetches a piece of the 1 MiB region: the region is not complete
+    }
+    Slot slot = null;
+    for (Slot s : cache.pool.slots()) {
+      if (s.owner != null) {
+        slot = s;
+      }
+    }
+    assertTrue(slot != null && !slot.complete, "one region, partly filled: " + slot);
+    while (slot.isFilling()) { // the first read returned with its page; the rest of its fill may still be coming
+      Thread.sleep(1);
+    }
+    long hits = dir.stats().hits();
+    Thread reader;
+    AtomicInteger read = new AtomicInteger();
+    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    synchronized (slot) { // a fill's progress or a waiting reader holds it; a reader of filled pages does not need it
+      reader = new Thread(() -> {
+        try (IndexInput in = dir.openInput("r.bin", POINT_READS)) {
+          RandomAccessInput ra = in.randomAccessSlice(0, in.length());
+          for (int p = 200_000 - 1000; p < 200_000 + 1000; p += 8) {
+            assertEquals((long) BitUtil.VH_LE_LONG.get(bytes, p), ra.readLong(p), "position " + p);
+            read.incrementAndGet();
+          }
+        } catch (Throwable t) {
+          failures.add(t);
+        }
+      });
+      reader.start();
+      while (reader.isAlive()) {
+        assertFalse(reader.getState() == Thread.State.BLOCKED, "the reader waits for the slot's monitor, after "
+            + read.get() + " reads");
+        Thread.onSpinWait();
+      }
+    }
+    assertEquals(List.of(), failures);
+    assertEquals(250, read.get());
+    assertTrue(dir.stats().hits() > hits, "the reads are hits");
+    assertEquals(1, dir.stats().misses(), "only the first read fetched");
+  }
+
+  @Test
   void aReaderSkippingForwardInSmallStepsReadsInGrowingFills() throws Exception {
     byte[] bytes = bytes(2 << 20);
     CountingBlobStore store = new CountingBlobStore(fsStore);
