@@ -220,6 +220,7 @@ final class MultiIndexSearch implements AutoCloseable {
       try (ReadCost.Scope counted = ReadCost.attach(cost)) {
         return limited.call();
       } finally {
+        cost.settle(); // this index's part is done: its inputs' last windows are counted while still warm here
         running.release();
       }
     });

@@ -26,9 +26,12 @@ final class SearchProfile {
     this.perIndex = perIndex;
   }
 
-  /** The cost the reads for {@code index} count in. */
+  /**
+   * The cost the reads for {@code index} count in: its own, counting in the search's (an index task settles its own
+   * inputs as it ends; see {@link ReadCost#settle}).
+   */
   ReadCost of(String index) {
-    return perIndex ? indices.computeIfAbsent(index, k -> total.child()) : total;
+    return indices.computeIfAbsent(index, k -> total.child());
   }
 
   /** Notes that {@code lease}'s acquire opened its reader. */
@@ -52,7 +55,7 @@ final class SearchProfile {
       }
     }
     Map<String, SearchCost.IndexCost> each = new TreeMap<>();
-    indices.forEach((name, c) -> each.put(name, new SearchCost.IndexCost(c.requests(), c.bytesFetched(),
+    (perIndex ? indices : Map.<String, ReadCost>of()).forEach((name, c) -> each.put(name, new SearchCost.IndexCost(c.requests(), c.bytesFetched(),
         c.bytesFromCache(), c.waves(), c.waitNanos() / 1_000_000, opened.contains(name))));
     return new SearchCost(total.requests(), total.bytesFetched(), total.bytesFromCache(), total.waves(),
         total.waitNanos() / 1_000_000, opened.size(), searched.size(), canMatch, earlyStop, unmounted, failed.size(),

@@ -138,6 +138,26 @@ public final class ReadCost {
     } while (!TRACKED.compareAndSet(this, head, input));
   }
 
+  /**
+   * Counts now what this work's inputs served from the cache and have not reported yet, and stops tracking them: for
+   * work that is done (an index's part of a search, as its task ends, on the thread that just read through them), so
+   * that reading the counts later walks no inputs gone cold. Call it once the work is done: an input it tracked that
+   * other work reads later (a reader this work opened) may count its last window here twice.
+   */
+  public void settle() {
+    long pending = 0;
+    BlobIndexInput in = (BlobIndexInput) TRACKED.getAndSet(this, null);
+    while (in != null) {
+      pending += in.servedFromCacheNotReported();
+      BlobIndexInput next = in.nextTracked;
+      in.nextTracked = null; // a reader's input outlives the work: it does not keep the work's other inputs alive
+      in = next;
+    }
+    if (pending != 0) {
+      fromCache(pending);
+    }
+  }
+
   void waited(long nanos) {
     for (ReadCost c = this; c != null; c = c.parent) {
       c.waitNanos.add(nanos);

@@ -564,9 +564,12 @@ class SharedRegionCacheTest {
         }
       });
       reader.start();
+      java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
       while (reader.isAlive()) {
-        assertFalse(reader.getState() == Thread.State.BLOCKED, "the reader waits for the slot's monitor, after "
-            + read.get() + " reads");
+        java.lang.management.ThreadInfo info = threads.getThreadInfo(reader.threadId());
+        java.lang.management.LockInfo lock = info == null ? null : info.getLockInfo();
+        assertFalse(lock != null && lock.getIdentityHashCode() == System.identityHashCode(slot),
+            "the reader waits for the slot's monitor, after " + read.get() + " reads");
         Thread.onSpinWait();
       }
     }
@@ -574,6 +577,33 @@ class SharedRegionCacheTest {
     assertEquals(250, read.get());
     assertTrue(dir.stats().hits() > hits, "the reads are hits");
     assertEquals(1, dir.stats().misses(), "only the first read fetched");
+  }
+
+  @Test
+  void aSettledCostCountsWhatItsInputsServedAndHeldAndTracksThemNoMore() throws IOException {
+    byte[] bytes = bytes(300_000);
+    BlobDirectory dir = mount(fsStore, cache(4 << 20, 64 << 10, 4 << 10), Map.of("s.bin", bytes), "settle");
+    try (IndexInput in = dir.openInput("s.bin", IOContext.DEFAULT)) {
+      in.readBytes(new byte[bytes.length], 0, bytes.length); // all of it cached
+    }
+    ReadCost cost = new ReadCost();
+    long read = 0;
+    try (ReadCost.Scope s = ReadCost.attach(cost); IndexInput in = dir.openInput("s.bin", IOContext.DEFAULT)) {
+      for (int i = 0; i < 60; i++) { // clones that read a run each and are dropped, most still in a window
+        IndexInput clone = random.nextBoolean() ? in.clone() : in.slice("s", 1000, bytes.length - 1000);
+        int from = random.nextInt((int) clone.length());
+        int length = random.nextInt((int) Math.min(clone.length() - from, 100_000) + 1);
+        clone.seek(from);
+        clone.readBytes(new byte[length], 0, length);
+        read += length;
+      }
+      assertEquals(read, cost.bytesFromCache(), "reported as windows were left, plus what the inputs hold; seed " + seed);
+      cost.settle();
+      assertEquals(read, cost.bytesFromCache(), "settled: the same count, without the inputs; seed " + seed);
+      in.clone().readBytes(new byte[100], 0, 100); // work after settling, tracked as any other
+      cost.settle();
+      assertEquals(read + 100, cost.bytesFromCache(), "inputs settled once are not counted again; seed " + seed);
+    }
   }
 
   @Test
