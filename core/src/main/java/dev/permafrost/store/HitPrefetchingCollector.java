@@ -21,6 +21,7 @@ import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.LeafCollector;
 import org.apache.lucene.search.Scorable;
@@ -225,11 +226,20 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     MODE.set(Mode.PROBE);
     try {
       for (int f = 0; f < fields.size(); f++) {
+        FieldInfo field = fields.get(f);
+        DocIdSetIterator values = null; // one for the batch's hits (in doc order), opened again after a failed read
+        int last = -1;
         for (int i = 0; i < count; i++) {
+          int doc = docs[i];
           try {
-            read(reader, fields.get(f), docs[i]);
+            if (values == null || doc <= last) {
+              values = open(reader, field);
+            }
+            last = doc;
+            readValue(values, field, doc);
           } catch (IOException | RuntimeException e) {
-            missing.add(new int[] {f, docs[i]});
+            values = null; // a probe that threw may have left it anywhere
+            missing.add(new int[] {f, doc});
           }
         }
       }
@@ -307,39 +317,59 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
 
   /** Reads {@code field}'s value(s) of {@code doc}, which brings their bytes into the cache. */
   static void read(LeafReader reader, FieldInfo field, int doc) throws IOException {
+    readValue(open(reader, field), field, doc);
+  }
+
+  /** A new iterator over {@code field}'s doc values in {@code reader}, or null if it has none there. */
+  private static DocIdSetIterator open(LeafReader reader, FieldInfo field) throws IOException {
     String name = field.name;
+    return switch (field.getDocValuesType()) {
+      case NUMERIC -> reader.getNumericDocValues(name);
+      case SORTED_NUMERIC -> reader.getSortedNumericDocValues(name);
+      case SORTED -> reader.getSortedDocValues(name);
+      case SORTED_SET -> reader.getSortedSetDocValues(name);
+      case BINARY -> reader.getBinaryDocValues(name);
+      case NONE -> null;
+    };
+  }
+
+  /** Reads the value(s) of {@code doc} from {@code values} ({@link #open}'s, not past {@code doc}; null: none). */
+  private static void readValue(DocIdSetIterator values, FieldInfo field, int doc) throws IOException {
+    if (values == null) {
+      return;
+    }
     switch (field.getDocValuesType()) {
       case NUMERIC -> {
-        NumericDocValues v = reader.getNumericDocValues(name);
-        if (v != null && v.advanceExact(doc)) {
+        NumericDocValues v = (NumericDocValues) values;
+        if (v.advanceExact(doc)) {
           v.longValue();
         }
       }
       case SORTED_NUMERIC -> {
-        SortedNumericDocValues v = reader.getSortedNumericDocValues(name);
-        if (v != null && v.advanceExact(doc)) {
+        SortedNumericDocValues v = (SortedNumericDocValues) values;
+        if (v.advanceExact(doc)) {
           for (int i = 0; i < v.docValueCount(); i++) {
             v.nextValue();
           }
         }
       }
       case SORTED -> {
-        SortedDocValues v = reader.getSortedDocValues(name);
-        if (v != null && v.advanceExact(doc)) {
+        SortedDocValues v = (SortedDocValues) values;
+        if (v.advanceExact(doc)) {
           v.lookupOrd(v.ordValue());
         }
       }
       case SORTED_SET -> {
-        SortedSetDocValues v = reader.getSortedSetDocValues(name);
-        if (v != null && v.advanceExact(doc)) {
+        SortedSetDocValues v = (SortedSetDocValues) values;
+        if (v.advanceExact(doc)) {
           for (int i = 0; i < v.docValueCount(); i++) {
             v.lookupOrd(v.nextOrd());
           }
         }
       }
       case BINARY -> {
-        BinaryDocValues v = reader.getBinaryDocValues(name);
-        if (v != null && v.advanceExact(doc)) {
+        BinaryDocValues v = (BinaryDocValues) values;
+        if (v.advanceExact(doc)) {
           v.binaryValue();
         }
       }

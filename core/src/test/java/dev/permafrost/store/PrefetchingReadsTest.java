@@ -486,6 +486,79 @@ class PrefetchingReadsTest {
   }
 
   @Test
+  void warmHitsAreProbedThroughOneIteratorAFieldNotOneAHit() throws Exception {
+    Query every = new TermQuery(new Term("every", "thousandth")); // 30 hits, one batch, values all cached
+    java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+    List<String> got;
+    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+        DirectoryReader reader = countingDocValues(DirectoryReader.open(dir), opened)) {
+      IndexSearcher searcher = new IndexSearcher(reader);
+      var manager = HitPrefetchingCollector.manager(ValuesCollector.manager(), List.of("n", "s", "b"), false);
+      searcher.search(every, manager); // cold: fetches
+      awaitFills();
+      opened.set(0);
+      got = searcher.search(every, manager);
+    }
+    List<String> expected;
+    try (DirectoryReader reader = DirectoryReader.open(local)) {
+      expected = new IndexSearcher(reader).search(every, ValuesCollector.manager());
+    }
+    assertEquals(DOCS / 1_000, expected.size());
+    assertEquals(expected, got, "seed " + seed);
+    // the probe's iterator for each of the 3 fields, and the collector's own: not 30 for each field
+    assertEquals(2 * 3, opened.get(), "doc values opened for 30 warm hits of one segment");
+  }
+
+  /** {@code reader} with each call that opens a numeric, sorted-set or binary doc-values iterator counted. */
+  private static DirectoryReader countingDocValues(DirectoryReader reader, java.util.concurrent.atomic.AtomicInteger opened)
+      throws IOException {
+    return new org.apache.lucene.index.FilterDirectoryReader(reader, new org.apache.lucene.index.FilterDirectoryReader.SubReaderWrapper() {
+      @Override
+      public LeafReader wrap(LeafReader leaf) {
+        return new org.apache.lucene.index.FilterLeafReader(leaf) {
+          @Override
+          public NumericDocValues getNumericDocValues(String field) throws IOException {
+            opened.incrementAndGet();
+            return super.getNumericDocValues(field);
+          }
+
+          @Override
+          public SortedSetDocValues getSortedSetDocValues(String field) throws IOException {
+            opened.incrementAndGet();
+            return super.getSortedSetDocValues(field);
+          }
+
+          @Override
+          public BinaryDocValues getBinaryDocValues(String field) throws IOException {
+            opened.incrementAndGet();
+            return super.getBinaryDocValues(field);
+          }
+
+          @Override
+          public CacheHelper getCoreCacheHelper() {
+            return in.getCoreCacheHelper();
+          }
+
+          @Override
+          public CacheHelper getReaderCacheHelper() {
+            return in.getReaderCacheHelper();
+          }
+        };
+      }
+    }) {
+      @Override
+      protected DirectoryReader doWrapDirectoryReader(DirectoryReader in) {
+        throw new UnsupportedOperationException("not reopened in this test");
+      }
+
+      @Override
+      public CacheHelper getReaderCacheHelper() {
+        return null;
+      }
+    };
+  }
+
+  @Test
   void scoredTopHitsAreTheSameThroughTheWrapperWhateverTheBatch() throws Exception {
     try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir);
