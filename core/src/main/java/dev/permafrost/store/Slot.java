@@ -589,13 +589,13 @@ final class Slot {
     return restored != null && (restored[page >>> 6] & (1L << page)) != 0;
   }
 
-  /** Sets (or clears) the bits of unit {@code u}'s pages in {@code bitmap}. */
+  /** Sets (or clears) the bits of unit {@code u}'s pages in {@code bitmap}; under the monitor. */
   private void setPages(long[] bitmap, int u, boolean set) {
     long start = (long) u * unit;
     int end = pageOf(Math.min(length, start + unit) - 1) + 1;
     for (int p = pageOf(start); p < end; p++) {
       if (set) {
-        bitmap[p >>> 6] |= 1L << p;
+        FILLED.setRelease(bitmap, p >>> 6, bitmap[p >>> 6] | (1L << p)); // published as setFilled does
       } else {
         bitmap[p >>> 6] &= ~(1L << p);
       }
@@ -624,10 +624,7 @@ final class Slot {
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, n);
     if ((int) crc.getValue() == unitCrcs[u]) {
-      long unitStart = (long) u * unit;
-      for (int p = pageOf(unitStart), end = pageOf(Math.min(length, unitStart + unit) - 1) + 1; p < end; p++) {
-        setFilled(p);
-      }
+      setPages(filled, u, true);
       setPages(restored, u, false);
       if (Arrays.stream(restored).allMatch(w -> w == 0)) {
         restored = null;
