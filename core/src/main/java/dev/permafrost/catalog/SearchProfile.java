@@ -12,9 +12,9 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Counts what one search costs while it runs: a {@link ReadCost} that its index tasks attach to their threads (one
- * per index, each counting into the search's, when the request asks for a profile), and the readers it opened; at
- * the end, its {@link SearchCost}.
+ * Counts what one search costs while it runs: a {@link ReadCost} per index, counting into the search's, that the
+ * index's tasks attach to their threads and settle as they end (reported one by one when the request asks for a
+ * profile), and the readers it opened; at the end, its {@link SearchCost}.
  */
 final class SearchProfile {
   private final ReadCost total = new ReadCost();
