@@ -158,7 +158,8 @@ public final class BlobDirectory extends Directory {
     BlobFile file = files.computeIfAbsent(name, n -> {
       CachedBlob blob = entry.isInlined() ? null
           : cache.acquire(storeId, entry, manifest.chunkSize());
-      return new BlobFile(entry, manifest.name(), store, storeId, cache, blob, cache.counter(indexName, extension(name)));
+      return new BlobFile(entry, manifest.name(), store, storeId, blob, cache.counter(indexName, extension(name)),
+          cache.scanBudget);
     });
     if (closed) { // closed while we acquired: give it back
       release(file);

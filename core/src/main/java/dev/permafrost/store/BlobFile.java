@@ -10,18 +10,19 @@ import java.util.List;
 
 /**
  * What every input of one file of one mounted index shares: the manifest entry's facts, the bytes kept in the
- * manifest, the cached view of the file's blob, the store to fetch it from (with its deadlines) and the counters
- * its reads go to.
+ * manifest, the cached view of the file's blob, the store to fetch it from (with its deadlines), the counters its
+ * reads go to, and the heap its scans may read into. It is the origin of every fetch made for its inputs.
  */
-final class BlobFile {
+final class BlobFile implements FetchOrigin {
   final String name;
   final String snapshot;
   final long length;
   final BlobStore store;
-  final SharedRegionCache cache;
   /** Null for a file kept whole in the manifest. */
   final CachedBlob cachedBlob;
   final CacheStatsCounter counter;
+  /** The heap columns read straight from the store may take (shared by the whole cache). */
+  final ScanBudget scanBudget;
   private final StorePolicy policy;
   private final String storeDescription;
   /** Sorted, disjoint ranges [hotStarts[i], hotEnds[i]) kept in the manifest, and their bytes. */
@@ -29,17 +30,17 @@ final class BlobFile {
   private final long[] hotEnds;
   private final HeapWindow[] hotWindows;
 
-  BlobFile(FileEntry entry, String snapshot, BlobStore store, String storeDescription, SharedRegionCache cache,
-      CachedBlob cachedBlob, CacheStatsCounter counter) {
+  BlobFile(FileEntry entry, String snapshot, BlobStore store, String storeDescription, CachedBlob cachedBlob,
+      CacheStatsCounter counter, ScanBudget scanBudget) {
     this.name = entry.name();
     this.snapshot = snapshot;
     this.length = entry.length();
     this.store = store;
     this.storeDescription = storeDescription;
     this.policy = StorePolicy.of(store);
-    this.cache = cache;
     this.cachedBlob = cachedBlob;
     this.counter = counter;
+    this.scanBudget = scanBudget;
     if (entry.isInlined()) {
       hotStarts = new long[] {0};
       hotEnds = new long[] {entry.length()};
@@ -102,15 +103,23 @@ final class BlobFile {
     return hotWindows[range];
   }
 
-  String storeDescription() {
+  @Override
+  public BlobStore store() {
+    return store;
+  }
+
+  @Override
+  public String storeDescription() {
     return storeDescription;
   }
 
-  /**
-   * When a reader waiting for a fetch of {@code bytes} bytes asked at {@code now} gives up: the longest the store
-   * policy lets such a read take, retries included; never without a policy.
-   */
-  long deadlineAfter(long now, long bytes) {
+  @Override
+  public CacheStatsCounter counter() {
+    return counter;
+  }
+
+  @Override
+  public long deadlineAfter(long now, long bytes) {
     if (policy == null) {
       return Long.MAX_VALUE;
     }
@@ -118,8 +127,8 @@ final class BlobFile {
     return deadline - now < 0 ? Long.MAX_VALUE : deadline;
   }
 
-  /** How deadlines are set, for messages. */
-  String deadlineExplained() {
+  @Override
+  public String deadlineExplained() {
     return policy == null ? "none" : StorePolicy.RETRY_TIME_LIMIT + " " + policy.retryTimeLimit().toMillis() + "ms + "
         + StorePolicy.REQUEST_TIMEOUT + " " + policy.requestTimeout().toMillis() + "ms + the length at "
         + StorePolicy.MIN_READ_THROUGHPUT + " " + policy.minReadThroughput() + " bytes/s";

@@ -25,7 +25,7 @@ import org.apache.lucene.util.BitUtil;
  * with {@link AlreadyClosedException}, as with {@code MMapDirectory}; closing a clone affects only that clone.
  * Like any Lucene input, one instance is used by one thread at a time.
  */
-final class BlobIndexInput extends IndexInput implements RandomAccessInput, WindowTarget {
+final class BlobIndexInput extends IndexInput implements RandomAccessInput, WindowTarget, ReadCost.Input {
   static final int RANDOM_FILL = 64 << 10;
   static final int NORMAL_FILL = 128 << 10;
   static final int SEQUENTIAL_FILL = 1 << 20;
@@ -66,7 +66,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private long winEnd = Long.MIN_VALUE;
   private long winDelta;
   private RandomAccessInput winAccess;
-  private Slot winSlot = Slot.HEAP;
+  /** The generation the window's bytes are checked against: its slot's, or one that never changes (heap bytes). */
+  private SlotGeneration winSlot = SlotGeneration.FIXED;
   private int winGeneration;
   private int winKind = KIND_NONE;
   /** Bytes served from the current window not yet added to the stats. */
@@ -101,7 +102,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    */
   private final ReadCost cost = tracked(this);
   /** The input tracked by {@link #cost} before this one (its list of inputs runs through them), or null. */
-  BlobIndexInput nextTracked;
+  private ReadCost.Input nextTracked;
 
   BlobIndexInput(String description, BlobFile file, int baseFill, boolean fillsCrossRegions) {
     super(description);
@@ -280,10 +281,11 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     super.readFloats(dst, offset, length);
   }
 
+  /** A private clone of the cache file's mapping (a cache window's {@code winAccess}), for bulk reads. */
   private IndexInput cacheInput() {
     IndexInput in = cacheInput;
     if (in == null) {
-      in = cacheInput = file.cache.mappedClone();
+      in = cacheInput = ((IndexInput) winAccess).clone(); // the mapping is Lucene's IndexInput of the cache file
     }
     return in;
   }
@@ -408,17 +410,13 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       return false;
     }
     int index = blob.regionIndex(a);
-    Slot slot = blob.slot(index);
-    if (slot == null || !slot.offerFilled(blob, index, a, this) || a + len > winEnd) {
+    if (!blob.offerCached(index, a, this) || a + len > winEnd) {
       return false;
     }
     if (index != lastRegion) {
       lastRegion = index;
-      if ((++sampledMoves & (ACCESS_SAMPLE - 1)) == 0) {
-        file.cache.recordAccess(blob, index);
-      } else if (slot.fetchedAhead) {
-        slot.fetchedAhead = false;
-        file.cache.recordAccess(blob, index);
+      if ((++sampledMoves & (ACCESS_SAMPLE - 1)) == 0 || blob.takeFetchedAhead(index)) {
+        blob.recordAccess(index);
       }
     }
     countHit();
@@ -457,7 +455,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     winStart = Long.MAX_VALUE;
     winEnd = Long.MIN_VALUE;
     winKind = KIND_NONE;
-    winSlot = Slot.HEAP;
+    winSlot = SlotGeneration.FIXED;
   }
 
   private static ReadCost tracked(BlobIndexInput input) {
@@ -469,8 +467,19 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   }
 
   /** Bytes served from the cache in the current window and not yet reported (read racily, for {@link ReadCost}). */
-  long servedFromCacheNotReported() {
+  @Override
+  public long servedFromCacheNotReported() {
     return winKind == KIND_CACHE ? served : 0;
+  }
+
+  @Override
+  public ReadCost.Input nextTracked() {
+    return nextTracked;
+  }
+
+  @Override
+  public void nextTracked(ReadCost.Input next) {
+    nextTracked = next;
   }
 
   private void flushServed() {
@@ -511,7 +520,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
   }
 
-  private void setWindow(long start, long end, long delta, RandomAccessInput access, Slot slot, int generation, int kind) {
+  private void setWindow(long start, long end, long delta, RandomAccessInput access, SlotGeneration slot, int generation,
+      int kind) {
     flushServed();
     winStart = Math.max(start, sliceStart);
     winEnd = Math.min(end, sliceEnd);
@@ -524,13 +534,14 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   }
 
   @Override
-  public void setCacheWindow(long start, long end, long cacheDelta, Slot slot, int generation) {
-    setWindow(start, end, cacheDelta, file.cache.mapped(), slot, generation, KIND_CACHE);
+  public void setCacheWindow(long start, long end, long cacheDelta, RandomAccessInput mapping, SlotGeneration slot,
+      int generation) {
+    setWindow(start, end, cacheDelta, mapping, slot, generation, KIND_CACHE);
   }
 
   @Override
   public void setHeapWindow(long start, long end, RandomAccessInput bytes) {
-    setWindow(start, end, -start, bytes, Slot.HEAP, Slot.HEAP.generation, KIND_DIRECT);
+    setWindow(start, end, -start, bytes, SlotGeneration.FIXED, SlotGeneration.FIXED.generation, KIND_DIRECT);
   }
 
   /** Points the window at readable bytes that include absolute position {@code p} (p is inside the slice). */
@@ -541,8 +552,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     boolean sequential = winKind != KIND_NONE && p >= winEnd && p - winEnd < fillSize;
     int hot = file.hotRange(p);
     if (hot >= 0) {
-      setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), Slot.HEAP,
-          Slot.HEAP.generation, KIND_MANIFEST);
+      setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), SlotGeneration.FIXED,
+          SlotGeneration.FIXED.generation, KIND_MANIFEST);
       return;
     }
     fillSize = sequential ? Math.min(MAX_FILL, fillSize * 2) : baseFill;
@@ -550,38 +561,41 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     int index = blob.regionIndex(p);
     if (index != lastRegion) {
       lastRegion = index;
-      file.cache.recordAccess(blob, index);
+      blob.recordAccess(index);
     }
     ScanRead scan = scanRead;
     if (scan != null && scan.holds(p)) {
-      if (HitPrefetchingCollector.probing() && !scan.ready()) {
-        throw HitPrefetchingCollector.NOT_CACHED;
+      if (ReadIntent.probing() && !scan.ready()) {
+        throw ReadIntent.NOT_CACHED;
       }
       HeapWindow bytes;
       try {
-        bytes = scan.await(blob);
+        bytes = scan.await();
       } catch (IOException e) {
         scanRead = null; // as after a failed fill: the next read tries again, the usual way
         throw e;
       }
       if (bytes != null) {
-        setWindow(scan.start, scan.end, -scan.start, bytes, Slot.HEAP, Slot.HEAP.generation, KIND_DIRECT);
+        setWindow(scan.start, scan.end, -scan.start, bytes, SlotGeneration.FIXED, SlotGeneration.FIXED.generation,
+            KIND_DIRECT);
         return;
       }
       scanRead = null; // called off: read as any other refused region
     }
-    if (HitPrefetchingCollector.probing()) {
+    if (ReadIntent.probing()) {
       // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
-      Slot slot = blob.slot(index);
-      if (slot == null || !slot.offerFilled(blob, index, p, this)) {
-        throw HitPrefetchingCollector.NOT_CACHED;
+      if (!blob.offerCached(index, p, this)) {
+        throw ReadIntent.NOT_CACHED;
       }
       countHit();
       return;
     }
+    // a collector's threads reading its hits' values: their reads are points, not runs (no carrying on), and what the
+    // cache does not admit is not read around it (the bytes would be thrown away and read again)
+    boolean prefetching = ReadIntent.prefetching();
     int result;
     try {
-      result = blob.window(index, p, fillSize, fillsCrossRegions, file, this);
+      result = blob.window(index, p, fillSize, fillsCrossRegions && !prefetching, !prefetching, file, this);
     } catch (CorruptIndexException e) {
       throw new CorruptIndexException(e.getOriginalMessage() + " (reading " + file + ")", this, e);
     } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {
@@ -589,10 +603,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     } catch (IOException e) {
       throw new IOException(e.getMessage() + " (reading " + file + ")", e);
     }
-    if (result == Slot.MISS) {
+    if (result == CachedBlob.REFUSED) {
+      throw ReadIntent.NOT_CACHED;
+    } else if (result == CachedBlob.MISS) {
       file.counter.misses.increment();
       flushStats();
-    } else if (result == Slot.HIT) {
+    } else if (result == CachedBlob.HIT) {
       countHit();
     }
     assert p >= winStart && p < winEnd : p + " outside the window [" + winStart + ", " + winEnd + ")";
@@ -648,7 +664,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       p = stop;
     }
     if (scan && refusedFrom < refusedTo) {
-      ColumnPrefetch.started(ScanRead.start(blob, sliceStart, file, refusedFrom, refusedTo));
+      ReadIntent.started(ScanRead.start(file, sliceStart, refusedFrom, refusedTo));
     }
   }
 
@@ -705,9 +721,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     CachedBlob blob = file.cachedBlob;
     if (blob != null && slice.scanRead == null) {
       // a column this thread named a moment ago (ColumnPrefetch), read straight from the store: read it from there
-      slice.scanRead = ColumnPrefetch.takeStraightRead(blob, slice.sliceStart);
+      slice.scanRead = ReadIntent.takeStraightRead(blob, slice.sliceStart);
     }
-    Object opening = ColumnPrefetch.opening();
+    Object opening = ReadIntent.opening();
     if (opening != null) {
       // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
       // sliced to the end of the file): only its head is a column's.

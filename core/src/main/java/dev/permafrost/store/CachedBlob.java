@@ -3,47 +3,49 @@
  */
 package dev.permafrost.store;
 
-import dev.permafrost.snapshot.ChunkTable;
-import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.blob.BlobStoreTimeoutException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The cache's view of one blob: its length and checksums, how it is cut into regions, which slot holds each
- * region, and how its bytes are verified. Shared by every mounted index that uses the blob (blobs are
- * content-addressed). Closing the last directory that reads it does not evict its regions: they stay until evicted
- * (or cleared), and the cache forgets the blob once no one reads it and no slot holds any of it.
+ * The cache's view of one blob: how it is cut into regions, which slot holds each region, and how a read of it is
+ * served (from a slot, fetching what is missing; or straight from the store when the cache does not admit a region).
+ * Shared by every mounted index that uses the blob (blobs are content-addressed). Closing the last directory that
+ * reads it does not evict its regions: they stay until evicted (or cleared), and the cache forgets the blob once no
+ * one reads it and no slot holds any of it ({@link Table}).
  *
  * <p>A blob is cut into full regions of the full slot size, and its tail (what is left after the last full
  * region, which for a small blob is all of it) into regions of the tail region size. Each region takes a slot of
  * its size but the last, which takes the smallest power of two that holds it (no smaller than the pool's smallest
- * slot): a small file or a tail holds no more than twice its bytes.
- *
- * <p>Verification: with a {@link ChunkTable} (loaded on the first fill, in parallel with it), every chunk is
- * checked against its CRC32C, so fills are aligned to chunks. A blob of at most one chunk has no table and is
- * always fetched whole and checked against its Lucene checksum. A blob of a snapshot that recorded no tables
- * (format 1) is checked only when a read happens to fetch it whole.
+ * slot): a small file or a tail holds no more than twice its bytes. What verifies its bytes, and aligns its fills,
+ * is its {@link BlobChecksums}.
  */
-final class CachedBlob {
+final class CachedBlob implements RegionOwner {
+  /** {@link #window}'s results: the bytes were cached, fetched into the cache, read straight from the store, or refused. */
+  static final int HIT = 0;
+  static final int MISS = 1;
+  static final int DIRECT = 2;
+  /** The region is not admitted and the reader asked not to read around the cache. */
+  static final int REFUSED = 3;
+
+  /** What a blob tells the table of blobs it is kept in. */
+  interface Table {
+    /** No slot holds a region of {@code blob} any more: forget it if no directory reads it. */
+    void noRegionsLeft(CachedBlob blob);
+  }
+
   final long id;
   final String key;
+  final BlobChecksums checksums;
   final String blobName;
-  final String fileName;
   final long length;
-  /** The Lucene checksum of the file (its footer's last 8 bytes). */
-  final long checksum;
-  /** The CRC32C of the whole file, when it is at most one chunk long (it has no table). */
-  final int wholeCrc32c;
-  /** The chunk size of the snapshot's tables, 0 if it recorded none. */
-  final int chunkSize;
-  /** The blob of the chunk table, or null if there is none. */
-  final String tableBlob;
-  final SharedRegionCache cache;
+  private final SlotPool pool;
+  private final CacheFile cacheFile;
+  private final Table table;
   private final int fullSize;
   private final int tailSize;
   private final int minSlotSize;
@@ -53,8 +55,6 @@ final class CachedBlob {
   private final long tailStart;
   /** The slot holding each region, or null. A stale entry (whose slot moved on) is cleared by whoever sees it. */
   private final AtomicReferenceArray<Slot> slots;
-  /** The chunk table, once asked for; a failed load is forgotten so that the next fill tries again. */
-  private final AtomicReference<CompletableFuture<ChunkTable>> table = new AtomicReference<>();
   /** How many directories use this blob. Guarded by the cache's blob table. */
   int refs;
   /** How many slots hold a region of this blob. */
@@ -63,17 +63,15 @@ final class CachedBlob {
   /**
    * @param tailSize the size of the regions a blob's tail is cut into: a power of two, at most {@code pool.maxSize}
    */
-  CachedBlob(long id, String key, FileEntry file, int chunkSize, SharedRegionCache cache, SlotPool pool, int tailSize) {
+  CachedBlob(long id, String key, BlobChecksums checksums, SlotPool pool, CacheFile cacheFile, int tailSize, Table table) {
     this.id = id;
     this.key = key;
-    this.blobName = file.blobName();
-    this.fileName = file.name();
-    this.length = file.length();
-    this.checksum = file.checksum();
-    this.wholeCrc32c = file.wholeCrc32c();
-    this.chunkSize = chunkSize;
-    this.tableBlob = ChunkTable.hasTable(length, chunkSize) ? ChunkTable.blobName(blobName, chunkSize) : null;
-    this.cache = cache;
+    this.checksums = checksums;
+    this.blobName = checksums.blobName;
+    this.length = checksums.length;
+    this.pool = pool;
+    this.cacheFile = cacheFile;
+    this.table = table;
     assert Integer.bitCount(tailSize) == 1 && tailSize <= pool.maxSize && tailSize >= pool.minSize : tailSize;
     this.fullSize = pool.maxSize;
     this.tailSize = tailSize;
@@ -98,22 +96,42 @@ final class CachedBlob {
     return position < tailStart ? (int) (position >>> fullShift) : fullCount + (int) ((position - tailStart) >>> tailShift);
   }
 
-  long regionStart(int index) {
+  @Override
+  public long regionStart(int index) {
     return index < fullCount ? (long) index << fullShift : tailStart + ((long) (index - fullCount) << tailShift);
   }
 
-  int regionLength(int index) {
+  @Override
+  public int regionLength(int index) {
     return index < fullCount ? fullSize : (int) Math.min(tailSize, length - regionStart(index));
   }
 
   /** The size of the slot region {@code index} takes: its region size, or for a shorter last region the smallest that holds it. */
-  int slotSize(int index) {
+  @Override
+  public int slotSize(int index) {
     int regionLength = regionLength(index);
     if (index < fullCount || regionLength == tailSize) {
       return regionLength;
     }
     return Math.max(minSlotSize, Integer.highestOneBit(regionLength - 1) << 1);
   }
+
+  @Override
+  public long regionKey(int index) {
+    return FrequencySketch.key(id, index);
+  }
+
+  @Override
+  public BlobChecksums checksums() {
+    return checksums;
+  }
+
+  /** Counts a use of region {@code index}, for eviction. */
+  void recordAccess(int index) {
+    pool.recordAccess(regionKey(index));
+  }
+
+  // ---- which slot holds which region ----
 
   /** The slot holding region {@code index}, or null (it may be stale: check under the slot). */
   Slot slot(int index) {
@@ -129,10 +147,13 @@ final class CachedBlob {
     return false;
   }
 
-  /** Forgets that {@code slot} holds region {@code index} (it was taken back); the cache may then forget the blob. */
-  void forgetSlot(int index, Slot slot) {
-    if (slots.compareAndSet(index, slot, null) && slotsHeld.decrementAndGet() == 0) {
-      cache.forgetIfUnused(this);
+  /** Forgets the slot recorded for region {@code index} if it no longer holds it; the cache may then forget the blob. */
+  @Override
+  public void regionReleased(int index) {
+    Slot s = slots.get(index);
+    if (s != null && !s.holds(this, index) && slots.compareAndSet(index, s, null)
+        && slotsHeld.decrementAndGet() == 0) {
+      table.noRegionsLeft(this);
     }
   }
 
@@ -141,15 +162,63 @@ final class CachedBlob {
     return slotsHeld.get();
   }
 
-  /** Drops the chunk table (no directory reads the blob any more: cached regions are read without it). */
-  void dropTable() {
-    table.set(null);
+  /**
+   * The slot holding region {@code index}, assigning one if the region is admitted, or null if it is not (read it
+   * directly). {@code reader}: a reader waits for it (false: a prefetch). The caller checks, under the slot's
+   * monitor, that it still holds the region.
+   */
+  Slot slotFor(int index, boolean reader) {
+    for (;;) {
+      Slot s = slots.get(index);
+      if (s != null) {
+        return s;
+      }
+      cacheFile.ensureOpen();
+      Slot slot = pool.take(this, index, reader);
+      if (slot == null) {
+        return null;
+      }
+      slot.assign(this, index);
+      if (publishSlot(index, slot)) {
+        return slot;
+      }
+      pool.free(slot, this); // another reader got there first
+    }
+  }
+
+  /** Frees every slot that holds a region of this blob and is not being filled. */
+  void evictAll() {
+    for (int i = 0; i < slots.length(); i++) {
+      Slot s = slots.get(i);
+      if (s != null) {
+        pool.free(s, this);
+      }
+    }
   }
 
   // ---- reads ----
 
-  /** {@link #window}'s result when the bytes were read straight from the store. */
-  static final int DIRECT = 2;
+  /**
+   * If the page holding position {@code p} of region {@code index} is cached, points {@code target} at the run of
+   * cached pages around it and returns true; never fetches nor waits, and takes no lock.
+   */
+  boolean offerCached(int index, long p, WindowTarget target) {
+    Slot slot = slots.get(index);
+    return slot != null && slot.offerFilled(this, index, p, target);
+  }
+
+  /**
+   * Whether region {@code index} was fetched ahead of its reader (the rest of a fill its region's end cut short) and
+   * no reader has moved into it since; a reader moving into it now clears it, and counts its move as a use.
+   */
+  boolean takeFetchedAhead(int index) {
+    Slot slot = slots.get(index);
+    if (slot != null && slot.fetchedAhead) {
+      slot.fetchedAhead = false;
+      return true;
+    }
+    return false;
+  }
 
   /**
    * Points {@code target} at readable bytes that include position {@code p} of region {@code index}: from the
@@ -158,42 +227,43 @@ final class CachedBlob {
    *
    * @param crossRegions whether a fill that the region's end cuts short of {@code fillSize} goes on into the next
    *     region, fetched beside it (see {@link #carryOn})
-   * @return {@link Slot#HIT}, {@link Slot#MISS} or {@link #DIRECT}
+   * @param readAround whether a region the cache does not admit is read straight from the store (false: return
+   *     {@link #REFUSED})
+   * @return {@link #HIT}, {@link #MISS}, {@link #DIRECT} or {@link #REFUSED}
    */
-  int window(int index, long p, int fillSize, boolean crossRegions, BlobFile file, WindowTarget target) throws IOException {
+  int window(int index, long p, int fillSize, boolean crossRegions, boolean readAround, FetchOrigin origin,
+      WindowTarget target) throws IOException {
     Slot cached = slots.get(index);
     if (cached != null && cached.offerFilled(this, index, p, target)) {
-      return Slot.HIT;
+      return HIT;
     }
     for (;;) {
-      Slot slot = cache.slotFor(this, index, true);
+      Slot slot = slotFor(index, true);
       if (slot == null) {
-        if (HitPrefetchingCollector.prefetching()) {
-          throw HitPrefetchingCollector.NOT_CACHED; // not admitted: what a prefetch read here would be thrown away
+        if (!readAround) {
+          return REFUSED;
         }
-        readDirect(index, p, fillSize, file, target);
+        readDirect(index, p, fillSize, origin, target);
         return DIRECT;
       }
       int result;
       try {
         long rel = p - regionStart(index);
-        result = slot.awaitPage(this, index, rel, fillSize, crossRegions, file, target);
+        result = slot.awaitPage(this, index, rel, fillSize, crossRegions, origin, target);
         if (result == Slot.CUT_AT_REGION_END) {
           // the reader's fill stops at the region's end: what it wants past it is fetched beside it, from the next
           // region, so that reading on across the boundary does not cost another round trip
-          // (not for a collector's threads reading its hits' values: they read points, not runs)
           long regionEnd = regionStart(index) + regionLength(index);
-          List<HeldFill> held = HitPrefetchingCollector.prefetching() ? List.of()
-              : carryOn(regionEnd, Math.min(length, p + fillSize), file);
+          List<HeldFill> held = carryOn(regionEnd, Math.min(length, p + fillSize), origin);
           boolean gaveUp = false; // unless it stops waiting (deadline or interrupt), as in Slot.awaitPage
           try {
-            result = slot.awaitPage(this, index, rel, fillSize, false, file, target);
-          } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {
+            result = slot.awaitPage(this, index, rel, fillSize, false, origin, target);
+          } catch (BlobStoreTimeoutException | InterruptedIOException e) {
             gaveUp = true;
             throw e;
           } finally {
             for (HeldFill h : held) {
-              h.slot().letGo(this, h.fill(), gaveUp);
+              h.slot().letGo(h.fill(), gaveUp);
             }
           }
           if (result == Slot.HIT) {
@@ -201,27 +271,44 @@ final class CachedBlob {
           }
         }
       } catch (CacheWriteFailedException e) {
-        readDirect(index, p, fillSize, file, target);
+        readDirect(index, p, fillSize, origin, target);
         return DIRECT;
       }
-      if (result != Slot.STALE) {
-        return result;
+      if (result == Slot.HIT) {
+        return HIT;
       }
-      forgetSlot(index, slot);
+      if (result == Slot.MISS) {
+        return MISS;
+      }
+      assert result == Slot.STALE : result;
+      regionReleased(index);
     }
   }
 
   /** Reads at least the page holding {@code p} (and up to {@code fillSize} bytes) straight from the store, verified. */
-  private void readDirect(int index, long p, int fillSize, BlobFile file, WindowTarget target) throws IOException {
+  private void readDirect(int index, long p, int fillSize, FetchOrigin origin, WindowTarget target) throws IOException {
     long regionStart = regionStart(index);
     long regionEnd = regionStart + regionLength(index);
-    long start = Math.max(regionStart, p - p % SharedRegionCache.PAGE_SIZE);
+    long start = Math.max(regionStart, p - p % RegionFile.PAGE_SIZE);
     long end = Math.min(regionEnd, Math.max(start + fillSize, p + 1));
-    long from = fetchStart(start);
-    long to = fetchEnd(end);
-    byte[] bytes = cache.filler().fetchDirect(this, file, from, to,
-        ReadDeadline.forWait(System.nanoTime(), cache.maxReadWaitNanos()));
+    long from = checksums.fetchStart(start);
+    long to = checksums.fetchEnd(end);
+    byte[] bytes = cacheFile.filler.fetchDirect(checksums, origin, from, to,
+        ReadDeadline.forWait(System.nanoTime(), cacheFile.maxReadWaitNanos));
     target.setHeapWindow(from, to, new HeapWindow(bytes));
+  }
+
+  /**
+   * Starts reading [from, to) (aligned for verification) straight from the store on the prefetch lane, for a reader
+   * that will ask for it later ({@link #awaitDirect}); null if the cache is closed.
+   */
+  Filler.DirectTask startDirect(long from, long to, FetchOrigin origin) {
+    return cacheFile.filler.startDirect(checksums, origin, from, to);
+  }
+
+  /** Waits for a direct read's bytes until the reader's deadline; see {@link Filler#awaitDirect}. */
+  byte[] awaitDirect(Filler.DirectTask task) throws IOException {
+    return cacheFile.filler.awaitDirect(task, ReadDeadline.forWait(System.nanoTime(), cacheFile.maxReadWaitNanos));
   }
 
   /**
@@ -229,16 +316,16 @@ final class CachedBlob {
    * that the cache did not admit, from the first refused region to the end of the last (a scan may read it straight
    * from the store), or null if every region was admitted.
    */
-  long[] prefetch(long start, long end, BlobFile file) {
+  long[] prefetch(long start, long end, FetchOrigin origin) {
     long refusedFrom = -1;
     long refusedTo = -1;
     for (long p = start; p < end; ) {
       int index = regionIndex(p);
       long regionStart = regionStart(index);
       long regionEnd = regionStart + regionLength(index);
-      Slot slot = cache.slotFor(this, index, false);
+      Slot slot = slotFor(index, false);
       if (slot != null) {
-        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, file);
+        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin);
       } else {
         refusedFrom = refusedFrom < 0 ? p : refusedFrom;
         refusedTo = Math.min(end, regionEnd);
@@ -256,16 +343,16 @@ final class CachedBlob {
    * on the prefetch lane but admitted and valued as a reader's fetch; returns them, held for the reader. A region the
    * cache does not admit is skipped: the reader reads it straight from the store if it gets there.
    */
-  private List<HeldFill> carryOn(long start, long end, BlobFile file) {
+  private List<HeldFill> carryOn(long start, long end, FetchOrigin origin) {
     List<HeldFill> held = new ArrayList<>(2);
     List<Fill> fills = new ArrayList<>(2);
     for (long p = start; p < end; ) {
       int index = regionIndex(p);
       long regionStart = regionStart(index);
       long regionEnd = regionStart + regionLength(index);
-      Slot slot = cache.slotFor(this, index, true);
+      Slot slot = slotFor(index, true);
       if (slot != null) {
-        slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, file, fills);
+        slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, fills);
         for (Fill f : fills) {
           held.add(new HeldFill(slot, f));
         }
@@ -276,81 +363,17 @@ final class CachedBlob {
     return held;
   }
 
-  // ---- verification ----
-
-  /** Whether every range is verified against a chunk table. */
-  boolean hasTable() {
-    return tableBlob != null;
-  }
-
-  /** Whether every fetch is of the whole blob, checked against its Lucene checksum (a blob of at most one chunk). */
-  boolean fetchedWhole() {
-    return tableBlob == null && chunkSize > 0;
-  }
-
   /**
-   * The unit fills of a region in a slot of {@code slotSize} bytes are aligned to, so that each fetch can be
-   * verified: a chunk (or the region, if smaller), the region for a blob always fetched whole, or a page for a
-   * blob without checksums.
+   * Puts {@code bytes}, the whole blob in hand (already verified: a manifest just read), into the regions the cache
+   * admits, without a fetch; each counts as a use.
    */
-  int fillUnit(int slotSize) {
-    if (hasTable()) {
-      return Math.min(chunkSize, slotSize);
-    }
-    return fetchedWhole() ? slotSize : SharedRegionCache.PAGE_SIZE;
-  }
-
-  /** The first byte to fetch so that [start, ...) can be verified. */
-  long fetchStart(long start) {
-    if (hasTable()) {
-      return start - start % chunkSize;
-    }
-    return fetchedWhole() ? 0 : start;
-  }
-
-  /** The end of the fetch that verifies [..., end). */
-  long fetchEnd(long end) {
-    if (hasTable()) {
-      return Math.min(length, (end + chunkSize - 1) / chunkSize * chunkSize);
-    }
-    return fetchedWhole() ? length : end;
-  }
-
-  /**
-   * The chunk table, loading it (on the filler's table threads, so that it travels in parallel with the fill
-   * that asked) the first time. Only for a blob that {@link #hasTable()}.
-   */
-  CompletableFuture<ChunkTable> table(BlobFile file, ReadCost cost) {
-    assert hasTable();
-    CompletableFuture<ChunkTable> t = table.get();
-    if (t != null) {
-      return t;
-    }
-    CompletableFuture<ChunkTable> mine = new CompletableFuture<>();
-    if (!table.compareAndSet(null, mine)) {
-      return table.get();
-    }
-    cache.filler().loadTable(this, file, mine, cost);
-    mine.whenComplete((loaded, error) -> {
-      if (error != null) {
-        table.compareAndSet(mine, null); // the next fill asks again
-      }
-    });
-    return mine;
-  }
-
-  /** The table if it is loaded already, else null. */
-  ChunkTable loadedTable() {
-    CompletableFuture<ChunkTable> t = table.get();
-    return t != null && t.isDone() && !t.isCompletedExceptionally() ? t.join() : null;
-  }
-
-  /** Frees every slot that holds a region of this blob and is not being filled. */
-  void evictAll() {
-    for (int i = 0; i < slots.length(); i++) {
-      Slot s = slots.get(i);
-      if (s != null) {
-        s.freeIfIdle(this);
+  void offerWhole(byte[] bytes) {
+    assert bytes.length == length;
+    for (int index = 0; index < regionCount(); index++) {
+      recordAccess(index);
+      Slot slot = slotFor(index, true);
+      if (slot != null) {
+        slot.offer(this, index, bytes);
       }
     }
   }

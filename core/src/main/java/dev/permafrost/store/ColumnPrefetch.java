@@ -41,20 +41,6 @@ public final class ColumnPrefetch {
   /** The most bytes of one random-access slice that are fetched ahead. */
   public static final long MAX_COLUMN_BYTES = 16L << 20;
 
-  /**
-   * What opening doc values on this thread does with their random-access slices, or null for nothing: TRUE, fetch
-   * them whole for a collector on this thread (what the cache does not admit is read straight from the store, for
-   * it); FALSE, fetch them whole into the cache only, for reads on other threads; a {@code long[]}, measure them
-   * ({bytes a whole fetch would bring, the fill of one read}). One thread-local, looked up once per slice.
-   */
-  private static final ThreadLocal<Object> OPENING = new ThreadLocal<>();
-  /**
-   * The columns this thread's last call read straight from the store (the cache did not admit them), each until the
-   * doc values a collector opens next, on the same thread, take it. Dropped at the next call: until then a column no
-   * collector opened holds its share of the cache's scan budget.
-   */
-  private static final ThreadLocal<List<ScanRead>> STARTED = new ThreadLocal<>();
-
   private ColumnPrefetch() {}
 
   /** Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment; returns at once. */
@@ -76,16 +62,15 @@ public final class ColumnPrefetch {
   }
 
   private static void prefetch(List<LeafReader> segments, Collection<String> fields) throws IOException {
-    if (OPENING.get() == null) {
-      STARTED.remove(); // the columns of the last call: its collectors have opened them by now
+    if (ReadIntent.opening() == null) {
+      ReadIntent.forgetStarted(); // the columns of the last call: its collectors have opened them by now
     }
     openWhole(segments, fields, Boolean.TRUE);
   }
 
-  /** Opens the doc values of {@code fields} in each segment with {@link #OPENING} set to {@code mode}. */
+  /** Opens the doc values of {@code fields} in each segment, their slices to be fetched whole ({@code mode}: see {@link ReadIntent#opening()}). */
   private static void openWhole(List<LeafReader> segments, Collection<String> fields, Boolean mode) throws IOException {
-    Object outer = OPENING.get();
-    OPENING.set(mode);
+    Object outer = ReadIntent.opening(mode);
     try {
       for (LeafReader reader : segments) {
         for (String field : fields) {
@@ -96,15 +81,7 @@ public final class ColumnPrefetch {
         }
       }
     } finally {
-      restore(outer);
-    }
-  }
-
-  private static void restore(Object outer) {
-    if (outer == null) {
-      OPENING.remove();
-    } else {
-      OPENING.set(outer);
+      ReadIntent.opening(outer);
     }
   }
 
@@ -127,12 +104,11 @@ public final class ColumnPrefetch {
    */
   static long[] measure(LeafReader reader, FieldInfo field) throws IOException {
     long[] size = new long[2];
-    Object outer = OPENING.get();
-    OPENING.set(size);
+    Object outer = ReadIntent.opening(size);
     try {
       open(reader, field.name, field.getDocValuesType());
     } finally {
-      restore(outer);
+      ReadIntent.opening(outer);
     }
     return size;
   }
@@ -147,42 +123,5 @@ public final class ColumnPrefetch {
       case SORTED_SET -> reader.getSortedSetDocValues(field);
       case NONE -> {}
     }
-  }
-
-  /** Notes a column read straight from the store by this call (null: none was started). */
-  static void started(ScanRead read) {
-    if (read != null) {
-      List<ScanRead> reads = STARTED.get();
-      if (reads == null) {
-        STARTED.set(reads = new ArrayList<>(4));
-      }
-      reads.add(read);
-    }
-  }
-
-  /**
-   * Hands over the column beginning at {@code column} (absolute) of {@code blob} that this thread's last call read
-   * straight from the store, to the input about to read it (the thread forgets it), or null.
-   */
-  static ScanRead takeStraightRead(CachedBlob blob, long column) {
-    List<ScanRead> reads = STARTED.get();
-    if (reads != null && OPENING.get() == null) {
-      for (int i = 0; i < reads.size(); i++) {
-        ScanRead r = reads.get(i);
-        if (r.blob == blob && r.column == column) {
-          return reads.remove(i);
-        }
-      }
-    }
-    return null;
-  }
-
-  /**
-   * What random-access slices opened by this thread now are for: null, nothing; TRUE or FALSE, to be fetched whole
-   * (TRUE: what the cache does not admit is read straight from the store for this thread); a {@code long[]}, to be
-   * measured (add the bytes a whole fetch would bring to [0], the largest fill of one read to [1]).
-   */
-  static Object opening() {
-    return OPENING.get();
   }
 }

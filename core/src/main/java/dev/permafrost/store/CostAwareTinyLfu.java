@@ -23,36 +23,32 @@ final class CostAwareTinyLfu implements EvictionPolicy {
     this.sketch = new FrequencySketch(Math.max(1, regions));
   }
 
-  private static long key(CachedBlob blob, int index) {
-    return FrequencySketch.key(blob.id, index);
+  @Override
+  public void recordAccess(long key) {
+    sketch.increment(key);
   }
 
   @Override
-  public void recordAccess(CachedBlob blob, int index) {
-    sketch.increment(key(blob, index));
-  }
-
-  @Override
-  public int candidateValue(CachedBlob blob, int index, boolean reader) {
-    int frequency = sketch.frequency(key(blob, index));
+  public int candidateValue(long key, boolean reader) {
+    int frequency = sketch.frequency(key);
     return reader ? frequency * READER_WEIGHT : frequency;
   }
 
   @Override
-  public int residentValue(Slot slot, CachedBlob owner, int index) {
-    int frequency = sketch.frequency(key(owner, index));
-    return slot.readerFetched ? frequency * READER_WEIGHT : frequency;
+  public int residentValue(long key, boolean readerFetched) {
+    int frequency = sketch.frequency(key);
+    return readerFetched ? frequency * READER_WEIGHT : frequency;
   }
 
   @Override
-  public int frequency(CachedBlob blob, int index) {
-    return sketch.frequency(key(blob, index));
+  public int frequency(long key) {
+    return sketch.frequency(key);
   }
 
   @Override
-  public void restoreFrequency(CachedBlob blob, int index, int frequency) {
+  public void restoreFrequency(long key, int frequency) {
     for (int i = 0; i < frequency; i++) {
-      sketch.increment(key(blob, index));
+      sketch.increment(key);
     }
   }
 }

@@ -132,8 +132,20 @@ abstract class FetchTask implements Runnable {
     throw cancelled();
   }
 
-  private static Fill.Cancelled cancelled() {
-    return new Fill.Cancelled("the fetch was called off: every reader waiting for it gave up");
+  private static Cancelled cancelled() {
+    return new Cancelled("the fetch was called off: every reader waiting for it gave up");
+  }
+
+  /**
+   * The error of a fetch that was called off because every reader waiting for it gave up: a reader that finds it
+   * starts a fetch of its own.
+   */
+  static final class Cancelled extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Cancelled(String message) {
+      super(message);
+    }
   }
 
   static void closeQuietly(Closeable c) {

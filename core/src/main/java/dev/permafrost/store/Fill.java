@@ -24,7 +24,7 @@ final class Fill {
   int waiters;
   /** The fetch that runs it, set when it is queued. */
   FetchTask task;
-  /** Set when the fetch failed; waiters throw it (but for {@link Cancelled}: they start a fetch of their own). */
+  /** Set when the fetch failed; waiters throw it (but for {@link FetchTask.Cancelled}: they start a fetch of their own). */
   IOException error;
   boolean done;
 
@@ -35,15 +35,6 @@ final class Fill {
     this.demand = demand;
     this.createdNanos = createdNanos;
     this.deadlineNanos = deadlineNanos;
-  }
-
-  /** The error of a fill that was called off because every reader waiting for it gave up. */
-  static final class Cancelled extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    Cancelled(String message) {
-      super(message);
-    }
   }
 
   @Override

@@ -46,25 +46,6 @@ import org.apache.lucene.search.ScoreMode;
  * @param <C> the wrapped collector
  */
 public final class HitPrefetchingCollector<C extends Collector> implements Collector {
-  /**
-   * Thrown by a probing read whose bytes are not in the cache, and by a prefetching read of a region the cache does
-   * not admit (read straight from the store, its bytes would be thrown away and read again). Never seen outside
-   * this class: no stack.
-   */
-  static final IOException NOT_CACHED = new IOException("not cached") {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public synchronized Throwable fillInStackTrace() {
-      return this;
-    }
-  };
-
-  /** What this thread's reads are for: a probe that never waits, a prefetch that never reads around the cache. */
-  enum Mode { PROBE, PREFETCH }
-
-  private static final ThreadLocal<Mode> MODE = new ThreadLocal<>();
-
   /** Hits held back per segment before their values are fetched (the default of {@link #wrap}). */
   public static final int DEFAULT_BATCH_SIZE = 64;
 
@@ -223,7 +204,7 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     }
     // Warm, the values are read here at once and no thread is started; what is not cached is left to the threads.
     List<int[]> missing = new ArrayList<>();
-    MODE.set(Mode.PROBE);
+    ReadIntent.mode(ReadIntent.Mode.PROBE);
     try {
       for (int f = 0; f < fields.size(); f++) {
         FieldInfo field = fields.get(f);
@@ -244,7 +225,7 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
         }
       }
     } finally {
-      MODE.remove();
+      ReadIntent.mode(null);
     }
     if (missing.isEmpty()) {
       return;
@@ -296,23 +277,13 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
   private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, ReadDeadline deadline) {
     try (ReadCost.Scope c = cost == null ? null : ReadCost.attach(cost);
         ReadDeadline.Scope d = deadline == null ? null : ReadDeadline.at(deadline.deadlineNanos, deadline.what)) {
-      MODE.set(Mode.PREFETCH);
+      ReadIntent.mode(ReadIntent.Mode.PREFETCH);
       read(reader, field, doc);
     } catch (IOException | RuntimeException e) {
       // the wrapped collector's own read of this value fetches again and reports what is wrong
     } finally {
-      MODE.remove();
+      ReadIntent.mode(null);
     }
-  }
-
-  /** Whether this thread's reads are probes: a read that would wait for the store throws {@link #NOT_CACHED}. */
-  static boolean probing() {
-    return MODE.get() == Mode.PROBE;
-  }
-
-  /** Whether this thread's reads are prefetches: a region the cache does not admit throws {@link #NOT_CACHED}. */
-  static boolean prefetching() {
-    return MODE.get() == Mode.PREFETCH;
   }
 
   /** Reads {@code field}'s value(s) of {@code doc}, which brings their bytes into the cache. */

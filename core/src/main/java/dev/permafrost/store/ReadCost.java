@@ -32,10 +32,10 @@ public final class ReadCost {
   private final AtomicInteger completed = new AtomicInteger();
   private final AtomicInteger waves = new AtomicInteger();
   /**
-   * The last input made for this work, linked to the ones before it through {@link BlobIndexInput#nextTracked} (no
+   * The last input made for this work, linked to the ones before it through {@link Input#nextTracked} (no
    * allocation per input): the bytes they served from the cache and have not reported yet count too.
    */
-  private volatile BlobIndexInput tracked;
+  private volatile Input tracked;
   /** The costs whose counts count in this one: their inputs' unreported bytes count here too. */
   private final java.util.Queue<ReadCost> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -43,7 +43,7 @@ public final class ReadCost {
 
   static {
     try {
-      TRACKED = MethodHandles.lookup().findVarHandle(ReadCost.class, "tracked", BlobIndexInput.class);
+      TRACKED = MethodHandles.lookup().findVarHandle(ReadCost.class, "tracked", Input.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -89,6 +89,20 @@ public final class ReadCost {
     return CURRENT.get();
   }
 
+  /**
+   * An input whose bytes served from the cache count for a cost: it reports them as it leaves each window, and the
+   * cost adds what it holds in its current one. Inputs are linked through themselves, so tracking allocates nothing.
+   */
+  interface Input {
+    /** Bytes served from the cache in the current window and not yet reported (read racily). */
+    long servedFromCacheNotReported();
+
+    /** The input tracked by the same cost before this one, or null. */
+    Input nextTracked();
+
+    void nextTracked(Input next);
+  }
+
   // ---- counting, by the store package ----
 
   /** One request sent, with the wave it is in for this work and its parent's. */
@@ -129,12 +143,12 @@ public final class ReadCost {
   }
 
   /** {@code input} reads for this work (it was opened, cloned or sliced on a thread attached to it). */
-  void track(BlobIndexInput input) {
-    assert input.nextTracked == null;
-    BlobIndexInput head;
+  void track(Input input) {
+    assert input.nextTracked() == null;
+    Input head;
     do {
       head = tracked;
-      input.nextTracked = head; // published by the exchange below
+      input.nextTracked(head); // published by the exchange below
     } while (!TRACKED.compareAndSet(this, head, input));
   }
 
@@ -146,11 +160,11 @@ public final class ReadCost {
    */
   public void settle() {
     long pending = 0;
-    BlobIndexInput in = (BlobIndexInput) TRACKED.getAndSet(this, null);
+    Input in = (Input) TRACKED.getAndSet(this, null);
     while (in != null) {
       pending += in.servedFromCacheNotReported();
-      BlobIndexInput next = in.nextTracked;
-      in.nextTracked = null; // a reader's input outlives the work: it does not keep the work's other inputs alive
+      Input next = in.nextTracked();
+      in.nextTracked(null); // a reader's input outlives the work: it does not keep the work's other inputs alive
       in = next;
     }
     if (pending != 0) {
@@ -187,7 +201,7 @@ public final class ReadCost {
   /** What this work's inputs, and its children's, served from the cache and have not reported yet. */
   private long notReported() {
     long pending = 0;
-    for (BlobIndexInput in = tracked; in != null; in = in.nextTracked) {
+    for (Input in = tracked; in != null; in = in.nextTracked()) {
       pending += in.servedFromCacheNotReported();
     }
     for (ReadCost child : children) {

@@ -34,6 +34,8 @@ import org.apache.lucene.util.IOUtils;
 final class RegionFile implements Closeable {
   static final String FILE_NAME = "permafrost-regions.cache";
   static final String LOCK_NAME = "permafrost-regions.lock";
+  /** The cache file's page: the unit of its slots' fill bitmaps, and the smallest slot. */
+  static final int PAGE_SIZE = 4096;
 
   private final Path file;
   private final long size;
@@ -132,11 +134,6 @@ final class RegionFile implements Closeable {
   /** The mapping of the whole file, for positional reads from any thread. */
   RandomAccessInput mapped() {
     return mappedAccess;
-  }
-
-  /** A private clone of the mapping, for reads that move a file pointer. */
-  IndexInput mappedClone() {
-    return mapped.clone();
   }
 
   Path path() {

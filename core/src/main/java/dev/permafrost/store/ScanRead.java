@@ -5,14 +5,13 @@ package dev.permafrost.store;
 
 import java.io.IOException;
 import java.lang.ref.Cleaner;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A stretch of a file that a scan will read and the cache does not admit, read straight from the store in one
  * request as soon as the scan is known (see {@link ColumnPrefetch}), into heap bytes for the column's readers: the
  * inputs the collector then opens on the same thread for that column (and their clones) hold it, and read from it
  * without waiting region by region. The bytes are verified as any fetch's, and counted against the cache's
- * {@link Budget} until no input refers to the read.
+ * {@link ScanBudget} until no input refers to the read.
  */
 final class ScanRead {
   private static final Cleaner CLEANER = Cleaner.create(r -> {
@@ -39,19 +38,20 @@ final class ScanRead {
   }
 
   /**
-   * Starts reading [{@code from}, {@code to}) of {@code blob}, part of the column that begins at {@code column},
-   * straight from the store, or returns null if the cache's budget has no room (or it is closed): the scan then
-   * reads those regions as it goes.
+   * Starts reading [{@code from}, {@code to}) of {@code file}'s blob, part of the column that begins at
+   * {@code column}, straight from the store, or returns null if the cache's budget has no room (or it is closed): the
+   * scan then reads those regions as it goes.
    */
-  static ScanRead start(CachedBlob blob, long column, BlobFile file, long from, long to) {
-    Budget budget = blob.cache.scanBudget;
-    long start = blob.fetchStart(from);
-    long end = blob.fetchEnd(to);
+  static ScanRead start(BlobFile file, long column, long from, long to) {
+    CachedBlob blob = file.cachedBlob;
+    ScanBudget budget = file.scanBudget;
+    long start = blob.checksums.fetchStart(from);
+    long end = blob.checksums.fetchEnd(to);
     long bytes = end - start;
     if (!budget.take(bytes)) {
       return null;
     }
-    Filler.DirectTask task = blob.cache.filler().startDirect(blob, file, start, end);
+    Filler.DirectTask task = blob.startDirect(start, end, file);
     if (task == null) {
       budget.giveBack(bytes);
       return null;
@@ -74,47 +74,16 @@ final class ScanRead {
    * The bytes of [{@link #start}, {@link #end}), waiting for them until the reader's deadline; null if the read was
    * called off (every reader gave up once): the caller reads as if there were no scan read.
    */
-  HeapWindow await(CachedBlob blob) throws IOException {
+  HeapWindow await() throws IOException {
     HeapWindow w = window;
     if (w == null) {
       try {
-        w = new HeapWindow(blob.cache.filler().awaitDirect(task,
-            ReadDeadline.forWait(System.nanoTime(), blob.cache.maxReadWaitNanos())));
-      } catch (Fill.Cancelled e) {
+        w = new HeapWindow(blob.awaitDirect(task));
+      } catch (FetchTask.Cancelled e) {
         return null;
       }
       window = w;
     }
     return w;
-  }
-
-  /** Heap bytes that scan reads may take, given back when no input refers to a read any more. */
-  static final class Budget {
-    private final AtomicLong available;
-
-    Budget(long bytes) {
-      this.available = new AtomicLong(bytes);
-    }
-
-    boolean take(long bytes) {
-      for (;;) {
-        long now = available.get();
-        if (now < bytes) {
-          return false;
-        }
-        if (available.compareAndSet(now, now - bytes)) {
-          return true;
-        }
-      }
-    }
-
-    void giveBack(long bytes) {
-      available.addAndGet(bytes);
-    }
-
-    /** The bytes not taken now (for tests). */
-    long available() {
-      return available.get();
-    }
   }
 }

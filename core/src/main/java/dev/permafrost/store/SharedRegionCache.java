@@ -17,17 +17,10 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.lucene.store.AlreadyClosedException;
-import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.MMapDirectory;
-import org.apache.lucene.store.RandomAccessInput;
 import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,14 +56,12 @@ import org.slf4j.LoggerFactory;
  * <p>One cache per directory: a second cache on the same directory, in this process or another, fails at build
  * time.
  *
- * <p>The read path, in five files: {@link BlobIndexInput} (windows and the hot path) -> {@link CachedBlob} (region
- * math, slot table) -> {@link Slot} (pages, fills, generations: the only code that waits or notifies) ->
- * {@link Filler} (fetch, verify, write) -> {@link RegionFile} (the file, its lock and its mapping).
+ * <p>How it is built, layer by layer, is in the package description.
  */
 public final class SharedRegionCache implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
   static final String FILE_NAME = RegionFile.FILE_NAME;
-  static final int PAGE_SIZE = 4096;
+  static final int PAGE_SIZE = RegionFile.PAGE_SIZE;
   /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
   public static final Duration DEFAULT_MAX_READ_WAIT = Duration.ofSeconds(30);
 
@@ -80,21 +71,17 @@ public final class SharedRegionCache implements AutoCloseable {
   private static final int SLOT_HEAP = 256;
 
   private final RegionFile regionFile;
+  /** The file as the slots use it: with the filler, the wait bound and whether the cache is open. */
+  private final CacheFile cacheFile;
   final SlotPool pool;
+  private final BlobTable blobs;
   final int tailRegionSize;
   private final CacheRecord.Layout layout;
-  /** What regions are worth when one must be evicted; shared with the pool. */
-  private final EvictionPolicy policy;
   private final Filler filler;
-  private final WarnOnce restoredMismatches = new WarnOnce(log);
-  private final ConcurrentHashMap<String, CachedBlob> blobs = new ConcurrentHashMap<>();
-  private final AtomicLong blobIds = new AtomicLong();
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
   final CacheStatsCounter global = new CacheStatsCounter();
-  private volatile boolean closed;
-  private final long maxReadWaitNanos;
   /** The heap that scan reads may still take: see {@link Builder#scanBufferBytes}. */
-  final ScanRead.Budget scanBudget;
+  final ScanBudget scanBudget;
 
   private SharedRegionCache(Builder b) throws IOException {
     if (b.path == null) {
@@ -129,19 +116,21 @@ public final class SharedRegionCache implements AutoCloseable {
         Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
     checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
     this.tailRegionSize = tailSize;
-    this.policy = new CostAwareTinyLfu(sketchRegions);
-    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(), policy);
-    assert pool.bytes == sizeInBytes;
     this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
     boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
     this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
     this.filler = new Filler(regionFile, b.fetchThreads, b.prefetchThreads, global);
-    this.maxReadWaitNanos = b.maxReadWait.toNanos();
-    this.scanBudget = new ScanRead.Budget(b.scanBufferBytes);
+    this.cacheFile = new CacheFile(regionFile, filler, b.maxReadWait.toNanos());
+    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(),
+        new CostAwareTinyLfu(sketchRegions), cacheFile);
+    assert pool.bytes == sizeInBytes;
+    this.blobs = new BlobTable(pool, cacheFile, tailSize);
+    this.scanBudget = new ScanBudget(b.scanBufferBytes);
     String restored;
     try {
       CacheRecord.Loaded record = CacheRecord.load(dir, layout);
-      restored = fileExisted || record.coldReason() != null ? restore(record)
+      restored = record.coldReason() != null ? "starting cold: " + record.coldReason()
+          : fileExisted ? blobs.restore(record)
           : "starting cold: the cache file was gone, though the last close left a record";
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(regionFile);
@@ -404,18 +393,7 @@ public final class SharedRegionCache implements AutoCloseable {
    */
   CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     ensureOpen();
-    String key = key(storeId, file.blobName(), chunkSize);
-    return blobs.compute(key, (k, existing) -> {
-      CachedBlob b = existing != null ? existing
-          : new CachedBlob(blobIds.incrementAndGet(), k, file, chunkSize, this, pool, tailRegionSize);
-      if (b.length != file.length() || b.checksum != file.checksum()) {
-        throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is cached as " + b.length
-            + " bytes with checksum " + Long.toHexString(b.checksum) + " but a manifest says " + file.length()
-            + " bytes with checksum " + Long.toHexString(file.checksum()));
-      }
-      b.refs++;
-      return b;
-    });
+    return blobs.acquire(storeId, file, chunkSize);
   }
 
   /**
@@ -423,19 +401,7 @@ public final class SharedRegionCache implements AutoCloseable {
    * eviction, {@link #clear}, or {@link #evict}.
    */
   void release(CachedBlob blob) {
-    blobs.compute(blob.key, (k, b) -> {
-      assert b == blob;
-      if (--b.refs > 0) {
-        return b;
-      }
-      b.dropTable();
-      return b.slotsHeld() == 0 ? null : b;
-    });
-  }
-
-  /** Forgets {@code blob} if no directory reads it and no slot holds any of it. */
-  void forgetIfUnused(CachedBlob blob) {
-    blobs.computeIfPresent(blob.key, (k, b) -> b == blob && b.refs == 0 && b.slotsHeld() == 0 ? null : b);
+    blobs.release(blob);
   }
 
   // ---- manifests ----
@@ -458,13 +424,7 @@ public final class SharedRegionCache implements AutoCloseable {
     CachedBlob blob = acquire(store.describe(), FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(),
         ref.footerChecksum(), ref.crc32c()), WHOLE);
     try {
-      for (int index = 0; index < blob.regionCount(); index++) {
-        recordAccess(blob, index);
-        Slot slot = slotFor(blob, index, true);
-        if (slot != null) {
-          slot.offer(blob, index, bytes, regionFile);
-        }
-      }
+      blob.offerWhole(bytes);
     } finally {
       release(blob);
     }
@@ -485,7 +445,7 @@ public final class SharedRegionCache implements AutoCloseable {
     CachedBlob blob = acquire(storeId, entry, WHOLE);
     byte[] bytes = new byte[Math.toIntExact(ref.length())];
     try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
-        new BlobFile(entry, ref.snapshot(), store, storeId, this, blob, counter(ref.snapshot(), "manifest")),
+        new BlobFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), scanBudget),
         BlobIndexInput.SEQUENTIAL_FILL, true)) {
       in.readBytes(bytes, 0, bytes.length);
     } catch (org.apache.lucene.index.CorruptIndexException e) {
@@ -525,10 +485,7 @@ public final class SharedRegionCache implements AutoCloseable {
     evict(storeId, manifest.files(), manifest.chunkSize());
     ManifestRef ref = manifest.ref();
     if (ref != null) {
-      CachedBlob b = blobs.get(key(storeId, ref.blobName(), WHOLE));
-      if (b != null && b.refs == 0) {
-        b.evictAll();
-      }
+      blobs.evictIfUnread(blobs.get(storeId, ref.blobName(), WHOLE));
     }
   }
 
@@ -547,59 +504,12 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /** Frees, at once, the regions of the given blobs of a store that no directory is reading (an unmount). */
   void evict(String storeId, Iterable<FileEntry> files, int chunkSize) {
-    for (FileEntry f : files) {
-      if (f.blobName() != null) {
-        CachedBlob b = blobs.get(key(storeId, f.blobName(), chunkSize));
-        if (b != null && b.refs == 0) {
-          b.evictAll();
-        }
-      }
-    }
-  }
-
-  private static String key(String storeId, String blobName, int chunkSize) {
-    return storeId + '\n' + blobName + '\n' + chunkSize;
-  }
-
-  // ---- slots ----
-
-  /**
-   * The slot holding region {@code index} of {@code blob}, assigning one if the region is admitted, or null if it
-   * is not (read it directly). {@code reader}: a reader waits for it (false: a prefetch). The caller checks, under
-   * the slot's monitor, that it still holds the region.
-   */
-  Slot slotFor(CachedBlob blob, int index, boolean reader) {
-    for (;;) {
-      Slot s = blob.slot(index);
-      if (s != null) {
-        return s;
-      }
-      ensureOpen();
-      Slot slot = pool.take(blob, index, reader);
-      if (slot == null) {
-        return null;
-      }
-      slot.assign(blob, index);
-      if (blob.publishSlot(index, slot)) {
-        return slot;
-      }
-      slot.freeIfIdle(blob); // another reader got there first
-    }
-  }
-
-  /** Counts a use of a region, for eviction. */
-  void recordAccess(CachedBlob blob, int index) {
-    policy.recordAccess(blob, index);
+    blobs.evict(storeId, files, chunkSize);
   }
 
   /** Empties the cache of every region that is not being filled right now. */
   public void clear() {
-    for (Slot s : pool.slots()) {
-      CachedBlob owner = s.owner;
-      if (owner != null) {
-        s.freeIfIdle(owner);
-      }
-    }
+    pool.clear();
   }
 
   /** Empties the regions of the given blobs that are not being filled right now. */
@@ -613,23 +523,9 @@ public final class SharedRegionCache implements AutoCloseable {
     return Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
   }
 
-  /** The longest a reader waits for the store: see {@link Builder#maxReadWait}. */
-  long maxReadWaitNanos() {
-    return maxReadWaitNanos;
-  }
-
+  /** The fetch threads (for tests: what is in flight). */
   Filler filler() {
     return filler;
-  }
-
-  /** The memory mapping of the whole cache file, for positional reads from any thread. */
-  RandomAccessInput mapped() {
-    return regionFile.mapped();
-  }
-
-  /** A private clone of the mapping, for reads that move a file pointer. */
-  IndexInput mappedClone() {
-    return regionFile.mappedClone();
   }
 
   // ---- stats ----
@@ -653,12 +549,8 @@ public final class SharedRegionCache implements AutoCloseable {
       perIndex.put(byIndex.getKey(), indexTotal);
       total = total.plus(indexTotal);
     }
-    Slot[] slots = pool.slots();
-    int inUse = 0;
-    for (Slot s : slots) {
-      inUse += s.owner != null ? 1 : 0;
-    }
-    return new CacheStats(regionFile.size(), pool.maxSize, tailRegionSize, slots.length, inUse, pool.evictions.sum(),
+    int[] slots = pool.countSlots();
+    return new CacheStats(regionFile.size(), pool.maxSize, tailRegionSize, slots[0], slots[1], pool.evictions.sum(),
         filler.inFlight(), filler.cacheWriteFailures.sum(), total, perIndex, perExtension);
   }
 
@@ -673,9 +565,7 @@ public final class SharedRegionCache implements AutoCloseable {
   }
 
   void ensureOpen() {
-    if (closed) {
-      throw new AlreadyClosedException("the shared region cache at " + regionFile.path() + " is closed");
-    }
+    cacheFile.ensureOpen();
   }
 
   /**
@@ -686,10 +576,10 @@ public final class SharedRegionCache implements AutoCloseable {
    */
   @Override
   public void close() throws IOException {
-    if (closed) {
+    if (cacheFile.isClosed()) {
       return;
     }
-    closed = true;
+    cacheFile.markClosed();
     filler.close(10);
     String recorded;
     try {
@@ -706,80 +596,11 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /** Syncs the cache file, then writes down every slot that holds filled units; says what it recorded. */
   private String writeRecord() throws IOException {
-    Map<CachedBlob, Integer> ordinals = new IdentityHashMap<>();
-    List<CacheRecord.BlobFacts> facts = new ArrayList<>();
-    List<CacheRecord.SlotState> states = new ArrayList<>();
-    long bytes = 0;
-    for (Slot s : pool.slots()) {
-      CachedBlob owner = s.owner;
-      if (owner == null) {
-        continue;
-      }
-      int ordinal = ordinals.computeIfAbsent(owner, b -> {
-        facts.add(new CacheRecord.BlobFacts(b.key, b.blobName, b.chunkSize, b.fileName, b.length, b.checksum, b.wholeCrc32c));
-        return facts.size() - 1;
-      });
-      CacheRecord.SlotState state = s.recordState(owner, ordinal, policy.frequency(owner, s.index));
-      if (state != null) {
-        states.add(state);
-        bytes += s.size;
-      }
-    }
+    BlobTable.Recorded recorded = blobs.record();
     regionFile.force(); // the bytes are on disk before the record says they are there
-    CacheRecord.write(regionFile.path().getParent(), layout, facts, states);
-    return "recorded " + states.size() + " regions in " + ByteSizes.format(bytes) + " of slots for the next start";
-  }
-
-  /** Takes back the slots a record names, their units to be verified when first read; says what it did. */
-  private String restore(CacheRecord.Loaded loaded) {
-    if (loaded.coldReason() != null) {
-      return "starting cold: " + loaded.coldReason();
-    }
-    List<CachedBlob> byOrdinal = new ArrayList<>();
-    for (CacheRecord.BlobFacts f : loaded.blobs()) {
-      FileEntry entry = FileEntry.ofWholeBlob(f.fileName(), f.blobName(), f.length(), f.checksum(), f.wholeCrc32c());
-      CachedBlob blob = new CachedBlob(blobIds.incrementAndGet(), f.key(), entry, f.chunkSize(), this, pool, tailRegionSize);
-      byOrdinal.add(blob);
-      blobs.put(blob.key, blob);
-    }
-    long bytes = 0;
-    for (CacheRecord.SlotState state : loaded.slots()) {
-      CachedBlob blob = byOrdinal.get(state.blob());
-      String misfit = null;
-      if (state.index() < 0 || state.index() >= blob.regionCount() || blob.slotSize(state.index()) != state.size()) {
-        misfit = "region " + state.index() + " of " + blob.blobName + " does not take a slot of " + state.size() + " bytes";
-      } else {
-        Slot slot = pool.carve(state.cacheOffset(), state.size());
-        if (slot == null) {
-          misfit = "no slot of " + state.size() + " bytes can be cut at " + state.cacheOffset();
-        } else if (!slot.restore(blob, state.index(), state.unit(), state.units(), state.crcs())) {
-          pool.giveBack(slot);
-          misfit = "region " + state.index() + " of " + blob.blobName + " is not verified in units of " + state.unit();
-        } else if (!blob.publishSlot(state.index(), slot)) {
-          slot.freeIfIdle(blob);
-          misfit = "region " + state.index() + " of " + blob.blobName + " is recorded twice";
-        } else {
-          policy.restoreFrequency(blob, state.index(), state.frequency());
-          bytes += state.size();
-        }
-      }
-      if (misfit != null) {
-        clear();
-        blobs.clear();
-        return "starting cold: the record of the last close does not fit this cache file (" + misfit + ")";
-      }
-    }
-    blobs.values().removeIf(b -> b.slotsHeld() == 0);
-    return "restored " + loaded.slots().size() + " regions of " + blobs.size() + " blobs (" + ByteSizes.format(bytes)
-        + " of slots) from the record of the last clean close; each chunk is verified when first read";
-  }
-
-  /** Logs (once at WARN, then at DEBUG) a restored unit that did not match its recorded checksum. */
-  void restoredMismatch(CachedBlob blob, int index, long regionOffset, int length, int expected, int actual) {
-    restoredMismatches.warn("restored", "bytes [{}, +{}) of region {} of blob {} ({}) in the cache file {} do not match"
-        + " the crc32c recorded at the last clean close ({} recorded, {} found): the file was changed while the cache"
-        + " was closed; the region's unverified bytes are dropped and fetched again", regionOffset, length, index,
-        blob.blobName, blob.fileName, regionFile.path(), Integer.toHexString(expected), Integer.toHexString(actual));
+    CacheRecord.write(regionFile.path().getParent(), layout, recorded.blobs(), recorded.slots());
+    return "recorded " + recorded.slots().size() + " regions in " + ByteSizes.format(recorded.slotBytes())
+        + " of slots for the next start";
   }
 
   @Override

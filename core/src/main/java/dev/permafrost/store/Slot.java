@@ -12,24 +12,25 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.zip.CRC32C;
 
 /**
- * One slot of the cache file: {@code size} bytes at {@code cacheOffset}, lent to one region of one cached blob at
- * a time, with the pages of that region that are filled (verified bytes written) and the fills under way, and the
- * CRC32C of each filled unit (a chunk, or less for a small region) so that a clean close can write them down.
+ * One slot of the cache file: {@code size} bytes at {@code cacheOffset}, lent to one region of one blob (its
+ * {@link RegionOwner}) at a time, with the pages of that region that are filled (verified bytes written) and the fills
+ * under way, and the CRC32C of each filled unit (a chunk, or less for a small region) so that a clean close can write
+ * them down.
  *
- * <p>The slot owns its protocol: it is the only code that waits or notifies. Readers call {@link #offerFilled}
- * (lock-free), {@link #awaitPage}, {@link #prefetch}, {@link #carryOn} and {@link #letGo}; the {@link Filler} calls
- * {@link #progress} and {@link #finish}; the cache calls {@link #assign}, {@link #restore}, {@link #tryTake} and
- * {@link #freeIfIdle}.
+ * <p>The slot owns its life and its protocol: every change of hands goes through it, and it is the only code that
+ * waits or notifies. Readers call {@link #offerFilled} (lock-free), {@link #awaitPage}, {@link #prefetch},
+ * {@link #carryOn} and {@link #letGo}; the {@link Filler} calls {@link #progress} and {@link #finish} (as a
+ * {@link Fillable}); the pool and the cache call {@link #assign}, {@link #restore} and {@link #tryTake}. Its states
+ * (free, handed out, owned, filling) and what moves it between them are in the package description.
  *
  * <p>A region restored at start (from the record of the last clean close) has its recorded units marked restored,
  * not filled: the first read of each verifies it against its recorded CRC32C, under the monitor, and a mismatch
  * drops every unverified unit of the region, which is then fetched again like any missing range.
  */
-final class Slot {
+final class Slot extends SlotGeneration implements Fillable {
   /*
    * Concurrency
    * -----------
@@ -48,16 +49,13 @@ final class Slot {
    * on a reader's fill into the next region (carryOn) count that reader as a waiter until it has its own page, and
    * are called off with it if it gives up.
    *
-   * Lock order: a CachedBlob's slot table is lock-free (CAS) and never waits for a slot; a slot's monitor may CAS
-   * that table and submit to the Filler's queue, but never takes another slot's monitor nor the pool's (the pool's
-   * monitor may take a slot's: see SlotPool).
+   * Lock order: a blob's slot table is lock-free (CAS) and never waits for a slot; a slot's monitor may submit to
+   * the Filler's queue, but never takes another slot's monitor nor the pool's (the pool's monitor may take a slot's:
+   * see SlotPool); the owner is told of a release (RegionOwner.regionReleased) after the monitor is let go.
    *
    * The slot's size and place are fixed for its whole life; splitting or merging space retires the Slot object (see
    * SlotPool), so size and cacheOffset are final.
    */
-
-  /** A slot that never changes hands: windows over heap bytes validate against it. */
-  static final Slot HEAP = new Slot(null, 0, 0, 1);
 
   static final int STALE = -1;
   static final int HIT = 0;
@@ -70,18 +68,17 @@ final class Slot {
   private static final long MAX_WAIT_NANOS = 200_000_000L;
   private static final VarHandle FILLED = MethodHandles.arrayElementVarHandle(long[].class);
 
-  final SlotPool pool;
+  /** The cache file this slot is part of (null in tests of the pool alone). */
+  final CacheFile cacheFile;
   final long cacheOffset;
   final int size;
   final int pageSize;
   private final int pageShift;
 
-  /** Bumped twice (under the monitor) whenever the slot changes hands: odd while the change is in progress. */
-  volatile int generation;
   /** Whether every page of the region is filled: such a region can be read without the monitor. */
   volatile boolean complete;
   /** The blob whose region this slot holds, or null when free. Written under the monitor. */
-  volatile CachedBlob owner;
+  volatile RegionOwner owner;
   /** The region's index in its blob. Written under the monitor; read racily only to choose eviction victims. */
   volatile int index = -1;
   /** The file offset of the region's first byte. Written under the monitor, with the generation. */
@@ -112,9 +109,9 @@ final class Slot {
   /** Guarded by this. */
   private final List<Fill> fills = new ArrayList<>(2);
 
-  Slot(SlotPool pool, long cacheOffset, int size, int pageSize) {
+  Slot(CacheFile cacheFile, long cacheOffset, int size, int pageSize) {
     assert Integer.bitCount(pageSize) == 1 && size % pageSize == 0;
-    this.pool = pool;
+    this.cacheFile = cacheFile;
     this.cacheOffset = cacheOffset;
     this.size = size;
     this.pageSize = pageSize;
@@ -125,14 +122,14 @@ final class Slot {
   // ---- ownership ----
 
   /** Gives this free slot, which the caller has to itself, to region {@code index} of {@code blob}. */
-  synchronized void assign(CachedBlob blob, int index) {
+  synchronized void assign(RegionOwner blob, int index) {
     assert owner == null && fills.isEmpty();
     generation++;
     complete = false;
     fileStart = blob.regionStart(index);
     length = blob.regionLength(index);
     assert length > 0 && length <= size;
-    unit = blob.fillUnit(size);
+    unit = blob.checksums().fillUnit(size);
     assert Integer.bitCount(unit) == 1 && unit >= pageSize : unit;
     unitCrcs = new int[(int) ((length + (long) unit - 1) / unit)];
     restored = null;
@@ -149,8 +146,8 @@ final class Slot {
    * Takes the slot from its owner if no fill is writing into it (and, if {@code expected} is not null, only from
    * that owner). On success the caller has the free slot to itself: it assigns it or gives it back to the pool.
    */
-  boolean tryTake(CachedBlob expected) {
-    CachedBlob old;
+  boolean tryTake(RegionOwner expected) {
+    RegionOwner old;
     int oldIndex;
     synchronized (this) {
       old = owner;
@@ -169,19 +166,12 @@ final class Slot {
       generation++;
       assert (generation & 1) == 0;
     }
-    old.forgetSlot(oldIndex, this);
+    old.regionReleased(oldIndex);
     return true;
   }
 
-  /** Frees the slot and returns it to its pool if {@code owner} still holds it and no fill is running. */
-  void freeIfIdle(CachedBlob owner) {
-    if (tryTake(owner)) {
-      pool.giveBack(this);
-    }
-  }
-
-  /** Whether the slot holds region {@code index} of {@code blob} right now (racy: for assertions and tests). */
-  boolean holds(CachedBlob blob, int index) {
+  /** Whether the slot holds region {@code index} of {@code blob} right now (racy: a lock-free check). */
+  boolean holds(RegionOwner blob, int index) {
     return owner == blob && this.index == index;
   }
 
@@ -199,9 +189,9 @@ final class Slot {
    *
    * @return false, leaving the slot unassigned, if the record does not fit the region (another unit or length)
    */
-  synchronized boolean restore(CachedBlob blob, int index, int recordedUnit, long[] units, int[] crcs) {
+  synchronized boolean restore(RegionOwner blob, int index, int recordedUnit, long[] units, int[] crcs) {
     assert owner == null;
-    if (blob.fillUnit(size) != recordedUnit || blob.regionLength(index) > size
+    if (blob.checksums().fillUnit(size) != recordedUnit || blob.regionLength(index) > size
         || crcs.length != (blob.regionLength(index) + (long) recordedUnit - 1) / recordedUnit
         || units.length != (crcs.length + 63) >>> 6) {
       return false;
@@ -223,7 +213,7 @@ final class Slot {
    * which units are filled or restored with their CRC32Cs; or null if none is (or it holds nothing). Called once
    * fills have stopped.
    */
-  synchronized CacheRecord.SlotState recordState(CachedBlob expected, int blobOrdinal, int frequency) {
+  synchronized CacheRecord.SlotState recordState(RegionOwner expected, int blobOrdinal, int frequency) {
     if (owner != expected) {
       return null;
     }
@@ -250,7 +240,7 @@ final class Slot {
    * region, and their bits are published after their bytes, so a bit read set here (and the generation unchanged
    * after) means readable bytes.
    */
-  boolean offerFilled(CachedBlob blob, int index, long p, WindowTarget target) {
+  boolean offerFilled(RegionOwner blob, int index, long p, WindowTarget target) {
     int g = generation;
     boolean whole = complete;
     if ((g & 1) != 0 || owner != blob || this.index != index) {
@@ -265,7 +255,7 @@ final class Slot {
     if (generation != g) {
       return false;
     }
-    target.setCacheWindow(start, end, cacheOffset - start, this, g);
+    target.setCacheWindow(start, end, cacheOffset - start, cacheFile.mapped(), this, g);
     return true;
   }
 
@@ -286,7 +276,7 @@ final class Slot {
     if (generation != g) {
       return false;
     }
-    target.setCacheWindow(start + from, start + to, cacheOffset - start, this, g);
+    target.setCacheWindow(start + from, start + to, cacheOffset - start, cacheFile.mapped(), this, g);
     return true;
   }
 
@@ -302,7 +292,7 @@ final class Slot {
    * @throws IOException the fill's failure, a {@link BlobStoreTimeoutException} at the reader's deadline (see
    *     {@link ReadDeadline}), or an {@link InterruptedIOException} (the interrupt status kept)
    */
-  synchronized int awaitPage(CachedBlob blob, int index, long rel, int fillSize, boolean reportCut, BlobFile file,
+  synchronized int awaitPage(RegionOwner blob, int index, long rel, int fillSize, boolean reportCut, FetchOrigin file,
       WindowTarget target) throws IOException {
     if (owner != blob || this.index != index) {
       return STALE;
@@ -324,7 +314,7 @@ final class Slot {
         if (awaited == null || awaited.done) {
           if (awaited != null) {
             awaited.waiters--;
-            if (awaited.error != null && !(awaited.error instanceof Fill.Cancelled)) {
+            if (awaited.error != null && !(awaited.error instanceof FetchTask.Cancelled)) {
               gaveUp = false;
               throw awaited.error;
             }
@@ -333,33 +323,34 @@ final class Slot {
           if (awaited == null) {
             awaited = startFill(blob, file, page, fillSize, true);
             if (reportCut && awaited.end == length && ((long) page << pageShift) + fillSize > length
-                && fileStart + length < blob.length) {
+                && fileStart + length < blob.checksums().length) {
               gaveUp = false;
               awaited = null; // started, not waited for yet: the caller comes back for it
               return CUT_AT_REGION_END;
             }
           } else if (!awaited.demand) {
             awaited.demand = true; // a reader waits for this prefetch now
-            blob.cache.filler().promote(awaited);
+            cacheFile.filler.promote(awaited);
           }
           awaited.waiters++;
         }
         long now = System.nanoTime();
         if (limit == null) {
-          limit = ReadDeadline.forWait(now, blob.cache.maxReadWaitNanos());
+          limit = ReadDeadline.forWait(now, cacheFile.maxReadWaitNanos);
           waitStart = now;
         }
         long remaining = limit.deadlineNanos - now;
         if (remaining <= 0) {
           throw timedOut(blob, file, awaited, limit);
         }
-        blob.cache.ensureOpen();
+        cacheFile.ensureOpen();
         try {
           long wait = Math.min(remaining, MAX_WAIT_NANOS);
           wait(wait / 1_000_000, (int) (wait % 1_000_000));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted waiting for " + file + " (blob " + blob.blobName + ") to be fetched");
+          throw new InterruptedIOException("interrupted waiting for " + file + " (blob " + blob.checksums().blobName
+              + ") to be fetched");
         }
         if (owner != blob || this.index != index) {
           gaveUp = false;
@@ -368,7 +359,7 @@ final class Slot {
       }
       gaveUp = false;
       target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page, length),
-          cacheOffset - fileStart, this, generation);
+          cacheOffset - fileStart, cacheFile.mapped(), this, generation);
       return limit != null ? MISS : HIT;
     } finally {
       if (limit != null) {
@@ -378,13 +369,13 @@ final class Slot {
         }
       }
       if (awaited != null && !awaited.done && --awaited.waiters == 0 && gaveUp) {
-        blob.cache.filler().cancel(awaited); // nobody else waits for it
+        cacheFile.filler.cancel(awaited); // nobody else waits for it
       }
     }
   }
 
   /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
-  synchronized void prefetch(CachedBlob blob, int index, long from, long to, BlobFile file) {
+  synchronized void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file) {
     if (owner == blob && this.index == index) {
       startMissing(blob, file, from, to, null);
     }
@@ -397,7 +388,7 @@ final class Slot {
    * for it, and added to {@code held}, until the reader lets go of them ({@link #letGo}). So if the reader gives up,
    * no fetch runs on for nobody.
    */
-  synchronized void carryOn(CachedBlob blob, int index, long from, long to, BlobFile file, List<Fill> held) {
+  synchronized void carryOn(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Fill> held) {
     if (owner == blob && this.index == index) {
       startMissing(blob, file, from, to, held);
     }
@@ -407,15 +398,15 @@ final class Slot {
    * Lets go of a fill {@link #carryOn} held for a reader: called off if the reader gave up waiting (deadline or
    * interrupt) and no other reader waits for it; otherwise it runs on, for whoever reads the region next.
    */
-  synchronized void letGo(CachedBlob blob, Fill fill, boolean gaveUp) {
+  synchronized void letGo(Fill fill, boolean gaveUp) {
     assert fill.waiters > 0 : fill;
     if (--fill.waiters == 0 && gaveUp && !fill.done) {
-      blob.cache.filler().cancel(fill); // a fill registered on the slot keeps it with its owner: blob still owns it
+      cacheFile.filler.cancel(fill); // a fill registered on the slot keeps it with its owner
     }
   }
 
   /** Starts fills for the pages of [from, to) neither filled nor being fetched; with {@code held}, a reader's, held for it. */
-  private void startMissing(CachedBlob blob, BlobFile file, long from, long to, List<Fill> held) {
+  private void startMissing(RegionOwner blob, FetchOrigin file, long from, long to, List<Fill> held) {
     assert Thread.holdsLock(this);
     to = Math.min(to, length);
     for (long rel = from; rel < to; ) {
@@ -441,9 +432,8 @@ final class Slot {
     }
   }
 
-  private Fill startFill(CachedBlob blob, BlobFile file, int page, long wanted, boolean demand) {
+  private Fill startFill(RegionOwner blob, FetchOrigin file, int page, long wanted, boolean demand) {
     assert Thread.holdsLock(this);
-    int unit = blob.fillUnit(size);
     long pageStart = (long) page << pageShift;
     long start = pageStart & -(long) unit;
     long end = fillEnd(start, pageStart - start + wanted, unit); // aligning down does not shorten the reach past the page
@@ -451,7 +441,7 @@ final class Slot {
     Fill fill = new Fill(start, end, demand, now, file.deadlineAfter(now, end - start + 2L * unit));
     fills.add(fill);
     readerFetched |= demand;
-    blob.cache.filler().start(this, fill, blob, file);
+    cacheFile.filler.start(this, fill, blob.checksums(), file);
     return fill;
   }
 
@@ -470,11 +460,12 @@ final class Slot {
     return end;
   }
 
-  private BlobStoreTimeoutException timedOut(CachedBlob blob, BlobFile file, Fill fill, ReadDeadline limit) {
-    return new BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
+  private BlobStoreTimeoutException timedOut(RegionOwner blob, FetchOrigin file, Fill fill, ReadDeadline limit) {
+    String blobName = blob.checksums().blobName;
+    return new BlobStoreTimeoutException(file.storeDescription(), blobName,
         "gave up waiting for " + BlobStoreException.range(fileStart + fill.start, fill.end - fill.start) + " of " + file
-            + " (blob " + blob.blobName + ") to be fetched into the cache, asked for "
-            + seconds(System.nanoTime() - fill.createdNanos) + " ago: the wait is bounded by " + limit.what
+            + " (blob " + blobName + ") to be fetched into the cache, asked for "
+            + Filler.seconds(System.nanoTime() - fill.createdNanos) + " ago: the wait is bounded by " + limit.what
             + (fill.waiters > 1 ? "; the fetch goes on for the other readers waiting for it" : "; the fetch was called off"),
         null);
   }
@@ -484,7 +475,7 @@ final class Slot {
    * slot if it holds region {@code index} of {@code blob} and none of it is filled or being fetched: a blob the caller
    * has in hand (a manifest just read) enters the cache without a fetch. A failed write leaves the pages missing.
    */
-  void offer(CachedBlob blob, int index, byte[] bytes, RegionFile file) {
+  void offer(RegionOwner blob, int index, byte[] bytes) {
     Fill fill;
     long regionStart;
     synchronized (this) {
@@ -497,7 +488,7 @@ final class Slot {
       readerFetched = true; // its caller read it and waited for it (a manifest)
     }
     try {
-      file.write(bytes, (int) regionStart, (int) fill.end, cacheOffset);
+      cacheFile.regionFile.write(bytes, (int) regionStart, (int) fill.end, cacheOffset);
       progress(fill, 0, fill.end, unitCrcs(bytes, (int) regionStart, 0, fill.end));
     } catch (IOException e) {
       finish(fill, e);
@@ -508,7 +499,8 @@ final class Slot {
    * The CRC32C of each unit of the region offsets [from, to) (whole units, but for the region's last), whose bytes
    * are {@code bytes} from {@code offset}. The caller has a fill registered, so the unit is stable.
    */
-  int[] unitCrcs(byte[] bytes, int offset, long from, long to) {
+  @Override
+  public int[] unitCrcs(byte[] bytes, int offset, long from, long to) {
     assert from % unit == 0 && (to % unit == 0 || to == length) : "[" + from + ", " + to + ") in units of " + unit;
     int[] crcs = new int[(int) ((to - from + unit - 1) / unit)];
     CRC32C crc = new CRC32C();
@@ -528,7 +520,8 @@ final class Slot {
    * of their units ({@link #unitCrcs}), and wakes readers. Reaching the fill's end ends it, in the same step, so
    * that a reader who has all its bytes sees no fill left.
    */
-  synchronized void progress(Fill fill, long from, long to, int[] crcs) {
+  @Override
+  public synchronized void progress(Fill fill, long from, long to, int[] crcs) {
     assert fills.contains(fill) : fill + " is not registered in " + this;
     assert from >= fill.start && to <= fill.end : "[" + from + ", " + to + ") outside " + fill;
     assert from % unit == 0 && crcs.length == (to - from + unit - 1) / unit : "[" + from + ", " + to + ") in units of " + unit;
@@ -552,7 +545,8 @@ final class Slot {
    * Ends a fill if {@link #progress} has not: readers waiting for pages it did not fill see {@code error} (or try
    * again if it is null).
    */
-  synchronized void finish(Fill fill, IOException error) {
+  @Override
+  public synchronized void finish(Fill fill, IOException error) {
     if (!fill.done) {
       boolean removed = fills.remove(fill);
       assert removed : fill + " was not registered in " + this;
@@ -613,14 +607,14 @@ final class Slot {
    * mismatch (the cache file was changed while the cache was closed) drops every restored unit of the region, so
    * that they are fetched again, and is counted as a checksum mismatch.
    */
-  private void verifyRestored(CachedBlob blob, int page, BlobFile file) throws IOException {
+  private void verifyRestored(RegionOwner blob, int page, FetchOrigin file) throws IOException {
     assert Thread.holdsLock(this) && isRestored(page);
-    blob.cache.ensureOpen();
+    cacheFile.ensureOpen();
     int u = (int) (((long) page << pageShift) / unit);
     long start = (long) u * unit;
     int n = (int) Math.min(unit, length - start);
     byte[] bytes = new byte[n];
-    blob.cache.mapped().readBytes(cacheOffset + start, bytes, 0, n);
+    cacheFile.mapped().readBytes(cacheOffset + start, bytes, 0, n);
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, n);
     if ((int) crc.getValue() == unitCrcs[u]) {
@@ -633,8 +627,8 @@ final class Slot {
       return;
     }
     restored = null;
-    file.counter.checksumMismatches.increment();
-    blob.cache.restoredMismatch(blob, index, start, n, unitCrcs[u], (int) crc.getValue());
+    file.counter().checksumMismatches.increment();
+    cacheFile.restoredMismatch(blob.checksums(), index, start, n, unitCrcs[u], (int) crc.getValue());
   }
 
   private long filledRunStart(int page) {
@@ -705,12 +699,20 @@ final class Slot {
   }
 
   @Override
-  public String toString() {
-    CachedBlob f = owner;
-    return "slot of " + size + " bytes at " + cacheOffset + (f == null ? " (free)" : " (" + f.blobName + " region " + index + ")");
+  public long cacheOffset() {
+    return cacheOffset;
   }
 
-  static String seconds(long nanos) {
-    return String.format(Locale.ROOT, "%.1fs", nanos / 1e9);
+  /** The region's file offset; stable while a fill runs (a slot with a fill registered keeps its region). */
+  @Override
+  public long regionStart() {
+    return fileStart;
+  }
+
+  @Override
+  public String toString() {
+    RegionOwner f = owner;
+    return "slot of " + size + " bytes at " + cacheOffset + (f == null ? " (free)"
+        : " (" + f.checksums().blobName + " region " + index + ")");
   }
 }

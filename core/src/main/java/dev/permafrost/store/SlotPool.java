@@ -45,8 +45,8 @@ final class SlotPool {
    *
    * Everything below, and Slot.free, is guarded by this pool's monitor. It is taken only when a region needs a slot,
    * when a slot is given back, and for stats: never by a reader of cached bytes. Lock order: this monitor may take a
-   * slot's monitor (Slot.tryTake, Slot.isFilling) and, through CachedBlob.forgetSlot, the cache's blob table; no
-   * code holding either of those takes this monitor.
+   * slot's monitor (Slot.tryTake, Slot.isFilling) and, through RegionOwner.regionReleased, the cache's blob table;
+   * no code holding either of those takes this monitor.
    */
   private static final Logger log = LoggerFactory.getLogger(SlotPool.class);
   /** Windows sampled per eviction attempt. */
@@ -72,6 +72,8 @@ final class SlotPool {
   final LongAdder evictions = new LongAdder();
   private final String cacheName;
   private final EvictionPolicy policy;
+  /** What every slot cut from this pool is part of. */
+  private final CacheFile cacheFile;
   private int placed;
   private int hotEvicted;
   private int hotRefused;
@@ -81,8 +83,10 @@ final class SlotPool {
    * @param bytes the file's size, at most this many bytes are used (rounded down to {@code minSize})
    * @param cacheName what the thrash warning calls the cache
    * @param policy what regions are worth, when one must be evicted
+   * @param cacheFile what the slots are part of (null to test the allocation alone)
    */
-  SlotPool(long bytes, int maxSize, int minSize, int pageSize, String cacheName, EvictionPolicy policy) {
+  SlotPool(long bytes, int maxSize, int minSize, int pageSize, String cacheName, EvictionPolicy policy,
+      CacheFile cacheFile) {
     assert Integer.bitCount(maxSize) == 1 && Integer.bitCount(minSize) == 1 && minSize <= maxSize;
     assert Integer.bitCount(pageSize) == 1 && pageSize <= minSize;
     this.maxSize = maxSize;
@@ -90,17 +94,18 @@ final class SlotPool {
     this.pageSize = pageSize;
     this.cacheName = cacheName;
     this.policy = policy;
+    this.cacheFile = cacheFile;
     for (int size = minSize; size <= maxSize && size > 0; size <<= 1) {
       free.add(new TreeMap<>());
     }
     this.wholeEnd = bytes / maxSize * maxSize;
     long offset = 0;
     for (; offset < wholeEnd; offset += maxSize) {
-      addFree(new Slot(this, offset, maxSize, pageSize));
+      addFree(new Slot(cacheFile, offset, maxSize, pageSize));
     }
     for (int size = maxSize >>> 1; size >= minSize; size >>>= 1) {
       if (bytes - offset >= size) {
-        addFree(new Slot(this, offset, size, pageSize));
+        addFree(new Slot(cacheFile, offset, size, pageSize));
         offset += size;
       }
     }
@@ -149,11 +154,12 @@ final class SlotPool {
    * window if the region is worth more than it, or null (do not admit the region: read it directly). The caller has
    * the slot to itself until it assigns it or gives it back.
    */
-  Slot take(CachedBlob blob, int index, boolean reader) {
-    return take(blob.slotSize(index), policy.candidateValue(blob, index, reader), policy.frequency(blob, index));
+  Slot take(RegionOwner blob, int index, boolean reader) {
+    long key = blob.regionKey(index);
+    return take(blob.slotSize(index), policy.candidateValue(key, reader), policy.frequency(key));
   }
 
-  /** {@link #take(CachedBlob, int, boolean)} for a region of {@code size} bytes, {@code value} and use count. */
+  /** {@link #take(RegionOwner, int, boolean)} for a region of {@code size} bytes, {@code value} and use count. */
   synchronized Slot take(int size, int value, int frequency) {
     Slot slot = takeFree(size);
     if (slot == null) {
@@ -192,14 +198,49 @@ final class SlotPool {
   private Slot split(Slot s, long keep) {
     assert !s.free && s.owner == null && s.size > minSize;
     int half = s.size >>> 1;
-    Slot low = new Slot(this, s.cacheOffset, half, pageSize);
-    Slot high = new Slot(this, s.cacheOffset + half, half, pageSize);
+    Slot low = new Slot(cacheFile, s.cacheOffset, half, pageSize);
+    Slot high = new Slot(cacheFile, s.cacheOffset + half, half, pageSize);
     slots.remove(s.cacheOffset);
     boolean keepLow = keep < high.cacheOffset;
     Slot kept = keepLow ? low : high;
     slots.put(kept.cacheOffset, kept);
     addFree(keepLow ? high : low);
     return kept;
+  }
+
+  /**
+   * Frees {@code slot} and gives it back if {@code owner} still holds it and no fill is running (otherwise leaves it
+   * alone: a slot being filled is freed by nobody).
+   */
+  void free(Slot slot, RegionOwner owner) {
+    if (slot.tryTake(owner)) {
+      giveBack(slot);
+    }
+  }
+
+  /** Frees every slot that holds a region and is not being filled. */
+  void clear() {
+    for (Slot s : slots()) {
+      RegionOwner owner = s.owner;
+      if (owner != null) {
+        free(s, owner);
+      }
+    }
+  }
+
+  /** Counts a use of the region {@code key}, for eviction. */
+  void recordAccess(long key) {
+    policy.recordAccess(key);
+  }
+
+  /** The use count of the region {@code key}, for the record of a clean close. */
+  int frequency(long key) {
+    return policy.frequency(key);
+  }
+
+  /** Restores a recorded use count at start. */
+  void restoreFrequency(long key, int frequency) {
+    policy.restoreFrequency(key, frequency);
   }
 
   /** Returns a slot the caller has to itself (freed, or never assigned), merging it with its free buddies. */
@@ -216,7 +257,7 @@ final class SlotPool {
       buddy.free = false;
       slots.remove(buddyOffset);
       slots.remove(s.cacheOffset);
-      Slot merged = new Slot(this, Math.min(s.cacheOffset, buddyOffset), s.size << 1, pageSize);
+      Slot merged = new Slot(cacheFile, Math.min(s.cacheOffset, buddyOffset), s.size << 1, pageSize);
       slots.put(merged.cacheOffset, merged);
       s = merged;
     }
@@ -318,11 +359,11 @@ final class SlotPool {
       if (s.free) {
         continue;
       }
-      CachedBlob owner = s.owner;
+      RegionOwner owner = s.owner;
       if (owner == null || s.isFilling()) {
         return -1;
       }
-      value = Math.max(value, policy.residentValue(s, owner, s.index));
+      value = Math.max(value, policy.residentValue(owner.regionKey(s.index), s.readerFetched));
       if (value >= limit) {
         return -1;
       }
@@ -340,16 +381,16 @@ final class SlotPool {
     }
     boolean hot = false;
     for (Slot victim : victims) {
-      CachedBlob evicted = victim.owner;
+      RegionOwner evicted = victim.owner;
       int evictedIndex = victim.index;
       if (!victim.tryTake(null)) {
         return false; // the ones taken so far are free now: no harm done
       }
       evictions.increment();
-      hot |= evicted != null && policy.frequency(evicted, evictedIndex) >= 2;
+      hot |= evicted != null && policy.frequency(evicted.regionKey(evictedIndex)) >= 2;
       if (log.isDebugEnabled()) {
         log.debug("evicted region {} of {} from {} (window value {}) for a region of {} bytes and value {}",
-            evictedIndex, evicted == null ? "?" : evicted.blobName, victim, value, size, candidateValue);
+            evictedIndex, evicted == null ? "?" : evicted.checksums().blobName, victim, value, size, candidateValue);
       }
       giveBack(victim);
     }
@@ -380,7 +421,16 @@ final class SlotPool {
     return thrashWarned;
   }
 
-  /** Every slot now, free or not; for stats, clearing and the record of a clean close. */
+  /** How many slots the file is cut into now, and how many of them hold a region: {slots, in use}. */
+  synchronized int[] countSlots() {
+    int inUse = 0;
+    for (Slot s : slots.values()) {
+      inUse += s.owner != null ? 1 : 0;
+    }
+    return new int[] {slots.size(), inUse};
+  }
+
+  /** Every slot now, free or not; for clearing and tests. */
   synchronized Slot[] slots() {
     return slots.values().toArray(new Slot[0]);
   }

@@ -3,14 +3,20 @@
  */
 package dev.permafrost.store;
 
-/** What a slot points at readable bytes: an input's window. */
+import org.apache.lucene.store.RandomAccessInput;
+
+/**
+ * Where a slot points a reader at readable bytes: an input's window. Defined by the cache's space, implemented by the
+ * Lucene inputs ({@link BlobIndexInput}) and called by {@link Slot} and {@link CachedBlob}.
+ */
 interface WindowTarget {
   /**
-   * The file bytes [start, end) are readable in the cache file at {@code position + cacheDelta} for as long as
-   * {@code slot}'s generation is still {@code generation}.
+   * The file bytes [start, end) are readable in the cache file's {@code mapping} at {@code position + cacheDelta} for
+   * as long as {@code slot}'s generation is still {@code generation}. The mapping is Lucene's memory-mapped
+   * {@code IndexInput} of the whole cache file (a {@code RandomAccessInput} too).
    */
-  void setCacheWindow(long start, long end, long cacheDelta, Slot slot, int generation);
+  void setCacheWindow(long start, long end, long cacheDelta, RandomAccessInput mapping, SlotGeneration slot, int generation);
 
   /** The file bytes [start, end) are {@code bytes} (from position 0), for good. */
-  void setHeapWindow(long start, long end, org.apache.lucene.store.RandomAccessInput bytes);
+  void setHeapWindow(long start, long end, RandomAccessInput bytes);
 }

@@ -12,27 +12,71 @@
  * {@link dev.permafrost.store.ReadDeadline} and {@link dev.permafrost.store.ReadCost} bound and count a thread's
  * reads. Everything else is package-private.
  *
- * <p>The read path, in five files:
+ * <h2>Layers</h2>
+ *
+ * <p>From the top; a class names only classes of its own layer or of the layers below it, and no classes depend on
+ * each other in a cycle ({@code ArchitectureTest} checks both on the compiled classes). Where a lower layer must call
+ * up, it calls an interface it defines.
  *
  * <ol>
- *   <li>{@code BlobIndexInput}: the {@code IndexInput}; a read inside its current window is a bounds check, a read
- *       from the cache file's mapping and a generation check; anything else moves the window.
- *   <li>{@code CachedBlob}: one blob as the cache sees it (shared by every index that uses it): region math, which
- *       slot holds each region, how its bytes are verified (chunk table, whole-file checksum), direct reads.
- *   <li>{@code Slot}: one slot of the cache file lent to one region: which pages are filled, the fills under way and
- *       the generation that tells lock-free readers the slot changed hands. The only code that waits or notifies;
- *       its concurrency notes are in its source.
- *   <li>{@code Filler}: the fetch threads: fetch a range, verify every chunk, write it, mark it filled; and the
- *       threads that load chunk tables in parallel with the first fill of a blob.
- *   <li>{@code RegionFile}: the cache file itself: created, locked (through a separate lock file), sized, mapped and
- *       written only here.
+ *   <li><b>Lucene face</b>: {@code BlobDirectory}, {@code SharedRegionCache} (the public facade: builder, stats,
+ *       manifests, clearing, close), {@code BlobIndexInput} (the {@code IndexInput}: windows and the hot path),
+ *       {@code BlobFile} (what one file's inputs share), {@code ColumnPrefetch}, {@code HitPrefetchingCollector},
+ *       {@code ReadIntent} (what a thread's reads are for) and {@code ScanRead} (a column read straight from the store).
+ *   <li><b>One blob</b>: {@code CachedBlob} (one blob as the cache sees it: region math, which slot holds which region,
+ *       how a read of a region is served) and {@code BlobTable} (every blob the cache knows; the record of a clean
+ *       close and its restore).
+ *   <li><b>Cache space</b>: {@code Slot} (one slot's life and its fill state: the only code that waits or notifies),
+ *       {@code SlotPool} (the file's space as slots of power-of-two sizes, and sampled eviction),
+ *       {@code EvictionPolicy} with {@code CostAwareTinyLfu} and {@code FrequencySketch} (what a region is worth),
+ *       {@code CacheFile} (the file, the filler and the wait bound, as slots use them). Its interfaces up:
+ *       {@code RegionOwner} (what a slot needs of the blob it holds a region of, and how it tells the blob the region
+ *       is gone) and {@code WindowTarget} with {@code SlotGeneration} (how a slot points a reader at readable bytes,
+ *       and what the reader checks after reading them).
+ *   <li><b>Fetching</b>: {@code Filler} (the lanes: demand, prefetch, chunk tables), {@code FetchTask} (a fetch that
+ *       can be called off), {@code Fill}, {@code VerifiedFetch} (one request, verified piece by piece) and
+ *       {@code BlobChecksums} (what verifies a blob). Its interfaces up: {@code Fillable} (a fill telling its slot of
+ *       written ranges, which wakes readers) and {@code FetchOrigin} (the store, deadlines and counters of the file a
+ *       fetch is for).
+ *   <li><b>Support</b>, used by all: {@code RegionFile} (the cache file: created, locked, sized, mapped and written
+ *       only here), {@code CacheRecord}, {@code CacheSummary}, the stats, {@code ReadCost}, {@code ReadDeadline},
+ *       {@code HeapWindow}, {@code ScanBudget}, {@code WarnOnce}.
  * </ol>
  *
- * <p>Around them: {@code SlotPool} (the cache file's space as slots of power-of-two sizes, split and merged on demand,
- * and sampled eviction), {@code EvictionPolicy} (what a region is worth when one must go: the seam the {@code jmh}
- * simulator replays through) with {@code CostAwareTinyLfu} (the shipped one) and {@code FrequencySketch},
- * {@code ScanRead} (a column the cache does not admit, read in one request into heap bytes), {@code CacheRecord} (what a clean close writes down so that the
- * next start keeps the cache), {@code BlobFile} (what the inputs of one file of one mounted index share), {@code Fill},
- * {@code HeapWindow}, and the stats counters.
+ * <h2>Where to look</h2>
+ *
+ * <ul>
+ *   <li>Where is a read served? {@code BlobIndexInput}: a read inside its window is a bounds check, a read from the
+ *       mapping and a generation check; a move goes to {@code CachedBlob#window}, which asks the region's
+ *       {@code Slot#awaitPage} (cached, joined or fetched) or reads straight from the store.
+ *   <li>Who decides what is evicted? {@code SlotPool#take} samples windows of the file and asks the
+ *       {@code EvictionPolicy} ({@code CostAwareTinyLfu}) what each is worth against the newcomer.
+ *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table or whole-file
+ *       checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
+ *   <li>What happens when a fetch fails? {@code Filler}'s tasks end the fill ({@code Fillable#finish}): its waiters in
+ *       {@code Slot#awaitPage} throw its error, or start a fetch of their own if it was called off; a failed write to
+ *       the cache file sends the reader straight to the store ({@code CachedBlob#window}).
+ * </ul>
+ *
+ * <h2>A slot's life</h2>
+ *
+ * <p>Every transition goes through {@code Slot} (ownership under its monitor, bracketed by two generation bumps) or
+ * {@code SlotPool} (free lists, under the pool's monitor); its concurrency notes are in {@code Slot}'s source.
+ *
+ * <table>
+ *   <caption>The states of a slot</caption>
+ *   <tr><th>state</th><th>held by</th><th>entered by</th><th>left by</th></tr>
+ *   <tr><td>free</td><td>the pool's free lists</td><td>{@code SlotPool#giveBack} (merged with a free buddy), or cut
+ *       from the file</td><td>{@code SlotPool#take} or {@code #carve} (split first if larger: the old slot is
+ *       retired)</td></tr>
+ *   <tr><td>handed out</td><td>the one caller that took it</td><td>{@code take}, {@code carve}, {@code Slot#tryTake}</td>
+ *       <td>{@code Slot#assign} or {@code #restore}; or {@code giveBack}</td></tr>
+ *   <tr><td>owned</td><td>one (blob, region); readers read its filled pages without a lock</td><td>{@code assign},
+ *       {@code restore}</td><td>a fill registered; or {@code tryTake} (eviction, clearing), which tells the owner
+ *       ({@code RegionOwner#regionReleased})</td></tr>
+ *   <tr><td>filling</td><td>its owner, and the fills writing into it</td><td>a fill registered
+ *       ({@code awaitPage}, {@code prefetch}, {@code carryOn}, {@code offer})</td><td>its last fill's end
+ *       ({@code Fillable#progress} or {@code #finish}); never taken meanwhile</td></tr>
+ * </table>
  */
 package dev.permafrost.store;

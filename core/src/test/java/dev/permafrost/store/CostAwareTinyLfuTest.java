@@ -41,8 +41,8 @@ class CostAwareTinyLfuTest {
   /** Fills the cache with four regions of {@code blob}, each used once, fetched by a reader or prefetched. */
   private void fill(CachedBlob blob, boolean reader) {
     for (int i = 0; i < 4; i++) {
-      cache.recordAccess(blob, i);
-      Slot slot = cache.slotFor(blob, i, reader);
+      blob.recordAccess(i);
+      Slot slot = blob.slotFor(i, reader);
       assertNotNull(slot, "the cache has room for four regions");
       slot.readerFetched = reader; // as a reader's fill (Slot.startFill) or a prefetch's would leave it
     }
@@ -50,7 +50,7 @@ class CostAwareTinyLfuTest {
 
   private void use(CachedBlob blob, int index, int times) {
     for (int i = 0; i < times; i++) {
-      cache.recordAccess(blob, index);
+      blob.recordAccess(index);
     }
   }
 
@@ -58,18 +58,18 @@ class CostAwareTinyLfuTest {
   void aPrefetchedRegionUsedMoreOftenDoesNotPushOutRegionsAReaderWaitedFor() {
     fill(structure, true);
     use(column, 8, 3); // three uses against one: plain TinyLFU would admit it
-    assertNull(cache.slotFor(column, 8, false), "a prefetch is worth less than a reader's round trip");
+    assertNull(column.slotFor(8, false), "a prefetch is worth less than a reader's round trip");
     for (int i = 0; i < 4; i++) {
       assertNotNull(structure.slot(i), "region " + i + " a reader waited for is still cached");
     }
-    assertNotNull(cache.slotFor(column, 8, true), "a reader waiting for a region used more often is admitted");
+    assertNotNull(column.slotFor(8, true), "a reader waiting for a region used more often is admitted");
   }
 
   @Test
   void prefetchedRegionsGiveWayToAReadersRegionUsedAsOften() {
     fill(column, false);
     use(structure, 0, 1); // as often as each cached column region
-    Slot slot = cache.slotFor(structure, 0, true);
+    Slot slot = structure.slotFor(0, true);
     assertNotNull(slot, "a reader's round trip outweighs a prefetched region used as often");
     assertSame(slot, structure.slot(0));
   }
@@ -78,8 +78,8 @@ class CostAwareTinyLfuTest {
   void prefetchedRegionsCompeteByUse() {
     fill(column, false);
     use(column, 9, 1);
-    assertNull(cache.slotFor(column, 9, false), "used as often as the cached ones: not admitted");
+    assertNull(column.slotFor(9, false), "used as often as the cached ones: not admitted");
     use(column, 9, 1);
-    assertNotNull(cache.slotFor(column, 9, false), "used more often: admitted");
+    assertNotNull(column.slotFor(9, false), "used more often: admitted");
   }
 }

@@ -25,7 +25,7 @@ class SlotPoolTest {
     int max = 1 << (12 + random.nextInt(6));
     int min = Math.max(512, max >>> random.nextInt(8));
     long bytes = (long) max * random.nextInt(4) + random.nextInt(max) + min;
-    return new SlotPool(bytes, max, min, Math.min(min, 4096), "test", new CostAwareTinyLfu(64));
+    return new SlotPool(bytes, max, min, Math.min(min, 4096), "test", new CostAwareTinyLfu(64), null);
   }
 
   private static boolean overlaps(List<Slot> held, Slot s) {
@@ -74,7 +74,7 @@ class SlotPoolTest {
 
   @Test
   void carveCutsExactlyTheSlotAskedForOnceAndOnlyFromFreeSpace() {
-    SlotPool pool = new SlotPool(3 * 65536 + 16384, 65536, 1024, 1024, "test", new CostAwareTinyLfu(64));
+    SlotPool pool = new SlotPool(3 * 65536 + 16384, 65536, 1024, 1024, "test", new CostAwareTinyLfu(64), null);
     Slot a = pool.carve(65536 + 8192, 4096);
     assertNotNull(a);
     assertEquals(65536 + 8192, a.cacheOffset);
@@ -95,7 +95,7 @@ class SlotPoolTest {
 
   @Test
   void aPieceGivenBackIsHandedOutAgainBeforeAnyLargerPieceIsSplit() {
-    SlotPool pool = new SlotPool(2 * 65536, 65536, 4096, 4096, "test", new CostAwareTinyLfu(64));
+    SlotPool pool = new SlotPool(2 * 65536, 65536, 4096, 4096, "test", new CostAwareTinyLfu(64), null);
     Slot first = pool.take(4096, 0, 0);
     Slot second = pool.take(4096, 0, 0);
     assertEquals(0, first.cacheOffset);

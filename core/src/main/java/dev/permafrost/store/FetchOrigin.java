@@ -1,0 +1,30 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import dev.permafrost.blob.BlobStore;
+
+/**
+ * Where a fetch reads from and what it reports to: the store of the mounted file that asked for it, how long the
+ * store policy lets a read of it take, and the counters of that file. Defined here, in the fetching layer, and
+ * implemented by the file the reads are for ({@link BlobFile}); its {@code toString} names the file in messages.
+ */
+interface FetchOrigin {
+  BlobStore store();
+
+  /** The store, as messages name it (no credentials). */
+  String storeDescription();
+
+  /** The counters this file's fetches, direct reads and checksum mismatches go to. */
+  CacheStatsCounter counter();
+
+  /**
+   * When a reader waiting for a fetch of {@code bytes} bytes asked at {@code now} gives up: the longest the store
+   * policy lets such a read take, retries included; Long.MAX_VALUE without a policy.
+   */
+  long deadlineAfter(long now, long bytes);
+
+  /** How deadlines are set, for messages. */
+  String deadlineExplained();
+}

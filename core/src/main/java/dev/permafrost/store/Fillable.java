@@ -1,0 +1,32 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.store;
+
+import java.io.IOException;
+
+/**
+ * What a fill writes into: the slot of the cache file that holds the region being filled. The fetching layer's one
+ * way up: a fill tells the slot of each verified range it wrote (which wakes the readers waiting for it) and of its
+ * end. Implemented by {@link Slot}; while a fill is registered, the slot keeps its region, so {@link #regionStart}
+ * is stable for as long as the fill runs.
+ */
+interface Fillable {
+  /** Where the region's first byte is in the cache file. */
+  long cacheOffset();
+
+  /** The file offset of the region's first byte. */
+  long regionStart();
+
+  /**
+   * The CRC32C of each unit of the region offsets [from, to) (whole units, but for the region's last), whose bytes
+   * are {@code bytes} from {@code offset}: what a clean close records to verify them after a restart.
+   */
+  int[] unitCrcs(byte[] bytes, int offset, long from, long to);
+
+  /** The region offsets [from, to) of {@code fill} are verified and written, with these units' CRC32Cs. */
+  void progress(Fill fill, long from, long to, int[] crcs);
+
+  /** {@code fill} ended without writing the rest: its waiters see {@code error} (or try again if it is null). */
+  void finish(Fill fill, IOException error);
+}
