@@ -17,9 +17,9 @@ import java.util.concurrent.ScheduledFuture;
  * the request timeout alone. Writes, listings and deletes are bounded by the backend's own timeouts.
  */
 final class DeadlineBlobStore extends FilterBlobStore {
-  private final StorePolicy policy;
+  private final PolicySettings policy;
 
-  DeadlineBlobStore(BlobStore in, StorePolicy policy) {
+  DeadlineBlobStore(BlobStore in, PolicySettings policy) {
     super(in);
     this.policy = policy;
   }
@@ -27,7 +27,7 @@ final class DeadlineBlobStore extends FilterBlobStore {
   @Override
   public InputStream read(String blobName, long offset, long length) throws IOException {
     long start = System.nanoTime();
-    long deadline = StorePolicy.saturatedAdd(start, policy.requestTimeoutNanos(length));
+    long deadline = PolicySettings.saturatedAdd(start, policy.requestTimeoutNanos(length));
     String what = "reading " + BlobStoreException.range(offset, length) + " of blob " + blobName;
     InputStream stream = StoreThreads.callWithin(() -> in.read(blobName, offset, length), deadline - start,
         InputStream::close, () -> timeout(blobName, what, start, length, null));
@@ -90,7 +90,7 @@ final class DeadlineBlobStore extends FilterBlobStore {
     }
 
     private long deadline() {
-      return StorePolicy.saturatedAdd(start, policy.requestTimeoutNanos(length >= 0 ? length : delivered));
+      return PolicySettings.saturatedAdd(start, policy.requestTimeoutNanos(length >= 0 ? length : delivered));
     }
 
     private synchronized void arm() {

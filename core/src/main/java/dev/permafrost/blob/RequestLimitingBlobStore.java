@@ -21,7 +21,7 @@ final class RequestLimitingBlobStore extends FilterBlobStore {
   private final Semaphore slots;
   private final ByteRate rate;
 
-  RequestLimitingBlobStore(BlobStore in, StorePolicy policy) {
+  RequestLimitingBlobStore(BlobStore in, PolicySettings policy) {
     super(in);
     this.slots = policy.maxConcurrentRequests() > 0 ? new Semaphore(policy.maxConcurrentRequests()) : null;
     this.rate = policy.maxBytesPerSec() > 0 ? new ByteRate(policy.maxBytesPerSec()) : null;

@@ -30,19 +30,19 @@ import org.apache.lucene.index.CorruptIndexException;
  * been failing, so that a broken store costs each read one attempt, not the whole back-off schedule.
  */
 final class RetryingBlobStore extends FilterBlobStore {
-  private final StorePolicy policy;
+  private final PolicySettings policy;
   /** Attempts after the first, over the store's life. */
   final LongAdder retries = new LongAdder();
   /** Null when the policy has no budget. */
   private final RetryBudget budget;
 
-  RetryingBlobStore(BlobStore in, StorePolicy policy) {
+  RetryingBlobStore(BlobStore in, PolicySettings policy) {
     super(in);
     this.policy = policy;
     this.budget = policy.retryBudget() > 0 ? new RetryBudget(in.describe(), policy.retryBudget()) : null;
   }
 
-  StorePolicy policy() {
+  PolicySettings policy() {
     return policy;
   }
 
@@ -215,7 +215,7 @@ final class RetryingBlobStore extends FilterBlobStore {
       }
       String note = " (gave up after " + attempts + " attempts in " + String.format(Locale.ROOT, "%.1fs", elapsedNanos / 1e9)
           + "; " + StorePolicy.MAX_RETRIES + "=" + policy.maxRetries() + ", " + StorePolicy.RETRY_TIME_LIMIT + "="
-          + StorePolicy.format(policy.retryTimeLimit()) + ")";
+          + PolicySettings.format(policy.retryTimeLimit()) + ")";
       return report(last, note);
     }
 

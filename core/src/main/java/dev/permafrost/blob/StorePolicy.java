@@ -41,7 +41,7 @@ import java.util.Objects;
  * <p>{@link BlobStores#open(java.net.URI)} reads these settings from the URI's query with every backend, under
  * the names below; {@code SnapshotRepository.open(store)} applies {@link #DEFAULT} to a store that has no policy.
  */
-public final class StorePolicy {
+public final class StorePolicy extends PolicySettings {
   /** Setting: retries of a failed request (default 3; 0 disables retries). */
   public static final String MAX_RETRIES = "max_retries";
   /** Setting: the first back-off delay; it doubles on each retry (default 100ms). */
@@ -138,7 +138,7 @@ public final class StorePolicy {
   public static StorePolicy of(BlobStore store) {
     for (BlobStore s = store; s instanceof FilterBlobStore f; s = f.getDelegate()) {
       if (s instanceof RetryingBlobStore r) {
-        return r.policy();
+        return (StorePolicy) r.policy(); // the policy that built it: the one implementation
       }
     }
     return null;
@@ -178,18 +178,22 @@ public final class StorePolicy {
     return new RetryingBlobStore(s, this);
   }
 
+  @Override
   public int maxRetries() {
     return maxRetries;
   }
 
+  @Override
   public Duration retryDelay() {
     return retryDelay;
   }
 
+  @Override
   public Duration retryMaxDelay() {
     return retryMaxDelay;
   }
 
+  @Override
   public Duration retryTimeLimit() {
     return retryTimeLimit;
   }
@@ -209,20 +213,24 @@ public final class StorePolicy {
   }
 
   /** Zero when unlimited. */
+  @Override
   public long maxBytesPerSec() {
     return maxBytesPerSec;
   }
 
+  @Override
   public int maxConcurrentRequests() {
     return maxConcurrentRequests;
   }
 
   /** Zero when there is no budget: retries are bounded by {@link #maxRetries()} and {@link #retryTimeLimit()} alone. */
+  @Override
   public int retryBudget() {
     return retryBudget;
   }
 
   /** The deadline of one request reading {@code length} bytes: the request timeout plus the length at the minimum throughput. */
+  @Override
   public long requestTimeoutNanos(long length) {
     long transfer = (long) (Math.max(0, length) * 1e9 / minReadThroughput);
     return saturatedAdd(requestTimeout.toNanos(), transfer);
@@ -238,19 +246,10 @@ public final class StorePolicy {
   }
 
   /** How a deadline was set, for messages: {@code request_timeout 5s + 65536 bytes at min_read_throughput 1mb/s}. */
+  @Override
   String explainDeadline(long length) {
     return REQUEST_TIMEOUT + " " + format(requestTimeout) + (length > 0 ? " + " + length + " bytes at "
         + MIN_READ_THROUGHPUT + " " + ByteSizes.format(minReadThroughput) + "/s" : "");
-  }
-
-  static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
-  }
-
-  static String format(Duration d) {
-    long ms = d.toMillis();
-    return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
   }
 
   @Override

@@ -45,7 +45,7 @@ public final class StoreSettings {
         String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
         if (values.put(key, value) != null) {
           throw new IllegalArgumentException(
-              "setting '" + key + "' is given twice in the query of " + BlobStores.redact(uri));
+              "setting '" + key + "' is given twice in the query of " + Uris.redact(uri));
         }
       }
     }

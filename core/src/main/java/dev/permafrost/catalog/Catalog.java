@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
@@ -65,10 +64,6 @@ public final class Catalog implements AutoCloseable {
   /** Null when no full-copy directory was given. */
   private final FullCopier copier;
   private final ConcurrentSkipListMap<String, MountedIndex> mounts = new ConcurrentSkipListMap<>();
-  final LongAdder searches = new LongAdder();
-  final LongAdder indicesSearched = new LongAdder();
-  final LongAdder indicesSkipped = new LongAdder();
-  final LongAdder indicesFailed = new LongAdder();
   private volatile boolean closed;
 
   private Catalog(Builder b) throws IOException {
@@ -78,7 +73,7 @@ public final class Catalog implements AutoCloseable {
     this.pool = new ReaderPool(b.maxOpenReaders, b.maxReaderHeapBytes, b.idleTimeout.toNanos());
     this.acquireTimeout = b.acquireTimeout;
     this.unmountTimeout = b.unmountTimeout;
-    this.searcher = new MultiIndexSearch(this, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
+    this.searcher = new MultiIndexSearch(this::resolve, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
     this.mountThreads = b.mountThreads;
     this.slowSearchMillis = b.slowSearchThreshold == null ? -1 : b.slowSearchThreshold.toMillis();
     this.observer = b.searchObserver;
@@ -331,8 +326,8 @@ public final class Catalog implements AutoCloseable {
   /** The catalog's counts now. */
   public CatalogStats stats() {
     return new CatalogStats(mounts.size(), pool.openCount(), pool.openingCount(), pool.heapBytes(), pool.opens.sum(),
-        pool.closes.sum(), pool.closedIdle.sum(), pool.closedForRoom.sum(), pool.waitNanos.sum(), searches.sum(), indicesSearched.sum(),
-        indicesSkipped.sum(), indicesFailed.sum());
+        pool.closes.sum(), pool.closedIdle.sum(), pool.closedForRoom.sum(), pool.waitNanos.sum(), searcher.searches.sum(),
+        searcher.indicesSearched.sum(), searcher.indicesSkipped.sum(), searcher.indicesFailed.sum());
   }
 
   MountedIndex index(String name) {

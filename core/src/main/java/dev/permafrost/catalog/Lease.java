@@ -12,27 +12,31 @@ import org.apache.lucene.search.IndexSearcher;
  * search is done (try-with-resources); closing twice is harmless. Not for sharing between searches: take one each.
  */
 public final class Lease implements AutoCloseable {
-  private final MountedIndex index;
+  private final String name;
+  /** Gives the reader back to its index. */
+  private final Runnable release;
   private final DirectoryReader reader;
   private final IndexSearcher searcher;
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Whether the acquire that gave this lease opened the reader. */
   final boolean opened;
 
-  Lease(MountedIndex index, DirectoryReader reader) {
-    this(index, reader, false);
-  }
-
-  Lease(MountedIndex index, DirectoryReader reader, boolean opened) {
+  /**
+   * @param name the name the index is mounted under
+   * @param release gives the reader back to the index, once
+   * @param opened whether the acquire that gives this lease opened the reader
+   */
+  Lease(String name, DirectoryReader reader, boolean opened, Runnable release) {
     this.opened = opened;
-    this.index = index;
+    this.name = name;
+    this.release = release;
     this.reader = reader;
     this.searcher = new IndexSearcher(reader);
   }
 
   /** The name the index is mounted under. */
   public String name() {
-    return index.name;
+    return name;
   }
 
   /** The open reader. */
@@ -49,12 +53,12 @@ public final class Lease implements AutoCloseable {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      index.release();
+      release.run();
     }
   }
 
   @Override
   public String toString() {
-    return "Lease(" + index.name + (closed.get() ? ", closed" : "") + ")";
+    return "Lease(" + name + (closed.get() ? ", closed" : "") + ")";
   }
 }

@@ -24,7 +24,7 @@ import org.apache.lucene.util.IOUtils;
  *
  * <p>All mutable state is guarded by this object's monitor; the reader is opened and closed outside it.
  */
-final class MountedIndex {
+final class MountedIndex implements ReaderPool.Member {
   final String name;
   final SnapshotSource repository;
   final ManifestRef manifest;
@@ -72,7 +72,13 @@ final class MountedIndex {
     assert this.manifest != null : "a mounted manifest was read from a store";
   }
 
-  long lastUsedNanos() {
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public long lastUsedNanos() {
     return lastUsedNanos;
   }
 
@@ -94,7 +100,7 @@ final class MountedIndex {
     }
     leases++;
     lastUsedNanos = System.nanoTime();
-    return new Lease(this, reader);
+    return new Lease(name, reader, false, this::release);
   }
 
   Lease acquire(long deadlineNanos) throws IOException, TimeoutException {
@@ -106,7 +112,7 @@ final class MountedIndex {
         if (state == MountState.OPEN) {
           leases++;
           lastUsedNanos = System.nanoTime();
-          return new Lease(this, reader);
+          return new Lease(name, reader, false, this::release);
         }
         if (state == MountState.CLOSED) {
           state = MountState.OPENING;
@@ -144,7 +150,7 @@ final class MountedIndex {
         lastUsedNanos = System.nanoTime();
         notifyAll();
       }
-      return new Lease(this, opened, true);
+      return new Lease(name, opened, true, this::release);
     } catch (IOException | RuntimeException | Error | TimeoutException e) {
       synchronized (this) {
         state = MountState.CLOSED;
@@ -182,7 +188,8 @@ final class MountedIndex {
    * or Long.MAX_VALUE for "whenever"). Returns its pool ticket, for the caller to give back, or null if it was not
    * closed.
    */
-  ReaderPool.Ticket closeIfIdle(long usedBefore) {
+  @Override
+  public ReaderPool.Ticket closeIfIdle(long usedBefore) {
     Directory d;
     DirectoryReader r;
     ReaderPool.Ticket closed;

@@ -27,6 +27,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
@@ -52,7 +53,17 @@ import org.apache.lucene.util.NumericUtils;
  * task past it, and reports what had not finished as timed out.
  */
 final class MultiIndexSearch implements AutoCloseable {
-  private final Catalog catalog;
+  /** The mounted indices that names and globs select (the catalog's). */
+  interface Targets {
+    /** The mounted indices {@code patterns} select; fails naming a plain name that is not mounted. */
+    List<MountedIndex> resolve(String... patterns);
+  }
+
+  private final Targets targets;
+  final LongAdder searches = new LongAdder();
+  final LongAdder indicesSearched = new LongAdder();
+  final LongAdder indicesSkipped = new LongAdder();
+  final LongAdder indicesFailed = new LongAdder();
   /** A virtual thread per index task: a cold search waits on the store, and a waiting virtual thread costs no carrier. */
   private final ExecutorService executor;
   /** How many index tasks run at once: the catalog's searchThreads, sized for the store, not for the cores. */
@@ -70,8 +81,8 @@ final class MultiIndexSearch implements AutoCloseable {
   /** The timeout of a request that sets none, or null. */
   private final Duration defaultTimeout;
 
-  MultiIndexSearch(Catalog catalog, int threads, long leaseTimeoutNanos, Duration defaultTimeout) {
-    this.catalog = catalog;
+  MultiIndexSearch(Targets targets, int threads, long leaseTimeoutNanos, Duration defaultTimeout) {
+    this.targets = targets;
     this.leaseTimeoutNanos = leaseTimeoutNanos;
     this.defaultTimeout = defaultTimeout;
     this.threads = threads;
@@ -89,7 +100,7 @@ final class MultiIndexSearch implements AutoCloseable {
 
   /** The request's indices that can match its query; those that cannot go to {@code skipped}, with why. */
   private List<MountedIndex> candidates(SearchRequest request, Map<String, String> skipped) {
-    List<MountedIndex> targets = catalog.resolve(request.indices.toArray(String[]::new));
+    List<MountedIndex> targets = this.targets.resolve(request.indices.toArray(String[]::new));
     Map<String, PointRangeQuery> required = CanMatch.requiredRanges(request.query);
     List<MountedIndex> candidates = new ArrayList<>();
     for (MountedIndex index : targets) {
@@ -110,7 +121,7 @@ final class MultiIndexSearch implements AutoCloseable {
       throws IOException {
     long start = System.nanoTime();
     Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
-    catalog.searches.increment();
+    searches.increment();
     Map<String, String> skipped = new LinkedHashMap<>();
     List<MountedIndex> candidates = candidates(request, skipped);
     Set<String> named = named(request);
@@ -169,8 +180,8 @@ final class MultiIndexSearch implements AutoCloseable {
       }
     }
     checkTimedOut(request, deadline, timedOut, futures);
-    catalog.indicesSearched.add(searched.size());
-    catalog.indicesSkipped.add(skipped.size());
+    indicesSearched.add(searched.size());
+    indicesSkipped.add(skipped.size());
     T result = manager.reduce(collectors);
     return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped.keySet()), ordered(skipped),
         Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000,
@@ -342,7 +353,7 @@ final class MultiIndexSearch implements AutoCloseable {
   /** Counts a failed index; rethrows unless partial results are allowed, else records it in {@code failed}. */
   private void failed(SearchRequest request, MountedIndex index, Throwable cause, List<? extends Future<?>> futures,
       Map<String, String> failed) throws IOException {
-    catalog.indicesFailed.increment();
+    indicesFailed.increment();
     if (!request.allowPartialResults) {
       for (Future<?> f : futures) {
         f.cancel(true);
@@ -356,7 +367,7 @@ final class MultiIndexSearch implements AutoCloseable {
   SearchResponse search(SearchRequest request) throws IOException {
     long start = System.nanoTime();
     Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
-    catalog.searches.increment();
+    searches.increment();
     Map<String, String> skipped = new LinkedHashMap<>();
     List<MountedIndex> candidates = candidates(request, skipped);
     Set<String> named = named(request);
@@ -431,8 +442,8 @@ final class MultiIndexSearch implements AutoCloseable {
       }
     }
     checkTimedOut(request, deadline, timedOut, started);
-    catalog.indicesSearched.add(searched.size());
-    catalog.indicesSkipped.add(skipped.size());
+    indicesSearched.add(searched.size());
+    indicesSkipped.add(skipped.size());
 
     TopDocs merged;
     List<SearchResponse.Hit> hits;

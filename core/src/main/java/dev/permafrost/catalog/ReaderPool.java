@@ -26,15 +26,31 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Lock order: the pool's monitor is never held while an index's monitor is taken (indices are closed outside it).
  */
 final class ReaderPool implements AutoCloseable {
+  /** What the pool needs of an index whose reader it counts: implemented by the mounted index. */
+  interface Member {
+    /** The name the index is mounted under, for messages. */
+    String name();
+
+    /** When its reader was last given back (System.nanoTime()). */
+    long lastUsedNanos();
+
+    /**
+     * Closes its reader if no lease holds it and it was last used before {@code usedBefore}; returns the ticket the
+     * reader held (to be given back with {@link #closed}), or null if it did not close. Takes the index's monitor:
+     * never called with the pool's held.
+     */
+    Ticket closeIfIdle(long usedBefore);
+  }
+
   /** Room for one reader, from its reservation until it closes; its heap once it is open. */
   static final class Ticket {
-    final MountedIndex index;
+    final Member index;
     /** Guarded by the pool. */
     long heapBytes;
     /** Whether the reader has opened (else it is opening). Guarded by the pool. */
     boolean opened;
 
-    private Ticket(MountedIndex index) {
+    private Ticket(Member index) {
       this.index = index;
     }
   }
@@ -92,11 +108,11 @@ final class ReaderPool implements AutoCloseable {
    *
    * @throws TimeoutException if there is no room by {@code deadlineNanos}, naming the bound
    */
-  Ticket reserve(MountedIndex index, long deadlineNanos) throws TimeoutException, InterruptedIOException {
+  Ticket reserve(Member index, long deadlineNanos) throws TimeoutException, InterruptedIOException {
     long start = System.nanoTime();
     try {
       for (;;) {
-        List<MountedIndex> idle = new ArrayList<>();
+        List<Member> idle = new ArrayList<>();
         synchronized (this) {
           if (open.size() < maxOpen && heapBytes < maxHeapBytes) {
             Ticket ticket = new Ticket(index);
@@ -118,7 +134,7 @@ final class ReaderPool implements AutoCloseable {
         java.util.Arrays.sort(order, (a, b) -> Long.compare(lastUsed[a], lastUsed[b]));
         boolean freed = false;
         for (int i : order) {
-          MountedIndex candidate = idle.get(i);
+          Member candidate = idle.get(i);
           Ticket closedTicket = candidate.closeIfIdle(Long.MAX_VALUE);
           if (closedTicket != null) {
             closed(closedTicket);
@@ -131,7 +147,7 @@ final class ReaderPool implements AutoCloseable {
           synchronized (this) {
             long remaining = deadlineNanos - System.nanoTime();
             if (remaining <= 0) {
-              throw new TimeoutException("no room to open index '" + index.name + "': " + open.size() + " readers are"
+              throw new TimeoutException("no room to open index '" + index.name() + "': " + open.size() + " readers are"
                   + " open and in use (max_open_readers " + maxOpen + ", reader heap " + heapBytes + " of "
                   + maxHeapBytes + " bytes); searches did not give them back in time");
             }
@@ -139,7 +155,7 @@ final class ReaderPool implements AutoCloseable {
               wait(Math.max(1, Math.min(remaining / 1_000_000, 100)));
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
-              throw new InterruptedIOException("interrupted waiting for room to open index '" + index.name + "'");
+              throw new InterruptedIOException("interrupted waiting for room to open index '" + index.name() + "'");
             }
           }
         }
@@ -180,14 +196,14 @@ final class ReaderPool implements AutoCloseable {
 
   /** Closes readers idle for longer than the time-out. */
   void closeIdle() {
-    List<MountedIndex> candidates = new ArrayList<>();
+    List<Member> candidates = new ArrayList<>();
     synchronized (this) {
       for (Ticket t : open) {
         candidates.add(t.index);
       }
     }
     long usedBefore = System.nanoTime() - idleTimeoutNanos;
-    for (MountedIndex index : candidates) {
+    for (Member index : candidates) {
       Ticket ticket = index.closeIfIdle(usedBefore);
       if (ticket != null) {
         closed(ticket);
@@ -200,13 +216,13 @@ final class ReaderPool implements AutoCloseable {
   @Override
   public void close() {
     reaper.shutdownNow();
-    List<MountedIndex> candidates = new ArrayList<>();
+    List<Member> candidates = new ArrayList<>();
     synchronized (this) {
       for (Ticket t : open) {
         candidates.add(t.index);
       }
     }
-    for (MountedIndex index : candidates) {
+    for (Member index : candidates) {
       Ticket ticket = index.closeIfIdle(Long.MAX_VALUE);
       if (ticket != null) {
         closed(ticket);

@@ -214,11 +214,12 @@ public final class SnapshotManifest {
   /**
    * Parses a manifest, checking its header, structure and footer checksum.
    *
+   * @param blob the blob the bytes were read from, which the manifest's {@link #ref()} names
    * @param source where the bytes came from, for messages (store and blob)
    * @throws SnapshotException.CorruptManifest if the bytes are truncated or corrupt
    * @throws SnapshotException.UnsupportedFormat if a newer Permafrost wrote them
    */
-  static SnapshotManifest fromBytes(byte[] bytes, String source) throws SnapshotException {
+  static SnapshotManifest fromBytes(byte[] bytes, String blob, String source) throws SnapshotException {
     try (ChecksumIndexInput in =
         new BufferedChecksumIndexInput(
             new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(java.nio.ByteBuffer.wrap(bytes))), source))) {
@@ -299,7 +300,7 @@ public final class SnapshotManifest {
       if (files.stream().noneMatch(f -> f.name().equals(segmentsFileName))) {
         throw new CorruptIndexException("the segments file " + segmentsFileName + " is not listed", source);
       }
-      ManifestRef ref = new ManifestRef(name, SnapshotRepository.manifestBlob(name), bytes.length,
+      ManifestRef ref = new ManifestRef(name, blob, bytes.length,
           (long) org.apache.lucene.util.BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
           ChunkTable.crc32c(bytes, 0, bytes.length));
       return new SnapshotManifest(info, segmentsFileName, chunkSize, files, ref);

@@ -593,7 +593,7 @@ public final class SnapshotRepository implements SnapshotSource {
   @Override
   public SnapshotManifest parseManifest(String name, byte[] bytes) throws SnapshotException {
     String blob = manifestBlob(name);
-    SnapshotManifest manifest = SnapshotManifest.fromBytes(bytes, store.describe() + " blob " + blob);
+    SnapshotManifest manifest = SnapshotManifest.fromBytes(bytes, blob, store.describe() + " blob " + blob);
     if (!manifest.name().equals(name)) {
       throw new SnapshotException.CorruptManifest(
           "manifest " + blob + " in " + store.describe() + " describes snapshot '" + manifest.name() + "', not '" + name + "'",
