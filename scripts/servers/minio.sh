@@ -73,7 +73,7 @@ start() {
   rm -rf "$data_dir"
   mkdir -p "$data_dir"
   log "starting on $HOST:$PORT (console $HOST:$CONSOLE_PORT), data in $data_dir, log in $log_file"
-  MINIO_ROOT_USER="$ACCESS_KEY" MINIO_ROOT_PASSWORD="$SECRET_KEY" MINIO_BROWSER=off \
+  MINIO_ROOT_USER="$ACCESS_KEY" MINIO_ROOT_PASSWORD="$SECRET_KEY" MINIO_BROWSER=off MINIO_PROMETHEUS_AUTH_TYPE=public \
     MINIO_UPDATE=off MINIO_CI_CD=1 \
     nohup "$bin" server --quiet --address "$HOST:$PORT" --console-address "$HOST:$CONSOLE_PORT" "$data_dir" \
     >"$log_file" 2>&1 </dev/null &

@@ -47,7 +47,9 @@ import org.apache.lucene.store.IndexOutput;
  * engine's blob {@code __<uuid>} in the shard's directory, and the small files the engine keeps inside that list
  * ({@code segments_N}, {@code .si}) are kept in memory. Shard directories are found as the repository records them:
  * {@code indices/<index-id>/<shard>/}, or, where OpenSearch hashed them ({@code shard_path_type} 1 or 2), the paths
- * listed in {@code snapshot_shard_paths/}, read once per index.
+ * listed in {@code snapshot_shard_paths/}, read once per index. A repository written with a {@code base_path} whose
+ * shards are hashed has them at its container's root, outside the base path: read it through a store at the
+ * container's root ({@link #open(BlobStore, String)}).
  *
  * <p>What is verified: every metadata blob's checksum before it is parsed; every file kept in the metadata against
  * the Lucene checksum the engine recorded; and each file fetched whole (a small one) against it. The engines record no
@@ -70,6 +72,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   private final BlobStore store;
   private final String rootBlob;
+  /** The repository's {@code base_path} in its container, with a trailing '/', or empty. */
+  private final String base;
   private final JsonNode repositoryData;
   private final Map<String, Snapshot> snapshots = new LinkedHashMap<>();
   private final Map<String, IndexEntry> indices = new LinkedHashMap<>();
@@ -83,8 +87,10 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   private record IndexEntry(String name, String id, int shardPathType, List<String> snapshotUuids) {}
 
-  private EngineSnapshotRepository(BlobStore store, String rootBlob, JsonNode data) throws SnapshotException {
+  private EngineSnapshotRepository(BlobStore store, String base, String rootBlob, JsonNode data)
+      throws SnapshotException {
     this.store = new PartedBlobStore(store);
+    this.base = base;
     this.rootBlob = rootBlob;
     this.repositoryData = data;
     try {
@@ -118,28 +124,43 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * @throws SnapshotException.NotFound if the store holds no such repository
    */
   public static EngineSnapshotRepository open(BlobStore store) throws IOException {
+    return open(store, "");
+  }
+
+  /**
+   * Opens the repository written with {@code base_path} {@code basePath} into the container (bucket) at whose root
+   * {@code store} is. OpenSearch's hashed shard paths ({@code shard_path_type} 1 and 2, its default since 2.17) put a
+   * shard's files at the container's root ({@code <hash>/<base_path>/indices/...}), outside the base path, so a
+   * repository with a base path and hashed shards is read through a store at the container's root, its base path
+   * given here; {@link #open(BlobStore)} is this with no base path.
+   *
+   * @throws SnapshotException.NotFound if there is no such repository
+   */
+  public static EngineSnapshotRepository open(BlobStore store, String basePath) throws IOException {
+    String base = basePath == null || basePath.isEmpty() || basePath.equals("/") ? ""
+        : (basePath.startsWith("/") ? basePath.substring(1) : basePath) + (basePath.endsWith("/") ? "" : "/");
     long generation;
-    try (InputStream in = store.read("index.latest")) {
+    try (InputStream in = store.read(base + "index.latest")) {
       byte[] b = in.readAllBytes();
       if (b.length != Long.BYTES) {
-        throw new SnapshotException.CorruptManifest("index.latest in " + store.describe() + " has " + b.length
+        throw new SnapshotException.CorruptManifest(base + "index.latest in " + store.describe() + " has " + b.length
             + " bytes, not 8", null);
       }
       generation = ByteBuffer.wrap(b).order(ByteOrder.BIG_ENDIAN).getLong();
     } catch (BlobNotFoundException e) {
       generation = -1;
-      for (BlobMetadata blob : store.list("index-")) {
-        String suffix = blob.name().substring("index-".length());
+      for (BlobMetadata blob : store.list(base + "index-")) {
+        String suffix = blob.name().substring(base.length() + "index-".length());
         if (suffix.chars().allMatch(Character::isDigit) && !suffix.isEmpty()) {
           generation = Math.max(generation, Long.parseLong(suffix));
         }
       }
       if (generation < 0) {
         throw new SnapshotException.NotFound("no Elasticsearch or OpenSearch snapshot repository in " + store.describe()
-            + ": neither index.latest nor any index-N at its root", e);
+            + ": neither index.latest nor any index-N at " + (base.isEmpty() ? "its root" : base), e);
       }
     }
-    String root = "index-" + generation;
+    String root = base + "index-" + generation;
     byte[] bytes;
     try (InputStream in = store.read(root)) {
       bytes = in.readAllBytes();
@@ -157,7 +178,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     if (data == null || !data.isObject()) {
       throw new SnapshotException.CorruptManifest(root + " in " + store.describe() + " is not a JSON object", null);
     }
-    return new EngineSnapshotRepository(store, root, data);
+    return new EngineSnapshotRepository(store, base, root, data);
   }
 
   /** The store files are read from: the repository's, with files the engine cut into parts read as one. */
@@ -190,7 +211,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   private long startMillis(Snapshot s) throws IOException {
     Long known = startTimes.get(s.uuid());
     if (known == null) {
-      String blob = "snap-" + s.uuid() + ".dat";
+      String blob = base + "snap-" + s.uuid() + ".dat";
       JsonNode info = MetadataBlob.read(readBlob(blob, "snapshot '" + s.name() + "'"), SNAPSHOT_CODEC, where(blob));
       known = info.path("snapshot").path("start_time").asLong(0);
       startTimes.put(s.uuid(), known);
@@ -224,7 +245,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException.CorruptManifest(where(rootBlob) + " names no metadata blob for index '" + index
           + "' of snapshot '" + snapshot + "' (identifier " + identifier + ")", null);
     }
-    String blob = "indices/" + entry.id() + "/meta-" + blobId + ".dat";
+    String blob = base + "indices/" + entry.id() + "/meta-" + blobId + ".dat";
     JsonNode tree = MetadataBlob.read(readBlob(blob, "the metadata of index '" + index + "'"), INDEX_METADATA_CODEC,
         where(blob));
     return IndexMetadata.of(index, tree, where(blob));
@@ -460,7 +481,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   /** The directory of a shard's blobs, ending with '/'. */
   private String shardPath(IndexEntry index, int shard) throws IOException {
     if (index.shardPathType() == 0) {
-      return "indices/" + index.id() + "/" + shard + "/";
+      return base + "indices/" + index.id() + "/" + shard + "/";
     }
     if (index.shardPathType() != 1 && index.shardPathType() != 2) {
       throw new SnapshotException.UnsupportedFormat(where(rootBlob) + ": index '" + index.name() + "' has shard path"
@@ -480,7 +501,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   }
 
   private Map<Integer, String> readShardPaths(IndexEntry index) throws IOException {
-    String prefix = "snapshot_shard_paths/snapshot_path_" + index.id() + ".";
+    String prefix = base + "snapshot_shard_paths/snapshot_path_" + index.id() + ".";
     List<BlobMetadata> blobs = store.list(prefix);
     if (blobs.isEmpty()) {
       throw new SnapshotException.NotFound("index '" + index.name() + "' has hashed shard paths (type "

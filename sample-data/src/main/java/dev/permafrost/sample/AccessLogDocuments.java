@@ -32,6 +32,15 @@ public final class AccessLogDocuments {
 
   private AccessLogDocuments() {}
 
+  private static final String[] ENGINE_KEYWORDS = {"event.dataset", "event.kind", "event.category", "event.outcome",
+      "service.type", "host.name", "host.os.name", "agent.type", "agent.version", "agent.id", "ecs.version",
+      "log.file.path", "cloud.provider", "cloud.region", "cloud.availability_zone", SOURCE_IP,
+      COUNTRY, "source.geo.continent_name", "source.geo.city_name", "http.version",
+      "http.request.method", "http.request.referrer", STATUS, URL_PATH,
+      "url.extension", "url.query", "user_agent.original", "user_agent.name", "user_agent.os.name",
+      "user_agent.device.name", "trace.id"};
+  private static final String[] ENGINE_LONGS = {"event.duration", "source.port", "http.response.body.bytes"};
+
   /** The document for {@code e}: 36 fields, as listed in the class comment. */
   public static Document toDocument(AccessLogEvent e) {
     Document doc = new Document();
@@ -141,5 +150,98 @@ public final class AccessLogDocuments {
       sb.append(c);
     }
     return sb.append('"');
+  }
+
+  /**
+   * The settings and mapping of an engine's index (OpenSearch, Elasticsearch) holding {@link #engineDocument}s: one
+   * shard, no replica, every field of {@link #toDocument} with the same type (keywords, longs, the {@code @timestamp}
+   * date, the {@code message} text).
+   */
+  public static String engineIndexBody() {
+    StringBuilder properties = new StringBuilder();
+    properties.append("\"").append(TIMESTAMP).append("\":{\"type\":\"date\"},");
+    properties.append("\"").append(MESSAGE).append("\":{\"type\":\"text\"}");
+    for (String k : ENGINE_KEYWORDS) {
+      properties.append(",\"").append(k).append("\":{\"type\":\"keyword\"}");
+    }
+    for (String l : ENGINE_LONGS) {
+      properties.append(",\"").append(l).append("\":{\"type\":\"long\"}");
+    }
+    return "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
+        + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{" + properties + "}}}";
+  }
+
+  /**
+   * The event as the JSON document an engine indexes: the same fields and values as {@link #toDocument} (keep the two in
+   * step; {@code AccessLogDocumentsTest} checks they are).
+   */
+  public static String engineDocument(AccessLogEvent e) {
+    String host = AccessLogGenerator.HOSTS[e.host()];
+    String[] ua = AccessLogGenerator.USER_AGENTS[e.userAgent()];
+    int zone = e.host() % 3;
+    String region = e.host() < 8 ? "eu-west-1" : "us-east-1";
+    String path = e.path();
+    int slash = path.lastIndexOf('/');
+    int dot = path.lastIndexOf('.');
+    StringBuilder sb = new StringBuilder(1200).append('{');
+    str(sb, TIMESTAMP, Instant.ofEpochMilli(e.timestamp()).toString());
+    str(sb, "event.dataset", "nginx.access");
+    str(sb, "event.kind", "event");
+    str(sb, "event.category", "web");
+    str(sb, "event.outcome", e.status() >= 400 ? "failure" : "success");
+    num(sb, "event.duration", e.durationNanos());
+    str(sb, "service.type", "nginx");
+    str(sb, "host.name", host);
+    str(sb, "host.os.name", "Ubuntu");
+    str(sb, "agent.type", "filebeat");
+    str(sb, "agent.version", "8.12.0");
+    str(sb, "agent.id", "agent-" + host);
+    str(sb, "ecs.version", "8.11.0");
+    str(sb, "log.file.path", "/var/log/nginx/access.log");
+    str(sb, "cloud.provider", "aws");
+    str(sb, "cloud.region", region);
+    str(sb, "cloud.availability_zone", region + "abc".charAt(zone));
+    str(sb, SOURCE_IP, e.sourceIp());
+    num(sb, "source.port", e.sourcePort());
+    str(sb, COUNTRY, e.country());
+    str(sb, "source.geo.continent_name", e.continent());
+    str(sb, "source.geo.city_name", e.city());
+    str(sb, "http.version", e.httpVersion());
+    str(sb, "http.request.method", e.method());
+    str(sb, "http.request.referrer", e.referrer());
+    str(sb, STATUS, Integer.toString(e.status()));
+    num(sb, "http.response.body.bytes", e.bytes());
+    str(sb, URL_PATH, path);
+    str(sb, "url.extension", dot > slash ? path.substring(dot + 1) : "");
+    if (e.query() != null) {
+      str(sb, "url.query", e.query());
+    }
+    str(sb, "user_agent.original", ua[0]);
+    str(sb, "user_agent.name", ua[1]);
+    str(sb, "user_agent.os.name", ua[2]);
+    str(sb, "user_agent.device.name", ua[3]);
+    str(sb, "trace.id", e.traceId());
+    str(sb, MESSAGE, message(e));
+    sb.setLength(sb.length() - 1); // the last comma
+    return sb.append('}').toString();
+  }
+
+  private static void str(StringBuilder sb, String key, String value) {
+    sb.append('"').append(key).append("\":\"");
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"' || c == '\\') {
+        sb.append('\\');
+      } else if (c < 0x20) {
+        sb.append(String.format("\\u%04x", (int) c));
+        continue;
+      }
+      sb.append(c);
+    }
+    sb.append("\",");
+  }
+
+  private static void num(StringBuilder sb, String key, long value) {
+    sb.append('"').append(key).append("\":").append(value).append(',');
   }
 }

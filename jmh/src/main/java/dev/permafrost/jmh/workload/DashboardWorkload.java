@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
@@ -78,7 +79,15 @@ public final class DashboardWorkload implements Workload {
 
   @Override
   public Result run(Indices indices) throws IOException {
-    return indices.collect(query(), new CollectorManager<Aggregator, Result>() {
+    return indices.collect(query(), collectorManager());
+  }
+
+  /**
+   * The dashboard's aggregation as a collector manager, for any search of {@link #query()}: over Permafrost's own
+   * snapshots or over an engine's (where {@code @timestamp} is a sorted-numeric column of one value a document).
+   */
+  public CollectorManager<?, Result> collectorManager() {
+    return new CollectorManager<Aggregator, Result>() {
       @Override
       public Aggregator newCollector() {
         return new Aggregator();
@@ -98,7 +107,7 @@ public final class DashboardWorkload implements Workload {
         }
         return new Result(hits, new TreeMap<>(histogram), top(urls), top(countries));
       }
-    });
+    };
   }
 
   private List<Bucket> top(Map<String, Long> counts) {
@@ -130,7 +139,9 @@ public final class DashboardWorkload implements Workload {
       // every column below is read for most of the segment: fetch them whole, together, before the query reads
       ColumnPrefetch.prefetch(context.reader(), AccessLogDocuments.TIMESTAMP, AccessLogDocuments.URL_PATH,
           AccessLogDocuments.COUNTRY);
-      timestamps = context.reader().getNumericDocValues(AccessLogDocuments.TIMESTAMP);
+      // one value a document, whichever column the field is: a Permafrost snapshot's numeric one, an engine's
+      // sorted-numeric one
+      timestamps = DocValues.unwrapSingleton(DocValues.getSortedNumeric(context.reader(), AccessLogDocuments.TIMESTAMP));
       urlValues = context.reader().getSortedSetDocValues(AccessLogDocuments.URL_PATH);
       countryValues = context.reader().getSortedSetDocValues(AccessLogDocuments.COUNTRY);
       urlCounts = urlValues == null ? null : new int[Math.toIntExact(urlValues.getValueCount())];
