@@ -129,10 +129,10 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   /**
    * Opens the repository written with {@code base_path} {@code basePath} into the container (bucket) at whose root
-   * {@code store} is. OpenSearch's hashed shard paths ({@code shard_path_type} 1 and 2, its default since 2.17) put a
-   * shard's files at the container's root ({@code <hash>/<base_path>/indices/...}), outside the base path, so a
-   * repository with a base path and hashed shards is read through a store at the container's root, its base path
-   * given here; {@link #open(BlobStore)} is this with no base path.
+   * {@code store} is. OpenSearch's hashed shard paths ({@code shard_path_type} 1 and 2, which OpenSearch 3.2 writes by
+   * default) put a shard's files at the container's root ({@code <hash>/<base_path>/indices/...}), outside the base
+   * path, so a repository with a base path and hashed shards is read through a store at the container's root, its base
+   * path given here; {@link #open(BlobStore)} is this with no base path.
    *
    * @throws SnapshotException.NotFound if there is no such repository
    */

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
+import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.sample.DatasetSpec;
@@ -43,7 +45,7 @@ import org.apache.lucene.search.SortField;
  *
  * <p>Needs the test servers' MinIO and Toxiproxy ({@code scripts/test-servers.sh start}, then its {@code env}) and the
  * {@code opensearch-fixture} module built. Arguments (all optional): {@code days=7 events=20000 runs=3 latencyMs=30
- * cacheShare=1.2 smallCacheShare=0.005 fallbackShares=0.01,0.02,0.05,0.1 smallCache=true work=<dir> out=<json>}. Progress goes to stderr, the report to stdout.
+ * cacheShare=1.2 smallCacheShare=0.005 fallbackShares=0.01,0.02,0.05,0.1,0.2,0.5 smallCache=true work=<dir> out=<json>}. Progress goes to stderr, the report to stdout.
  */
 public final class PeerComparison {
   static final String BUCKET = "permafrost-peer";
@@ -84,7 +86,7 @@ public final class PeerComparison {
     this.smallCacheShare = Double.parseDouble(args.getOrDefault("smallCacheShare", "0.005"));
     this.smallCache = Boolean.parseBoolean(args.getOrDefault("smallCache", "true"));
     this.fallbackShares = new ArrayList<>();
-    for (String share : args.getOrDefault("fallbackShares", "0.01,0.02,0.05,0.1").split(",")) {
+    for (String share : args.getOrDefault("fallbackShares", "0.01,0.02,0.05,0.1,0.2,0.5").split(",")) {
       fallbackShares.add(Double.parseDouble(share));
     }
     this.work = Path.of(args.getOrDefault("work", System.getProperty("java.io.tmpdir") + "/permafrost-peer"));
@@ -114,12 +116,20 @@ public final class PeerComparison {
       options.put(a.substring(0, eq), a.substring(eq + 1));
     }
     PeerComparison comparison = new PeerComparison(options);
-    comparison.run();
-    System.out.println(comparison.report());
-    if (options.containsKey("out")) {
-      Files.writeString(Path.of(options.get("out")), comparison.json());
+    int status = 0;
+    try {
+      comparison.run();
+    } catch (Exception e) {
+      status = 1;
+      comparison.facts.put("failed", e.toString());
+      e.printStackTrace();
+    } finally {
+      System.out.println(comparison.report()); // what was measured, also when a later part failed
+      if (options.containsKey("out")) {
+        Files.writeString(Path.of(options.get("out")), comparison.json());
+      }
     }
-    System.exit(0);
+    System.exit(status);
   }
 
   private static void log(String format, Object... args) {
@@ -161,7 +171,7 @@ public final class PeerComparison {
       cluster.restartWarm(cacheBytes);
       proxy.latency(latencyMs);
       facts.put("latencyMs", latencyMs);
-      openSearch(cluster, counter);
+      openSearch(cluster, counter, cacheBytes);
       List<Long> smallCaches = smallCache ? openSearchSmallCache(cluster, counter, snapshotBytes) : List.of();
       // Permafrost's regions as its benchmarks size them: about 1/2048 of the data, 16 KiB to 16 MiB
       long regionSize = Math.max(16 << 10, Math.min(16 << 20, Long.highestOneBit(Math.max(1, snapshotBytes / 2048))));
@@ -197,7 +207,7 @@ public final class PeerComparison {
 
   // ---- OpenSearch ----
 
-  private void openSearch(PeerCluster cluster, StoreCounter counter) throws Exception {
+  private void openSearch(PeerCluster cluster, StoreCounter counter, long cacheBytes) throws Exception {
     Rest os = cluster.rest;
     long heapBefore = warmHeapAfterGc(cluster);
     StoreCounter.Counts before = counter.now();
@@ -208,7 +218,7 @@ public final class PeerComparison {
     if (unassigned != null) {
       throw new IllegalStateException("OpenSearch could not serve the restored indices: " + unassigned);
     }
-    PeerWorkloads.Answer first = workloads.openSearch(os, pattern(), "needle");
+    PeerWorkloads.Answer first = workloads.openSearch(os, pattern(), "needle", true);
     double firstMillis = (System.nanoTime() - start) / 1e6;
     StoreCounter.Counts firstCounts = counter.now().minus(before);
     results.add(new Run("OpenSearch", "first answer", "needle", firstMillis, firstCounts.requests(), firstCounts.bytes()));
@@ -218,13 +228,29 @@ public final class PeerComparison {
     facts.put("openSearchHeapPerIndex", (heapAfter - heapBefore) / spec.days());
     for (String w : PeerWorkloads.NAMES) {
       for (int r = 0; r < runs; r++) {
-        os.post("/_cache/clear?file=true", null);
-        measure("OpenSearch", "cold", w, counter, () -> workloads.openSearch(os, pattern(), w));
+        coldWarmNode(cluster, cacheBytes);
+        measure("OpenSearch", "cold", w, counter, () -> workloads.openSearch(os, pattern(), w, true));
       }
-      measure("OpenSearch", "warm-up", w, counter, () -> workloads.openSearch(os, pattern(), w));
+      measure("OpenSearch", "warm-up", w, counter, () -> workloads.openSearch(os, pattern(), w, true));
       for (int r = 0; r < runs; r++) {
-        measure("OpenSearch", "warm", w, counter, () -> workloads.openSearch(os, pattern(), w));
+        measure("OpenSearch", "warm", w, counter, () -> workloads.openSearch(os, pattern(), w, true));
       }
+      for (int r = 0; r < runs; r++) {
+        measure("OpenSearch", "warm, no request cache", w, counter, () -> workloads.openSearch(os, pattern(), w, false));
+      }
+    }
+  }
+
+  /**
+   * Makes OpenSearch's next search cold: a new warm node with an empty file cache, the shards recovered onto it
+   * (readers open, what opening read cached). Clearing the file cache ({@code _cache/clear?file=true}) evicts only
+   * what no open input references, which left the whole working set of these searches cached.
+   */
+  private static void coldWarmNode(PeerCluster cluster, long fileCacheBytes) throws Exception {
+    cluster.restartWarm(fileCacheBytes);
+    String unassigned = cluster.awaitGreen("_all", 600);
+    if (unassigned != null) {
+      throw new IOException("OpenSearch could not serve the indices again: " + unassigned);
     }
   }
 
@@ -258,11 +284,22 @@ public final class PeerComparison {
         continue;
       }
       String phase = "small cache " + bytes;
-      for (int r = 0; r < runs; r++) {
-        os.post("/_cache/clear?file=true", null);
-        measure("OpenSearch", phase + ", cold", "dashboard", counter, () -> workloads.openSearch(os, pattern(), "dashboard"));
-        measure("OpenSearch", phase + ", repeat", "dashboard", counter,
-            () -> workloads.openSearch(os, pattern(), "dashboard"));
+      try {
+        for (int r = 0; r < runs; r++) {
+          if (r > 0) {
+            coldWarmNode(cluster, bytes);
+          }
+          measure("OpenSearch", phase + ", cold", "dashboard", counter,
+              () -> workloads.openSearch(os, pattern(), "dashboard", true));
+          measure("OpenSearch", phase + ", repeat", "dashboard", counter,
+              () -> workloads.openSearch(os, pattern(), "dashboard", true));
+        }
+      } catch (IOException e) {
+        // a file cache too small for what one search holds at once fails the search
+        results.removeIf(run -> run.phase().startsWith(phase + ","));
+        refused.put(bytes + " bytes (" + share + " of the data)", "the dashboard failed: " + e.getMessage());
+        log("OpenSearch's dashboard fails with a file cache of %d bytes: %s", bytes, e.getMessage());
+        continue;
       }
       if (bytes != sizes.get(0)) {
         sizes.add(bytes);
@@ -296,51 +333,79 @@ public final class PeerComparison {
     URI uri = URI.create("s3://" + BUCKET + "?endpoint=http://127.0.0.1:" + PROXY_PORT
         + "&access_key=" + accessKey + "&secret_key=" + secretKey);
     try (BlobStore store = BlobStores.open(uri);
-        SharedRegionCache cache = cache(work.resolve("cache"), cacheBytes, regionSize);
-        Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build()) {
-      long heapBefore = heapAfterGc();
-      StoreCounter.Counts before = counter.now();
-      long start = System.nanoTime();
-      SortField newest = mount(store, catalog);
-      long mountNanos = System.nanoTime() - start;
-      long heapMounted = heapAfterGc(); // not timed
-      long searchStart = System.nanoTime();
-      PeerWorkloads.Answer first = workloads.permafrost(catalog, "needle", newest);
-      double firstMillis = (mountNanos + System.nanoTime() - searchStart) / 1e6;
-      StoreCounter.Counts firstCounts = counter.now().minus(before);
-      results.add(new Run("Permafrost", "first answer", "needle", firstMillis, firstCounts.requests(), firstCounts.bytes()));
-      check("Permafrost", "needle", first);
-      log("Permafrost: first answer after %.0f ms", firstMillis);
-      for (String w : PeerWorkloads.NAMES) {
-        for (int r = 0; r < runs; r++) {
-          cache.clear();
-          measure("Permafrost", "cold", w, counter, () -> workloads.permafrost(catalog, w, newest));
+        SharedRegionCache cache = cache(work.resolve("cache"), cacheBytes, regionSize)) {
+      Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build();
+      try {
+        long heapBefore = heapAfterGc();
+        StoreCounter.Counts before = counter.now();
+        long start = System.nanoTime();
+        SortField newest = mount(store, catalog);
+        long mountNanos = System.nanoTime() - start;
+        long heapMounted = heapAfterGc(); // not timed
+        long searchStart = System.nanoTime();
+        PeerWorkloads.Answer first = workloads.permafrost(catalog, "needle", newest);
+        double firstMillis = (mountNanos + System.nanoTime() - searchStart) / 1e6;
+        StoreCounter.Counts firstCounts = counter.now().minus(before);
+        results.add(new Run("Permafrost", "first answer", "needle", firstMillis, firstCounts.requests(),
+            firstCounts.bytes()));
+        check("Permafrost", "needle", first);
+        log("Permafrost: first answer after %.0f ms", firstMillis);
+        long heapOpen = heapAfterGc();
+        facts.put("permafrostHeapPerIndexMounted", (heapMounted - heapBefore) / spec.days());
+        facts.put("permafrostHeapPerIndexOpen", (heapOpen - heapBefore) / spec.days());
+        for (String w : PeerWorkloads.NAMES) {
+          for (int r = 0; r < runs; r++) {
+            catalog = coldCatalog(catalog, cache, store);
+            Catalog c = catalog;
+            measure("Permafrost", "cold", w, counter, () -> workloads.permafrost(c, w, newest));
+          }
+          Catalog c = catalog;
+          measure("Permafrost", "warm-up", w, counter, () -> workloads.permafrost(c, w, newest));
+          for (int r = 0; r < runs; r++) {
+            measure("Permafrost", "warm", w, counter, () -> workloads.permafrost(c, w, newest));
+          }
         }
-        measure("Permafrost", "warm-up", w, counter, () -> workloads.permafrost(catalog, w, newest));
-        for (int r = 0; r < runs; r++) {
-          measure("Permafrost", "warm", w, counter, () -> workloads.permafrost(catalog, w, newest));
-        }
+      } finally {
+        catalog.close();
       }
-      long heapOpen = heapAfterGc();
-      facts.put("permafrostHeapPerIndexMounted", (heapMounted - heapBefore) / spec.days());
-      facts.put("permafrostHeapPerIndexOpen", (heapOpen - heapBefore) / spec.days());
     }
     for (long bytes : smallCaches) {
       try (BlobStore store = BlobStores.open(uri);
-          SharedRegionCache cache = cache(work.resolve("small-cache-" + bytes), bytes, regionSize);
-          Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build()) {
-        SortField newest = mount(store, catalog);
-        workloads.permafrost(catalog, "needle", newest); // opens the readers, as OpenSearch's are open
-        String phase = "small cache " + bytes;
-        for (int r = 0; r < runs; r++) {
-          cache.clear();
-          measure("Permafrost", phase + ", cold", "dashboard", counter,
-              () -> workloads.permafrost(catalog, "dashboard", newest));
-          measure("Permafrost", phase + ", repeat", "dashboard", counter,
-              () -> workloads.permafrost(catalog, "dashboard", newest));
+          SharedRegionCache cache = cache(work.resolve("small-cache-" + bytes), bytes, regionSize)) {
+        Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build();
+        try {
+          SortField newest = mount(store, catalog);
+          String phase = "small cache " + bytes;
+          for (int r = 0; r < runs; r++) {
+            catalog = coldCatalog(catalog, cache, store);
+            Catalog c = catalog;
+            measure("Permafrost", phase + ", cold", "dashboard", counter,
+                () -> workloads.permafrost(c, "dashboard", newest));
+            measure("Permafrost", phase + ", repeat", "dashboard", counter,
+                () -> workloads.permafrost(c, "dashboard", newest));
+          }
+        } finally {
+          catalog.close();
         }
       }
     }
+  }
+
+  /**
+   * Makes Permafrost's next search cold, as {@link #coldWarmNode} makes OpenSearch's: the cache emptied, the
+   * snapshot mounted afresh and every shard's reader opened (what opening reads cached), none of it measured.
+   */
+  private Catalog coldCatalog(Catalog old, SharedRegionCache cache, BlobStore store) throws IOException {
+    old.close();
+    cache.clear();
+    Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build();
+    mount(store, catalog);
+    for (MountInfo index : catalog.list()) {
+      try (Lease lease = catalog.acquire(index.name())) {
+        lease.reader(); // opened
+      }
+    }
+    return catalog;
   }
 
   private static SharedRegionCache cache(Path dir, long bytes, long regionSize) throws IOException {
@@ -420,6 +485,7 @@ public final class PeerComparison {
     for (String w : PeerWorkloads.NAMES) {
       rows.add(new String[] {"warm", w});
     }
+    rows.add(new String[] {"warm, no request cache", "dashboard"});
     @SuppressWarnings("unchecked")
     List<Long> smallCaches = (List<Long>) facts.getOrDefault("smallCacheBytes", List.of());
     for (long bytes : smallCaches) {

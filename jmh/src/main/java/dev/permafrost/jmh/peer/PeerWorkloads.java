@@ -102,9 +102,13 @@ final class PeerWorkloads {
     };
   }
 
-  /** Runs the workload on the peer's indices ({@code pattern}) and reads its answer. */
-  Answer openSearch(Rest os, String pattern, String workload) throws IOException {
-    JsonNode r = os.post("/" + pattern + "/_search", openSearchBody(workload));
+  /**
+   * Runs the workload on the peer's indices ({@code pattern}) and reads its answer; {@code requestCache}: whether
+   * OpenSearch may answer a size-0 search (the dashboard) from its shard request cache, as it does by default.
+   */
+  Answer openSearch(Rest os, String pattern, String workload, boolean requestCache) throws IOException {
+    JsonNode r = os.post("/" + pattern + "/_search" + (requestCache ? "" : "?request_cache=false"),
+        openSearchBody(workload));
     if (r.path("_shards").path("failed").asInt() > 0 || r.path("timed_out").asBoolean()) {
       throw new IOException("OpenSearch's " + workload + " did not search every shard: " + r.path("_shards"));
     }
