@@ -228,7 +228,7 @@ public final class PeerComparison {
     facts.put("openSearchHeapPerIndex", (heapAfter - heapBefore) / spec.days());
     for (String w : PeerWorkloads.NAMES) {
       for (int r = 0; r < runs; r++) {
-        coldWarmNode(cluster, cacheBytes);
+        coldWarmNode(cluster, cacheBytes, counter);
         measure("OpenSearch", "cold", w, counter, () -> workloads.openSearch(os, pattern(), w, true));
       }
       measure("OpenSearch", "warm-up", w, counter, () -> workloads.openSearch(os, pattern(), w, true));
@@ -246,12 +246,17 @@ public final class PeerComparison {
    * (readers open, what opening read cached). Clearing the file cache ({@code _cache/clear?file=true}) evicts only
    * what no open input references, which left the whole working set of these searches cached.
    */
-  private static void coldWarmNode(PeerCluster cluster, long fileCacheBytes) throws Exception {
+  private void coldWarmNode(PeerCluster cluster, long fileCacheBytes, StoreCounter counter) throws Exception {
     cluster.restartWarm(fileCacheBytes);
+    StoreCounter.Counts before = counter.now();
+    long start = System.nanoTime(); // from the node's joining: its shards' recovery, not its JVM's start
     String unassigned = cluster.awaitGreen("_all", 600);
     if (unassigned != null) {
       throw new IOException("OpenSearch could not serve the indices again: " + unassigned);
     }
+    StoreCounter.Counts used = counter.now().minus(before);
+    results.add(new Run("OpenSearch", "cold open", "all", (System.nanoTime() - start) / 1e6, used.requests(),
+        used.bytes()));
   }
 
 
@@ -287,12 +292,14 @@ public final class PeerComparison {
       try {
         for (int r = 0; r < runs; r++) {
           if (r > 0) {
-            coldWarmNode(cluster, bytes);
+            coldWarmNode(cluster, bytes, counter);
           }
           measure("OpenSearch", phase + ", cold", "dashboard", counter,
               () -> workloads.openSearch(os, pattern(), "dashboard", true));
           measure("OpenSearch", phase + ", repeat", "dashboard", counter,
               () -> workloads.openSearch(os, pattern(), "dashboard", true));
+          measure("OpenSearch", phase + ", repeat, no request cache", "dashboard", counter,
+              () -> workloads.openSearch(os, pattern(), "dashboard", false));
         }
       } catch (IOException e) {
         // a file cache too small for what one search holds at once fails the search
@@ -355,7 +362,7 @@ public final class PeerComparison {
         facts.put("permafrostHeapPerIndexOpen", (heapOpen - heapBefore) / spec.days());
         for (String w : PeerWorkloads.NAMES) {
           for (int r = 0; r < runs; r++) {
-            catalog = coldCatalog(catalog, cache, store);
+            catalog = coldCatalog(catalog, cache, store, counter);
             Catalog c = catalog;
             measure("Permafrost", "cold", w, counter, () -> workloads.permafrost(c, w, newest));
           }
@@ -377,7 +384,7 @@ public final class PeerComparison {
           SortField newest = mount(store, catalog);
           String phase = "small cache " + bytes;
           for (int r = 0; r < runs; r++) {
-            catalog = coldCatalog(catalog, cache, store);
+            catalog = coldCatalog(catalog, cache, store, counter);
             Catalog c = catalog;
             measure("Permafrost", phase + ", cold", "dashboard", counter,
                 () -> workloads.permafrost(c, "dashboard", newest));
@@ -395,9 +402,12 @@ public final class PeerComparison {
    * Makes Permafrost's next search cold, as {@link #coldWarmNode} makes OpenSearch's: the cache emptied, the
    * snapshot mounted afresh and every shard's reader opened (what opening reads cached), none of it measured.
    */
-  private Catalog coldCatalog(Catalog old, SharedRegionCache cache, BlobStore store) throws IOException {
+  private Catalog coldCatalog(Catalog old, SharedRegionCache cache, BlobStore store, StoreCounter counter)
+      throws IOException {
     old.close();
     cache.clear();
+    StoreCounter.Counts before = counter.now();
+    long start = System.nanoTime();
     Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build();
     mount(store, catalog);
     for (MountInfo index : catalog.list()) {
@@ -405,6 +415,9 @@ public final class PeerComparison {
         lease.reader(); // opened
       }
     }
+    StoreCounter.Counts used = counter.now().minus(before);
+    results.add(new Run("Permafrost", "cold open", "all", (System.nanoTime() - start) / 1e6, used.requests(),
+        used.bytes()));
     return catalog;
   }
 
@@ -479,6 +492,7 @@ public final class PeerComparison {
     sb.append("|---|---|---|---|---|\n");
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"first answer after restore / mount", "needle"});
+    rows.add(new String[] {"cold: opening every shard (not in the search rows)", "all"});
     for (String w : PeerWorkloads.NAMES) {
       rows.add(new String[] {"cold", w});
     }
@@ -491,9 +505,11 @@ public final class PeerComparison {
     for (long bytes : smallCaches) {
       rows.add(new String[] {"small cache " + bytes + ", cold", "dashboard"});
       rows.add(new String[] {"small cache " + bytes + ", repeat", "dashboard"});
+      rows.add(new String[] {"small cache " + bytes + ", repeat, no request cache", "dashboard"});
     }
     for (String[] row : rows) {
-      String phase = row[0].startsWith("first") ? "first answer" : row[0];
+      String phase = row[0].startsWith("first") ? "first answer" : row[0].startsWith("cold: opening") ? "cold open"
+          : row[0];
       double[] os = median("OpenSearch", phase, row[1]);
       double[] pf = median("Permafrost", phase, row[1]);
       sb.append("| ").append(row[0]).append(" | ").append(row[1]).append(" | ").append(cell(os)).append(" | ")
