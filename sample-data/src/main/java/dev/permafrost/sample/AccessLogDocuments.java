@@ -32,72 +32,81 @@ public final class AccessLogDocuments {
 
   private AccessLogDocuments() {}
 
-  private static final String[] ENGINE_KEYWORDS = {"event.dataset", "event.kind", "event.category", "event.outcome",
-      "service.type", "host.name", "host.os.name", "agent.type", "agent.version", "agent.id", "ecs.version",
-      "log.file.path", "cloud.provider", "cloud.region", "cloud.availability_zone", SOURCE_IP,
-      COUNTRY, "source.geo.continent_name", "source.geo.city_name", "http.version",
-      "http.request.method", "http.request.referrer", STATUS, URL_PATH,
-      "url.extension", "url.query", "user_agent.original", "user_agent.name", "user_agent.os.name",
-      "user_agent.device.name", "trace.id"};
-  private static final String[] ENGINE_LONGS = {"event.duration", "source.port", "http.response.body.bytes"};
+  /** Receives the keyword and number fields of an event, in the order {@link #fields} lists them. */
+  private interface FieldSink {
+    /** A keyword; {@code value} is null where the event has none (the field is mapped but absent). */
+    void keyword(String field, String value);
+
+    void number(String field, long value);
+  }
+
+  /**
+   * The one list of an event's keyword and number fields, which {@link #toDocument}, {@link #engineDocument} and
+   * {@link #engineIndexBody} each turn into their own form; {@code @timestamp} and {@code message} are added by each.
+   */
+  private static void fields(AccessLogEvent e, FieldSink sink) {
+    String host = AccessLogGenerator.HOSTS[e.host()];
+    String[] ua = AccessLogGenerator.USER_AGENTS[e.userAgent()];
+    String region = e.host() < 8 ? "eu-west-1" : "us-east-1";
+    sink.keyword("event.dataset", "nginx.access");
+    sink.keyword("event.kind", "event");
+    sink.keyword("event.category", "web");
+    sink.keyword("event.outcome", e.status() >= 400 ? "failure" : "success");
+    sink.number("event.duration", e.durationNanos());
+    sink.keyword("service.type", "nginx");
+    sink.keyword("host.name", host);
+    sink.keyword("host.os.name", "Ubuntu");
+    sink.keyword("agent.type", "filebeat");
+    sink.keyword("agent.version", "8.12.0");
+    sink.keyword("agent.id", "agent-" + host);
+    sink.keyword("ecs.version", "8.11.0");
+    sink.keyword("log.file.path", "/var/log/nginx/access.log");
+    sink.keyword("cloud.provider", "aws");
+    sink.keyword("cloud.region", region);
+    sink.keyword("cloud.availability_zone", region + "abc".charAt(e.host() % 3));
+    sink.keyword(SOURCE_IP, e.sourceIp());
+    sink.number("source.port", e.sourcePort());
+    sink.keyword(COUNTRY, e.country());
+    sink.keyword("source.geo.continent_name", e.continent());
+    sink.keyword("source.geo.city_name", e.city());
+    sink.keyword("http.version", e.httpVersion());
+    sink.keyword("http.request.method", e.method());
+    sink.keyword("http.request.referrer", e.referrer());
+    sink.keyword(STATUS, Integer.toString(e.status()));
+    sink.number("http.response.body.bytes", e.bytes());
+    sink.keyword(URL_PATH, e.path());
+    sink.keyword("url.extension", extension(e.path()));
+    sink.keyword("url.query", e.query());
+    sink.keyword("user_agent.original", ua[0]);
+    sink.keyword("user_agent.name", ua[1]);
+    sink.keyword("user_agent.os.name", ua[2]);
+    sink.keyword("user_agent.device.name", ua[3]);
+    sink.keyword("trace.id", e.traceId());
+  }
 
   /** The document for {@code e}: 36 fields, as listed in the class comment. */
   public static Document toDocument(AccessLogEvent e) {
     Document doc = new Document();
     doc.add(new LongPoint(TIMESTAMP, e.timestamp()));
     doc.add(new NumericDocValuesField(TIMESTAMP, e.timestamp()));
-    String host = AccessLogGenerator.HOSTS[e.host()];
-    String[] ua = AccessLogGenerator.USER_AGENTS[e.userAgent()];
-    int zone = e.host() % 3;
-    keyword(doc, "event.dataset", "nginx.access");
-    keyword(doc, "event.kind", "event");
-    keyword(doc, "event.category", "web");
-    keyword(doc, "event.outcome", e.status() >= 400 ? "failure" : "success");
-    number(doc, "event.duration", e.durationNanos());
-    keyword(doc, "service.type", "nginx");
-    keyword(doc, "host.name", host);
-    keyword(doc, "host.os.name", "Ubuntu");
-    keyword(doc, "agent.type", "filebeat");
-    keyword(doc, "agent.version", "8.12.0");
-    keyword(doc, "agent.id", "agent-" + host);
-    keyword(doc, "ecs.version", "8.11.0");
-    keyword(doc, "log.file.path", "/var/log/nginx/access.log");
-    keyword(doc, "cloud.provider", "aws");
-    keyword(doc, "cloud.region", e.host() < 8 ? "eu-west-1" : "us-east-1");
-    keyword(doc, "cloud.availability_zone", (e.host() < 8 ? "eu-west-1" : "us-east-1") + "abc".charAt(zone));
-    keyword(doc, SOURCE_IP, e.sourceIp());
-    number(doc, "source.port", e.sourcePort());
-    keyword(doc, COUNTRY, e.country());
-    keyword(doc, "source.geo.continent_name", e.continent());
-    keyword(doc, "source.geo.city_name", e.city());
-    keyword(doc, "http.version", e.httpVersion());
-    keyword(doc, "http.request.method", e.method());
-    keyword(doc, "http.request.referrer", e.referrer());
-    keyword(doc, STATUS, Integer.toString(e.status()));
-    number(doc, "http.response.body.bytes", e.bytes());
-    keyword(doc, URL_PATH, e.path());
-    keyword(doc, "url.extension", extension(e.path()));
-    if (e.query() != null) {
-      keyword(doc, "url.query", e.query());
-    }
-    keyword(doc, "user_agent.original", ua[0]);
-    keyword(doc, "user_agent.name", ua[1]);
-    keyword(doc, "user_agent.os.name", ua[2]);
-    keyword(doc, "user_agent.device.name", ua[3]);
-    keyword(doc, "trace.id", e.traceId());
+    fields(e, new FieldSink() {
+      @Override
+      public void keyword(String field, String value) {
+        if (value != null) {
+          doc.add(new StringField(field, value, Field.Store.NO));
+          doc.add(new SortedSetDocValuesField(field, new BytesRef(value)));
+        }
+      }
+
+      @Override
+      public void number(String field, long value) {
+        doc.add(new LongPoint(field, value));
+        doc.add(new SortedNumericDocValuesField(field, value));
+      }
+    });
     doc.add(new TextField(MESSAGE, message(e), Field.Store.NO));
     doc.add(new StoredField(SOURCE, source(e)));
     return doc;
-  }
-
-  private static void keyword(Document doc, String field, String value) {
-    doc.add(new StringField(field, value, Field.Store.NO));
-    doc.add(new SortedSetDocValuesField(field, new BytesRef(value)));
-  }
-
-  private static void number(Document doc, String field, long value) {
-    doc.add(new LongPoint(field, value));
-    doc.add(new SortedNumericDocValuesField(field, value));
   }
 
   private static String extension(String path) {
@@ -140,14 +149,18 @@ public final class AccessLogDocuments {
     return sb.append('}').toString();
   }
 
+  /** Appends {@code "key":"value"} with the value escaped as JSON requires. */
   private static StringBuilder json(StringBuilder sb, String key, String value) {
     sb.append('"').append(key).append("\":\"");
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c == '"' || c == '\\') {
-        sb.append('\\');
+        sb.append('\\').append(c);
+      } else if (c < 0x20) {
+        sb.append(String.format("\\u%04x", (int) c));
+      } else {
+        sb.append(c);
       }
-      sb.append(c);
     }
     return sb.append('"');
   }
@@ -161,87 +174,45 @@ public final class AccessLogDocuments {
     StringBuilder properties = new StringBuilder();
     properties.append("\"").append(TIMESTAMP).append("\":{\"type\":\"date\"},");
     properties.append("\"").append(MESSAGE).append("\":{\"type\":\"text\"}");
-    for (String k : ENGINE_KEYWORDS) {
-      properties.append(",\"").append(k).append("\":{\"type\":\"keyword\"}");
-    }
-    for (String l : ENGINE_LONGS) {
-      properties.append(",\"").append(l).append("\":{\"type\":\"long\"}");
-    }
+    AccessLogEvent any = new AccessLogEvent(0, 0, "", 0, "", "", "", "", "/", null, "", 200, 0, 0, "", 0, "");
+    fields(any, new FieldSink() {
+      @Override
+      public void keyword(String field, String value) {
+        properties.append(",\"").append(field).append("\":{\"type\":\"keyword\"}");
+      }
+
+      @Override
+      public void number(String field, long value) {
+        properties.append(",\"").append(field).append("\":{\"type\":\"long\"}");
+      }
+    });
     return "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
         + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{" + properties + "}}}";
   }
 
-  /**
-   * The event as the JSON document an engine indexes: the same fields and values as {@link #toDocument} (keep the two in
-   * step; {@code AccessLogDocumentsTest} checks they are).
-   */
+  /** The event as the JSON document an engine indexes: the same fields and values as {@link #toDocument}. */
   public static String engineDocument(AccessLogEvent e) {
-    String host = AccessLogGenerator.HOSTS[e.host()];
-    String[] ua = AccessLogGenerator.USER_AGENTS[e.userAgent()];
-    int zone = e.host() % 3;
-    String region = e.host() < 8 ? "eu-west-1" : "us-east-1";
-    String path = e.path();
-    int slash = path.lastIndexOf('/');
-    int dot = path.lastIndexOf('.');
     StringBuilder sb = new StringBuilder(1200).append('{');
     str(sb, TIMESTAMP, Instant.ofEpochMilli(e.timestamp()).toString());
-    str(sb, "event.dataset", "nginx.access");
-    str(sb, "event.kind", "event");
-    str(sb, "event.category", "web");
-    str(sb, "event.outcome", e.status() >= 400 ? "failure" : "success");
-    num(sb, "event.duration", e.durationNanos());
-    str(sb, "service.type", "nginx");
-    str(sb, "host.name", host);
-    str(sb, "host.os.name", "Ubuntu");
-    str(sb, "agent.type", "filebeat");
-    str(sb, "agent.version", "8.12.0");
-    str(sb, "agent.id", "agent-" + host);
-    str(sb, "ecs.version", "8.11.0");
-    str(sb, "log.file.path", "/var/log/nginx/access.log");
-    str(sb, "cloud.provider", "aws");
-    str(sb, "cloud.region", region);
-    str(sb, "cloud.availability_zone", region + "abc".charAt(zone));
-    str(sb, SOURCE_IP, e.sourceIp());
-    num(sb, "source.port", e.sourcePort());
-    str(sb, COUNTRY, e.country());
-    str(sb, "source.geo.continent_name", e.continent());
-    str(sb, "source.geo.city_name", e.city());
-    str(sb, "http.version", e.httpVersion());
-    str(sb, "http.request.method", e.method());
-    str(sb, "http.request.referrer", e.referrer());
-    str(sb, STATUS, Integer.toString(e.status()));
-    num(sb, "http.response.body.bytes", e.bytes());
-    str(sb, URL_PATH, path);
-    str(sb, "url.extension", dot > slash ? path.substring(dot + 1) : "");
-    if (e.query() != null) {
-      str(sb, "url.query", e.query());
-    }
-    str(sb, "user_agent.original", ua[0]);
-    str(sb, "user_agent.name", ua[1]);
-    str(sb, "user_agent.os.name", ua[2]);
-    str(sb, "user_agent.device.name", ua[3]);
-    str(sb, "trace.id", e.traceId());
+    fields(e, new FieldSink() {
+      @Override
+      public void keyword(String field, String value) {
+        if (value != null) {
+          str(sb, field, value);
+        }
+      }
+
+      @Override
+      public void number(String field, long value) {
+        sb.append('"').append(field).append("\":").append(value).append(',');
+      }
+    });
     str(sb, MESSAGE, message(e));
     sb.setLength(sb.length() - 1); // the last comma
     return sb.append('}').toString();
   }
 
   private static void str(StringBuilder sb, String key, String value) {
-    sb.append('"').append(key).append("\":\"");
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (c == '"' || c == '\\') {
-        sb.append('\\');
-      } else if (c < 0x20) {
-        sb.append(String.format("\\u%04x", (int) c));
-        continue;
-      }
-      sb.append(c);
-    }
-    sb.append("\",");
-  }
-
-  private static void num(StringBuilder sb, String key, long value) {
-    sb.append('"').append(key).append("\":").append(value).append(',');
+    json(sb, key, value).append(',');
   }
 }
