@@ -39,7 +39,9 @@ import org.apache.lucene.search.SortField;
  * then restores them as {@code remote_snapshot} indices onto its {@code warm} node (file cache of the cache size).
  * Permafrost mounts the same snapshot's shards ({@link EngineSnapshotRepository}) in a {@link Catalog} over a
  * {@link SharedRegionCache} of the same size. Measured for each, per workload: the time to the first answer after
- * restore or mount, cold searches (file cache or shared cache cleared; readers stay open on both), warm searches,
+ * restore or mount, cold searches (right after the caches were emptied and every shard opened again: OpenSearch's
+ * warm node restarted on an empty file cache, Permafrost's snapshot mounted again; that opening is measured
+ * apart), warm searches,
  * the dashboard repeated with a cache of {@code smallCacheShare} of the data, the store's requests and bytes of each,
  * and the heap a mounted index holds.
  *

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.lucene.document.LongPoint;
@@ -27,6 +28,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.util.BytesRef;
 
 /**
  * A dashboard panel over most of the data: the events with status 404 in a time range, bucketed by a date
@@ -94,39 +96,117 @@ public final class DashboardWorkload implements Workload {
       }
 
       @Override
-      public Result reduce(Collection<Aggregator> aggregators) throws IOException {
+      public Result reduce(Collection<Aggregator> aggregators) {
         long hits = 0;
         Map<Long, Long> histogram = new HashMap<>();
-        Map<String, Long> urls = new HashMap<>();
-        Map<String, Long> countries = new HashMap<>();
+        List<TermCounts> urls = new ArrayList<>();
+        List<TermCounts> countries = new ArrayList<>();
         for (Aggregator a : aggregators) {
           hits += a.hits;
           a.histogram.forEach((k, v) -> histogram.merge(k, v, Long::sum));
-          a.urls.forEach((k, v) -> urls.merge(k, v, Long::sum));
-          a.countries.forEach((k, v) -> countries.merge(k, v, Long::sum));
+          urls.addAll(a.urls);
+          countries.addAll(a.countries);
         }
-        return new Result(hits, new TreeMap<>(histogram), top(urls), top(countries));
+        return new Result(hits, new TreeMap<>(histogram), top(urls, topN), top(countries, topN));
       }
     };
   }
 
-  private List<Bucket> top(Map<String, Long> counts) {
-    List<Bucket> buckets = new ArrayList<>(counts.size());
-    counts.forEach((k, v) -> buckets.add(new Bucket(k, v)));
-    buckets.sort(Comparator.comparingLong(Bucket::count).reversed().thenComparing(Bucket::key));
-    return List.copyOf(buckets.subList(0, Math.min(topN, buckets.size())));
+  /** Most frequent first, ties by key: the order of the result's buckets. */
+  private static final Comparator<Bucket> RANK =
+      Comparator.comparingLong(Bucket::count).reversed().thenComparing(Bucket::key);
+
+  /**
+   * The {@code n} most frequent terms over every segment's counts, exactly: the segments' terms, each list in term
+   * order, are merged so that a term's counts meet without hashing, and only a term that can enter the top is made a
+   * string.
+   */
+  static List<Bucket> top(List<TermCounts> segments, int n) {
+    PriorityQueue<Cursor> merge = new PriorityQueue<>(Comparator.comparing((Cursor c) -> c.term()));
+    for (TermCounts segment : segments) {
+      if (segment.size > 0) {
+        merge.add(new Cursor(segment));
+      }
+    }
+    PriorityQueue<Bucket> best = new PriorityQueue<>(RANK.reversed()); // the weakest of the best first
+    while (!merge.isEmpty()) {
+      Cursor c = merge.poll();
+      BytesRef term = c.term();
+      long count = c.count();
+      if (c.advance()) {
+        merge.add(c);
+      }
+      while (!merge.isEmpty() && merge.peek().term().bytesEquals(term)) {
+        Cursor same = merge.poll();
+        count += same.count();
+        if (same.advance()) {
+          merge.add(same);
+        }
+      }
+      if (best.size() < n) {
+        best.add(new Bucket(term.utf8ToString(), count));
+      } else if (n > 0 && count >= best.peek().count()) {
+        Bucket candidate = new Bucket(term.utf8ToString(), count);
+        if (RANK.compare(candidate, best.peek()) < 0) {
+          best.poll();
+          best.add(candidate);
+        }
+      }
+    }
+    List<Bucket> buckets = new ArrayList<>(best);
+    buckets.sort(RANK);
+    return List.copyOf(buckets);
+  }
+
+  /** One segment's terms that matching documents hold, in term order, with how many hold each. */
+  static final class TermCounts {
+    final BytesRef[] terms;
+    final int[] counts;
+    final int size;
+
+    TermCounts(BytesRef[] terms, int[] counts, int size) {
+      assert size <= terms.length && size <= counts.length;
+      this.terms = terms;
+      this.counts = counts;
+      this.size = size;
+    }
+  }
+
+  /** A place in one segment's {@link TermCounts} while they are merged. */
+  private static final class Cursor {
+    final TermCounts segment;
+    int index;
+
+    Cursor(TermCounts segment) {
+      this.segment = segment;
+    }
+
+    BytesRef term() {
+      return segment.terms[index];
+    }
+
+    long count() {
+      return segment.counts[index];
+    }
+
+    boolean advance() {
+      return ++index < segment.size;
+    }
   }
 
   /**
-   * Counts per histogram bucket and per term. Terms are counted by ordinal within a segment and resolved to
-   * strings when the segment is finished (while its reader is still open), as Elasticsearch's
-   * global-ordinals-free terms aggregation does on one segment.
+   * Counts per histogram bucket and per term. Terms are counted by ordinal within a segment; when the segment is
+   * finished (while its reader is still open) the ordinals that were counted are looked up in order, which walks the
+   * terms dictionary forward once, and kept as that segment's {@link TermCounts} for the reduce to merge.
    */
   private final class Aggregator extends SimpleCollector {
     final Map<Long, Long> histogram = new HashMap<>();
-    final Map<String, Long> urls = new HashMap<>();
-    final Map<String, Long> countries = new HashMap<>();
+    final List<TermCounts> urls = new ArrayList<>();
+    final List<TermCounts> countries = new ArrayList<>();
     long hits;
+    /** The first bucket of the query's range, and each bucket's count in this segment (most hits fall in it). */
+    private final long firstBucket = Math.floorDiv(from, interval) * interval;
+    private final long[] inRange = new long[Math.clamp(Math.floorDiv(to - 1 - firstBucket, interval) + 1, 0, 1 << 20)];
     private NumericDocValues timestamps;
     private SortedSetDocValues urlValues;
     private SortedSetDocValues countryValues;
@@ -153,7 +233,13 @@ public final class DashboardWorkload implements Workload {
       hits++;
       if (timestamps != null && timestamps.advanceExact(doc)) {
         long t = timestamps.longValue();
-        histogram.merge(Math.floorDiv(t, interval) * interval, 1L, Long::sum);
+        long bucket = Math.floorDiv(t, interval) * interval;
+        long slot = (bucket - firstBucket) / interval;
+        if (slot >= 0 && slot < inRange.length) {
+          inRange[(int) slot]++;
+        } else {
+          histogram.merge(bucket, 1L, Long::sum); // only if the query is not this workload's own
+        }
       }
       count(urlValues, urlCounts, doc);
       count(countryValues, countryCounts, doc);
@@ -174,20 +260,35 @@ public final class DashboardWorkload implements Workload {
       countryValues = null;
     }
 
-    private static void resolve(SortedSetDocValues values, int[] counts, Map<String, Long> out) throws IOException {
+    private static void resolve(SortedSetDocValues values, int[] counts, List<TermCounts> out) throws IOException {
       if (values == null) {
         return;
       }
-      for (int ord = 0; ord < counts.length; ord++) {
+      int size = 0;
+      for (int count : counts) {
+        size += count > 0 ? 1 : 0;
+      }
+      BytesRef[] terms = new BytesRef[size];
+      int[] termCounts = new int[size];
+      int i = 0;
+      for (int ord = 0; ord < counts.length; ord++) { // ascending: the dictionary is walked forward once
         if (counts[ord] > 0) {
-          out.merge(values.lookupOrd(ord).utf8ToString(), (long) counts[ord], Long::sum);
+          terms[i] = BytesRef.deepCopyOf(values.lookupOrd(ord));
+          termCounts[i++] = counts[ord];
         }
       }
+      out.add(new TermCounts(terms, termCounts, size));
     }
 
     @Override
     public void finish() throws IOException {
       flush();
+      for (int slot = 0; slot < inRange.length; slot++) {
+        if (inRange[slot] > 0) {
+          histogram.merge(firstBucket + slot * interval, inRange[slot], Long::sum);
+          inRange[slot] = 0;
+        }
+      }
     }
 
     @Override
