@@ -34,6 +34,7 @@ import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PointRangeQuery;
+import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
@@ -531,10 +532,16 @@ final class MultiIndexSearch implements AutoCloseable {
     try (Lease lease = acquire(index, deadline)) {
       profile.leased(lease);
       IndexSearcher searcher = deadline.limit(lease.searcher());
-      prefetchSortColumns(request.sort, lease.reader());
-      TopDocs top = request.sort == null ? searcher.search(request.query, request.size)
-          : searcher.search(request.query, request.size, request.sort, false);
-      if (request.exactTotalHits && top.totalHits.relation() != TotalHits.Relation.EQUAL_TO && !searcher.timedOut()) {
+      // an exact total is counted from the query as asked, so its top hits may come from a narrower one
+      Query query = request.exactTotalHits
+          ? RangeSortedByItself.narrow(lease.reader(), request.query, request.sort, request.size) : request.query;
+      if (query == request.query) { // a narrowed query reads its sort column for a few documents only
+        prefetchSortColumns(request.sort, lease.reader());
+      }
+      TopDocs top = request.sort == null ? searcher.search(query, request.size)
+          : searcher.search(query, request.size, request.sort, false);
+      if (request.exactTotalHits && (query != request.query || top.totalHits.relation() != TotalHits.Relation.EQUAL_TO)
+          && !searcher.timedOut()) {
         TotalHits exact = new TotalHits(searcher.count(request.query), TotalHits.Relation.EQUAL_TO);
         top = top instanceof TopFieldDocs fields ? new TopFieldDocs(exact, fields.scoreDocs, fields.fields)
             : new TopDocs(exact, top.scoreDocs);

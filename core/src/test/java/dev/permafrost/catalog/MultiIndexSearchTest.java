@@ -210,6 +210,36 @@ class MultiIndexSearchTest {
     }
   }
 
+  /** A range sorted by its own field is answered from the points first: the same hits and the range's exact total. */
+  @Test
+  void aRangeSortedByItsOwnFieldKeepsItsHitsAndExactTotal() throws IOException {
+    List<String> all = new ArrayList<>();
+    for (int d = 0; d <= DAYS; d++) {
+      all.add("day-" + d);
+    }
+    for (boolean newest : new boolean[] {true, false}) {
+      Sort sort = new Sort(new SortField("@timestamp", SortField.Type.LONG, newest));
+      Query range = LongPoint.newRangeQuery("@timestamp", time(1, 50), time(4, 700));
+      TopDocs expected = local(range, 300, sort, all);
+      long total = 0;
+      for (int d = 0; d <= DAYS; d++) {
+        try (DirectoryReader reader = DirectoryReader.open(locals.get(d))) {
+          total += new IndexSearcher(reader).count(range);
+        }
+      }
+      SearchResponse r = catalog.search(SearchRequest.builder(range).indices("day-*").size(300).sort(sort)
+          .fields("id").exactTotalHits(true).build());
+      assertEquals(new org.apache.lucene.search.TotalHits(total, org.apache.lucene.search.TotalHits.Relation.EQUAL_TO),
+          r.totalHits(), "seed " + seed + (newest ? ", newest first" : ", oldest first"));
+      assertTrue(total > 300, "more in range than asked for: " + total);
+      assertEquals(expected.scoreDocs.length, r.hits().size());
+      for (int i = 0; i < expected.scoreDocs.length; i++) {
+        FieldDoc e = (FieldDoc) expected.scoreDocs[i];
+        assertEquals(e.fields[0], r.hits().get(i).sortValues()[0], "seed " + seed + " hit " + i);
+      }
+    }
+  }
+
   @Test
   void aFailingIndexFailsTheSearchOrIsReportedWithPartialResults() throws IOException {
     FileEntry victim = repo.readManifest("day-3").files().stream().filter(f -> f.blobName() != null)
