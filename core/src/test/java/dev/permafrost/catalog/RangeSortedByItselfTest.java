@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,7 @@ class RangeSortedByItselfTest {
         }
       }
     }
-    assertEquals(true, narrowedSomewhere > 200, "the narrowing was tried: " + narrowedSomewhere);
+    assertTrue(narrowedSomewhere > 200, "the narrowing was tried: " + narrowedSomewhere);
   }
 
   @Test
