@@ -124,7 +124,7 @@ public final class DashboardWorkload implements Workload {
   static List<Bucket> top(List<TermCounts> segments, int n) {
     PriorityQueue<Cursor> merge = new PriorityQueue<>(Comparator.comparing((Cursor c) -> c.term()));
     for (TermCounts segment : segments) {
-      if (segment.size > 0) {
+      if (segment.terms.length > 0) {
         merge.add(new Cursor(segment));
       }
     }
@@ -162,13 +162,11 @@ public final class DashboardWorkload implements Workload {
   static final class TermCounts {
     final BytesRef[] terms;
     final int[] counts;
-    final int size;
 
-    TermCounts(BytesRef[] terms, int[] counts, int size) {
-      assert size <= terms.length && size <= counts.length;
+    TermCounts(BytesRef[] terms, int[] counts) {
+      assert terms.length == counts.length;
       this.terms = terms;
       this.counts = counts;
-      this.size = size;
     }
   }
 
@@ -190,7 +188,7 @@ public final class DashboardWorkload implements Workload {
     }
 
     boolean advance() {
-      return ++index < segment.size;
+      return ++index < segment.terms.length;
     }
   }
 
@@ -277,7 +275,7 @@ public final class DashboardWorkload implements Workload {
           termCounts[i++] = counts[ord];
         }
       }
-      out.add(new TermCounts(terms, termCounts, size));
+      out.add(new TermCounts(terms, termCounts));
     }
 
     @Override
