@@ -563,7 +563,10 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       lastRegion = index;
       blob.recordAccess(index);
     }
-    ScanRead scan = scanRead;
+    CachedBlob.StraightRead scan = scanRead;
+    if ((scan == null || !scan.holds(p)) && blob.hasStraightReads()) {
+      scan = blob.straightReadHolding(p); // another input's straight read has these bytes, or is bringing them
+    }
     if (scan != null && scan.holds(p)) {
       if (ReadIntent.probing() && !scan.ready()) {
         throw ReadIntent.NOT_CACHED;
@@ -572,15 +575,19 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       try {
         bytes = scan.await();
       } catch (IOException e) {
-        scanRead = null; // as after a failed fill: the next read tries again, the usual way
+        if (scan == scanRead) {
+          scanRead = null; // as after a failed fill: the next read tries again, the usual way
+        }
         throw e;
       }
       if (bytes != null) {
-        setWindow(scan.start, scan.end, -scan.start, bytes, SlotGeneration.FIXED, SlotGeneration.FIXED.generation,
+        setWindow(scan.from(), scan.to(), -scan.from(), bytes, SlotGeneration.FIXED, SlotGeneration.FIXED.generation,
             KIND_DIRECT);
         return;
       }
-      scanRead = null; // called off: read as any other refused region
+      if (scan == scanRead) {
+        scanRead = null; // called off: read as any other refused region
+      }
     }
     if (ReadIntent.probing()) {
       // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
@@ -664,7 +671,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       p = stop;
     }
     if (scan && refusedFrom < refusedTo) {
-      ReadIntent.started(ScanRead.start(file, sliceStart, refusedFrom, refusedTo));
+      ReadIntent.wantStraight(file, sliceStart, refusedFrom, refusedTo);
     }
   }
 

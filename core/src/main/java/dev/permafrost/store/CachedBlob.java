@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import dev.permafrost.blob.BlobStoreTimeoutException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +32,30 @@ final class CachedBlob implements RegionOwner {
   static final int DIRECT = 2;
   /** The region is not admitted and the reader asked not to read around the cache. */
   static final int REFUSED = 3;
+
+  /**
+   * Bytes of a blob read straight from the store into heap for a scan ({@link ScanRead}), which every input of the
+   * blob that moves into them reads from while some input still holds the read.
+   */
+  interface StraightRead {
+    /** Whether blob position {@code p} is in [{@link #from}, {@link #to}). */
+    boolean holds(long p);
+
+    /** The first byte the read covers (a blob position). */
+    long from();
+
+    /** The end of what the read covers (a blob position). */
+    long to();
+
+    /** Whether the bytes are in (a reader asking now does not wait). */
+    boolean ready();
+
+    /** Whether the read failed or was called off (its bytes will never be in). */
+    boolean failed();
+
+    /** The bytes of [from, to), waiting for them until the reader's deadline; null if the read was called off. */
+    HeapWindow await() throws IOException;
+  }
 
   /** What a blob tells the table of blobs it is kept in. */
   interface Table {
@@ -59,6 +84,12 @@ final class CachedBlob implements RegionOwner {
   int refs;
   /** How many slots hold a region of this blob. */
   private final AtomicInteger slotsHeld = new AtomicInteger();
+  /**
+   * The straight reads of this blob ({@link StraightRead}) that some input may still hold: an input moving into bytes one
+   * of them holds (or is bringing) reads them from it rather than fetching them again. Weak: a read no input refers
+   * to is gone. Copy on write, under this blob's monitor.
+   */
+  private volatile List<WeakReference<StraightRead>> straightReads = List.of();
 
   /**
    * @param tailSize the size of the regions a blob's tail is cut into: a power of two, at most {@code pool.maxSize}
@@ -198,6 +229,34 @@ final class CachedBlob implements RegionOwner {
 
   // ---- reads ----
 
+  /** Notes a straight read of this blob, for other inputs that move into its bytes ({@link #straightReadHolding}). */
+  synchronized void addStraightRead(StraightRead read) {
+    List<WeakReference<StraightRead>> live = new ArrayList<>(straightReads.size() + 1);
+    for (WeakReference<StraightRead> ref : straightReads) {
+      if (ref.get() != null) {
+        live.add(ref);
+      }
+    }
+    live.add(new WeakReference<>(read));
+    straightReads = List.copyOf(live);
+  }
+
+  /** Whether a straight read of this blob may still be held by an input (a hint: the list is checked on moves only). */
+  boolean hasStraightReads() {
+    return !straightReads.isEmpty();
+  }
+
+  /** A straight read of this blob that holds position {@code p} and has not failed, or null. */
+  StraightRead straightReadHolding(long p) {
+    for (WeakReference<StraightRead> ref : straightReads) {
+      StraightRead read = ref.get();
+      if (read != null && read.holds(p) && !read.failed()) {
+        return read;
+      }
+    }
+    return null;
+  }
+
   /**
    * If the page holding position {@code p} of region {@code index} is cached, points {@code target} at the run of
    * cached pages around it and returns true; never fetches nor waits, and takes no lock.
@@ -312,25 +371,30 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
-   * Starts fetching, without waiting, what is missing of [start, end) into the cache, and returns the stretch of it
-   * that the cache did not admit, from the first refused region to the end of the last (a scan may read it straight
-   * from the store), or null if every region was admitted.
+   * Starts fetching, without waiting, what is missing of [start, end) into the cache (the missing pieces of adjacent
+   * regions in one request), and returns the stretch of it that the cache did not admit, from the first refused
+   * region to the end of the last (a scan may read it straight from the store), or null if every region was admitted.
    */
   long[] prefetch(long start, long end, FetchOrigin origin) {
     long refusedFrom = -1;
     long refusedTo = -1;
-    for (long p = start; p < end; ) {
-      int index = regionIndex(p);
-      long regionStart = regionStart(index);
-      long regionEnd = regionStart + regionLength(index);
-      Slot slot = slotFor(index, false);
-      if (slot != null) {
-        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin);
-      } else {
-        refusedFrom = refusedFrom < 0 ? p : refusedFrom;
-        refusedTo = Math.min(end, regionEnd);
+    List<Filler.Piece> batch = new ArrayList<>();
+    try {
+      for (long p = start; p < end; ) {
+        int index = regionIndex(p);
+        long regionStart = regionStart(index);
+        long regionEnd = regionStart + regionLength(index);
+        Slot slot = slotFor(index, false);
+        if (slot != null) {
+          slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, batch);
+        } else {
+          refusedFrom = refusedFrom < 0 ? p : refusedFrom;
+          refusedTo = Math.min(end, regionEnd);
+        }
+        p = regionEnd;
       }
-      p = regionEnd;
+    } finally {
+      cacheFile.filler.start(batch, checksums, origin); // the fills of adjacent regions, one request each run
     }
     return refusedFrom < 0 ? null : new long[] {refusedFrom, refusedTo};
   }
@@ -339,26 +403,32 @@ final class CachedBlob implements RegionOwner {
   private record HeldFill(Slot slot, Fill fill) {}
 
   /**
-   * Starts fetching the missing pages of [start, end), the rest of a reader's fill that its region's end cut short,
-   * on the prefetch lane but admitted and valued as a reader's fetch; returns them, held for the reader. A region the
-   * cache does not admit is skipped: the reader reads it straight from the store if it gets there.
+   * Starts fetching the missing pages of [start, end), the rest of a reader's fill that its region's end cut short
+   * (the pieces of adjacent regions in one request), on the prefetch lane but admitted and valued as a reader's
+   * fetch; returns them, held for the reader. A region the cache does not admit is skipped: the reader reads it
+   * straight from the store if it gets there.
    */
   private List<HeldFill> carryOn(long start, long end, FetchOrigin origin) {
     List<HeldFill> held = new ArrayList<>(2);
     List<Fill> fills = new ArrayList<>(2);
-    for (long p = start; p < end; ) {
-      int index = regionIndex(p);
-      long regionStart = regionStart(index);
-      long regionEnd = regionStart + regionLength(index);
-      Slot slot = slotFor(index, true);
-      if (slot != null) {
-        slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, fills);
-        for (Fill f : fills) {
-          held.add(new HeldFill(slot, f));
+    List<Filler.Piece> batch = new ArrayList<>(2);
+    try {
+      for (long p = start; p < end; ) {
+        int index = regionIndex(p);
+        long regionStart = regionStart(index);
+        long regionEnd = regionStart + regionLength(index);
+        Slot slot = slotFor(index, true);
+        if (slot != null) {
+          slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, fills, batch);
+          for (Fill f : fills) {
+            held.add(new HeldFill(slot, f));
+          }
+          fills.clear();
         }
-        fills.clear();
+        p = regionEnd;
       }
-      p = regionEnd;
+    } finally {
+      cacheFile.filler.start(batch, checksums, origin); // the next regions' pieces, one request each run
     }
     return held;
   }

@@ -82,6 +82,7 @@ public final class ColumnPrefetch {
       }
     } finally {
       ReadIntent.opening(outer);
+      ReadIntent.startWanted(); // what the cache refused, in as few requests as the stretches allow
     }
   }
 

@@ -83,16 +83,52 @@ final class Filler {
     return inFlight.get();
   }
 
+  /** A fill registered in its slot, waiting to be queued with others ({@link #start(List, BlobChecksums, FetchOrigin)}). */
+  record Piece(Fillable slot, Fill fill) {
+    long start() {
+      return slot.regionStart() + fill.start;
+    }
+
+    long end() {
+      return slot.regionStart() + fill.end;
+    }
+  }
+
   /** Queues {@code fill} (already registered in {@code slot}). Called under the slot's monitor; never blocks. */
   void start(Fillable slot, Fill fill, BlobChecksums blob, FetchOrigin file) {
+    queue(List.of(new Piece(slot, fill)), blob, file);
+  }
+
+  /**
+   * Queues the fills of {@code pieces} (registered in their slots, in the order of their blob positions), one fetch
+   * for each run of pieces that follow each other without a gap: adjacent regions of a prefetch cost one request.
+   * Called without a slot's monitor; never blocks.
+   */
+  void start(List<Piece> pieces, BlobChecksums blob, FetchOrigin file) {
+    for (int i = 0; i < pieces.size(); ) {
+      int j = i + 1;
+      while (j < pieces.size() && pieces.get(j).start() == pieces.get(j - 1).end()
+          && pieces.get(j).fill.demand == pieces.get(i).fill.demand) {
+        j++;
+      }
+      queue(pieces.subList(i, j), blob, file);
+      i = j;
+    }
+  }
+
+  private void queue(List<Piece> run, BlobChecksums blob, FetchOrigin file) {
     inFlight.incrementAndGet();
-    FillTask task = new FillTask(slot, fill, blob, file);
-    fill.task = task;
+    FillTask task = new FillTask(List.copyOf(run), blob, file);
+    for (Piece p : run) {
+      p.fill.task = task;
+    }
     try {
-      (fill.demand ? demand : prefetches).execute(task);
+      (run.get(0).fill.demand ? demand : prefetches).execute(task);
     } catch (RuntimeException e) {
       inFlight.decrementAndGet();
-      slot.finish(fill, new IOException("the shared region cache is closed; cannot fetch " + blob.blobName, e));
+      for (Piece p : run) {
+        p.slot.finish(p.fill, new IOException("the shared region cache is closed; cannot fetch " + blob.blobName, e));
+      }
     }
   }
 
@@ -313,16 +349,19 @@ final class Filler {
     }
   }
 
-  /** One fill: fetch, verify, write, mark filled. */
+  /**
+   * One fetch for the fills of a run of adjacent pieces (one fill, or the fills of adjacent regions): fetch, verify,
+   * write each verified piece into the slots it belongs to, mark it filled there. Called off, it ends every fill of
+   * the run (their waiters, if any, start fetches of their own).
+   */
   private final class FillTask extends FetchTask {
-    private final Fillable slot;
-    private final Fill fill;
+    private final List<Piece> pieces;
     private final BlobChecksums blob;
     private final FetchOrigin file;
 
-    FillTask(Fillable slot, Fill fill, BlobChecksums blob, FetchOrigin file) {
-      this.slot = slot;
-      this.fill = fill;
+    FillTask(List<Piece> pieces, BlobChecksums blob, FetchOrigin file) {
+      assert !pieces.isEmpty();
+      this.pieces = pieces;
       this.blob = blob;
       this.file = file;
     }
@@ -330,32 +369,40 @@ final class Filler {
     @Override
     void cancelledWhileQueued() {
       inFlight.decrementAndGet();
-      slot.finish(fill, new FetchTask.Cancelled("the fetch of " + blob.blobName + " was called off before it started"));
+      for (Piece p : pieces) {
+        p.slot.finish(p.fill, new FetchTask.Cancelled("the fetch of " + blob.blobName + " was called off before it started"));
+      }
     }
 
     @Override
     void fetch() {
-      // A slot with a registered fill keeps its region, so its start is stable while this runs.
-      long regionStart = slot.regionStart();
-      long start = regionStart + fill.start;
-      long end = regionStart + fill.end;
+      // A slot with a registered fill keeps its region, so the pieces' positions are stable while this runs.
+      long start = pieces.get(0).start();
+      long end = pieces.get(pieces.size() - 1).end();
+      long deadline = Long.MIN_VALUE;
+      for (Piece p : pieces) {
+        deadline = Math.max(deadline, p.fill.deadlineNanos);
+      }
       IOException error = null;
       try {
-        fetchVerified(this, blob, file, blob.fetchStart(start), blob.fetchEnd(end), fill.deadlineNanos, false, (bytes, offset, length, position) -> {
-          long from = Math.max(position, start);
-          long to = Math.min(position + length, end);
-          if (from >= to) {
-            return; // verified bytes outside this region
+        int[] next = {0}; // the first piece the stream has not passed yet: pieces and verified bytes both go forward
+        fetchVerified(this, blob, file, blob.fetchStart(start), blob.fetchEnd(end), deadline, false, (bytes, offset, length, position) -> {
+          for (int k = next[0]; k < pieces.size(); k++) {
+            Piece piece = pieces.get(k);
+            long from = Math.max(position, piece.start());
+            long to = Math.min(position + length, piece.end());
+            if (piece.start() >= position + length) {
+              break; // this verified piece ends before it
+            }
+            if (to <= from) {
+              next[0] = k + 1; // the stream is past it
+              continue;
+            }
+            write(piece, bytes, offset + (int) (from - position), from, to);
+            if (to == piece.end()) {
+              next[0] = k + 1;
+            }
           }
-          int at = offset + (int) (from - position);
-          beginWrite(); // no interrupt from here: it would close the cache file's channel
-          try {
-            regionFile.write(bytes, at, (int) (to - from), slot.cacheOffset() + (from - regionStart));
-          } catch (IOException e) {
-            throw writeFailed(e, blob);
-          }
-          slot.progress(fill, from - regionStart, to - regionStart, slot.unitCrcs(bytes, at, from - regionStart, to - regionStart));
-          endWrite();
         });
       } catch (CacheWriteFailedException | CorruptIndexException e) {
         error = e;
@@ -371,16 +418,37 @@ final class Filler {
         }
       } finally {
         inFlight.decrementAndGet();
-        slot.finish(fill, error);
+        for (Piece p : pieces) {
+          p.slot.finish(p.fill, error);
+        }
       }
-      if (error != null && !(error instanceof FetchTask.Cancelled) && !fill.demand) {
+      boolean demanded = false;
+      for (Piece p : pieces) {
+        demanded |= p.fill.demand;
+      }
+      if (error != null && !(error instanceof FetchTask.Cancelled) && !demanded) {
         // nobody waits for a prefetch: its failure would go unseen (the read that needs the bytes fetches again)
         backgroundFailures.warn(file.storeDescription() + " " + error.getClass().getName(), "prefetching {} failed: {}",
             blob.blobName, error.getMessage());
       } else if (error == null && log.isDebugEnabled()) {
-        log.debug("fetched {} of blob {} ({}) from {} into the cache's {}", BlobStoreException.range(start, end - start),
-            blob.blobName, blob.fileName, file.storeDescription(), slot);
+        log.debug("fetched {} of blob {} ({}) from {} into the cache, {} region(s) from {}",
+            BlobStoreException.range(start, end - start), blob.blobName, blob.fileName, file.storeDescription(),
+            pieces.size(), pieces.get(0).slot);
       }
+    }
+
+    /** Writes the verified bytes of file positions [from, to), at {@code bytes[at]}, into {@code piece}'s slot. */
+    private void write(Piece piece, byte[] bytes, int at, long from, long to) throws IOException {
+      long regionStart = piece.slot.regionStart();
+      beginWrite(); // no interrupt from here: it would close the cache file's channel
+      try {
+        regionFile.write(bytes, at, (int) (to - from), piece.slot.cacheOffset() + (from - regionStart));
+      } catch (IOException e) {
+        throw writeFailed(e, blob);
+      }
+      piece.slot.progress(piece.fill, from - regionStart, to - regionStart,
+          piece.slot.unitCrcs(bytes, at, from - regionStart, to - regionStart));
+      endWrite();
     }
   }
 }

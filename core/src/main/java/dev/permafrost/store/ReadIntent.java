@@ -45,7 +45,15 @@ final class ReadIntent {
    * them), each until the doc values a collector opens next, on the same thread, take it. Dropped at the next call:
    * until then a column no collector opened holds its share of the cache's scan budget.
    */
-  private static final ThreadLocal<List<ScanRead>> STARTED = new ThreadLocal<>();
+  private static final ThreadLocal<List<StraightColumn>> STARTED = new ThreadLocal<>();
+  /** The columns the call being made wants read straight from the store, started together at its end. */
+  private static final ThreadLocal<List<Wanted>> WANTED = new ThreadLocal<>();
+
+  /** A column beginning at {@code column} (absolute) of its blob, and the read that holds its refused stretch. */
+  private record StraightColumn(ScanRead read, long column) {}
+
+  /** [from, to) of {@code file}, refused by the cache, of the column beginning at {@code column}. */
+  private record Wanted(BlobFile file, long column, long from, long to) {}
 
   private ReadIntent() {}
 
@@ -97,14 +105,51 @@ final class ReadIntent {
     STARTED.remove();
   }
 
-  /** Notes a column read straight from the store for this thread (null: none was started). */
-  static void started(ScanRead read) {
-    if (read != null) {
-      List<ScanRead> reads = STARTED.get();
-      if (reads == null) {
-        STARTED.set(reads = new ArrayList<>(4));
+  /**
+   * Notes that [{@code from}, {@code to}) of {@code file}, the part the cache refused of the column beginning at
+   * {@code column}, is to be read straight from the store for this thread, by {@link #startWanted}.
+   */
+  static void wantStraight(BlobFile file, long column, long from, long to) {
+    List<Wanted> wanted = WANTED.get();
+    if (wanted == null) {
+      WANTED.set(wanted = new ArrayList<>(4));
+    }
+    wanted.add(new Wanted(file, column, from, to));
+  }
+
+  /**
+   * Starts the straight reads this thread wanted since the last call, one request for each stretch of a blob that the
+   * columns' parts cover without a gap (aligned for verification, so that two columns never fetch the same chunk),
+   * and keeps each column's read for its collector ({@link #takeStraightRead}).
+   */
+  static void startWanted() {
+    List<Wanted> wanted = WANTED.get();
+    WANTED.remove();
+    if (wanted == null) {
+      return;
+    }
+    List<StraightColumn> started = STARTED.get();
+    if (started == null) {
+      STARTED.set(started = new ArrayList<>(wanted.size()));
+    }
+    wanted.sort((a, b) -> a.file.cachedBlob != b.file.cachedBlob
+        ? Long.compare(a.file.cachedBlob.id, b.file.cachedBlob.id) : Long.compare(a.from, b.from));
+    for (int i = 0; i < wanted.size(); ) {
+      Wanted first = wanted.get(i);
+      CachedBlob blob = first.file.cachedBlob;
+      long to = blob.checksums.fetchEnd(first.to);
+      int j = i + 1;
+      for (; j < wanted.size() && wanted.get(j).file.cachedBlob == blob
+          && blob.checksums.fetchStart(wanted.get(j).from) <= to; j++) {
+        to = Math.max(to, blob.checksums.fetchEnd(wanted.get(j).to));
       }
-      reads.add(read);
+      ScanRead read = ScanRead.start(first.file, first.from, to);
+      if (read != null) {
+        for (int k = i; k < j; k++) {
+          started.add(new StraightColumn(read, wanted.get(k).column));
+        }
+      }
+      i = j;
     }
   }
 
@@ -113,12 +158,12 @@ final class ReadIntent {
    * straight from the store, to the input about to read it (the thread forgets it), or null.
    */
   static ScanRead takeStraightRead(CachedBlob blob, long column) {
-    List<ScanRead> reads = STARTED.get();
+    List<StraightColumn> reads = STARTED.get();
     if (reads != null && OPENING.get() == null) {
       for (int i = 0; i < reads.size(); i++) {
-        ScanRead r = reads.get(i);
-        if (r.blob == blob && r.column == column) {
-          return reads.remove(i);
+        StraightColumn r = reads.get(i);
+        if (r.read.blob == blob && r.column == column) {
+          return reads.remove(i).read;
         }
       }
     }

@@ -8,12 +8,13 @@ import java.lang.ref.Cleaner;
 
 /**
  * A stretch of a file that a scan will read and the cache does not admit, read straight from the store in one
- * request as soon as the scan is known (see {@link ColumnPrefetch}), into heap bytes for the column's readers: the
- * inputs the collector then opens on the same thread for that column (and their clones) hold it, and read from it
- * without waiting region by region. The bytes are verified as any fetch's, and counted against the cache's
- * {@link ScanBudget} until no input refers to the read.
+ * request as soon as the scan is known (see {@link ColumnPrefetch}), into heap bytes for the columns' readers: the
+ * inputs the collector then opens on the same thread for those columns (and their clones) hold it, and read from it
+ * without waiting region by region. Columns of one call whose stretches overlap or touch share one read
+ * ({@link ReadIntent#startWanted}), so no byte is fetched twice. The bytes are verified as any fetch's, and counted
+ * against the cache's {@link ScanBudget} until no input refers to the read.
  */
-final class ScanRead {
+final class ScanRead implements CachedBlob.StraightRead {
   private static final Cleaner CLEANER = Cleaner.create(r -> {
     Thread t = new Thread(r, "permafrost-scan-buffers");
     t.setDaemon(true);
@@ -21,28 +22,24 @@ final class ScanRead {
   });
 
   final CachedBlob blob;
-  /** Where the column this read is for begins (absolute): the input opened there next takes it. */
-  final long column;
   /** The first byte and the end (absolute file positions, aligned for verification) of what this read covers. */
   final long start;
   final long end;
   private final Filler.DirectTask task;
   private volatile HeapWindow window;
 
-  private ScanRead(CachedBlob blob, long column, Filler.DirectTask task) {
+  private ScanRead(CachedBlob blob, Filler.DirectTask task) {
     this.blob = blob;
-    this.column = column;
     this.task = task;
     this.start = task.from;
     this.end = task.to;
   }
 
   /**
-   * Starts reading [{@code from}, {@code to}) of {@code file}'s blob, part of the column that begins at
-   * {@code column}, straight from the store, or returns null if the cache's budget has no room (or it is closed): the
-   * scan then reads those regions as it goes.
+   * Starts reading [{@code from}, {@code to}) of {@code file}'s blob straight from the store, or returns null if the
+   * cache's budget has no room (or it is closed): the scan then reads those regions as it goes.
    */
-  static ScanRead start(BlobFile file, long column, long from, long to) {
+  static ScanRead start(BlobFile file, long from, long to) {
     CachedBlob blob = file.cachedBlob;
     ScanBudget budget = file.scanBudget;
     long start = blob.checksums.fetchStart(from);
@@ -56,17 +53,34 @@ final class ScanRead {
       budget.giveBack(bytes);
       return null;
     }
-    ScanRead read = new ScanRead(blob, column, task);
+    ScanRead read = new ScanRead(blob, task);
     CLEANER.register(read, () -> budget.giveBack(bytes));
+    blob.addStraightRead(read);
     return read;
   }
 
-  boolean holds(long p) {
+  @Override
+  public boolean holds(long p) {
     return p >= start && p < end;
   }
 
-  /** Whether the bytes are in (a reader asking now does not wait). */
-  boolean ready() {
+  @Override
+  public long from() {
+    return start;
+  }
+
+  @Override
+  public long to() {
+    return end;
+  }
+
+  @Override
+  public boolean failed() {
+    return task.result.isCompletedExceptionally();
+  }
+
+  @Override
+  public boolean ready() {
     return task.result.isDone() && !task.result.isCompletedExceptionally();
   }
 
@@ -74,7 +88,8 @@ final class ScanRead {
    * The bytes of [{@link #start}, {@link #end}), waiting for them until the reader's deadline; null if the read was
    * called off (every reader gave up once): the caller reads as if there were no scan read.
    */
-  HeapWindow await() throws IOException {
+  @Override
+  public HeapWindow await() throws IOException {
     HeapWindow w = window;
     if (w == null) {
       try {

@@ -66,6 +66,11 @@ final class Slot extends SlotGeneration implements Fillable {
    */
   static final int CUT_AT_REGION_END = 3;
   private static final long MAX_WAIT_NANOS = 200_000_000L;
+  /**
+   * How long a prefetched region stays held after its first reader moves into it: a reader that moved into a whole
+   * region reads it through one window, without moving again, and must not see it evicted while it reads.
+   */
+  static final long READ_GRACE_NANOS = 1_000_000_000L;
   private static final VarHandle FILLED = MethodHandles.arrayElementVarHandle(long[].class);
 
   /** The cache file this slot is part of (null in tests of the pool alone). */
@@ -96,6 +101,14 @@ final class Slot extends SlotGeneration implements Fillable {
    * (moves into cached regions are only sampled). Set under the monitor; cleared racily by the first reader.
    */
   volatile boolean fetchedAhead;
+  /**
+   * Until when (nanoTime) the region is held against eviction: a prefetch fetched it for a reader that has not moved
+   * into it yet (held for up to the cache's maxReadWait from the prefetch's start), or a reader has just moved into
+   * it ({@link #READ_GRACE_NANOS}). 0: not held. See {@link #isHeld}.
+   */
+  private volatile long heldUntil;
+  /** Whether a prefetch brought pages of the region that no reader has moved into yet. */
+  private volatile boolean unread;
   /** Whether the slot is in its pool's free lists. Guarded by the pool's monitor, not this one. */
   boolean free;
   /** Guarded by this. */
@@ -135,6 +148,8 @@ final class Slot extends SlotGeneration implements Fillable {
     restored = null;
     readerFetched = false;
     fetchedAhead = false;
+    unread = false;
+    heldUntil = 0;
     this.index = index;
     this.owner = blob;
     Arrays.fill(filled, 0L);
@@ -160,6 +175,8 @@ final class Slot extends SlotGeneration implements Fillable {
       owner = null;
       index = -1;
       fetchedAhead = false;
+      unread = false;
+      heldUntil = 0;
       Arrays.fill(filled, 0L);
       restored = null;
       unitCrcs = null;
@@ -246,6 +263,9 @@ final class Slot extends SlotGeneration implements Fillable {
     if ((g & 1) != 0 || owner != blob || this.index != index) {
       return false;
     }
+    if (unread) {
+      readerArrived();
+    }
     long start = fileStart;
     if (!whole) {
       return offerFilledRun(g, start, p, target);
@@ -300,6 +320,9 @@ final class Slot extends SlotGeneration implements Fillable {
     if (fetchedAhead) {
       fetchedAhead = false; // this reader's move into the region was counted as a use (it was not a hit's move)
     }
+    if (unread) {
+      readerArrived();
+    }
     int page = pageOf(rel);
     ReadDeadline limit = null; // set when the reader begins to wait
     long waitStart = 0;
@@ -321,7 +344,7 @@ final class Slot extends SlotGeneration implements Fillable {
           }
           awaited = fillCovering(page);
           if (awaited == null) {
-            awaited = startFill(blob, file, page, fillSize, true);
+            awaited = startFill(blob, file, page, fillSize, true, null);
             if (reportCut && awaited.end == length && ((long) page << pageShift) + fillSize > length
                 && fileStart + length < blob.checksums().length) {
               gaveUp = false;
@@ -374,11 +397,37 @@ final class Slot extends SlotGeneration implements Fillable {
     }
   }
 
-  /** Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being fetched. */
-  synchronized void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file) {
-    if (owner == blob && this.index == index) {
-      startMissing(blob, file, from, to, null);
+  /**
+   * Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being
+   * fetched; if it starts any, the region is held against eviction until a reader moves into it (see
+   * {@link #isHeld}): prefetched bytes are not thrown out before the reader they were fetched for gets to them. The
+   * fills are registered here and added to {@code batch}: the caller hands the batch to the {@link Filler}
+   * ({@link Filler#start(List, BlobChecksums, FetchOrigin)}), which fetches the fills of adjacent regions in one
+   * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
+   */
+  synchronized void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
+    if (owner == blob && this.index == index && startMissing(blob, file, from, to, null, batch)) {
+      heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
+      unread = true;
     }
+  }
+
+  /** A reader moved into the region: it stays held for {@link #READ_GRACE_NANOS} more (no longer, if sooner). */
+  private void readerArrived() {
+    unread = false;
+    heldUntil = Math.min(heldUntil, System.nanoTime() + READ_GRACE_NANOS);
+  }
+
+  /**
+   * Whether the region is held against eviction at {@code now}: prefetched and not yet reached by a reader (for at
+   * most the cache's maxReadWait after the prefetch began), or reached by its first reader less than
+   * {@link #READ_GRACE_NANOS} ago. The pool skips a held slot as it skips one being filled; with every slot held or
+   * busy, what comes next is not admitted (a prefetch's column is then read straight from the store, see
+   * {@link ScanRead}). Racy: read without the monitor, a hint for eviction only.
+   */
+  boolean isHeld(long now) {
+    long until = heldUntil;
+    return until != 0 && now - until < 0;
   }
 
   /**
@@ -388,9 +437,10 @@ final class Slot extends SlotGeneration implements Fillable {
    * for it, and added to {@code held}, until the reader lets go of them ({@link #letGo}). So if the reader gives up,
    * no fetch runs on for nobody.
    */
-  synchronized void carryOn(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Fill> held) {
+  synchronized void carryOn(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Fill> held,
+      List<Filler.Piece> batch) {
     if (owner == blob && this.index == index) {
-      startMissing(blob, file, from, to, held);
+      startMissing(blob, file, from, to, held, batch);
     }
   }
 
@@ -405,9 +455,14 @@ final class Slot extends SlotGeneration implements Fillable {
     }
   }
 
-  /** Starts fills for the pages of [from, to) neither filled nor being fetched; with {@code held}, a reader's, held for it. */
-  private void startMissing(RegionOwner blob, FetchOrigin file, long from, long to, List<Fill> held) {
+  /**
+   * Starts fills for the pages of [from, to) neither filled nor being fetched; with {@code held}, a reader's, held
+   * for it; with {@code batch}, registered and added to it, not queued. Returns whether it started any.
+   */
+  private boolean startMissing(RegionOwner blob, FetchOrigin file, long from, long to, List<Fill> held,
+      List<Filler.Piece> batch) {
     assert Thread.holdsLock(this);
+    boolean started = false;
     to = Math.min(to, length);
     for (long rel = from; rel < to; ) {
       int page = pageOf(rel);
@@ -418,7 +473,8 @@ final class Slot extends SlotGeneration implements Fillable {
       } else if (isFilled(page) || isRestored(page)) {
         next = (long) (page + 1) << pageShift; // a restored page is verified when read, not fetched again
       } else {
-        Fill fill = startFill(blob, file, page, to - ((long) page << pageShift), false);
+        Fill fill = startFill(blob, file, page, to - ((long) page << pageShift), false, batch);
+        started = true;
         if (held != null) {
           fill.waiters++;
           held.add(fill);
@@ -430,9 +486,12 @@ final class Slot extends SlotGeneration implements Fillable {
       assert next > rel : "prefetch made no progress at " + rel + " in " + this + ", fills " + fills;
       rel = next;
     }
+    return started;
   }
 
-  private Fill startFill(RegionOwner blob, FetchOrigin file, int page, long wanted, boolean demand) {
+  /** Registers a fill from {@code page} and queues it, or with {@code batch} adds it there for the caller to queue. */
+  private Fill startFill(RegionOwner blob, FetchOrigin file, int page, long wanted, boolean demand,
+      List<Filler.Piece> batch) {
     assert Thread.holdsLock(this);
     long pageStart = (long) page << pageShift;
     long start = pageStart & -(long) unit;
@@ -441,7 +500,11 @@ final class Slot extends SlotGeneration implements Fillable {
     Fill fill = new Fill(start, end, demand, now, file.deadlineAfter(now, end - start + 2L * unit));
     fills.add(fill);
     readerFetched |= demand;
-    cacheFile.filler.start(this, fill, blob.checksums(), file);
+    if (batch != null) {
+      batch.add(new Filler.Piece(this, fill));
+    } else {
+      cacheFile.filler.start(this, fill, blob.checksums(), file);
+    }
     return fill;
   }
 

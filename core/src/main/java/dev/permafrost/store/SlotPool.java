@@ -351,16 +351,18 @@ final class SlotPool {
 
   /**
    * What emptying the window would cost: the value of its most valuable region (0 if it holds none), or -1 if a
-   * slot in it is busy (being filled, or handed out) or the cost reaches {@code limit} (it cannot win).
+   * slot in it is busy (being filled, handed out, or held for the reader of a prefetch: {@link Slot#isHeld}) or the
+   * cost reaches {@code limit} (it cannot win).
    */
   private int windowValue(long window, int size, int limit) {
     int value = 0;
+    long now = System.nanoTime();
     for (Slot s : slotsOf(window, size)) {
       if (s.free) {
         continue;
       }
       RegionOwner owner = s.owner;
-      if (owner == null || s.isFilling()) {
+      if (owner == null || s.isHeld(now) || s.isFilling()) {
         return -1;
       }
       value = Math.max(value, policy.residentValue(owner.regionKey(s.index), s.readerFetched));

@@ -50,7 +50,12 @@
  *       mapping and a generation check; a move goes to {@code CachedBlob#window}, which asks the region's
  *       {@code Slot#awaitPage} (cached, joined or fetched) or reads straight from the store.
  *   <li>Who decides what is evicted? {@code SlotPool#take} samples windows of the file and asks the
- *       {@code EvictionPolicy} ({@code CostAwareTinyLfu}) what each is worth against the newcomer.
+ *       {@code EvictionPolicy} ({@code CostAwareTinyLfu}) what each is worth against the newcomer; a window with a
+ *       slot being filled, or held for the reader of a prefetch ({@code Slot#isHeld}), is skipped.
+ *   <li>How does a search avoid fetching bytes twice? Prefetched regions are held until their reader comes
+ *       ({@code Slot#prefetch}); the fills of adjacent regions are one request ({@code Filler#start(List, ...)});
+ *       columns the cache refused are read straight from the store once per run ({@code ReadIntent#startWanted}),
+ *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#straightReadHolding}).
  *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table or whole-file
  *       checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
  *   <li>What happens when a fetch fails? {@code Filler}'s tasks end the fill ({@code Fillable#finish}): its waiters in

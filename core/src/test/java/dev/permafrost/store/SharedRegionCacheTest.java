@@ -529,6 +529,52 @@ class SharedRegionCacheTest {
   }
 
   @Test
+  void aPrefetchOfAdjacentRegionsIsOneRequestAndNoByteIsFetchedTwice() throws Exception {
+    int regionSize = TestManifests.CHUNK_SIZE * 2;
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    for (int i = 0; i < 6; i++) {
+      files.put("g" + i + ".bin", bytes(regionSize * 20 + random.nextInt(regionSize)));
+    }
+    FetchOnceTest.RecordingBlobStore store = new FetchOnceTest.RecordingBlobStore(fsStore);
+    SharedRegionCache cache = cache(16 << 20, regionSize, regionSize);
+    BlobDirectory dir = mount(store, cache, files, "grouped");
+    for (Map.Entry<String, byte[]> e : files.entrySet()) {
+      byte[] want = e.getValue();
+      try (IndexInput in = dir.openInput(e.getKey(), IOContext.DEFAULT)) {
+        // a first range over at least three regions, then a wider one around it: each run of missing regions is one
+        // request, and what the first brought is not fetched again
+        int from = regionSize * 3 + random.nextInt(regionSize * 2);
+        int length = regionSize * 3 + random.nextInt(regionSize * 6);
+        for (int round = 0; round < 2; round++) {
+          store.reads.clear();
+          in.prefetch(from, length);
+          awaitFills(cache);
+          List<long[]> reads = new ArrayList<>(store.reads.values().stream().flatMap(List::stream).toList());
+          assertEquals(round == 0 ? 1 : 2, reads.size(), e.getKey() + " round " + round + ": one request for each run of"
+              + " missing regions (before it, after it), seed " + seed);
+          byte[] got = new byte[length];
+          in.seek(from);
+          in.readBytes(got, 0, length);
+          assertArrayEquals(Arrays.copyOfRange(want, from, from + length), got, e.getKey() + ", seed " + seed);
+          assertEquals(reads.size(), store.reads.values().stream().mapToInt(List::size).sum(),
+              "every byte read was prefetched, seed " + seed);
+          from = Math.max(0, from - regionSize - random.nextInt(regionSize));
+          length = Math.min(want.length - from, length + 3 * regionSize);
+        }
+      }
+    }
+  }
+
+  /** Waits for the cache's fetches to end. */
+  private static void awaitFills(SharedRegionCache cache) throws InterruptedException {
+    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (cache.filler().inFlight() > 0 && System.nanoTime() < until) {
+      Thread.sleep(2);
+    }
+    assertEquals(0, cache.filler().inFlight(), "fills still running after 30 s");
+  }
+
+  @Test
   void aFilledPageOfARegionNotYetCompleteIsReadWithoutTheSlotsLock() throws Exception {
     byte[] bytes = bytes(1 << 20);
     SharedRegionCache cache = cache(4 << 20, 1 << 20, 64 << 10);
