@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh;
 
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.sample.Dataset;
@@ -74,6 +75,10 @@ public class ColdSearchBenchmark {
   @Param({"none"})
   public String warmSet;
 
+  /** The cache's region size: {@code auto} ({@link BlobIndexes#regionSizeFor}: about 1/2048 of the data) or a size. */
+  @Param({"auto"})
+  public String regionSize;
+
   private Dataset dataset;
   private List<String> snapshots;
   private Workload work;
@@ -110,7 +115,8 @@ public class ColdSearchBenchmark {
     modelled = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), model);
     repository = SnapshotRepository.open(modelled);
     cacheDir = BenchmarkData.scratch("cold-cache");
-    cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
+    long region = regionSize.equals("auto") ? BlobIndexes.regionSizeFor(dataset) : ByteSizes.parse(regionSize);
+    cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), region);
   }
 
   @Setup(Level.Invocation)
