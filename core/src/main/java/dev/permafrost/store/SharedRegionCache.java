@@ -28,10 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One bounded on-disk cache of blob byte ranges, shared by every {@link BlobDirectory} of a node.
  *
- * <p>The cache is one file of fixed size. A blob is cut into full regions ({@link Builder#regionSize}, 16 MiB by
- * default) for the body of a large file, and tail regions ({@link Builder#tailRegionSize}) for the rest; each region
- * takes a slot of the cache file as large as the smallest power of two that holds it, cut from the whole file when it
- * is needed (slots are halved and merged back, a buddy allocator), so that thousands of small files and a few large
+ * <p>The cache is one file of fixed size. A blob is cut into full regions ({@link Builder#regionSize}, by default
+ * 1/16,384 of the cache, between 256 KiB and 16 MiB) for the body of a large file, and tail regions
+ * ({@link Builder#tailRegionSize}) for the rest; each region takes a slot of the cache file as large as the smallest
+ * power of two that holds it, cut from the whole file when it is needed (slots are halved and merged back, a buddy allocator), so that thousands of small files and a few large
  * ones share the cache by need, with no share set aside for either. Within a region, only the chunks that reads
  * touch are fetched, in one request per missing range sized by the access pattern, and every chunk is verified against the checksum
  * the snapshot recorded before any reader can see it. Concurrent readers of a missing range share one fetch and
@@ -65,6 +65,13 @@ public final class SharedRegionCache implements AutoCloseable {
   /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
   public static final Duration DEFAULT_MAX_READ_WAIT = Duration.ofSeconds(30);
 
+  /** How many full regions a cache holds by default: see {@link #defaultRegionSize}. */
+  static final long DEFAULT_REGIONS = 16_384;
+  /** The smallest default full region. */
+  static final int MIN_DEFAULT_REGION = 256 << 10;
+  /** The largest default full region. */
+  static final int MAX_DEFAULT_REGION = 16 << 20;
+
   /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
   static final int MAX_SLOTS = 1 << 18;
   /** Heap a slot takes beyond its page bitmap (object, fill list, checksums, the pool's maps), for the heap check. */
@@ -92,7 +99,8 @@ public final class SharedRegionCache implements AutoCloseable {
       throw new IllegalArgumentException("the cache path " + dir + " exists and is not a directory; give a directory");
     }
     Files.createDirectories(dir);
-    int regionSize = checkPowerOfTwo("regionSize", b.regionSize);
+    long size = resolveSize(b, dir);
+    int regionSize = b.regionSize == 0 ? defaultRegionSize(size) : checkPowerOfTwo("regionSize", b.regionSize);
     if (b.tailRegionShare < 0 || b.tailRegionShare >= 1) {
       throw new IllegalArgumentException("tailRegionShare must be in [0, 1), got " + b.tailRegionShare);
     }
@@ -102,7 +110,6 @@ public final class SharedRegionCache implements AutoCloseable {
     if (tailSize > regionSize) {
       throw new IllegalArgumentException("tailRegionSize (" + tailSize + ") must not exceed regionSize (" + regionSize + ")");
     }
-    long size = resolveSize(b, dir);
     int pageSize = Math.min(PAGE_SIZE, tailSize);
     int minSlotSize = fullOnly ? regionSize : minSlotSize(size, pageSize, tailSize);
     if (size < minSlotSize) {
@@ -183,6 +190,20 @@ public final class SharedRegionCache implements AutoCloseable {
   }
 
   /**
+   * The full region of a cache of {@code size} bytes when none is set: the largest power of two that the cache holds
+   * {@link #DEFAULT_REGIONS} times, between {@link #MIN_DEFAULT_REGION} and {@link #MAX_DEFAULT_REGION}. A region is
+   * the cache's unit of space: a read of a few KB of structure (a terms block, a postings head, a point tree's
+   * nodes) takes a slot of its region, so regions must be small against the cache for a cache of a small share of the
+   * data to hold a search's structure (at 10 GiB of data, a 55 MB cache of 16 MiB regions holds 3 of them); a large
+   * read is not cut into requests by regions (adjacent regions are fetched in one request), so small regions cost
+   * requests only where reads are sparse. The bound below keeps the slot table and the sketch small in huge caches.
+   */
+  static int defaultRegionSize(long size) {
+    long target = Long.highestOneBit(Math.max(1, size / DEFAULT_REGIONS));
+    return (int) Math.max(MIN_DEFAULT_REGION, Math.min(MAX_DEFAULT_REGION, target));
+  }
+
+  /**
    * A sixteenth of a full region, but no smaller than a snapshot's default chunk: a fill reads whole chunks to verify
    * them, so a tail region smaller than a chunk would fetch the chunk for a part of it.
    */
@@ -248,7 +269,7 @@ public final class SharedRegionCache implements AutoCloseable {
     private Path path;
     private String size;
     private String headroom = "5%";
-    private long regionSize = 16 << 20;
+    private long regionSize;
     private long tailRegionSize;
     private double tailRegionShare = 0.125;
     private int fetchThreads = 32;
@@ -283,7 +304,11 @@ public final class SharedRegionCache implements AutoCloseable {
       return this;
     }
 
-    /** The size of a full region: a power of two (default 16mb). */
+    /**
+     * The size of a full region: a power of two (default: the cache's size / 16,384, as a power of two between 256kb
+     * and 16mb; 0 restores it). The region is the cache's unit of space (a sparse read takes a slot of its region),
+     * and the largest slot.
+     */
     public Builder regionSize(long bytes) {
       this.regionSize = bytes;
       return this;

@@ -565,6 +565,23 @@ class SharedRegionCacheTest {
     }
   }
 
+  @Test
+  void theDefaultRegionIsSmallAgainstTheCache() throws Exception {
+    assertEquals(256 << 10, SharedRegionCache.defaultRegionSize(55L << 20), "a 55 MB cache holds 220 regions of 256 KiB");
+    assertEquals(512 << 10, SharedRegionCache.defaultRegionSize(10_500L << 20), "10.5 GB: 20,000 of 512 KiB");
+    assertEquals(16 << 20, SharedRegionCache.defaultRegionSize(1L << 40), "1 TiB: 65,536 of 16 MiB, no larger");
+    assertEquals(256 << 10, SharedRegionCache.defaultRegionSize(1 << 20), "never below 256 KiB");
+    for (long size : new long[] {64L << 20, 8L << 30}) {
+      // built without a regionSize, or with 0: the default for its size, as the cache reports it
+      try (SharedRegionCache c = SharedRegionCache.builder().path(tmp.resolve("default-" + size)).size(size).build();
+          SharedRegionCache zero = SharedRegionCache.builder().path(tmp.resolve("zero-" + size)).size(size)
+              .regionSize(0).build()) {
+        assertEquals(SharedRegionCache.defaultRegionSize(size), c.pool.maxSize, "size " + size);
+        assertEquals(c.pool.maxSize, zero.pool.maxSize, "size " + size);
+      }
+    }
+  }
+
   /** Waits for the cache's fetches to end. */
   private static void awaitFills(SharedRegionCache cache) throws InterruptedException {
     long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);

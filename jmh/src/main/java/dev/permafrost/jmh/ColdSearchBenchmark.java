@@ -3,7 +3,6 @@
  */
 package dev.permafrost.jmh;
 
-import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.sample.Dataset;
@@ -75,7 +74,10 @@ public class ColdSearchBenchmark {
   @Param({"none"})
   public String warmSet;
 
-  /** The cache's region size: {@code auto} ({@link BlobIndexes#regionSizeFor}: about 1/2048 of the data) or a size. */
+  /**
+   * The cache's region size: {@code auto} ({@link BlobIndexes#regionSizeFor}: about 1/2048 of the data),
+   * {@code default} (the cache's own default for its size) or a size.
+   */
   @Param({"auto"})
   public String regionSize;
 
@@ -115,7 +117,7 @@ public class ColdSearchBenchmark {
     modelled = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(base), model);
     repository = SnapshotRepository.open(modelled);
     cacheDir = BenchmarkData.scratch("cold-cache");
-    long region = regionSize.equals("auto") ? BlobIndexes.regionSizeFor(dataset) : ByteSizes.parse(regionSize);
+    long region = BlobIndexes.regionSize(regionSize, dataset);
     cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), region);
   }
 

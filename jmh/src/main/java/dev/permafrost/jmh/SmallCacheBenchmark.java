@@ -3,7 +3,6 @@
  */
 package dev.permafrost.jmh;
 
-import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.BlobIndexes;
@@ -69,8 +68,11 @@ public class SmallCacheBenchmark {
   @Param({"none"})
   public String warmSet;
 
-  /** The cache's region size: {@code auto} ({@link BlobIndexes#regionSizeFor}: about 1/2048 of the data) or a size. */
-  @Param({"auto"})
+  /**
+   * The cache's region size: {@code auto} ({@link BlobIndexes#regionSizeFor}: about 1/2048 of the data),
+   * {@code default} (the cache's own default for its size) or a size.
+   */
+  @Param({"default"})
   public String regionSize;
 
   private Workload work;
@@ -99,9 +101,9 @@ public class SmallCacheBenchmark {
     work = Workloads.byName(workload, dataset.spec());
     store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.of(ttfbMs, mbPerSec));
     cacheDir = BenchmarkData.scratch("small-cache");
-    long region = regionSize.equals("auto") ? BlobIndexes.regionSizeFor(dataset) : ByteSizes.parse(regionSize);
+    long region = BlobIndexes.regionSize(regionSize, dataset);
     cache = BlobIndexes.cache(cacheDir, (long) (cacheShare * dataset.indexBytes()), region);
-    System.out.println("# cache: " + cache.sizeInBytes() + " bytes, regions of " + region);
+    System.out.println("# cache: " + cache.sizeInBytes() + " bytes, regions of " + (region == 0 ? "the default" : region));
     indexes = MountedIndices.mount(SnapshotRepository.open(store), WarmSets.snapshots(dataset, work, warmSet), cache);
     indexes.run(work); // the first, cold run
   }

@@ -30,9 +30,24 @@ public final class BlobIndexes {
     return Math.max(16 << 10, Math.min(16 << 20, pow2));
   }
 
-  /** A cache of {@code bytes} bytes in {@code dir} with {@code regionSize} regions, not preallocated. */
+  /**
+   * A cache of {@code bytes} bytes in {@code dir} with {@code regionSize} regions (0: the cache's default for its
+   * size), not preallocated.
+   */
   public static SharedRegionCache cache(Path dir, long bytes, long regionSize) throws IOException {
     long size = Math.max(bytes, 2 * regionSize);
     return SharedRegionCache.builder().path(dir).size(size).regionSize(regionSize).preallocate(false).build();
+  }
+
+  /**
+   * A region size parameter: {@code auto} ({@link #regionSizeFor}), {@code default} (0: the cache's default for its
+   * size, see {@code SharedRegionCache.Builder#regionSize}) or a size ({@code 256kb}).
+   */
+  public static long regionSize(String param, Dataset dataset) {
+    return switch (param) {
+      case "auto" -> regionSizeFor(dataset);
+      case "default" -> 0;
+      default -> dev.permafrost.blob.ByteSizes.parse(param);
+    };
   }
 }
