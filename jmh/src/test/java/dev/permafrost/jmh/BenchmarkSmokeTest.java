@@ -91,6 +91,32 @@ class BenchmarkSmokeTest {
   }
 
   @Test
+  void everyWorkloadGivesTheMMapAnswerThroughCachesOfEverySizeOfTheCurve() throws Exception {
+    // SmallCacheBenchmark's cache shares; at this scale the smallest are floored at 64 KiB (four 16 KiB regions)
+    double[] shares = {0.001, 0.005, 0.02, 0.05, 0.2, 1.0};
+    List<Workload.Result> expected = new ArrayList<>();
+    try (Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
+      for (Workload w : Workloads.all(dataset.spec())) {
+        expected.add(mmap.run(w));
+      }
+    }
+    for (double share : shares) {
+      long bytes = Math.max((long) (share * dataset.indexBytes()), 64 << 10);
+      try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.NONE);
+          SharedRegionCache cache = BlobIndexes.cache(temp.resolve("cache-curve-" + share), bytes, 16 << 10);
+          Indices blob = MountedIndices.mount(SnapshotRepository.open(store), dataset.indexNames(), cache)) {
+        int i = 0;
+        for (Workload w : Workloads.all(dataset.spec())) {
+          for (int run = 0; run < 3; run++) { // cold, then repeated through what the cache kept
+            assertEquals(expected.get(i), blob.run(w), w.name() + " through a cache of " + bytes + " bytes, run " + run);
+          }
+          i++;
+        }
+      }
+    }
+  }
+
+  @Test
   void coldRunThroughTheModelledStoreCountsRequestsBytesAndChains() throws Exception {
     Workload dashboard = Workloads.byName("dashboard", dataset.spec());
     Workload.Result expected;

@@ -103,6 +103,17 @@ public final class AccessTrace {
     return out;
   }
 
+  /** This trace without the accesses whose key {@code drop} accepts. */
+  public AccessTrace without(java.util.function.LongPredicate drop) {
+    AccessTrace out = new AccessTrace(regionSize);
+    for (long k : keys()) {
+      if (!drop.test(k)) {
+        out.add(fileOf(k), k & ((1L << REGION_BITS) - 1));
+      }
+    }
+    return out;
+  }
+
   /** A trace that is this one {@code times} times over (e.g. a dashboard refreshed). */
   public AccessTrace repeat(int times) {
     AccessTrace out = new AccessTrace(regionSize);

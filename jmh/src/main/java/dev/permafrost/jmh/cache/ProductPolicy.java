@@ -3,7 +3,6 @@
  */
 package dev.permafrost.jmh.cache;
 
-import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -17,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 
@@ -24,7 +24,13 @@ import org.apache.lucene.store.IndexInput;
  * The shipped policy, run through the product (as Caffeine's simulator runs Caffeine itself): each access of a trace
  * is a one-byte read of that region of that file through a real {@link BlobDirectory} over a real
  * {@link SharedRegionCache} of the simulated capacity, mounted on the data set's own repository. Whatever the cache
- * does (slot sizes, tail regions, sampled eviction, the frequency sketch, the cost weights) is what is measured.
+ * decides (sampled eviction, admission, the frequency sketch, the cost weights) is what is measured.
+ *
+ * <p>Like for like with the models: every region takes a whole slot of the region size (no smaller tail regions or
+ * smaller last slots, which would let the product hold more regions than the models' capacity), and each access
+ * is a point read (index structure hints), whose fill never carries on into the next region (which would bring a
+ * region the trace has not asked for yet, a prefetch the models cannot make). So no row can beat Belady's optimum
+ * or the compulsory-miss ceiling.
  *
  * <p>It checks itself on every access: the read must consult the cache exactly once (one hit, miss or direct read
  * in the directory's counts), or not at all where the manifest holds the bytes; and at the end, the hits it
@@ -52,12 +58,44 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
     this.trace = trace;
     this.regionSize = trace.regionSize();
     this.cacheDir = Files.createTempDirectory("permafrost-product-policy");
-    this.cache = BlobIndexes.cache(cacheDir, capacity * regionSize, regionSize);
+    this.cache = fixedSlots(cacheDir, capacity * regionSize, regionSize);
     SnapshotRepository repository = SnapshotRepository.open(dataset.openStore());
     for (String name : dataset.indexNames()) {
       directories.put(name, BlobDirectory.open(repository, name, cache));
     }
     cacheHitsAtStart = cache.stats().total().hits();
+  }
+
+  /** The point reads of a replay: index structure, whose fills stop at their region's end. */
+  private static final IOContext POINT_READ = IOContext.DEFAULT.withHints(FileTypeHint.INDEX);
+
+  /** A cache of {@code bytes} in which every region, a file's tail and last one included, takes a whole slot. */
+  @SuppressWarnings("deprecation") // tailRegionShare(0) is kept for exactly this: every region a full slot
+  private static SharedRegionCache fixedSlots(Path dir, long bytes, long regionSize) throws IOException {
+    return SharedRegionCache.builder().path(dir).size(Math.max(bytes, 2 * regionSize)).regionSize(regionSize)
+        .tailRegionShare(0).preallocate(false).build();
+  }
+
+  /**
+   * Which accesses of {@code trace} (files named {@code "<index>/<file>"}) read a region whose every byte the
+   * snapshot's manifest holds (an inlined file, or hot ranges covering it): the product serves them without its
+   * cache, every time, so a like-for-like replay leaves them out for every policy (kept in, the product would count
+   * hits that the compulsory-miss ceiling says no cache can have).
+   */
+  public static java.util.function.LongPredicate heldByManifest(Dataset dataset, AccessTrace trace) throws IOException {
+    SnapshotRepository repository = SnapshotRepository.open(dataset.openStore());
+    Map<String, dev.permafrost.snapshot.SnapshotManifest> manifests = new HashMap<>();
+    for (String name : dataset.indexNames()) {
+      manifests.put(name, repository.readManifest(name));
+    }
+    long regionSize = trace.regionSize();
+    return key -> {
+      String file = trace.fileOf(key);
+      int slash = file.indexOf('/');
+      FileEntry entry = manifests.get(file.substring(0, slash)).file(file.substring(slash + 1));
+      long region = key & ((1L << 40) - 1);
+      return firstUncachedByManifest(entry, region * regionSize, Math.min(entry.length(), (region + 1) * regionSize)) < 0;
+    };
   }
 
   /** Makes the product policy for traces of {@code dataset}'s indices (files named {@code "<index>/<file>"}). */
@@ -91,7 +129,7 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
         return true;
       }
       CacheStats.Counts before = dir.stats();
-      try (IndexInput in = dir.openInput(name, IOContext.DEFAULT)) { // a fresh input: no window to reuse
+      try (IndexInput in = dir.openInput(name, POINT_READ)) { // a fresh input: no window to reuse
         in.seek(position);
         in.readByte();
       }
