@@ -47,7 +47,8 @@ import org.apache.lucene.search.SortField;
  *
  * <p>Needs the test servers' MinIO and Toxiproxy ({@code scripts/test-servers.sh start}, then its {@code env}) and the
  * {@code opensearch-fixture} module built. Arguments (all optional): {@code days=7 events=20000 runs=3 latencyMs=30
- * cacheShare=1.2 smallCacheShare=0.005 fallbackShares=0.01,0.02,0.05,0.1,0.2,0.5 smallCache=true work=<dir> out=<json>}. Progress goes to stderr, the report to stdout.
+ * cacheShare=1.2 smallCacheShare=0.005 fallbackShares=0.01,0.02,0.05,0.1,0.2,0.5 smallCache=true regionSize=default
+ * work=<dir> out=<json>}. Progress goes to stderr, the report to stdout.
  */
 public final class PeerComparison {
   static final String BUCKET = "permafrost-peer";
@@ -63,6 +64,8 @@ public final class PeerComparison {
   private final int runs;
   private final int latencyMs;
   private final double cacheShare;
+  /** Permafrost's region size: {@code default} (the cache's own), {@code auto} (1/2048 of the data) or a size. */
+  private final String regionSizeArg;
   private final double smallCacheShare;
   /** Larger small caches to try, in turn, where OpenSearch cannot serve the indices with {@link #smallCacheShare}. */
   private final List<Double> fallbackShares;
@@ -87,6 +90,7 @@ public final class PeerComparison {
     this.cacheShare = Double.parseDouble(args.getOrDefault("cacheShare", "1.2"));
     this.smallCacheShare = Double.parseDouble(args.getOrDefault("smallCacheShare", "0.005"));
     this.smallCache = Boolean.parseBoolean(args.getOrDefault("smallCache", "true"));
+    this.regionSizeArg = args.getOrDefault("regionSize", "default");
     this.fallbackShares = new ArrayList<>();
     for (String share : args.getOrDefault("fallbackShares", "0.01,0.02,0.05,0.1,0.2,0.5").split(",")) {
       fallbackShares.add(Double.parseDouble(share));
@@ -175,9 +179,14 @@ public final class PeerComparison {
       facts.put("latencyMs", latencyMs);
       openSearch(cluster, counter, cacheBytes);
       List<Long> smallCaches = smallCache ? openSearchSmallCache(cluster, counter, snapshotBytes) : List.of();
-      // Permafrost's regions as its benchmarks size them: about 1/2048 of the data, 16 KiB to 16 MiB
-      long regionSize = Math.max(16 << 10, Math.min(16 << 20, Long.highestOneBit(Math.max(1, snapshotBytes / 2048))));
-      facts.put("permafrostRegionBytes", regionSize);
+      // Permafrost's regions: the cache's own default for its size (0), or as the benchmarks size them (auto: about
+      // 1/2048 of the data, 16 KiB to 16 MiB; what the comparisons before 2026-11-27 used), or a size
+      long regionSize = switch (regionSizeArg) {
+        case "default" -> 0;
+        case "auto" -> Math.max(16 << 10, Math.min(16 << 20, Long.highestOneBit(Math.max(1, snapshotBytes / 2048))));
+        default -> dev.permafrost.blob.ByteSizes.parse(regionSizeArg);
+      };
+      facts.put("permafrostRegionBytes", regionSize); // 0: each cache's default for its size
       permafrost(counter, cacheBytes, smallCaches, regionSize);
     }
   }
