@@ -24,11 +24,12 @@ import java.util.List;
  * trips go.
  *
  * <pre>
- * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.ColdTrace [scale] [workload] [ttfbMs] [cacheShare]
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.ColdTrace [scale] [workload] [ttfbMs] [cacheShare] [regionSize]
  * </pre>
  *
  * With a {@code cacheShare} (e.g. 0.005), the cache holds that share of the data and the traced run is a repeat,
  * as {@link SmallCacheBenchmark} measures: the workload runs twice on the same mounts, then once traced.
+ * {@code regionSize}: {@code auto} (the default, 1/2048 of the data), {@code default} (the cache's own) or a size.
  */
 public final class ColdTrace {
   private ColdTrace() {}
@@ -39,13 +40,13 @@ public final class ColdTrace {
     double ttfb = args.length > 2 ? Double.parseDouble(args[2]) : 30;
     double share = args.length > 3 ? Double.parseDouble(args[3]) : 0;
     Dataset dataset = BenchmarkData.dataset(scale);
+    long regionSize = BlobIndexes.regionSize(args.length > 4 ? args[4] : "auto", dataset);
     Workload workload = Workloads.byName(name, dataset.spec());
     Path cacheDir = BenchmarkData.scratch("trace-cache");
     try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()),
             LatencyModel.of(ttfb, 80));
         SharedRegionCache cache = BlobIndexes.cache(cacheDir,
-            share > 0 ? (long) (share * dataset.indexBytes()) : 2 * dataset.indexBytes() + (64 << 20),
-            BlobIndexes.regionSizeFor(dataset))) {
+            share > 0 ? (long) (share * dataset.indexBytes()) : 2 * dataset.indexBytes() + (64 << 20), regionSize)) {
       for (int run = 0; run < 2; run++) { // the first run warms the JVM, the second is traced
         cache.clear();
         try (Indices indices = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
