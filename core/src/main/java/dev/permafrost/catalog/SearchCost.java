@@ -13,6 +13,8 @@ import java.util.Map;
  * {@link SearchRequest.Builder#profile(boolean)}.
  *
  * @param storeRequests requests sent to the store for this search (fetches into the cache, direct reads, chunk tables)
+ *     by the time it returned: a prefetch it queued and that was sent later is not in it; always the sum of
+ *     {@link #perIndex}'s when that is filled
  * @param bytesFetched bytes those requests brought
  * @param bytesFromCache bytes served from the cache, at least
  * @param waves waves of dependent requests: a request's wave is one more than the deepest of this search's requests

@@ -54,11 +54,27 @@ final class SearchProfile {
         default -> throw new AssertionError(reason);
       }
     }
+    // One cut: each index's counts are read once, and the search's are their sums (every request and byte counts
+    // through an index's cost), so the totals always equal the sum of the parts, even while a fetch this search
+    // queued (a prefetch, the rest of a fill) is sent after its tasks ended
     Map<String, SearchCost.IndexCost> each = new TreeMap<>();
-    (perIndex ? indices : Map.<String, ReadCost>of()).forEach((name, c) -> each.put(name, new SearchCost.IndexCost(c.requests(), c.bytesFetched(),
-        c.bytesFromCache(), c.waves(), c.waitNanos() / 1_000_000, opened.contains(name))));
-    return new SearchCost(total.requests(), total.bytesFetched(), total.bytesFromCache(), total.waves(),
-        total.waitNanos() / 1_000_000, opened.size(), searched.size(), canMatch, earlyStop, unmounted, failed.size(),
-        timedOut.size(), Collections.unmodifiableMap(each));
+    long requests = 0;
+    long bytesFetched = 0;
+    long bytesFromCache = 0;
+    long waitNanos = 0;
+    for (Map.Entry<String, ReadCost> e : indices.entrySet()) {
+      ReadCost c = e.getValue();
+      SearchCost.IndexCost one = new SearchCost.IndexCost(c.requests(), c.bytesFetched(), c.bytesFromCache(), c.waves(),
+          c.waitNanos() / 1_000_000, opened.contains(e.getKey()));
+      requests += one.storeRequests();
+      bytesFetched += one.bytesFetched();
+      bytesFromCache += one.bytesFromCache();
+      waitNanos += c.waitNanos();
+      if (perIndex) {
+        each.put(e.getKey(), one);
+      }
+    }
+    return new SearchCost(requests, bytesFetched, bytesFromCache, total.waves(), waitNanos / 1_000_000, opened.size(),
+        searched.size(), canMatch, earlyStop, unmounted, failed.size(), timedOut.size(), Collections.unmodifiableMap(each));
   }
 }
