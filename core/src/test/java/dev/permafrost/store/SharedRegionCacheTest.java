@@ -571,8 +571,9 @@ class SharedRegionCacheTest {
     assertEquals(512 << 10, SharedRegionCache.defaultRegionSize(10_500L << 20), "10.5 GB: 20,000 of 512 KiB");
     assertEquals(16 << 20, SharedRegionCache.defaultRegionSize(1L << 40), "1 TiB: 65,536 of 16 MiB, no larger");
     assertEquals(256 << 10, SharedRegionCache.defaultRegionSize(1 << 20), "never below 256 KiB");
-    for (long size : new long[] {64L << 20, 8L << 30}) {
-      // built without a regionSize, or with 0: the default for its size, as the cache reports it
+    for (long size : new long[] {64L << 20, 256L << 20}) {
+      // built without a regionSize, or with 0: the default for its size (larger sizes are the function's, above,
+      // without a cache file of gigabytes)
       try (SharedRegionCache c = SharedRegionCache.builder().path(tmp.resolve("default-" + size)).size(size).build();
           SharedRegionCache zero = SharedRegionCache.builder().path(tmp.resolve("zero-" + size)).size(size)
               .regionSize(0).build()) {
