@@ -36,6 +36,8 @@ public final class ReadCost {
    * allocation per input): the bytes they served from the cache and have not reported yet count too.
    */
   private volatile Input tracked;
+  /** What this work holds until it settles (the heap of its reads straight from the store). */
+  private final java.util.Queue<Held> held = new java.util.concurrent.ConcurrentLinkedQueue<>();
   /** The costs whose counts count in this one: their inputs' unreported bytes count here too. */
   private final java.util.Queue<ReadCost> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -152,13 +154,30 @@ public final class ReadCost {
     } while (!TRACKED.compareAndSet(this, head, input));
   }
 
+  /** Something a piece of work holds until it is done (a column read straight from the store holds heap). */
+  interface Held {
+    /** The work is done: let go. Called once by {@link #settle}; must not fail. */
+    void release();
+  }
+
+  /** {@code h} was taken for this work: it is released when the work settles. */
+  void releaseWhenSettled(Held h) {
+    held.add(h);
+  }
+
   /**
    * Counts now what this work's inputs served from the cache and have not reported yet, and stops tracking them: for
    * work that is done (an index's part of a search, as its task ends, on the thread that just read through them), so
-   * that reading the counts later walks no inputs gone cold. Call it once the work is done: an input it tracked that
-   * other work reads later (a reader this work opened) may count its last window here twice.
+   * that reading the counts later walks no inputs gone cold. The columns this work read straight from the store
+   * ({@code ColumnPrefetch}) give their heap back to the cache's scan budget now, not when the garbage collector
+   * finds them unreferenced: the next search has the whole budget. Call it once the work is done: an input it tracked
+   * that other work reads later (a reader this work opened) may count its last window here twice, and reads it from
+   * the cache rather than from the released column.
    */
   public void settle() {
+    for (Held h; (h = held.poll()) != null; ) {
+      h.release();
+    }
     long pending = 0;
     Input in = (Input) TRACKED.getAndSet(this, null);
     while (in != null) {

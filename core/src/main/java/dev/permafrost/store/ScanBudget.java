@@ -6,8 +6,8 @@ package dev.permafrost.store;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The heap that columns read straight from the store ({@link ScanRead}) may take at once, given back when no input
- * refers to a read any more: see {@link SharedRegionCache.Builder#scanBufferBytes}.
+ * The heap that columns read straight from the store ({@link ScanRead}) may take at once, given back when the work
+ * that started a read settles or no input refers to it any more: see {@link SharedRegionCache.Builder#scanBufferBytes}.
  */
 final class ScanBudget {
   private final AtomicLong available;

@@ -405,10 +405,15 @@ final class Slot extends SlotGeneration implements Fillable {
    * ({@link Filler#start(List, BlobChecksums, FetchOrigin)}), which fetches the fills of adjacent regions in one
    * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
    */
-  synchronized void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
-    if (owner == blob && this.index == index && startMissing(blob, file, from, to, null, batch)) {
-      heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
-      unread = true;
+  void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
+    if (complete && owner == blob && this.index == index) {
+      return; // nothing to fetch: a warm search's prefetches take no lock (racy: a region changing hands is skipped)
+    }
+    synchronized (this) {
+      if (owner == blob && this.index == index && startMissing(blob, file, from, to, null, batch)) {
+        heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
+        unread = true;
+      }
     }
   }
 

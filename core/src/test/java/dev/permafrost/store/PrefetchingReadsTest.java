@@ -160,6 +160,65 @@ class PrefetchingReadsTest {
     }
   }
 
+  @Test
+  void aColumnReadStraightForAWorkGivesItsHeapBackWhenTheWorkSettlesSoTheNextWorkReadsItStraightToo() throws Exception {
+    long[] want = localColumn();
+    long taken;
+    try (SharedRegionCache roomy = tinyCache("roomy", 64 << 20)) {
+      taken = (64 << 20) - readColumnInWork(roomy, want, 64 << 20)[1];
+    }
+    assertTrue(taken > 4 * (32 << 10), "the column is read straight, most of it: " + taken + " bytes");
+    // room for one read of the column, not two: the second work has it only if the first gave it back
+    long budget = taken + taken / 2;
+    try (SharedRegionCache tiny = tinyCache("tiny", budget)) {
+      long[] first = readColumnInWork(tiny, want, budget);
+      assertEquals(budget, first[2], "the first work's column heap is back once it settled, seed " + seed);
+      long[] second = readColumnInWork(tiny, want, budget);
+      assertTrue(second[0] <= first[0], "the second work reads the column straight too: " + second[0]
+          + " requests against the first's " + first[0] + " (the chunk table is read once), seed " + seed);
+      assertEquals(budget, second[2]);
+    }
+  }
+
+  private SharedRegionCache tinyCache(String name, long budget) throws IOException {
+    // two regions, all taken by what readers waited for: a prefetched column is not admitted
+    return SharedRegionCache.builder().path(tmp.resolve(name)).size(2 * (32 << 10)).regionSize(32 << 10)
+        .tailRegionSize(32 << 10).scanBufferBytes(budget).build();
+  }
+
+  /**
+   * Prefetches and reads column "n" through {@code tiny} in a piece of work ({@link ReadCost}), keeping the reader
+   * and the column's iterator referenced until after the work settles (so the garbage collector cannot be what gives
+   * the heap back); returns the requests the read took, the budget left before the work settled and after.
+   */
+  private long[] readColumnInWork(SharedRegionCache tiny, long[] want, long budget) throws IOException {
+    try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "snap"), tiny, "snap");
+        DirectoryReader reader = DirectoryReader.open(dir)) {
+      fillWithStoredFields(dir);
+      LeafReader leaf = reader.leaves().get(0).reader();
+      store.reset();
+      ReadCost work = new ReadCost();
+      NumericDocValues n;
+      try (ReadCost.Scope s = ReadCost.attach(work)) {
+        ColumnPrefetch.prefetch(leaf, "n");
+        n = leaf.getNumericDocValues("n");
+        for (int doc = 0; doc < DOCS / 2; doc++) {
+          assertTrue(n.advanceExact(doc));
+          assertEquals(want[doc], n.longValue(), "doc " + doc + ", seed " + seed);
+        }
+      }
+      long requests = store.readRequests.get();
+      long before = tiny.scanBudget.available();
+      work.settle();
+      long after = tiny.scanBudget.available();
+      for (int doc = DOCS / 2; doc < DOCS; doc++) { // the released column's input reads on the usual way
+        assertTrue(n.advanceExact(doc));
+        assertEquals(want[doc], n.longValue(), "doc " + doc + " after the work settled, seed " + seed);
+      }
+      return new long[] {requests, before, after};
+    }
+  }
+
   /** Column "n" of the local index, by document. */
   private long[] localColumn() throws IOException {
     long[] values = new long[DOCS];
