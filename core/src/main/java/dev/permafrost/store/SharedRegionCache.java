@@ -67,8 +67,8 @@ public final class SharedRegionCache implements AutoCloseable {
 
   /** How many full regions a cache holds by default: see {@link #defaultRegionSize}. */
   static final long DEFAULT_REGIONS = 16_384;
-  /** The smallest default full region. */
-  static final int MIN_DEFAULT_REGION = 256 << 10;
+  /** The smallest default full region: a verification chunk of a snapshot made with the default options. */
+  static final int MIN_DEFAULT_REGION = SnapshotOptions.DEFAULT_CHUNK_SIZE;
   /** The largest default full region. */
   static final int MAX_DEFAULT_REGION = 16 << 20;
 
@@ -194,9 +194,10 @@ public final class SharedRegionCache implements AutoCloseable {
    * {@link #DEFAULT_REGIONS} times, between {@link #MIN_DEFAULT_REGION} and {@link #MAX_DEFAULT_REGION}. A region is
    * the cache's unit of space: a read of a few KB of structure (a terms block, a postings head, a point tree's
    * nodes) takes a slot of its region, so regions must be small against the cache for a cache of a small share of the
-   * data to hold a search's structure (at 10 GiB of data, a 55 MB cache of 16 MiB regions holds 3 of them); a large
-   * read is not cut into requests by regions (adjacent regions are fetched in one request), so small regions cost
-   * requests only where reads are sparse. The bound below keeps the slot table and the sketch small in huge caches.
+   * data to hold a search's structure (at 10 GiB of data, a 55 MB cache of 16 MiB regions holds 3 of them; of 32 KiB
+   * regions, a read's own chunk, 1,700); a large read is not cut into requests by regions (adjacent regions are
+   * fetched in one request), so small regions cost requests only where reads are sparse. The bound below keeps the
+   * slot table and the sketch small in huge caches.
    */
   static int defaultRegionSize(long size) {
     long target = Long.highestOneBit(Math.max(1, size / DEFAULT_REGIONS));

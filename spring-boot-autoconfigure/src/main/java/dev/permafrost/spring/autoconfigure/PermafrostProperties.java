@@ -44,7 +44,7 @@ public record PermafrostProperties(
    * @param path the directory of the cache file (default {@code home/cache})
    * @param size bytes ({@code 512mb}) or a share of the disk ({@code 80%})
    * @param regionSize the size of a full region, a power of two (default the library's: the cache's size / 16,384,
-   *     between 256kb and 16mb)
+   *     between 32kb and 16mb)
    * @param fetchThreads fetches readers wait for running at once (default the library's, 32)
    * @param maxReadWait the longest a read waits for the store (default the library's, 30s)
    */
