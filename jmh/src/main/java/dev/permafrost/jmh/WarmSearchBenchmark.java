@@ -9,14 +9,19 @@ import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LocalIndexes;
 import dev.permafrost.jmh.store.MountedIndices;
 import dev.permafrost.jmh.store.WarmSets;
+import dev.permafrost.jmh.workload.IndexSet;
 import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.lucene.store.Directory;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -34,7 +39,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Each workload with everything cached: through {@code BlobDirectory} on a warm shared cache that holds the
  * whole data set, and on the local copies of the same indices through {@code MMapDirectory} and
- * {@code NIOFSDirectory}. The target is blob within 1.15x of mmap.
+ * {@code NIOFSDirectory}. {@code blob} searches through the catalog (readers opened per search, leases, costs
+ * counted, the hits' stored fields fetched by it); {@code blobdir} opens the same snapshots' {@code BlobDirectory}
+ * once and searches them as the local directories are searched ({@link IndexSet}): the directory's own cost against
+ * mmap's, without the catalog's.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -49,7 +57,7 @@ public class WarmSearchBenchmark {
   @Param({"needle", "dashboard", "discover"})
   public String workload;
 
-  @Param({"blob", "mmap", "niofs"})
+  @Param({"blob", "blobdir", "mmap", "niofs"})
   public String directory;
 
   /**
@@ -76,9 +84,20 @@ public class WarmSearchBenchmark {
         cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
         indexes = MountedIndices.mount(SnapshotRepository.open(store), WarmSets.snapshots(dataset, work, warmSet), cache);
       }
+      case "blobdir" -> {
+        store = dataset.openStore();
+        cacheDir = BenchmarkData.scratch("warm-cache");
+        cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
+        SnapshotRepository repository = SnapshotRepository.open(store);
+        List<Directory> dirs = new ArrayList<>();
+        for (String name : WarmSets.snapshots(dataset, work, warmSet)) {
+          dirs.add(BlobDirectory.open(repository, name, cache));
+        }
+        indexes = IndexSet.open(dirs);
+      }
       case "mmap" -> indexes = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
       case "niofs" -> indexes = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS);
-      default -> throw new IllegalArgumentException("unknown directory '" + directory + "': use blob, mmap or niofs");
+      default -> throw new IllegalArgumentException("unknown directory '" + directory + "': use blob, blobdir, mmap or niofs");
     }
     // Fill the cache (and the page cache): twice, so that prefetched ranges are in too.
     indexes.run(work);
