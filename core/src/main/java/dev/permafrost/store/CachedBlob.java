@@ -302,7 +302,7 @@ final class CachedBlob implements RegionOwner {
         if (!readAround) {
           return REFUSED;
         }
-        readDirect(index, p, fillSize, origin, target);
+        readDirect(index, p, fillSize, crossRegions, origin, target);
         return DIRECT;
       }
       int result;
@@ -330,7 +330,7 @@ final class CachedBlob implements RegionOwner {
           }
         }
       } catch (CacheWriteFailedException e) {
-        readDirect(index, p, fillSize, origin, target);
+        readDirect(index, p, fillSize, crossRegions, origin, target);
         return DIRECT;
       }
       if (result == Slot.HIT) {
@@ -344,17 +344,35 @@ final class CachedBlob implements RegionOwner {
     }
   }
 
-  /** Reads at least the page holding {@code p} (and up to {@code fillSize} bytes) straight from the store, verified. */
-  private void readDirect(int index, long p, int fillSize, FetchOrigin origin, WindowTarget target) throws IOException {
+  /**
+   * Reads at least the page holding {@code p} (and up to {@code fillSize} bytes) straight from the store, verified;
+   * with {@code crossRegions}, on past the region's end as a fill carries on, through the regions after it that no
+   * slot holds (a scan the cache does not admit reads a growing stretch a request, not a region; a region the cache
+   * holds, or is filling, is read from there). The whole regions after the first that the read brought are offered
+   * to the cache, as if the reader had moved into them: what it admits is kept, without another fetch.
+   */
+  private void readDirect(int index, long p, int fillSize, boolean crossRegions, FetchOrigin origin,
+      WindowTarget target) throws IOException {
     long regionStart = regionStart(index);
-    long regionEnd = regionStart + regionLength(index);
     long start = Math.max(regionStart, p - p % RegionFile.PAGE_SIZE);
-    long end = Math.min(regionEnd, Math.max(start + fillSize, p + 1));
+    long want = Math.min(length, Math.max(start + fillSize, p + 1));
+    long limit = regionStart + regionLength(index);
+    for (int next = index + 1; crossRegions && limit < want && slots.get(next) == null; next++) {
+      limit += regionLength(next);
+    }
+    long end = Math.min(limit, want);
     long from = checksums.fetchStart(start);
     long to = checksums.fetchEnd(end);
     byte[] bytes = cacheFile.filler.fetchDirect(checksums, origin, from, to,
         ReadDeadline.forWait(System.nanoTime(), cacheFile.maxReadWaitNanos));
     target.setHeapWindow(from, to, new HeapWindow(bytes));
+    for (int next = index + 1; next < regionCount() && regionStart(next) + regionLength(next) <= to; next++) {
+      recordAccess(next);
+      Slot slot = slotFor(next, true);
+      if (slot != null) {
+        slot.offer(this, next, bytes, Math.toIntExact(regionStart(next) - from));
+      }
+    }
   }
 
   /**
@@ -443,7 +461,7 @@ final class CachedBlob implements RegionOwner {
       recordAccess(index);
       Slot slot = slotFor(index, true);
       if (slot != null) {
-        slot.offer(this, index, bytes);
+        slot.offer(this, index, bytes, Math.toIntExact(regionStart(index)));
       }
     }
   }

@@ -539,25 +539,25 @@ final class Slot extends SlotGeneration implements Fillable {
   }
 
   /**
-   * Writes {@code bytes} (already verified: the whole blob, from {@code blobOffset} of it for this region) into the
-   * slot if it holds region {@code index} of {@code blob} and none of it is filled or being fetched: a blob the caller
-   * has in hand (a manifest just read) enters the cache without a fetch. A failed write leaves the pages missing.
+   * Writes the region's bytes, {@code bytes} from {@code offset} (already verified), into the slot if it holds region
+   * {@code index} of {@code blob} and none of it is filled or being fetched: bytes the caller has in hand (a manifest
+   * just read, a stretch read straight from the store) enter the cache without a fetch. A failed write leaves the
+   * pages missing.
    */
-  void offer(RegionOwner blob, int index, byte[] bytes) {
+  void offer(RegionOwner blob, int index, byte[] bytes, int offset) {
     Fill fill;
-    long regionStart;
     synchronized (this) {
       if (owner != blob || this.index != index || !fills.isEmpty() || filledPages() > 0 || restored != null) {
         return;
       }
-      regionStart = fileStart;
+      assert offset >= 0 && offset + (long) length <= bytes.length;
       fill = new Fill(0, length, false, System.nanoTime(), Long.MAX_VALUE);
       fills.add(fill);
       readerFetched = true; // its caller read it and waited for it (a manifest)
     }
     try {
-      cacheFile.regionFile.write(bytes, (int) regionStart, (int) fill.end, cacheOffset);
-      progress(fill, 0, fill.end, unitCrcs(bytes, (int) regionStart, 0, fill.end));
+      cacheFile.regionFile.write(bytes, offset, (int) fill.end, cacheOffset);
+      progress(fill, 0, fill.end, unitCrcs(bytes, offset, 0, fill.end));
     } catch (IOException e) {
       finish(fill, e);
     }

@@ -362,6 +362,34 @@ class SharedRegionCacheTest {
   }
 
   @Test
+  void aScanTheCacheDoesNotAdmitReadsAGrowingStretchARequestNotARegion() throws IOException {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    files.put("hot.bin", bytes(32 << 10));
+    byte[] cold = bytes(1 << 20); // 64 regions of 16 KiB
+    files.put("cold.bin", cold);
+    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
+    SharedRegionCache cache = fourRegions("direct");
+    BlobDirectory dir = mount(store, cache, files, "direct");
+    readByClones(dir, files.get("hot.bin"), 20); // the cache is full of what is read again and again
+    int before = store.rangeReads.get();
+    long directBefore = cache.stats().total().directReads();
+    byte[] got = new byte[cold.length];
+    try (IndexInput in = dir.openInput("cold.bin", IOContext.DEFAULT)) {
+      for (int at = 0; at < got.length; ) { // small reads: the input moves on region by region
+        int n = Math.min(got.length - at, 1 + random.nextInt(8 << 10));
+        in.readBytes(got, at, n);
+        at += n;
+      }
+    }
+    assertArrayEquals(cold, got, "seed " + seed);
+    assertTrue(cache.stats().total().directReads() > directBefore, "the scan is read straight from the store");
+    int requests = store.rangeReads.get() - before;
+    // fills grow from 128 KiB, doubling as the scan reads on: 128 + 256 + 512 KiB cover the file; region by region it
+    // would be 64 requests
+    assertTrue(requests <= 4, "seed " + seed + ": a refused scan took " + requests + " requests; " + cache.stats());
+  }
+
+  @Test
   void aFileReadAgainAndAgainByShortLivedClonesOutweighsDataReadTwice() throws IOException {
     Map<String, byte[]> files = hotAndColdFiles();
     byte[] hot = files.get("hot.bin");
