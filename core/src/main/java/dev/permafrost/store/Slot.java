@@ -553,7 +553,7 @@ final class Slot extends SlotGeneration implements Fillable {
       assert offset >= 0 && offset + (long) length <= bytes.length;
       fill = new Fill(0, length, false, System.nanoTime(), Long.MAX_VALUE);
       fills.add(fill);
-      readerFetched = true; // its caller read it and waited for it (a manifest)
+      readerFetched = true; // its caller read it and waited for it (a manifest, a reader's straight read)
     }
     try {
       cacheFile.regionFile.write(bytes, offset, (int) fill.end, cacheOffset);
