@@ -165,7 +165,9 @@ public final class BlobDirectory extends Directory {
       release(file);
       throw new AlreadyClosedException("this BlobDirectory is closed: " + this);
     }
-    return new BlobIndexInput("BlobIndexInput(" + name + " in " + manifest.name() + ")", file, fillSize(context),
+    // a damaged file's error names where its bytes are stored
+    String where = entry.isInlined() ? " in " + manifest.name() : " in " + manifest.name() + ", blob " + entry.blobName();
+    return new BlobIndexInput("BlobIndexInput(" + name + where + ")", file, fillSize(context),
         context.hints(FileTypeHint.class).noneMatch(h -> h == FileTypeHint.INDEX));
   }
 

@@ -265,6 +265,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    */
   public List<MountInfo> mount(Catalog catalog, String name, String snapshot, String index) throws IOException {
     IndexMetadata metadata = indexMetadata(snapshot, index);
+    refuseUnreadable(metadata, snapshot);
     List<MountInfo> mounted = new ArrayList<>();
     for (int shard = 0; shard < metadata.shards(); shard++) {
       mounted.add(catalog.mount(name + "." + shard, this, shard(snapshot, index, shard), MountMode.SHARED_CACHE));
@@ -442,6 +443,35 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     }
   }
 
+  /**
+   * Refuses, before anything is mounted, an index whose fields Elasticsearch writes in formats of its own that have
+   * no published layout: time-series and logsdb indices (doc values in {@code ES87TSDB} or {@code ES819TSDB}) and
+   * indexed {@code dense_vector} fields (vectors in {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*},
+   * {@code ES818*} formats). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
+   */
+  private void refuseUnreadable(IndexMetadata metadata, String snapshot) throws SnapshotException {
+    String where = "index '" + metadata.name() + "' in snapshot '" + snapshot + "' of " + store.describe();
+    String mode = metadata.settings().get("index.mode");
+    if ("time_series".equals(mode) || "logsdb".equals(mode)) {
+      List<String> docValues = new ArrayList<>();
+      for (IndexMapping.Field f : metadata.mapping().fields().values()) {
+        if (!"text".equals(f.type()) && !"match_only_text".equals(f.type()) && !"object".equals(f.type())
+            && !"nested".equals(f.type()) && f.nestedPath() == null) {
+          docValues.add(f.path());
+        }
+      }
+      throw new SnapshotException.UnsupportedFormat(where + " is a " + mode + " index (index.mode): Elasticsearch writes"
+          + " the doc values of its fields " + docValues + " in its own formats ES87TSDB or ES819TSDB, whose layout is"
+          + " not published, so this reader cannot read them; a standard index's snapshot is read", null);
+    }
+    if (!metadata.mapping().indexedVectorFields().isEmpty()) {
+      throw new SnapshotException.UnsupportedFormat(where + " has indexed dense_vector fields "
+          + metadata.mapping().indexedVectorFields() + ": Elasticsearch writes their vectors in its own formats"
+          + " (ES813Int8FlatVectorFormat, ES814HnswScalarQuantizedVectorsFormat, ES815/ES816/ES818 bit and BBQ"
+          + " formats), whose layout is not published, so this reader cannot read them", null);
+    }
+  }
+
   /** Whether Lucene's SPI found no codec or format of the name a segment records. */
   private static boolean isUnknownFormat(IllegalArgumentException e) {
     return String.valueOf(e.getMessage()).contains("does not exist");
@@ -450,10 +480,9 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   /** The error for segments written with a codec or format Lucene does not have (Elasticsearch's own), naming {@code where}. */
   private static SnapshotException.UnsupportedFormat unknownFormat(String where, IllegalArgumentException e) {
     return new SnapshotException.UnsupportedFormat(where + " has segments written with a codec or format this reader"
-        + " does not have (" + e.getMessage() + "). Lucene's and OpenSearch's are read; Elasticsearch writes codecs and"
-        + " formats of its own (such as Elasticsearch900Lucene101, ES812Postings, ES87BloomFilter for _id), which only"
-        + " Elasticsearch's server jar provides, under a license Permafrost cannot ship: its snapshots' repository"
-        + " metadata is read, their segments are not", e);
+        + " does not have (" + e.getMessage() + "). Read are Lucene's own (9.x and 10.x), OpenSearch's, and"
+        + " Elasticsearch's Elasticsearch814, Elasticsearch816, Elasticsearch900 and Elasticsearch900Lucene101 codecs"
+        + " with the ES812Postings and ES87BloomFilter postings formats (docs/engine-snapshots.md)", e);
   }
 
   private Snapshot snapshot(String name) throws SnapshotException {

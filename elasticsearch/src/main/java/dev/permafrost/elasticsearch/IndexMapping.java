@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An index's mapping as its snapshot recorded it: each field by its full dotted path (objects flattened,
@@ -27,9 +29,12 @@ public final class IndexMapping {
   public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath) {}
 
   private final Map<String, Field> fields;
+  /** The {@code dense_vector} fields that are indexed (the default since Elasticsearch 8.11): vectors in a format of Elasticsearch's own. */
+  private final Set<String> indexedVectors;
 
-  private IndexMapping(Map<String, Field> fields) {
+  private IndexMapping(Map<String, Field> fields, Set<String> indexedVectors) {
     this.fields = Collections.unmodifiableMap(fields);
+    this.indexedVectors = Collections.unmodifiableSet(indexedVectors);
   }
 
   /**
@@ -38,6 +43,7 @@ public final class IndexMapping {
    */
   public static IndexMapping of(JsonNode mapping) {
     Map<String, Field> fields = new LinkedHashMap<>();
+    Set<String> indexedVectors = new LinkedHashSet<>();
     JsonNode root = mapping;
     if (root != null && !root.has("properties") && root.size() == 1 && root.elements().next().isObject()) {
       root = root.elements().next(); // a single type
@@ -45,7 +51,15 @@ public final class IndexMapping {
     if (root != null && root.has("properties")) {
       addProperties(root.get("properties"), "", null, fields);
     }
-    return new IndexMapping(fields);
+    for (Field f : fields.values()) {
+      if ("dense_vector".equals(f.type())) {
+        JsonNode def = definition(root.get("properties"), f.path());
+        if (def == null || def.path("index").asBoolean(true)) {
+          indexedVectors.add(f.path());
+        }
+      }
+    }
+    return new IndexMapping(fields, indexedVectors);
   }
 
   private static void addProperties(JsonNode properties, String prefix, String nested, Map<String, Field> fields) {
@@ -78,6 +92,31 @@ public final class IndexMapping {
       searchAnalyzer = def.path("search_analyzer").asText(analyzer);
     }
     return new Field(path, type, analyzer, searchAnalyzer, nested);
+  }
+
+  /** The mapping's definition of the field at a dotted path (objects' properties followed), or null. */
+  private static JsonNode definition(JsonNode properties, String path) {
+    JsonNode node = properties;
+    String[] parts = path.split("\\.");
+    for (int i = 0; i < parts.length; i++) {
+      if (node == null) {
+        return null;
+      }
+      JsonNode def = node.get(parts[i]);
+      if (def == null) {
+        return null;
+      }
+      if (i == parts.length - 1) {
+        return def;
+      }
+      node = def.has("properties") ? def.get("properties") : def.get("fields");
+    }
+    return null;
+  }
+
+  /** The indexed {@code dense_vector} fields, whose vectors Elasticsearch writes in formats of its own. */
+  Set<String> indexedVectorFields() {
+    return indexedVectors;
   }
 
   /** Every mapped field, by path, in mapping order. */

@@ -26,14 +26,14 @@ import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.Test;
 
 /**
- * A shard whose segments name a codec Lucene does not know (as Elasticsearch's own codecs are, without its jar)
+ * A shard whose segments name a codec Lucene does not know (as a newer Elasticsearch's codec is, until it is read here)
  * fails to mount naming the blob and the codec, instead of failing later inside Lucene; a known codec is read.
  */
 class UnknownCodecTest {
   /** A codec no SPI registers: written by name, never found when read. */
   private static final class UnregisteredCodec extends FilterCodec {
     UnregisteredCodec() {
-      super("Elasticsearch900Lucene101", Codec.getDefault());
+      super("Elasticsearch92Lucene103", Codec.getDefault());
     }
   }
 
@@ -64,7 +64,7 @@ class UnknownCodecTest {
     String segments = files.stream().map(FileEntry::name).filter(n -> n.startsWith("segments_")).findFirst().orElseThrow();
     SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> EngineSnapshotRepository.readCommit(files, segments, "blob indices/x/0/snap-y.dat in test"));
-    assertTrue(e.getMessage().contains("Elasticsearch900Lucene101") && e.getMessage().contains("snap-y.dat"),
+    assertTrue(e.getMessage().contains("Elasticsearch92Lucene103") && e.getMessage().contains("snap-y.dat"),
         e.getMessage());
   }
 

@@ -1,0 +1,24 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+/**
+ * Elasticsearch's own codec and format names, read from their published layouts so that Lucene opens the segments
+ * of an Elasticsearch 8.x/9.x snapshot: registered through Lucene's SPI (this module's
+ * {@code META-INF/services}), read-only, used by name as the segments record them.
+ *
+ * <ul>
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES812PostingsFormat}: Lucene 9.0's postings layout under
+ *       Elasticsearch's header names, read by Lucene's own {@code Lucene90} reader through a directory that reads
+ *       those names as Lucene's ({@code RenamedHeadersDirectory}).
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES87BloomFilterPostingsFormat}: the {@code _id} field's wrapper,
+ *       whose metadata file names the postings format it wraps; the bloom bits are not needed to search.
+ *   <li>The codecs of {@code index.codec: best_compression} (and logsdb), {@code Elasticsearch816} and the like:
+ *       a Lucene codec whose stored fields are Lucene's compressing container with each chunk one zstd frame
+ *       ({@code ZstdStoredFieldsFormat}).
+ * </ul>
+ *
+ * <p>Nothing here is written from Elasticsearch's sources; Elasticsearch's doc-values formats for time series and
+ * logsdb ({@code ES87TSDB}, {@code ES819TSDB}) and its vector formats have no published layout and are refused by
+ * name when such an index is mounted.
+ */
+package dev.permafrost.elasticsearch.codecs;

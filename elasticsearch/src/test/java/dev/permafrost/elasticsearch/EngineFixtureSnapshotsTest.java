@@ -1,0 +1,307 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
+import dev.permafrost.catalog.SearchRequest;
+import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotManifest;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.IndexOutput;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentReader;
+import org.apache.lucene.index.FilterCodecReader;
+import org.apache.lucene.index.FilterLeafReader;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Sort;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Mounts the snapshots real Elasticsearch 9.1 and 8.19 and OpenSearch 2.19 nodes wrote ({@link EngineFixture}: the
+ * same documents and changes as the OpenSearch 3.2 fixture, plus an index at {@code best_compression} and one
+ * force-merged to a single segment) and asks every query the node answered: the total hits and the top ten ids,
+ * sorted on {@code seq}, must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
+ * {@code ES812Postings}, {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
+ */
+class EngineFixtureSnapshotsTest {
+  @TempDir static Path tmp;
+  static SharedRegionCache cache;
+  static Catalog catalog;
+  static final Map<EngineFixture, Mounted> MOUNTED = new EnumMap<>(EngineFixture.class);
+
+  record Mounted(Path fixture, JsonNode answers, EngineSnapshotRepository repository) {}
+
+  @BeforeAll
+  static void openCache() throws Exception {
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
+    catalog = Catalog.builder(cache).build();
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    if (catalog != null) {
+      catalog.close();
+    }
+    if (cache != null) {
+      cache.close();
+    }
+  }
+
+  /** The engine's fixture, its snapshots' standard indices mounted as {@code <engine>-<snapshot>-<index>.<shard>}. */
+  static synchronized Mounted mounted(EngineFixture engine) throws Exception {
+    Mounted m = MOUNTED.get(engine);
+    if (m == null) {
+      Path fixture = engine.ensure();
+      JsonNode answers = new ObjectMapper().readTree(fixture.resolve("answers.json").toFile());
+      EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"), false));
+      for (String snapshot : List.of("snap-1", "snap-2")) {
+        for (String index : repository.indices(snapshot)) {
+          if (!answers.path("unreadable").has(index)) {
+            repository.mount(catalog, engine + "-" + snapshot + "-" + index, snapshot, index);
+          }
+        }
+      }
+      m = new Mounted(fixture, answers, repository);
+      MOUNTED.put(engine, m);
+    }
+    return m;
+  }
+
+  @ParameterizedTest
+  @EnumSource(EngineFixture.class)
+  void everyQueryAnswersAsTheNodeDid(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    JsonNode queries = new ObjectMapper().readTree(m.fixture().resolve("queries.json").toFile());
+    MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata("snap-1", "logs-a").mapping());
+    Sort bySeq = new Sort(parser.sortField("seq", true));
+    int compared = 0;
+    // each snapshot as the queries name their indices; then best_compression and the merged index alone, at snap-2
+    List<String[]> runs = List.of(new String[] {"snap-1", null}, new String[] {"snap-2", null},
+        new String[] {"snap-2", "logs-best"}, new String[] {"snap-2", "logs-merged"});
+    for (String[] run : runs) {
+      for (JsonNode q : queries) {
+        List<String> globs = new ArrayList<>();
+        String indices = run[1] != null ? run[1] : q.get("indices").asText();
+        for (String index : indices.split(",")) {
+          globs.add(engine + "-" + run[0] + "-" + index + ".*");
+        }
+        SearchResponse response = catalog.search(SearchRequest.builder(parser.parse(q.get("query_string").asText()))
+            .indices(globs.toArray(String[]::new)).size(10).sort(bySeq).exactTotalHits(true)
+            .fields(EngineDocuments.ID, EngineDocuments.SOURCE).build());
+        JsonNode expected = run[1] == null
+            ? m.answers().path("snapshots").path(run[0]).path(q.get("id").asText())
+            : m.answers().path("variants").path(run[1]).path(q.get("id").asText());
+        String what = engine + " " + run[0] + " " + (run[1] == null ? "" : run[1] + " ") + q;
+        assertTrue(expected.has("total"), "the node answered " + what);
+        assertEquals(expected.path("total").asLong(), response.totalHits().value(), what);
+        List<String> ids = new ArrayList<>();
+        for (SearchResponse.Hit hit : response.hits()) {
+          ids.add(EngineDocuments.id(hit.document()));
+          JsonNode source = new ObjectMapper().readTree(EngineDocuments.source(hit.document()));
+          assertEquals(((Number) hit.sortValues()[0]).longValue(), source.get("seq").asLong(), what);
+        }
+        List<String> expectedIds = new ArrayList<>();
+        expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
+        assertEquals(expectedIds, ids, what);
+        compared++;
+      }
+    }
+    assertEquals(4 * queries.size(), compared);
+  }
+
+  @ParameterizedTest
+  @EnumSource(EngineFixture.class)
+  void countsDocumentsAsTheNodeDoes(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      for (var it = m.answers().path("docs").path(snapshot).fields(); it.hasNext(); ) {
+        var e = it.next();
+        if (m.answers().path("unreadable").has(e.getKey())) {
+          continue;
+        }
+        SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery())
+            .indices(engine + "-" + snapshot + "-" + e.getKey() + ".*").size(1).exactTotalHits(true).build());
+        assertEquals(e.getValue().asLong(), r.totalHits().value(), engine + " " + snapshot + " " + e.getKey());
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(EngineFixture.class)
+  void findsDocumentsByIdAndNotDeletedOnes(EngineFixture engine) throws Exception {
+    mounted(engine);
+    for (String index : List.of("logs-b", "logs-best", "logs-merged")) {
+      String glob = engine + "-snap-2-" + index + ".*";
+      SearchResponse any = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices(glob).size(40)
+          .fields(EngineDocuments.ID).build());
+      assertEquals(40, any.hits().size());
+      for (SearchResponse.Hit hit : any.hits()) {
+        String id = EngineDocuments.id(hit.document());
+        SearchResponse one = catalog.search(SearchRequest.builder(EngineDocuments.idQuery(id)).indices(glob).size(2)
+            .exactTotalHits(true).fields(EngineDocuments.ID).build());
+        assertEquals(1, one.totalHits().value(), engine + " " + index + " " + id);
+        assertEquals(id, EngineDocuments.id(one.hits().get(0).document()));
+      }
+    }
+    // seq 3007 was deleted from logs-b before snap-2, and was there in snap-1 (ids follow seq: 3007 % 3 == 1)
+    String deleted = dev.permafrost.fixture.EngineDriver.id(3007);
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      SearchResponse r = catalog.search(SearchRequest.builder(EngineDocuments.idQuery(deleted))
+          .indices(engine + "-" + snapshot + "-logs-b.*").size(1).exactTotalHits(true).build());
+      assertEquals(snapshot.equals("snap-1") ? 1 : 0, r.totalHits().value(), engine + " " + snapshot + " " + deleted);
+    }
+  }
+
+  /** The formats each engine wrote, as the segments record them: what the other tests read through. */
+  @ParameterizedTest
+  @EnumSource(EngineFixture.class)
+  void readsTheFormatsTheEngineWroteAndVerifiesEveryFile(EngineFixture engine) throws Exception {
+    mounted(engine);
+    Set<String> codecs = new TreeSet<>();
+    Set<String> postings = new TreeSet<>();
+    for (String index : List.of("logs-a", "logs-best", "logs-merged")) {
+      try (Lease lease = catalog.acquire(engine + "-snap-2-" + index + ".0")) {
+        for (LeafReaderContext leaf : lease.reader().leaves()) {
+          LeafReader r = leaf.reader();
+          while (r instanceof FilterLeafReader || r instanceof FilterCodecReader) {
+            r = r instanceof FilterLeafReader f ? f.getDelegate() : ((FilterCodecReader) r).getDelegate();
+          }
+          SegmentReader segment = (SegmentReader) r;
+          codecs.add(index + ":" + segment.getSegmentInfo().info.getCodec().getName());
+          for (FieldInfo fi : segment.getFieldInfos()) {
+            String format = fi.getAttribute("PerFieldPostingsFormat.format");
+            if (format != null) {
+              postings.add(format);
+            }
+          }
+          segment.checkIntegrity(); // every file against its footer's checksum, the bloom filters' too
+        }
+      }
+    }
+    switch (engine) {
+      case ELASTICSEARCH_9 -> {
+        assertEquals(Set.of("logs-a:Lucene101", "logs-best:Elasticsearch900Lucene101", "logs-merged:Lucene101"), codecs);
+        assertEquals(Set.of("ES87BloomFilter", "Lucene101"), postings);
+      }
+      case ELASTICSEARCH_8 -> {
+        assertEquals(Set.of("logs-a:Lucene912", "logs-best:Elasticsearch816", "logs-merged:Lucene912"), codecs);
+        assertEquals(Set.of("ES87BloomFilter", "ES812Postings"), postings);
+      }
+      case OPENSEARCH_2 -> {
+        assertEquals(Set.of("logs-a:Lucene912", "logs-best:Lucene912", "logs-merged:Lucene912"), codecs);
+        assertEquals(Set.of("Lucene912"), postings);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_9", "ELASTICSEARCH_8"})
+  void logsdbAndVectorIndicesAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> m.repository().mount(catalog, engine + "-logsdb", "snap-2", "logs-db"));
+    assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains("ES819TSDB")
+        && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb"), logsdb.getMessage());
+    SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
+    assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
+        && vectors.getMessage().contains("ES814HnswScalarQuantizedVectorsFormat"), vectors.getMessage());
+    assertTrue(catalog.list(engine + "-logsdb*", engine + "-vectors*").isEmpty(), "nothing of a refused index is mounted");
+  }
+
+  /**
+   * A byte flipped in the {@code .bfm} file of {@code _id}'s bloom-filter wrapper (inside a compound file's blob) fails
+   * the shard's opening with an error naming the blob, the file and the format, and no search answers from it.
+   */
+  @ParameterizedTest
+  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_9", "ELASTICSEARCH_8"})
+  void aDamagedBloomFilterMetadataFileFailsNamingTheBlobAndFormat(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    Path copy = tmp.resolve("damaged-" + engine);
+    try (var paths = Files.walk(m.fixture().resolve("repo"))) {
+      for (Path p : paths.toList()) {
+        Path to = copy.resolve(m.fixture().resolve("repo").relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(p, to);
+        }
+      }
+    }
+    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
+    String shard = EngineSnapshotRepository.shard("snap-2", "logs-merged", 0);
+    SnapshotManifest manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
+    FileEntry cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
+    FileEntry cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
+    // the compound file's entry table: where the .bfm lies inside the .cfs blob
+    long offset = -1;
+    long length = -1;
+    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
+      try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
+        byte[] bytes = Files.readAllBytes(copy.resolve(cfe.blobName()));
+        out.writeBytes(bytes, bytes.length);
+      }
+      try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
+        CodecUtil.readIndexHeader(in);
+        for (int n = in.readVInt(); n > 0; n--) {
+          String id = in.readString();
+          long start = in.readLong();
+          long len = in.readLong();
+          if (id.endsWith(".bfm")) {
+            offset = start;
+            length = len;
+          }
+        }
+      }
+    }
+    assertTrue(offset > 0, "a .bfm in " + cfe.name());
+    Path blob = copy.resolve(cfs.blobName());
+    byte[] bytes = Files.readAllBytes(blob);
+    bytes[(int) (offset + length / 2)] ^= 0x04;
+    Files.write(blob, bytes);
+    damaged.mount(catalog, engine + "-damaged", "snap-2", "logs-merged");
+    try {
+      Exception e = assertThrows(Exception.class, () -> catalog.search(SearchRequest.builder(new MatchAllDocsQuery())
+          .indices(engine + "-damaged.*").size(1).build()));
+      StringBuilder all = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        all.append(t).append('\n');
+      }
+      String message = all.toString();
+      assertTrue(message.contains(cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1))
+          && message.contains(".bfm") && message.contains("ES87BloomFilter"), message);
+    } finally {
+      catalog.unmount(engine + "-damaged.0");
+    }
+  }
+}
