@@ -185,17 +185,31 @@ final class EngineSearch {
 
   /** Mounts every shard of every index to search in {@code catalog}: a request each, for its file list. */
   void mount(Catalog catalog, EngineSnapshotRepository engine) throws IOException {
-    int i = 0;
+    Set<String> bases = new LinkedHashSet<>();
     for (Map.Entry<EngineRepository.Target, IndexMetadata> index : indices.entrySet()) {
       EngineRepository.Target target = index.getKey();
+      String base = mountName(target);
+      if (!bases.add(base)) {
+        base = base + "-" + bases.size(); // two targets alike once sanitized
+        bases.add(base);
+      }
       for (int shard = 0; shard < index.getValue().shards(); shard++) {
-        String name = "index-" + i + "." + shard; // engine index names may hold what a catalog's names may not
+        String name = base + "." + shard;
         catalog.mount(name, engine, EngineSnapshotRepository.shard(target.snapshot(), target.index(), shard),
             MountMode.SHARED_CACHE);
         mounted.put(name, new Shard(target, shard));
       }
-      i++;
     }
+  }
+
+  /**
+   * {@code SNAPSHOT_INDEX} as the catalog takes a name (letters, digits, '.', '_', '-', starting with a letter or
+   * digit; engine names may hold other characters), so that its messages (a timeout's, say) name what they are about.
+   */
+  private static String mountName(EngineRepository.Target target) {
+    String name = (target.snapshot() + "_" + target.index()).replaceAll("[^A-Za-z0-9._-]", "-");
+    name = Character.isLetterOrDigit(name.charAt(0)) ? name : "i" + name;
+    return name.length() > 180 ? name.substring(0, 180) : name;
   }
 
   /** The request for the shards mounted: {@code _id} is always fetched, then {@code fields}. */

@@ -172,7 +172,8 @@ class EngineFormatCliTest {
     assertEquals(10, bounded.out().lines().filter(l -> l.startsWith("snap-1/logs-")).count(), "10 hits by default");
     assertTrue(bounded.out().lines().filter(l -> l.startsWith("snap-1/")).allMatch(l -> l.contains("\tscore=")),
         "by score unless sorted: " + bounded);
-    Cli.Run exact = ok("search", "--format", "opensearch", "--exact-total", "-n", "3", repo, "snap-1", "*");
+    Cli.Run exact = ok("search", "--format", "opensearch", "--exact-total", "--timeout", "1m", "-n", "3", repo,
+        "snap-1", "*");
     assertTrue(exact.out().endsWith("total: " + count(all) + " hits in 2 indices (4 shards)\n"), exact.toString());
     assertEquals(3, exact.out().lines().filter(l -> l.startsWith("snap-1/logs-")).count(), exact.toString());
 
