@@ -28,7 +28,8 @@ final class RepositoryFormat {
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "permafrost", converter = KindConverter.class,
       description = "what wrote the repository: permafrost (default), or opensearch or elasticsearch, a cluster's"
-          + " snapshot repository (both names read the same layout)")
+          + " snapshot repository (both names read the same layout; segments Elasticsearch wrote with formats of its"
+          + " own are not read)")
   Kind kind = Kind.PERMAFROST;
 
   @Option(names = "--base-path", paramLabel = "PATH",
