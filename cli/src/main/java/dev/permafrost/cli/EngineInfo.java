@@ -29,7 +29,7 @@ final class EngineInfo {
     }
     int slash = name.indexOf('/');
     if (slash < 0) {
-      printSnapshot(out, repository, repository.snapshot(name));
+      printSnapshot(out, repository, name);
       return;
     }
     List<EngineRepository.Target> targets = repository.resolve(name);
@@ -39,7 +39,7 @@ final class EngineInfo {
 
   private static void printSnapshot(PrintWriter out, EngineRepository repository, String snapshot) throws IOException {
     EngineSnapshotRepository engine = repository.engine();
-    List<String> indices = engine.indices(snapshot);
+    List<String> indices = repository.indices(snapshot);
     row(out, "snapshot", snapshot);
     row(out, "repository", repository.redactedUri() + " (" + repository.format() + ")");
     row(out, "indices", Formats.count(indices.size()));

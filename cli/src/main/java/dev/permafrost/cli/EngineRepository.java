@@ -83,23 +83,24 @@ final class EngineRepository implements AutoCloseable {
   }
 
   /**
-   * The snapshot named {@code name}, checked to be one that completed.
+   * The indices of snapshot {@code snapshot}, one that completed: no request (snapshots are listed, oldest first, by
+   * {@link EngineSnapshotRepository#snapshots()}, which reads each one's start time).
    *
-   * @throws SnapshotException.NotFound if there is none of that name
+   * @throws SnapshotException.NotFound if there is no snapshot of that name, naming it, the format and the URI
    */
-  String snapshot(String name) throws IOException {
-    List<String> snapshots = engine.snapshots();
-    if (!snapshots.contains(name)) {
-      throw new SnapshotException.NotFound("no snapshot '" + name + "' in " + format + " repository " + redactedUri()
-          + " (" + quote(snapshots, "snapshots") + ")", null);
+  List<String> indices(String snapshot) throws IOException {
+    try {
+      return engine.indices(snapshot);
+    } catch (SnapshotException.NotFound e) { // the library's message, quoted as the cause, lists those there are
+      throw new SnapshotException.NotFound("no snapshot '" + snapshot + "' in " + format + " repository "
+          + redactedUri() + " ('permafrost list --format " + format + " URI' lists them)", e);
     }
-    return name;
   }
 
   /**
    * The indices that {@code pattern} names: {@code SNAPSHOT} (every index of it) or {@code SNAPSHOT/INDEX}, each part
-   * a name or a glob ({@code *} any run of characters, {@code ?} one), snapshots oldest first. A name that is not there,
-   * or a glob that matches nothing, fails naming it.
+   * a name or a glob ({@code *} any run of characters, {@code ?} one). A name that is not there, or a glob that matches
+   * nothing, fails naming it. A glob over snapshots reads each one's start time once, and lists them oldest first.
    */
   List<Target> resolve(String pattern) throws IOException {
     int slash = pattern.indexOf('/');
@@ -109,7 +110,7 @@ final class EngineRepository implements AutoCloseable {
       throw new UsageException("'" + pattern + "' does not name indices of a snapshot: use SNAPSHOT/INDEX, each part a"
           + " name or a glob, such as 'snap-2024.02.15/logs-*'");
     }
-    List<String> snapshots;
+    List<String> snapshots = List.of(snapshotPart);
     if (Names.isGlob(snapshotPart)) {
       List<String> all = engine.snapshots();
       snapshots = Names.matching(snapshotPart, all);
@@ -117,13 +118,11 @@ final class EngineRepository implements AutoCloseable {
         throw new SnapshotException.NotFound("no snapshot in " + format + " repository " + redactedUri() + " matches '"
             + snapshotPart + "' (" + quote(all, "snapshots") + ")", null);
       }
-    } else {
-      snapshots = List.of(snapshot(snapshotPart));
     }
     List<Target> targets = new ArrayList<>();
     List<String> seen = new ArrayList<>();
     for (String snapshot : snapshots) {
-      List<String> indices = engine.indices(snapshot);
+      List<String> indices = indices(snapshot);
       for (String index : Names.matching(indexPart, indices)) {
         targets.add(new Target(snapshot, index));
       }
