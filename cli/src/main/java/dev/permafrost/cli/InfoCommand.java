@@ -5,6 +5,7 @@ package dev.permafrost.cli;
 
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.PointRange;
+import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotManifest;
 import java.io.IOException;
@@ -14,34 +15,63 @@ import java.util.concurrent.Callable;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.store.ByteArrayDataInput;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code permafrost info <repository-uri> <name>}: what one snapshot is, from its manifest. */
+/**
+ * {@code permafrost info [--format FORMAT] <repository-uri> <name>}: what one snapshot is, from its manifest; or an
+ * OpenSearch or Elasticsearch snapshot's indices, or one index's shards and mapping ({@link EngineInfo}).
+ */
 @Command(
     name = "info",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     header = "Show what a snapshot is: files, sizes, documents, point ranges, format.",
-    description = "Prints what a snapshot is, from its manifest (one read): its format, commit, documents, point"
-        + " ranges, user data and every file with its length, where its bytes are (kept whole in the manifest, or a"
-        + " blob with its chunk table) and the Lucene checksum.")
+    description = {
+      "Prints what a snapshot is, from its manifest (one read): its format, commit, documents, point ranges, user data"
+          + " and every file with its length, where its bytes are (kept whole in the manifest, or a blob with its chunk"
+          + " table) and the Lucene checksum.",
+      "With --format opensearch or elasticsearch, NAME is SNAPSHOT or SNAPSHOT/INDEX of a cluster's repository: a"
+          + " snapshot's indices with their shards, uuids and creation times (a request per index), or one index's"
+          + " uuid, shards (when taken, files, bytes, segments and Lucene version: a request per shard) and every"
+          + " mapped field with its type."
+    })
 final class InfoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
+
+  @Mixin RepositoryFormat format;
 
   @Parameters(index = "0", paramLabel = "REPOSITORY-URI", description = "e.g. file:///var/snapshots, s3://bucket/prefix")
   String repositoryUri;
 
-  @Parameters(index = "1", paramLabel = "NAME", description = "the snapshot")
+  @Parameters(index = "1", paramLabel = "NAME",
+      description = "the snapshot; with --format opensearch or elasticsearch, SNAPSHOT or SNAPSHOT/INDEX")
   String name;
 
   @Override
   public Integer call() throws Exception {
+    format.checkPermafrostOptions();
     PrintWriter out = spec.commandLine().getOut();
+    if (format.isEngine()) {
+      try (EngineRepository repository = EngineRepository.open(repositoryUri, format)) {
+        EngineInfo.print(out, repository, name);
+      }
+      return ExitCodes.OK;
+    }
     Names.validateSnapshot(name);
     try (Repository repository = Repository.open(repositoryUri)) {
-      byte[] bytes = repository.snapshots().readManifestBytes(name);
+      byte[] bytes;
+      try {
+        bytes = repository.snapshots().readManifestBytes(name);
+      } catch (SnapshotException.NotFound e) {
+        String hint = repository.engineHint();
+        if (hint.isEmpty()) {
+          throw e;
+        }
+        throw new SnapshotException.NotFound(e.getMessage() + hint, e);
+      }
       SnapshotManifest manifest = repository.snapshots().parseManifest(name, bytes);
       SnapshotInfo info = manifest.info();
       row(out, "snapshot", info.name());

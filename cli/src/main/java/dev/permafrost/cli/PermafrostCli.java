@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Takes, inspects, verifies, deletes and searches Lucene index snapshots in object storage"
-        + " (file:, s3:, gs:, azblob: repository URIs), and looks into cache directories.",
+        + " (file:, s3:, gs:, azblob: repository URIs), and looks into cache directories. With --format opensearch,"
+        + " list, info and search read the snapshot repository of an OpenSearch or Elasticsearch cluster.",
     footer = {"", "Exit status: 0 if all went well, 1 if something failed (or verify found damage), 2 if the command"
         + " line is wrong.", "Run 'permafrost COMMAND --help' for a command's arguments and options."},
     subcommands = {

@@ -86,6 +86,19 @@ final class Repository implements AutoCloseable {
     return repository.store();
   }
 
+  /**
+   * For a command that found no Permafrost snapshot here: a hint to add {@code --format opensearch} if an OpenSearch
+   * or Elasticsearch repository is at this URI ({@code index.latest} at its root: one request), else empty.
+   */
+  String engineHint() {
+    try {
+      return repository.store().exists("index.latest") ? "; it holds an OpenSearch or Elasticsearch snapshot"
+          + " repository: add --format opensearch" : "";
+    } catch (IOException e) {
+      return ""; // only a hint: the command's own error is the answer
+    }
+  }
+
   /** The URI without query nor user info: safe to print. */
   String redactedUri() {
     return uri;

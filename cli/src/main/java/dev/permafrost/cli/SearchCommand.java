@@ -21,12 +21,16 @@ import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TotalHits;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code permafrost search <repository-uri> <name-or-glob> <query>}: searches snapshots in place. */
+/**
+ * {@code permafrost search [--format FORMAT] <repository-uri> <name-or-glob> <query>}: searches snapshots in place;
+ * those of an OpenSearch or Elasticsearch repository through {@link EngineSearch}.
+ */
 @Command(
     name = "search",
     mixinStandardHelpOptions = true,
@@ -38,15 +42,25 @@ import picocli.CommandLine.Spec;
           + " score and the stored fields asked for), then the total and its relation (exact, or a lower bound).",
       "QUERY is in Lucene's classic syntax: terms without a field search the default field (analyzed with the"
           + " standard analyzer); every other field is a keyword matched as written (host.name:web-03); '*' matches"
-          + " every document."
+          + " every document.",
+      "With --format opensearch or elasticsearch, the repository is one a cluster wrote and NAME-OR-GLOB is"
+          + " SNAPSHOT/INDEX, each part a name or a glob (SNAPSHOT alone: all its indices): every shard of the indices"
+          + " it names is mounted. QUERY is Lucene's syntax read by the indices' mapping, as the engine's query_string"
+          + " reads it (keyword fields as one term, text fields analyzed as mapped, numbers and dates as points, dates"
+          + " as ISO-8601 or epoch milliseconds); every term names its field; a field the indices map differently is"
+          + " an error. Each hit is a line: SNAPSHOT/INDEX, its shard, its _id, its score or sort value, and the"
+          + " fields asked for (-f _source: the document as indexed, as JSON)."
     })
 final class SearchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
+  @Mixin RepositoryFormat format;
+
   @Parameters(index = "0", paramLabel = "REPOSITORY-URI", description = "e.g. file:///var/snapshots, s3://bucket/prefix")
   String repositoryUri;
 
-  @Parameters(index = "1", paramLabel = "NAME-OR-GLOB", description = "a snapshot, or a glob such as 'logs-2024.02.*'")
+  @Parameters(index = "1", paramLabel = "NAME-OR-GLOB", description = "a snapshot, or a glob such as 'logs-2024.02.*';"
+      + " with --format opensearch or elasticsearch, SNAPSHOT/INDEX such as 'snap-2024.02.15/logs-*'")
   String pattern;
 
   @Parameters(index = "2", paramLabel = "QUERY", description = "e.g. 'message:error AND host.name:web-03'")
@@ -57,14 +71,23 @@ final class SearchCommand implements Callable<Integer> {
   int size;
 
   @Option(names = {"-f", "--fields"}, paramLabel = "FIELD", split = ",",
-      description = "stored fields to print for each hit (comma separated)")
+      description = "stored fields to print for each hit (comma separated); of an engine's index, _source (the"
+          + " document as JSON) or fields its mapping stores")
   List<String> fields = new ArrayList<>();
 
   @Option(names = "--default-field", paramLabel = "FIELD", defaultValue = "message",
-      description = "the field of terms without a field name (default: ${DEFAULT-VALUE})")
+      description = "the field of terms without a field name (default: ${DEFAULT-VALUE}; not with --format opensearch"
+          + " or elasticsearch, whose queries name every field)")
   String defaultField;
 
-  @Option(names = "--exact-total", description = "count every hit exactly (default: exact up to 1,000 per index)")
+  @Option(names = "--sort", paramLabel = "FIELD[:asc|desc]",
+      description = "with --format opensearch or elasticsearch: sort the hits on a keyword, number or date field,"
+          + " ascending unless :desc, as the engine does (a document's smallest value ascending, its largest"
+          + " descending, documents without one last); default: by score")
+  String sort;
+
+  @Option(names = "--exact-total", description = "count every hit exactly (default: exact up to 1,000 per index, or"
+      + " per shard of an engine's index)")
   boolean exactTotal;
 
   @Option(names = "--timeout", paramLabel = "DURATION",
@@ -76,49 +99,85 @@ final class SearchCommand implements Callable<Integer> {
       description = "the size of the temporary cache (a sparse file; default: ${DEFAULT-VALUE})")
   String cacheSize;
 
+  /** What a command does with the temporary catalog: mounts and searches. */
+  private interface CatalogWork {
+    SearchResponse search(Catalog catalog) throws IOException;
+  }
+
   @Override
   public Integer call() throws Exception {
+    format.checkPermafrostOptions();
     PrintWriter out = spec.commandLine().getOut();
     if (size < 1) {
       throw new UsageException("--size must be at least 1, got " + size);
+    }
+    java.time.Duration limit = timeout == null ? null : parseTimeout(timeout);
+    if (format.isEngine()) {
+      if (spec.commandLine().getParseResult().hasMatchedOption("--default-field")) {
+        throw new UsageException("--default-field is not for --format " + format.label() + ": name the field of every"
+            + " term (field:value), as the engine's query_string with no default field");
+      }
+      try (EngineRepository repository = EngineRepository.open(repositoryUri, format)) {
+        EngineSearch search = EngineSearch.prepare(repository, pattern, query, sort);
+        for (String field : search.unmappedFields()) {
+          spec.commandLine().getErr().println(spec.qualifiedName() + ": note: no index searched maps field '" + field
+              + "': it matches nothing");
+        }
+        SearchResponse response = withTemporaryCatalog(catalog -> {
+          search.mount(catalog, repository.engine());
+          return catalog.search(search.request(fields).size(size).exactTotalHits(exactTotal).timeout(limit).build());
+        });
+        search.print(out, response);
+      }
+      return ExitCodes.OK;
+    }
+    if (sort != null) {
+      throw new UsageException("--sort is for --format opensearch or elasticsearch, whose mappings say how to sort a"
+          + " field; a Permafrost snapshot records no mapping");
     }
     if (!Names.isGlob(pattern)) {
       Names.validateSnapshot(pattern);
     }
     Query parsed = QueryText.parse(query, defaultField);
-    java.time.Duration limit = timeout == null ? null : parseTimeout(timeout);
     try (Repository repository = Repository.open(repositoryUri)) {
       List<String> names = Names.matching(pattern, repository.snapshots().listSnapshots());
       if (names.isEmpty()) {
-        throw new IOException("no snapshot in " + repository.redactedUri() + " matches '" + pattern + "'");
+        throw new IOException("no snapshot in " + repository.redactedUri() + " matches '" + pattern + "'"
+            + repository.engineHint());
       }
-      Path cacheDir = Files.createTempDirectory("permafrost-search-");
-      try {
-        SharedRegionCache cache;
-        try {
-          cache = SharedRegionCache.builder().path(cacheDir).size(cacheSize).build();
-        } catch (IllegalArgumentException e) {
-          throw new UsageException("--cache-size: " + e.getMessage(), e);
+      SearchResponse response = withTemporaryCatalog(catalog -> {
+        for (String name : names) {
+          catalog.mount(name, repository.snapshots(), name);
         }
-        SearchResponse response;
-        try (cache; Catalog catalog = Catalog.builder(cache).build()) {
-          for (String name : names) {
-            catalog.mount(name, repository.snapshots(), name);
-          }
-          response = catalog.search(SearchRequest.builder(parsed)
-              .indices(names.toArray(String[]::new))
-              .size(size)
-              .fields(fields.toArray(String[]::new))
-              .exactTotalHits(exactTotal)
-              .timeout(limit)
-              .build());
-        }
-        print(out, response);
-      } finally {
-        deleteRecursively(cacheDir);
-      }
+        return catalog.search(SearchRequest.builder(parsed)
+            .indices(names.toArray(String[]::new))
+            .size(size)
+            .fields(fields.toArray(String[]::new))
+            .exactTotalHits(exactTotal)
+            .timeout(limit)
+            .build());
+      });
+      print(out, response);
     }
     return ExitCodes.OK;
+  }
+
+  /** Runs {@code work} on a catalog over a cache in a temporary directory, deleted afterwards. */
+  private SearchResponse withTemporaryCatalog(CatalogWork work) throws IOException {
+    Path cacheDir = Files.createTempDirectory("permafrost-search-");
+    try {
+      SharedRegionCache cache;
+      try {
+        cache = SharedRegionCache.builder().path(cacheDir).size(cacheSize).build();
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--cache-size: " + e.getMessage(), e);
+      }
+      try (cache; Catalog catalog = Catalog.builder(cache).build()) {
+        return work.search(catalog);
+      }
+    } finally {
+      deleteRecursively(cacheDir);
+    }
   }
 
   /** {@code 500ms}, {@code 5s}, {@code 2m} or ISO-8601 ({@code PT5S}); positive. */
@@ -161,14 +220,17 @@ final class SearchCommand implements Callable<Integer> {
       }
       out.println(line);
     }
-    TotalHits total = response.totalHits();
-    out.println("total: " + (total.relation() == TotalHits.Relation.EQUAL_TO ? Formats.plural(total.value(), "hit")
-        : "at least " + Formats.plural(total.value(), "hit") + " (a lower bound; --exact-total counts them all)")
-        + " in " + response.searched().size() + (response.searched().size() == 1 ? " index" : " indices")
+    out.println("total: " + total(response.totalHits()) + " in " + response.searched().size() + (response.searched().size() == 1 ? " index" : " indices")
         + (response.skipped().isEmpty() ? "" : ", " + response.skipped().size() + " skipped by their point ranges"));
     for (Map.Entry<String, String> failed : response.failed().entrySet()) {
       out.println("failed: " + failed.getKey() + ": " + failed.getValue());
     }
+  }
+
+  /** {@code 1,234 hits}, or, for a lower bound, {@code at least 1,000 hits} and how to count them all. */
+  static String total(TotalHits total) {
+    return total.relation() == TotalHits.Relation.EQUAL_TO ? Formats.plural(total.value(), "hit")
+        : "at least " + Formats.plural(total.value(), "hit") + " (a lower bound; --exact-total counts them all)";
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

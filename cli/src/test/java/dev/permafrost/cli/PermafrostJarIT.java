@@ -76,6 +76,30 @@ class PermafrostJarIT {
     assertFalse(badUri.err().contains("hunter2"), badUri.toString());
   }
 
+  /**
+   * The engine's repository through the jar: permafrost-elasticsearch, Lucene's backward codecs (OpenSearch 3.2 wrote
+   * Lucene 10.2 segments) and Jackson's SMILE found in its lib/, totals and top hits as the node answered.
+   */
+  @Test
+  void theJarSearchesAnOpenSearchSnapshot() throws Exception {
+    Path fixture = dev.permafrost.opensearch.fixture.OpenSearchFixture.ensure();
+    String repo = fixture.resolve("repo").toUri().toString();
+    com.fasterxml.jackson.databind.JsonNode expected = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(fixture.resolve("answers.json").toFile()).path("snapshots").path("snap-2").path("host");
+    Cli.Run search = java("search", "--format", "opensearch", "--exact-total", "--sort", "seq:desc", "-n", "3",
+        "-f", "_source", repo, "snap-2/logs-*", "host:web-03");
+    assertEquals(0, search.code(), search.toString());
+    assertEquals("", search.err(), "nothing on stderr: " + search);
+    List<String> lines = search.out().lines().toList();
+    assertEquals(4, lines.size(), search.toString());
+    for (int i = 0; i < 3; i++) {
+      assertTrue(lines.get(i).contains("\t_id=" + expected.path("ids").get(i).asText() + "\t"), search.toString());
+      assertTrue(lines.get(i).contains("\t_source={"), search.toString());
+    }
+    assertEquals(String.format(java.util.Locale.ROOT, "total: %,d hits in 2 indices (4 shards)",
+        expected.path("total").asLong()), lines.get(3));
+  }
+
   @Test
   void theJarFindsTheS3BackendInItsLib() throws Exception {
     MinioCliTest.ensureBucket();
