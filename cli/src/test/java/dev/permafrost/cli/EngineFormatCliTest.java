@@ -349,6 +349,38 @@ class EngineFormatCliTest {
     return bytes.toArrayCopy();
   }
 
+  /**
+   * An Elasticsearch 8.19 archive (its own codecs and postings formats: zstd stored fields at best_compression,
+   * ES812Postings, ES87BloomFilter) searched from the shell answers as the node did; its logsdb index is refused by
+   * name.
+   */
+  @Test
+  void searchesAnElasticsearchArchiveAsTheNodeDid() throws Exception {
+    Path es = dev.permafrost.fixture.EngineFixture.ELASTICSEARCH_8.ensure();
+    String esRepo = es.resolve("repo").toUri().toString();
+    JsonNode esAnswers = JSON.readTree(es.resolve("answers.json").toFile());
+    assertTrue(ok("list", "--format", "elasticsearch", esRepo).out().contains("snap-2/logs-best\n"));
+    for (JsonNode q : queries) {
+      Cli.Run run = ok("search", "--format", "elasticsearch", "--exact-total", "--sort", "seq:desc", esRepo,
+          "snap-2/logs-best", q.get("query_string").asText());
+      JsonNode expected = esAnswers.path("variants").path("logs-best").path(q.get("id").asText());
+      long total = expected.path("total").asLong();
+      assertTrue(run.out().endsWith("total: " + count(total) + " hit" + (total == 1 ? "" : "s") + " in 1 index (1 shards)\n")
+          || run.out().endsWith("total: " + count(total) + " hit" + (total == 1 ? "" : "s") + " in 1 index (1 shard)\n"),
+          q + ": " + run);
+      List<String> ids = new ArrayList<>();
+      for (String line : run.out().lines().filter(l -> !l.startsWith("total: ")).toList()) {
+        ids.add(line.split("\t")[2].substring("_id=".length()));
+      }
+      List<String> expectedIds = new ArrayList<>();
+      expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
+      assertEquals(expectedIds, ids, q.toString());
+    }
+    Cli.Run logsdb = Cli.run("search", "--format", "elasticsearch", esRepo, "snap-2/logs-db", "host:web-01");
+    assertTrue(logsdb.code() != 0 && logsdb.err().contains("logsdb") && logsdb.err().contains("ES819TSDB"),
+        logsdb.toString());
+  }
+
   private static void copy(Path from, Path to) throws IOException {
     try (Stream<Path> paths = Files.walk(from)) {
       for (Path p : paths.toList()) {

@@ -79,6 +79,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   private final Map<String, IndexEntry> indices = new LinkedHashMap<>();
   /** Snapshots' start times read from their own metadata, by uuid. */
   private final Map<String, Long> startTimes = new ConcurrentHashMap<>();
+  /** Each index's metadata, by its blob: read once however many of its shards are mounted. */
+  private final Map<String, IndexMetadata> indexMetadata = new ConcurrentHashMap<>();
   /** Shard directories of indices whose layout is hashed, by index id, read on first use. */
   private final Map<String, Map<Integer, String>> hashedShardPaths = new ConcurrentHashMap<>();
 
@@ -246,9 +248,15 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           + "' of snapshot '" + snapshot + "' (identifier " + identifier + ")", null);
     }
     String blob = base + "indices/" + entry.id() + "/meta-" + blobId + ".dat";
+    IndexMetadata cached = indexMetadata.get(blob);
+    if (cached != null && cached.name().equals(index)) {
+      return cached;
+    }
     JsonNode tree = MetadataBlob.read(readBlob(blob, "the metadata of index '" + index + "'"), INDEX_METADATA_CODEC,
         where(blob));
-    return IndexMetadata.of(index, tree, where(blob));
+    IndexMetadata metadata = IndexMetadata.of(index, tree, where(blob));
+    indexMetadata.put(blob, metadata); // an engine never rewrites a metadata blob: its name is its content's
+    return metadata;
   }
 
   /** The name of shard {@code shard} of {@code index} in {@code snapshot}, as this source mounts it. */
@@ -265,7 +273,6 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    */
   public List<MountInfo> mount(Catalog catalog, String name, String snapshot, String index) throws IOException {
     IndexMetadata metadata = indexMetadata(snapshot, index);
-    refuseUnreadable(metadata, snapshot);
     List<MountInfo> mounted = new ArrayList<>();
     for (int shard = 0; shard < metadata.shards(); shard++) {
       mounted.add(catalog.mount(name + "." + shard, this, shard(snapshot, index, shard), MountMode.SHARED_CACHE));
@@ -294,6 +301,16 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException("cannot find the directory of shard " + shard + " in " + store.describe() + ": "
           + e.getMessage(), e);
     }
+    IndexMetadata metadata;
+    try {
+      metadata = indexMetadata(name.snapshot(), name.index());
+    } catch (SnapshotException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new SnapshotException("cannot read the metadata of index '" + name.index() + "' in snapshot '"
+          + name.snapshot() + "' of " + store.describe() + ": " + e.getMessage(), e);
+    }
+    refuseUnreadable(metadata, name.snapshot());
     String blob = dir + "snap-" + s.uuid() + ".dat";
     JsonNode tree = MetadataBlob.read(bytes, SNAPSHOT_CODEC, where(blob));
     List<FileEntry> files = new ArrayList<>();
@@ -444,7 +461,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   }
 
   /**
-   * Refuses, before anything is mounted, an index whose fields Elasticsearch writes in formats of its own that have
+   * Refuses, as each of its shards is mounted (whichever way: {@link #mount} or a catalog's own), an index whose fields Elasticsearch writes in formats of its own that have
    * no published layout: time-series and logsdb indices (doc values in {@code ES87TSDB} or {@code ES819TSDB}) and
    * indexed {@code dense_vector} fields (vectors in {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*},
    * {@code ES818*} formats). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
@@ -489,7 +506,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     Snapshot s = snapshots.get(name);
     if (s == null) {
       throw new SnapshotException.NotFound("no snapshot '" + name + "' in " + where(rootBlob) + " (it has "
-          + snapshots.keySet() + ")", null);
+          + new java.util.TreeSet<>(snapshots.keySet()) + ")", null);
     }
     if (s.state() != SUCCESS) {
       throw new SnapshotException("snapshot '" + name + "' in " + where(rootBlob) + " did not complete (state "
