@@ -56,9 +56,10 @@ import org.apache.lucene.store.IndexOutput;
  * checksum per range, so a range of a large file read through the cache is not verified on its own: a damaged byte
  * there reaches Lucene, whose own checks on open and merge are all that stand guard.
  *
- * <p>Elasticsearch's snapshots: their repository metadata is read and their shards mount, but Elasticsearch writes
- * segments with codecs and formats of its own (such as {@code ES87BloomFilter} for {@code _id}) that only its server
- * jar provides; opening such a shard fails with an error naming the format.
+ * <p>Elasticsearch's own codecs and formats (its zstd {@code best_compression} codecs, {@code ES812Postings},
+ * {@code ES87BloomFilter} for {@code _id}) are read by {@link dev.permafrost.elasticsearch.codecs}. Its time-series and
+ * logsdb indices and indexed {@code dense_vector} fields are written in formats with no published layout: mounting a
+ * shard of such an index fails naming the index, the fields and the formats.
  *
  * <p>Searches see what the engine's searches see: soft-deleted documents are deleted and nested documents hidden
  * ({@link #openReader}). Fields are queried as the mappings define them with {@link MappedQueryParser}; hits'

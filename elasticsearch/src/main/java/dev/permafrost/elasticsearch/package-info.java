@@ -6,6 +6,7 @@
  * {@link dev.permafrost.elasticsearch.EngineSnapshotRepository} reads a repository through any Permafrost blob store
  * and mounts each shard of an index in a {@link dev.permafrost.catalog.Catalog};
  * {@link dev.permafrost.elasticsearch.MappedQueryParser} queries fields as the index's mapping defines them;
- * {@link dev.permafrost.elasticsearch.EngineDocuments} decodes hits' {@code _id} and {@code _source}.
+ * {@link dev.permafrost.elasticsearch.EngineDocuments} decodes hits' {@code _id} and {@code _source}. Elasticsearch's
+ * own segment formats are read by {@link dev.permafrost.elasticsearch.codecs}.
  */
 package dev.permafrost.elasticsearch;
