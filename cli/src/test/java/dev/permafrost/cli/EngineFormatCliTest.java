@@ -359,8 +359,9 @@ class EngineFormatCliTest {
     Path es = dev.permafrost.fixture.EngineFixture.ELASTICSEARCH_8.ensure();
     String esRepo = es.resolve("repo").toUri().toString();
     JsonNode esAnswers = JSON.readTree(es.resolve("answers.json").toFile());
+    JsonNode esQueries = JSON.readTree(es.resolve("queries.json").toFile());
     assertTrue(ok("list", "--format", "elasticsearch", esRepo).out().contains("snap-2/logs-best\n"));
-    for (JsonNode q : queries) {
+    for (JsonNode q : esQueries) {
       Cli.Run run = ok("search", "--format", "elasticsearch", "--exact-total", "--sort", "seq:desc", esRepo,
           "snap-2/logs-best", q.get("query_string").asText());
       JsonNode expected = esAnswers.path("variants").path("logs-best").path(q.get("id").asText());

@@ -137,6 +137,7 @@ class EngineFixtureSnapshotsTest {
       }
     }
     assertEquals(4 * queries.size(), compared);
+    assertTrue(queries.size() >= 80, "the fixed queries and the random ones: " + queries.size());
   }
 
   @ParameterizedTest
