@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
@@ -16,6 +17,7 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.SharedRegionCache;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -303,6 +305,37 @@ class EngineFixtureSnapshotsTest {
           && message.contains(".bfm") && message.contains("ES87BloomFilter"), message);
     } finally {
       catalog.unmount(engine + "-damaged.0");
+    }
+  }
+
+  /**
+   * A cold shard of each engine opens in as few waves as an OpenSearch 3.2 one: the wrapper's {@code .bfm} and the
+   * files of the formats it wraps are read with the rest of the opening's reads, not after them.
+   */
+  @ParameterizedTest
+  @EnumSource(EngineFixture.class)
+  void aColdShardOpensInTwoWaves(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    try (SharedRegionCache cold = SharedRegionCache.builder().path(tmp.resolve("cold-" + engine)).size(64 << 20)
+            .regionSize(1 << 20).build();
+        Catalog coldCatalog = Catalog.builder(cold).build()) {
+      CountingBlobStore counted = new CountingBlobStore(new FirstByteLatencyBlobStore(
+          FileSystemBlobStore.open(m.fixture().resolve("repo"), false), 30));
+      EngineSnapshotRepository fresh = EngineSnapshotRepository.open(counted);
+      for (String index : List.of("logs-a", "logs-best")) {
+        fresh.mount(coldCatalog, "cold-" + index, "snap-2", index);
+        long before = counted.requests();
+        ReadCost cost = new ReadCost();
+        try (ReadCost.Scope scope = ReadCost.attach(cost); Lease lease = coldCatalog.acquire("cold-" + index + ".0")) {
+          assertTrue(lease.reader().maxDoc() > 0);
+        }
+        long requests = counted.requests() - before;
+        System.out.printf("%s: cold open of a shard of %s: %d requests in %d waves%n", engine, index, requests,
+            cost.waves());
+        assertEquals(cost.requests(), requests, "every request of the open is counted in its cost");
+        assertTrue(cost.waves() <= 2, engine + " " + index + ": cold open took " + cost.waves() + " waves of "
+            + requests + " requests");
+      }
     }
   }
 }
