@@ -108,16 +108,7 @@ class OpenSearchSnapshotsTest {
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).build());
         JsonNode expected = answers.path("snapshots").path(snapshot.replace("chunked-", "")).path(q.get("id").asText());
         String what = snapshot + " " + q;
-        assertEquals(expected.path("total").asLong(), response.totalHits().value(), what);
-        List<String> ids = new ArrayList<>();
-        for (SearchResponse.Hit hit : response.hits()) {
-          ids.add(EngineDocuments.id(hit.document()));
-          JsonNode source = new ObjectMapper().readTree(EngineDocuments.source(hit.document()));
-          assertEquals(((Number) hit.sortValues()[0]).longValue(), source.get("seq").asLong(), what);
-        }
-        List<String> expectedIds = new ArrayList<>();
-        expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
-        assertEquals(expectedIds, ids, what);
+        NodeAnswers.assertAnswered(expected, response, what);
         compared++;
       }
     }

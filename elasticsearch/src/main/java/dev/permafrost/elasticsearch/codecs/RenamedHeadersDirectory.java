@@ -9,6 +9,7 @@ import org.apache.lucene.store.BufferedChecksumIndexInput;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FilterDirectory;
+import org.apache.lucene.store.FilterIndexInput;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 
@@ -44,13 +45,11 @@ final class RenamedHeadersDirectory extends FilterDirectory {
   }
 
   /** An input that renames the header strings it reads; its clones and slices are the file's own inputs. */
-  private static final class RenamedInput extends IndexInput {
-    private final IndexInput in;
+  private static final class RenamedInput extends FilterIndexInput {
     private final Map<String, String> names;
 
     RenamedInput(IndexInput in, Map<String, String> names) {
-      super(in.toString());
-      this.in = in;
+      super(in.toString(), in);
       this.names = names;
     }
 
@@ -61,73 +60,13 @@ final class RenamedHeadersDirectory extends FilterDirectory {
     }
 
     @Override
-    public byte readByte() throws IOException {
-      return in.readByte();
-    }
-
-    @Override
-    public void readBytes(byte[] b, int offset, int len) throws IOException {
-      in.readBytes(b, offset, len);
-    }
-
-    @Override
-    public short readShort() throws IOException {
-      return in.readShort();
-    }
-
-    @Override
-    public int readInt() throws IOException {
-      return in.readInt();
-    }
-
-    @Override
-    public long readLong() throws IOException {
-      return in.readLong();
-    }
-
-    @Override
-    public int readVInt() throws IOException {
-      return in.readVInt();
-    }
-
-    @Override
-    public long readVLong() throws IOException {
-      return in.readVLong();
-    }
-
-    @Override
-    public long getFilePointer() {
-      return in.getFilePointer();
-    }
-
-    @Override
-    public void seek(long pos) throws IOException {
-      in.seek(pos);
-    }
-
-    @Override
-    public long length() {
-      return in.length();
-    }
-
-    @Override
-    public IndexInput slice(String sliceDescription, long offset, long length) throws IOException {
-      return in.slice(sliceDescription, offset, length);
-    }
-
-    @Override
     public IndexInput clone() {
-      return in.clone();
+      return in.clone(); // a clone reads data, never a header: the file's own input, with nothing in between
     }
 
     @Override
     public void prefetch(long offset, long length) throws IOException {
       in.prefetch(offset, length);
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.close();
     }
   }
 }

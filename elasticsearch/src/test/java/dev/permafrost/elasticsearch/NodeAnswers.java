@@ -1,0 +1,38 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.catalog.SearchResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Compares a search's answer with the one a fixture's node recorded: its total and top ids, by {@code seq}. */
+final class NodeAnswers {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private NodeAnswers() {}
+
+  /**
+   * Asserts that {@code response} (sorted on {@code seq}, fields {@code _id} and {@code _source}) has the node's
+   * total and ids in the node's order, and that each hit's {@code _source} is its own (its {@code seq} is the sort
+   * value).
+   */
+  static void assertAnswered(JsonNode expected, SearchResponse response, String what) throws IOException {
+    assertEquals(expected.path("total").asLong(), response.totalHits().value(), what);
+    List<String> ids = new ArrayList<>();
+    for (SearchResponse.Hit hit : response.hits()) {
+      ids.add(EngineDocuments.id(hit.document()));
+      JsonNode source = JSON.readTree(EngineDocuments.source(hit.document()));
+      assertEquals(((Number) hit.sortValues()[0]).longValue(), source.get("seq").asLong(), what);
+    }
+    List<String> expectedIds = new ArrayList<>();
+    expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
+    assertEquals(expectedIds, ids, what);
+  }
+}
