@@ -311,8 +311,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException("cannot read the metadata of index '" + name.index() + "' in snapshot '"
           + name.snapshot() + "' of " + store.describe() + ": " + e.getMessage(), e);
     }
-    refuseUnreadable(metadata, name.snapshot());
     String blob = dir + "snap-" + s.uuid() + ".dat";
+    refuseUnreadable(metadata, name.snapshot(), blob);
     JsonNode tree = MetadataBlob.read(bytes, SNAPSHOT_CODEC, where(blob));
     List<FileEntry> files = new ArrayList<>();
     String segmentsFile = null;
@@ -467,8 +467,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * indexed {@code dense_vector} fields (vectors in {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*},
    * {@code ES818*} formats). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
    */
-  private void refuseUnreadable(IndexMetadata metadata, String snapshot) throws SnapshotException {
-    String where = "index '" + metadata.name() + "' in snapshot '" + snapshot + "' of " + store.describe();
+  private void refuseUnreadable(IndexMetadata metadata, String snapshot, String shardBlob) throws SnapshotException {
+    String where = "index '" + metadata.name() + "' in snapshot '" + snapshot + "' (shard " + where(shardBlob) + ")";
     String mode = metadata.settings().get("index.mode");
     if ("time_series".equals(mode) || "logsdb".equals(mode)) {
       List<String> docValues = new ArrayList<>();

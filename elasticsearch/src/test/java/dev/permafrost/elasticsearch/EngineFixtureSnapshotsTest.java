@@ -225,11 +225,13 @@ class EngineFixtureSnapshotsTest {
     SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-logsdb", "snap-2", "logs-db"));
     assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains("ES819TSDB")
-        && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb"), logsdb.getMessage());
+        && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb")
+        && logsdb.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), logsdb.getMessage());
     SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
     assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
-        && vectors.getMessage().contains("ES814HnswScalarQuantizedVectorsFormat"), vectors.getMessage());
+        && vectors.getMessage().contains("ES814HnswScalarQuantizedVectorsFormat")
+        && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
     assertTrue(catalog.list(engine + "-logsdb*", engine + "-vectors*").isEmpty(), "nothing of a refused index is mounted");
   }
 
