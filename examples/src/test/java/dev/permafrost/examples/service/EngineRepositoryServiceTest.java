@@ -6,6 +6,7 @@ package dev.permafrost.examples.service;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.opensearch.fixture.OpenSearchFixture;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -67,6 +68,48 @@ class EngineRepositoryServiceTest {
       JsonNode nested = http.get("/indices/logs-a.*/search?q=" + URLEncoder.encode("user.name:ann", StandardCharsets.UTF_8))
           .problem(400);
       assertTrue(nested.get("detail").asString().contains("nested"), nested.toString());
+    }
+  }
+
+  /**
+   * An Elasticsearch 9.1 snapshot (its own {@code ES87BloomFilter} and zstd {@code best_compression} codec): the
+   * standard and best_compression indices are served as the node answered; the logsdb and vector indices, which
+   * cannot be read, are left out and the service starts.
+   */
+  @Test
+  void servesAnElasticsearchSnapshotLeavingOutWhatCannotBeRead() throws Exception {
+    Path fixture = EngineFixture.ELASTICSEARCH_9.ensure();
+    JsonMapper json = JsonMapper.builder().build();
+    JsonNode answers = json.readTree(fixture.resolve("answers.json").toFile());
+    JsonNode queries = json.readTree(fixture.resolve("queries.json").toFile());
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SearchServiceApplication.class).run(
+        "--server.port=0", "--permafrost.home=" + home, "--permafrost.cache.size=32mb", "--permafrost.sample.enabled=false",
+        "--permafrost.engine-repository.uri=" + fixture.resolve("repo").toUri(),
+        "--permafrost.engine-repository.snapshot=snap-2")) {
+      Http http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
+      List<String> names = new ArrayList<>();
+      for (JsonNode index : http.get("/indices").ok()) {
+        names.add(index.get("name").asString());
+      }
+      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1", "logs-best.0", "logs-merged.0"),
+          names.stream().sorted().toList());
+      for (JsonNode q : queries) {
+        JsonNode result = http.get("/indices/logs-best.*/search?size=10&sort=seq:desc&q="
+            + URLEncoder.encode(q.get("query_string").asString(), StandardCharsets.UTF_8)).ok();
+        JsonNode expected = answers.path("variants").path("logs-best").path(q.get("id").asString());
+        if (result.get("totalRelation").asString().equals("eq")) {
+          assertEquals(expected.path("total").asLong(), result.get("total").asLong(), q.toString());
+        }
+        List<String> ids = new ArrayList<>();
+        for (JsonNode hit : result.get("hits")) {
+          ids.add(hit.path("fields").path("_id").asString());
+          assertEquals(hit.path("sort").get(0).asLong(), hit.path("fields").path("_source").path("seq").asLong(),
+              "the decoded _source is the hit's: " + hit);
+        }
+        List<String> expectedIds = new ArrayList<>();
+        expected.path("ids").forEach(id -> expectedIds.add(id.asString()));
+        assertEquals(expectedIds, ids, q.toString());
+      }
     }
   }
 }

@@ -11,10 +11,12 @@ import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.IndexMetadata;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.examples.service.config.ServiceProperties;
+import dev.permafrost.snapshot.SnapshotException;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.FileSystems;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,7 +29,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * With {@code permafrost.engine-repository.uri} set, mounts at start-up the shards of an Elasticsearch or OpenSearch
- * snapshot ({@code <index>.<shard>}), and knows, for a search over them, the query parser their mapping makes.
+ * snapshot ({@code <index>.<shard>}), and knows, for a search over them, the query parser their mapping makes. An index
+ * written in formats that cannot be read (an Elasticsearch logsdb, time-series or vector index) is left out with a
+ * warning that names it and its formats; the others are served.
  */
 @Component
 @Order(1)
@@ -59,19 +63,28 @@ public class EngineIndices implements ApplicationRunner {
           + " has no completed snapshot to mount");
     }
     int shards = 0;
+    List<String> refused = new ArrayList<>();
     for (String index : repository.indices(snapshot)) {
       if (!chosen(index)) {
         continue;
       }
       IndexMetadata metadata = repository.indexMetadata(snapshot, index);
       MappedQueryParser parser = new MappedQueryParser(metadata.mapping());
-      for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
-        parsers.put(shard.name(), parser);
-        shards++;
+      try {
+        for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
+          parsers.put(shard.name(), parser);
+          shards++;
+        }
+      } catch (SnapshotException.UnsupportedFormat e) {
+        // an index in formats this reader cannot read (an Elasticsearch logsdb or vector index) is refused before any
+        // of its shards mounts: the service serves the others and says which it left out, and why
+        log.warn("not mounted: {}", e.getMessage());
+        refused.add(index);
       }
     }
-    log.info("mounted {} shards of snapshot '{}' of the engine repository {} in {} ms", shards, snapshot,
-        store.describe(), (System.nanoTime() - start) / 1_000_000);
+    log.info("mounted {} shards of snapshot '{}' of the engine repository {} in {} ms{}", shards, snapshot,
+        store.describe(), (System.nanoTime() - start) / 1_000_000,
+        refused.isEmpty() ? "" : "; left out, in formats this reader cannot read: " + refused);
   }
 
   private boolean chosen(String index) {
