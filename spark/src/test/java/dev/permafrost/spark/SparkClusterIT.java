@@ -276,6 +276,34 @@ class SparkClusterIT {
     assertEquals(expected, ids);
   }
 
+  /**
+   * An Elasticsearch 9.1 index at {@code best_compression} (stored fields in zstd frames, {@code _id} under
+   * {@code ES87BloomFilter}) read on the executors, whose zstd-jni is the one Spark ships (the shaded jar carries
+   * none): counts, top ids and each row's {@code _source} are the node's.
+   */
+  @Test
+  @Order(3)
+  void anElasticsearchBestCompressionIndexIsReadOnTheExecutorsWithSparksOwnZstd() throws Exception {
+    Path fixture = dev.permafrost.fixture.EngineFixture.ELASTICSEARCH_9.ensure();
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.JsonNode answers = json.readTree(fixture.resolve("answers.json").toFile());
+    com.fasterxml.jackson.databind.JsonNode best = answers.path("variants").path("logs-best");
+    Dataset<Row> df = spark.read().format("permafrost").option("format", "elasticsearch")
+        .option("repository", fixture.resolve("repo").toUri().toString()).option("snapshots", "snap-2")
+        .option("indices", "logs-best").option("cache.size", "256mb").load();
+    assertEquals(best.path("status").path("total").asLong(),
+        df.where(org.apache.spark.sql.functions.col("status").equalTo(404)).count());
+    List<String> ids = new ArrayList<>();
+    for (Row r : df.orderBy(org.apache.spark.sql.functions.col("seq").desc()).limit(10).select("_id", "_source", "seq")
+        .collectAsList()) {
+      ids.add(r.getString(0));
+      assertEquals(r.getLong(2), json.readTree(r.getString(1)).get("seq").asLong(), "the row's own _source: " + r);
+    }
+    List<String> expected = new ArrayList<>();
+    best.path("all").path("ids").forEach(id -> expected.add(id.asText()));
+    assertEquals(expected, ids);
+  }
+
   @Test
   @Order(4)
   void aKilledExecutorDoesNotFailTheQuery() throws Exception {
