@@ -220,19 +220,25 @@ class EngineFixtureSnapshotsTest {
 
   @ParameterizedTest
   @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_9", "ELASTICSEARCH_8"})
-  void logsdbAndVectorIndicesAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
+  void logsdbTimeSeriesAndVectorIndicesAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-logsdb", "snap-2", "logs-db"));
     assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains("ES819TSDB")
         && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb")
         && logsdb.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), logsdb.getMessage());
+    SnapshotException.UnsupportedFormat timeSeries = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> m.repository().mount(catalog, engine + "-metrics", "snap-2", "metrics-ts"));
+    assertTrue(timeSeries.getMessage().contains("metrics-ts") && timeSeries.getMessage().contains("time_series")
+        && timeSeries.getMessage().contains("ES87TSDB") && timeSeries.getMessage().contains("cpu"),
+        timeSeries.getMessage());
     SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
     assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
         && vectors.getMessage().contains("ES814HnswScalarQuantizedVectorsFormat")
         && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
-    assertTrue(catalog.list(engine + "-logsdb*", engine + "-vectors*").isEmpty(), "nothing of a refused index is mounted");
+    assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*").isEmpty(),
+        "nothing of a refused index is mounted");
   }
 
   /**
