@@ -26,6 +26,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.CRC32;
 import org.apache.lucene.index.DirectoryReader;
@@ -250,7 +251,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     }
     String blob = base + "indices/" + entry.id() + "/meta-" + blobId + ".dat";
     IndexMetadata cached = indexMetadata.get(blob);
-    if (cached != null && cached.name().equals(index)) {
+    if (cached != null) {
       return cached;
     }
     JsonNode tree = MetadataBlob.read(readBlob(blob, "the metadata of index '" + index + "'"), INDEX_METADATA_CODEC,
@@ -462,10 +463,10 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   }
 
   /**
-   * Refuses, as each of its shards is mounted (whichever way: {@link #mount} or a catalog's own), an index whose fields Elasticsearch writes in formats of its own that have
-   * no published layout: time-series and logsdb indices (doc values in {@code ES87TSDB} or {@code ES819TSDB}) and
-   * indexed {@code dense_vector} fields (vectors in {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*},
-   * {@code ES818*} formats). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
+   * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
+   * Elasticsearch writes in formats of its own that have no published layout: time-series and logsdb indices (doc
+   * values in {@code ES87TSDB} or {@code ES819TSDB}) and indexed {@code dense_vector} fields (vectors in
+   * {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*}, {@code ES818*} formats). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
    */
   private void refuseUnreadable(IndexMetadata metadata, String snapshot, String shardBlob) throws SnapshotException {
     String where = "index '" + metadata.name() + "' in snapshot '" + snapshot + "' (shard " + where(shardBlob) + ")";
@@ -507,7 +508,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     Snapshot s = snapshots.get(name);
     if (s == null) {
       throw new SnapshotException.NotFound("no snapshot '" + name + "' in " + where(rootBlob) + " (it has "
-          + new java.util.TreeSet<>(snapshots.keySet()) + ")", null);
+          + new TreeSet<>(snapshots.keySet()) + ")", null);
     }
     if (s.state() != SUCCESS) {
       throw new SnapshotException("snapshot '" + name + "' in " + where(rootBlob) + " did not complete (state "

@@ -29,7 +29,7 @@ public final class IndexMapping {
   public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath) {}
 
   private final Map<String, Field> fields;
-  /** The {@code dense_vector} fields that are indexed (the default since Elasticsearch 8.11): vectors in a format of Elasticsearch's own. */
+  /** The indexed {@code dense_vector} fields (indexed is the default since Elasticsearch 8.11). */
   private final Set<String> indexedVectors;
 
   private IndexMapping(Map<String, Field> fields, Set<String> indexedVectors) {
@@ -49,30 +49,26 @@ public final class IndexMapping {
       root = root.elements().next(); // a single type
     }
     if (root != null && root.has("properties")) {
-      addProperties(root.get("properties"), "", null, fields);
-    }
-    for (Field f : fields.values()) {
-      if ("dense_vector".equals(f.type())) {
-        JsonNode def = definition(root.get("properties"), f.path());
-        if (def == null || def.path("index").asBoolean(true)) {
-          indexedVectors.add(f.path());
-        }
-      }
+      addProperties(root.get("properties"), "", null, fields, indexedVectors);
     }
     return new IndexMapping(fields, indexedVectors);
   }
 
-  private static void addProperties(JsonNode properties, String prefix, String nested, Map<String, Field> fields) {
+  private static void addProperties(JsonNode properties, String prefix, String nested, Map<String, Field> fields,
+      Set<String> indexedVectors) {
     for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       String path = prefix + e.getKey();
       JsonNode def = e.getValue();
       String type = def.path("type").asText("object");
       if (def.has("properties")) {
-        addProperties(def.get("properties"), path + ".", "nested".equals(type) ? path : nested, fields);
+        addProperties(def.get("properties"), path + ".", "nested".equals(type) ? path : nested, fields, indexedVectors);
         continue;
       }
       fields.put(path, field(path, type, def, nested));
+      if ("dense_vector".equals(type) && def.path("index").asBoolean(true)) {
+        indexedVectors.add(path);
+      }
       JsonNode multi = def.get("fields");
       if (multi != null) {
         for (Iterator<Map.Entry<String, JsonNode>> m = multi.fields(); m.hasNext(); ) {
@@ -92,26 +88,6 @@ public final class IndexMapping {
       searchAnalyzer = def.path("search_analyzer").asText(analyzer);
     }
     return new Field(path, type, analyzer, searchAnalyzer, nested);
-  }
-
-  /** The mapping's definition of the field at a dotted path (objects' properties followed), or null. */
-  private static JsonNode definition(JsonNode properties, String path) {
-    JsonNode node = properties;
-    String[] parts = path.split("\\.");
-    for (int i = 0; i < parts.length; i++) {
-      if (node == null) {
-        return null;
-      }
-      JsonNode def = node.get(parts[i]);
-      if (def == null) {
-        return null;
-      }
-      if (i == parts.length - 1) {
-        return def;
-      }
-      node = def.has("properties") ? def.get("properties") : def.get("fields");
-    }
-    return null;
   }
 
   /** The indexed {@code dense_vector} fields, whose vectors Elasticsearch writes in formats of its own. */

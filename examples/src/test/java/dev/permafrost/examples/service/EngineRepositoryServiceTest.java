@@ -40,30 +40,13 @@ class EngineRepositoryServiceTest {
         "--permafrost.engine-repository.uri=" + fixture.resolve("repo").toUri(),
         "--permafrost.engine-repository.snapshot=snap-1")) {
       Http http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
-      List<String> names = new ArrayList<>();
-      for (JsonNode index : http.get("/indices").ok()) {
-        names.add(index.get("name").asString());
-      }
-      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1"), names.stream().sorted().toList());
+      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1"), mounted(http));
       for (JsonNode q : queries) {
         String pattern = String.join(",", q.get("indices").asString().replace(",", ".*,") + ".*");
         JsonNode result = http.get("/indices/" + pattern + "/search?size=10&sort=seq:desc&q="
             + URLEncoder.encode(q.get("query_string").asString(), StandardCharsets.UTF_8)).ok();
         JsonNode expected = answers.path("snapshots").path("snap-1").path(q.get("id").asString());
-        if (result.get("totalRelation").asString().equals("eq")) {
-          assertEquals(expected.path("total").asLong(), result.get("total").asLong(), q.toString());
-        } else {
-          assertTrue(result.get("total").asLong() <= expected.path("total").asLong(), "a bound: " + q);
-        }
-        List<String> ids = new ArrayList<>();
-        for (JsonNode hit : result.get("hits")) {
-          ids.add(hit.path("fields").path("_id").asString());
-          assertEquals(hit.path("sort").get(0).asLong(), hit.path("fields").path("_source").path("seq").asLong(),
-              "the decoded _source is the hit's: " + hit);
-        }
-        List<String> expectedIds = new ArrayList<>();
-        expected.path("ids").forEach(id -> expectedIds.add(id.asString()));
-        assertEquals(expectedIds, ids, q.toString());
+        assertAnsweredAsTheNode(expected, result, q.toString());
       }
       JsonNode nested = http.get("/indices/logs-a.*/search?q=" + URLEncoder.encode("user.name:ann", StandardCharsets.UTF_8))
           .problem(400);
@@ -87,29 +70,43 @@ class EngineRepositoryServiceTest {
         "--permafrost.engine-repository.uri=" + fixture.resolve("repo").toUri(),
         "--permafrost.engine-repository.snapshot=snap-2")) {
       Http http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
-      List<String> names = new ArrayList<>();
-      for (JsonNode index : http.get("/indices").ok()) {
-        names.add(index.get("name").asString());
-      }
       assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1", "logs-best.0", "logs-merged.0"),
-          names.stream().sorted().toList());
+          mounted(http));
       for (JsonNode q : queries) {
         JsonNode result = http.get("/indices/logs-best.*/search?size=10&sort=seq:desc&q="
             + URLEncoder.encode(q.get("query_string").asString(), StandardCharsets.UTF_8)).ok();
         JsonNode expected = answers.path("variants").path("logs-best").path(q.get("id").asString());
-        if (result.get("totalRelation").asString().equals("eq")) {
-          assertEquals(expected.path("total").asLong(), result.get("total").asLong(), q.toString());
-        }
-        List<String> ids = new ArrayList<>();
-        for (JsonNode hit : result.get("hits")) {
-          ids.add(hit.path("fields").path("_id").asString());
-          assertEquals(hit.path("sort").get(0).asLong(), hit.path("fields").path("_source").path("seq").asLong(),
-              "the decoded _source is the hit's: " + hit);
-        }
-        List<String> expectedIds = new ArrayList<>();
-        expected.path("ids").forEach(id -> expectedIds.add(id.asString()));
-        assertEquals(expectedIds, ids, q.toString());
+        assertAnsweredAsTheNode(expected, result, q.toString());
       }
     }
+  }
+  /** The names of the indices the service has mounted, sorted. */
+  private static List<String> mounted(Http http) throws Exception {
+    List<String> names = new ArrayList<>();
+    for (JsonNode index : http.get("/indices").ok()) {
+      names.add(index.get("name").asString());
+    }
+    return names.stream().sorted().toList();
+  }
+
+  /**
+   * The service's answer is the node's: its total (or, counted up to a bound, at most the node's) and its top ids,
+   * each hit's decoded {@code _source} its own.
+   */
+  private static void assertAnsweredAsTheNode(JsonNode expected, JsonNode result, String what) {
+    if (result.get("totalRelation").asString().equals("eq")) {
+      assertEquals(expected.path("total").asLong(), result.get("total").asLong(), what);
+    } else {
+      assertTrue(result.get("total").asLong() <= expected.path("total").asLong(), "a bound: " + what);
+    }
+    List<String> ids = new ArrayList<>();
+    for (JsonNode hit : result.get("hits")) {
+      ids.add(hit.path("fields").path("_id").asString());
+      assertEquals(hit.path("sort").get(0).asLong(), hit.path("fields").path("_source").path("seq").asLong(),
+          "the decoded _source is the hit's: " + hit);
+    }
+    List<String> expectedIds = new ArrayList<>();
+    expected.path("ids").forEach(id -> expectedIds.add(id.asString()));
+    assertEquals(expectedIds, ids, what);
   }
 }
