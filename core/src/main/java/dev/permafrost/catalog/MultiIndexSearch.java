@@ -143,7 +143,7 @@ final class MultiIndexSearch implements AutoCloseable {
     };
     List<Future<IndexResult<List<C>>>> futures = new ArrayList<>();
     for (MountedIndex index : candidates) {
-      futures.add(submit(deadline, profile.of(index.name), () -> {
+      futures.add(submit(deadline, profile, index.name, () -> {
         try (Lease lease = acquire(index, deadline)) {
           profile.leased(lease);
           IndexSearcher searcher = deadline.limit(lease.searcher());
@@ -219,9 +219,14 @@ final class MultiIndexSearch implements AutoCloseable {
 
   /**
    * Starts {@code task} on a virtual thread of its own once one of the {@code searchThreads} places is free, with the
-   * search's deadline on its reads; waiting for a place counts against the deadline.
+   * search's deadline on its reads, which count for {@code index} in {@code profile}; waiting for a place counts
+   * against the deadline. Its requests are a wave deeper than what the search has read when it is submitted: tasks
+   * submitted together start from the same depth whatever runs first, and a task submitted once others are done (a
+   * sorted search's next indices, the winners' fields) follows what they read.
    */
-  private <T> Future<T> submit(Deadline deadline, ReadCost cost, Callable<T> task) {
+  private <T> Future<T> submit(Deadline deadline, SearchProfile profile, String index, Callable<T> task) {
+    ReadCost cost = profile.of(index);
+    int readDepth = profile.readDepth();
     Callable<T> limited = deadline.around(task);
     return executor.submit(() -> {
       if (deadline.none()) {
@@ -229,7 +234,7 @@ final class MultiIndexSearch implements AutoCloseable {
       } else if (!running.tryAcquire(Math.max(0, deadline.nanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         throw new DeadlinePassed("waiting for one of the " + threads + " search places passed " + deadline.what, null);
       }
-      try (ReadCost.Scope counted = ReadCost.attach(cost)) {
+      try (ReadCost.Scope counted = ReadCost.attach(cost, readDepth)) {
         return limited.call();
       } finally {
         cost.settle(); // this index's part is done: its inputs' last windows are counted while still warm here
@@ -408,7 +413,7 @@ final class MultiIndexSearch implements AutoCloseable {
       next += batch.size();
       List<Future<IndexResult<TopDocs>>> futures = new ArrayList<>();
       for (MountedIndex index : batch) {
-        futures.add(submit(deadline, profile.of(index.name), () -> searchOne(index, request, deadline, profile)));
+        futures.add(submit(deadline, profile, index.name, () -> searchOne(index, request, deadline, profile)));
       }
       started.addAll(futures);
       for (int i = 0; i < batch.size(); i++) {
@@ -602,7 +607,7 @@ final class MultiIndexSearch implements AutoCloseable {
         MountedIndex index = searched.get(e.getKey());
         fetched.add(index);
         slots.add(e.getValue());
-        futures.add(submit(deadline, profile.of(index.name), () -> {
+        futures.add(submit(deadline, profile, index.name, () -> {
           // each task fills an array of its own, copied over once it is done: one that passes the deadline writes nothing seen
           org.apache.lucene.document.Document[] mine = new org.apache.lucene.document.Document[e.getValue().size()];
           try (Lease lease = acquire(index, deadline)) {

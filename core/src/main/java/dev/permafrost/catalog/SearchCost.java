@@ -12,13 +12,16 @@ import java.util.Map;
  * threads waited for the store, the readers it opened, and what became of its indices. Per index with
  * {@link SearchRequest.Builder#profile(boolean)}.
  *
- * @param storeRequests requests sent to the store for this search (fetches into the cache, direct reads, chunk tables)
- *     by the time it returned: a prefetch it queued and that was sent later is not in it; always the sum of
- *     {@link #perIndex}'s when that is filled
- * @param bytesFetched bytes those requests brought
+ * @param storeRequests requests this search asked the store for (fetches into the cache, direct reads, chunk tables),
+ *     each counted when asked for: a prefetch it queued counts even if it is sent after the search returned, and one
+ *     called off before it was sent does not; always the sum of {@link #perIndex}'s when that is filled
+ * @param bytesFetched bytes those requests asked for (one cut short, as when called off part way, counts whole)
  * @param bytesFromCache bytes served from the cache, at least
- * @param waves waves of dependent requests: a request's wave is one more than the deepest of this search's requests
- *     completed when it was sent
+ * @param waves waves of dependent requests, by dependency: a request's wave is one more than the deepest wave whose
+ *     bytes the thread that asked for it had read (see {@link dev.permafrost.store.ReadCost}): the same on any
+ *     machine for the same reads
+ * @param clockWaves waves as the clock saw them: a request's wave is one more than the deepest of this search's
+ *     requests completed when it was sent (a busy CPU that makes independent requests follow each other adds some)
  * @param storeWaitMillis time the search's threads spent waiting for the store, summed over them
  * @param readersOpened readers this search opened (the others were open already)
  * @param indicesSearched indices searched
@@ -29,26 +32,28 @@ import java.util.Map;
  * @param timedOut indices not finished at the timeout
  * @param perIndex each index's own costs, by name, with profiling on; else empty
  */
-public record SearchCost(long storeRequests, long bytesFetched, long bytesFromCache, int waves, long storeWaitMillis,
+public record SearchCost(long storeRequests, long bytesFetched, long bytesFromCache, int waves, int clockWaves,
+    long storeWaitMillis,
     int readersOpened, int indicesSearched, int skippedCanMatch, int skippedEarlyStop, int skippedUnmounted, int failed,
     int timedOut, Map<String, IndexCost> perIndex) {
 
   /**
    * One index's part of a search's cost.
    *
-   * @param storeRequests requests sent to the store for it
-   * @param bytesFetched bytes they brought
+   * @param storeRequests requests asked of the store for it
+   * @param bytesFetched bytes they asked for
    * @param bytesFromCache bytes served from the cache, at least
-   * @param waves waves of dependent requests among its own
+   * @param waves waves of dependent requests among its own, by dependency, counted from the search's start
+   * @param clockWaves its waves as the clock saw them
    * @param storeWaitMillis time its readers waited for the store
    * @param readerOpened whether this search opened its reader
    */
-  public record IndexCost(long storeRequests, long bytesFetched, long bytesFromCache, int waves, long storeWaitMillis,
-      boolean readerOpened) {}
+  public record IndexCost(long storeRequests, long bytesFetched, long bytesFromCache, int waves, int clockWaves,
+      long storeWaitMillis, boolean readerOpened) {}
 
   /** One line for a log: the requests, waves, bytes, wait and indices. */
   public String summary() {
-    return storeRequests + " store requests in " + waves + " waves, " + bytesFetched + " bytes fetched, " + bytesFromCache
+    return storeRequests + " store requests in " + waves + " waves (" + clockWaves + " by the clock), " + bytesFetched + " bytes fetched, " + bytesFromCache
         + "+ bytes from the cache, " + storeWaitMillis + " ms waiting for the store, " + readersOpened + " readers opened;"
         + " indices: " + indicesSearched + " searched, " + skippedCanMatch + " skipped by their ranges, " + skippedEarlyStop
         + " not needed by the sorted top-N, " + skippedUnmounted + " unmounted, " + failed + " failed, " + timedOut

@@ -34,6 +34,11 @@ final class SearchProfile {
     return indices.computeIfAbsent(index, k -> total.child());
   }
 
+  /** The deepest wave whose bytes the search's tasks have read so far (see {@link ReadCost#readDepth()}). */
+  int readDepth() {
+    return total.readDepth();
+  }
+
   /** Notes that {@code lease}'s acquire opened its reader. */
   void leased(Lease lease) {
     if (lease.opened) {
@@ -65,7 +70,7 @@ final class SearchProfile {
     for (Map.Entry<String, ReadCost> e : indices.entrySet()) {
       ReadCost c = e.getValue();
       SearchCost.IndexCost one = new SearchCost.IndexCost(c.requests(), c.bytesFetched(), c.bytesFromCache(), c.waves(),
-          c.waitNanos() / 1_000_000, opened.contains(e.getKey()));
+          c.clockWaves(), c.waitNanos() / 1_000_000, opened.contains(e.getKey()));
       requests += one.storeRequests();
       bytesFetched += one.bytesFetched();
       bytesFromCache += one.bytesFromCache();
@@ -74,7 +79,8 @@ final class SearchProfile {
         each.put(e.getKey(), one);
       }
     }
-    return new SearchCost(requests, bytesFetched, bytesFromCache, total.waves(), waitNanos / 1_000_000, opened.size(),
+    return new SearchCost(requests, bytesFetched, bytesFromCache, total.waves(), total.clockWaves(), waitNanos / 1_000_000,
+        opened.size(),
         searched.size(), canMatch, earlyStop, unmounted, failed.size(), timedOut.size(), Collections.unmodifiableMap(each));
   }
 }

@@ -78,6 +78,19 @@ public final class ChunkTable {
     return checksums[chunk];
   }
 
+  /** The length of the blob {@link #toBytes} writes for a file of {@code fileLength} bytes in chunks of {@code chunkSize}. */
+  public static long blobLength(long fileLength, int chunkSize) {
+    int count = chunkCount(fileLength, chunkSize);
+    return CodecUtil.headerLength(CODEC) + vLongLength(fileLength) + Long.BYTES + vLongLength(chunkSize)
+        + vLongLength(count) + (long) Integer.BYTES * count + CodecUtil.footerLength();
+  }
+
+  /** How many bytes {@code DataOutput#writeVLong} (or {@code writeVInt}, for a non-negative int) writes for {@code v}. */
+  private static int vLongLength(long v) {
+    assert v >= 0 : v;
+    return Math.max(1, (64 - Long.numberOfLeadingZeros(v) + 6) / 7);
+  }
+
   /** Heap this table holds. */
   public long heapBytes() {
     return 32 + 4L * checksums.length;

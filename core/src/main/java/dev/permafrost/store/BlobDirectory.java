@@ -171,6 +171,11 @@ public final class BlobDirectory extends Directory {
         context.hints(FileTypeHint.class).noneMatch(h -> h == FileTypeHint.INDEX));
   }
 
+  /** What the inputs of {@code name} share, once one was opened (else null); for tests of the read path. */
+  BlobFile openedFile(String name) {
+    return files.get(name);
+  }
+
   private static int fillSize(IOContext context) {
     if (context == IOContext.READONCE || context.context() == IOContext.Context.MERGE) {
       return BlobIndexInput.SEQUENTIAL_FILL;

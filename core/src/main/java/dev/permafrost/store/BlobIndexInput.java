@@ -70,6 +70,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private SlotGeneration winSlot = SlotGeneration.FIXED;
   private int winGeneration;
   private int winKind = KIND_NONE;
+  /** The position a move of the window is for: the window holds it, and is cut to one request's bytes around it. */
+  private long wanted;
   /** Bytes served from the current window not yet added to the stats. */
   private long served;
   // Bytes not yet added to the shared stats: flushed every STATS_BATCH window moves, on a miss and on close, so
@@ -128,10 +130,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     this.fillSize = from.fillSize;
     this.pos = sliceStart;
     this.scanRead = from.scanRead;
-    // The window is immutable shared state: a clone can keep using it, clipped to its own bounds.
+    // The window is immutable shared state: a clone can keep using it, clipped to its own bounds; but not a clone
+    // made for work that fetched some of this blob, whose threads must see which of its requests they read from
+    // (see setWindow)
     long start = Math.max(from.winStart, sliceStart);
     long end = Math.min(from.winEnd, sliceEnd);
-    if (start < end) {
+    if (start < end && (from.winKind == KIND_MANIFEST || !readsWhatItsWorkFetched(file))) {
       this.winStart = start;
       this.winEnd = end;
       this.winDelta = from.winDelta;
@@ -410,6 +414,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       return false;
     }
     int index = blob.regionIndex(a);
+    wanted = a;
     if (!blob.offerCached(index, a, this) || a + len > winEnd) {
       return false;
     }
@@ -456,6 +461,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     winEnd = Long.MIN_VALUE;
     winKind = KIND_NONE;
     winSlot = SlotGeneration.FIXED;
+  }
+
+  /** Whether the current thread reads for work that asked the store for bytes of {@code file}'s blob. */
+  private static boolean readsWhatItsWorkFetched(BlobFile file) {
+    ReadCost.Reading reading = ReadCost.reading();
+    return reading != null && file.cachedBlob != null && reading.fetched(file.cachedBlob.checksums);
   }
 
   private static ReadCost tracked(BlobIndexInput input) {
@@ -523,6 +534,15 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private void setWindow(long start, long end, long delta, RandomAccessInput access, SlotGeneration slot, int generation,
       int kind) {
     flushServed();
+    if (kind != KIND_MANIFEST) {
+      // the reading thread moves to the wave of the request of its work that brought these bytes, if one did; and the
+      // window holds no bytes of another request, whose wave the thread would then read unseen
+      ReadCost.Reading reading = ReadCost.reading();
+      if (reading != null && reading.read(file.cachedBlob.checksums, wanted)) {
+        start = Math.max(start, reading.stretchStart);
+        end = Math.min(end, reading.stretchEnd);
+      }
+    }
     winStart = Math.max(start, sliceStart);
     winEnd = Math.min(end, sliceEnd);
     winDelta = delta;
@@ -530,7 +550,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     winSlot = slot;
     winGeneration = generation;
     winKind = kind;
-    assert winStart < winEnd;
+    assert winStart < winEnd && (kind == KIND_MANIFEST || (wanted >= winStart && wanted < winEnd))
+        : "[" + winStart + ", " + winEnd + ") for " + wanted;
   }
 
   @Override
@@ -547,6 +568,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   /** Points the window at readable bytes that include absolute position {@code p} (p is inside the slice). */
   private void moveWindow(long p) throws IOException {
     assert p >= sliceStart && p < sliceEnd;
+    wanted = p;
     // reading on from the window's end, or skipping a little past it (a column read for sparse hits, a run of point
     // leaves with gaps), is a scan: its fills grow
     boolean sequential = winKind != KIND_NONE && p >= winEnd && p - winEnd < fillSize;

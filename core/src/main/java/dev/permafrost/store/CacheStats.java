@@ -15,7 +15,8 @@ import java.util.Map;
  *     when a region needs one, and merged back when freed)
  * @param regionsInUse slots holding a region of some file
  * @param evictions regions taken from one file to give to another
- * @param fillsInFlight fetches from the store writing into the cache right now
+ * @param fillsInFlight fetches from the store asked for and not done yet: fills of the cache, reads straight from the
+ *     store, chunk tables (queued or running)
  * @param cacheWriteFailures fills that could not write to the cache file (a full disk): their readers read
  *     straight from the store instead
  * @param total counts over every index and file type

@@ -25,7 +25,22 @@ abstract class FetchTask implements Runnable {
   private static final int CANCELLED = 4;
 
   /** What the fetch costs is counted for: the work of the thread that asked for it (see {@link ReadCost}), or null. */
-  final ReadCost cost = ReadCost.current();
+  final ReadCost cost;
+  /** The wave of its request in that work: one more than the deepest the asking thread had read. */
+  final int wave;
+  /** Its request, counted in {@link #cost} when the fetch was asked for; null without a cost. */
+  final ReadCost.Request request;
+
+  /**
+   * A fetch of [from, to) of {@code blob} (its identity: what a reader's window is looked up by), asked for by the
+   * current thread: counted in its work at once.
+   */
+  FetchTask(Object blob, long from, long to) {
+    ReadCost.Reading reading = ReadCost.reading();
+    this.cost = reading == null ? null : reading.cost;
+    this.wave = reading == null ? 1 : reading.nextWave();
+    this.request = cost == null ? null : cost.request(wave, to - from, blob, from, to);
+  }
 
   /** Guarded by this, as are the fields below. */
   private int state = QUEUED;
@@ -88,6 +103,9 @@ abstract class FetchTask implements Runnable {
       }
     }
     if (neverRuns) {
+      if (request != null) {
+        request.calledOff();
+      }
       cancelledWhileQueued();
     }
     if (toClose != null) {

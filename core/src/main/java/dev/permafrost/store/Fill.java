@@ -7,11 +7,26 @@ import java.io.IOException;
 
 /**
  * A fetch that will make the pages [start, end) of a slot readable (offsets relative to the region). Readers of any
- * of those pages wait for it instead of fetching again, and wake as its chunks arrive. {@link #done},
- * {@link #error}, {@link #demand} and {@link #waiters} are guarded by the slot's monitor; the rest is fixed once
- * the fill is registered.
+ * of those pages wait for it instead of fetching again, and wake as its chunks arrive. {@link #start}, {@link #end},
+ * {@link #createdNanos} and {@link #deadlineNanos} are fixed; everything else is guarded by the slot's monitor
+ * ({@link #demand} is also read without it, to decide whether a failure is worth a warning).
+ *
+ * <p>A fill is registered in its slot first, and given its {@link FetchTask} when it is queued, which for the fills
+ * of a prefetch (queued together, one request per run of adjacent ones) happens after the slot's monitor was let go.
+ * A reader that comes in between marks it {@link #demand} or {@link #calledOff}, and the queuing acts on it
+ * ({@link Fillable#queued}).
  */
 final class Fill {
+  /** How a fill's fetch is to start when it is queued: what its readers asked before it had a task. */
+  enum Start {
+    /** On the prefetch lane: no reader waits for it. */
+    PREFETCH,
+    /** On the demand lane: a reader waits for it. */
+    DEMAND,
+    /** Not at all: a reader waited for it and gave up, and no other waits. */
+    CALLED_OFF
+  }
+
   final long start;
   final long end;
   /** When it was asked for (System.nanoTime()). */
@@ -19,11 +34,13 @@ final class Fill {
   /** When the fetcher stops waiting for the blob's chunk table (System.nanoTime()); Long.MAX_VALUE without a policy. */
   final long deadlineNanos;
   /** Whether a reader waits, or waited, for it: such fills run on the filler's demand lane. */
-  boolean demand;
+  volatile boolean demand;
   /** Readers waiting for it now; when the last of them gives up, the fill is called off. */
   int waiters;
-  /** The fetch that runs it, set when it is queued. */
+  /** The fetch that runs it, from when it is queued; null before, and for bytes in hand (a slot's offer). */
   FetchTask task;
+  /** Whether its last waiter gave up before it had a task: it is called off as it is queued. */
+  boolean calledOff;
   /** Set when the fetch failed; waiters throw it (but for {@link FetchTask.Cancelled}: they start a fetch of their own). */
   IOException error;
   boolean done;

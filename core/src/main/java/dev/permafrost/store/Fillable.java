@@ -7,7 +7,7 @@ import java.io.IOException;
 
 /**
  * What a fill writes into: the slot of the cache file that holds the region being filled. The fetching layer's one
- * way up: a fill tells the slot of each verified range it wrote (which wakes the readers waiting for it) and of its
+ * way up: a fill's fetch tells the slot it is queued, and of each verified range it wrote (which wakes the readers waiting for it) and of its
  * end. Implemented by {@link Slot}; while a fill is registered, the slot keeps its region, so {@link #regionStart}
  * is stable for as long as the fill runs.
  */
@@ -23,6 +23,13 @@ interface Fillable {
    * are {@code bytes} from {@code offset}: what a clean close records to verify them after a restart.
    */
   int[] unitCrcs(byte[] bytes, int offset, long from, long to);
+
+  /**
+   * {@code fill}, registered in this slot, is fetched by {@code task} from now on: recorded under the slot's monitor,
+   * so that a reader who comes to wait for it moves {@code task} to the demand lane, and one who gives up calls it
+   * off. Returns how the fetch is to start, from what readers did before it had a task.
+   */
+  Fill.Start queued(Fill fill, FetchTask task);
 
   /** The region offsets [from, to) of {@code fill} are verified and written, with these units' CRC32Cs. */
   void progress(Fill fill, long from, long to, int[] crcs);

@@ -107,8 +107,7 @@ final class Filler {
   void start(List<Piece> pieces, BlobChecksums blob, FetchOrigin file) {
     for (int i = 0; i < pieces.size(); ) {
       int j = i + 1;
-      while (j < pieces.size() && pieces.get(j).start() == pieces.get(j - 1).end()
-          && pieces.get(j).fill.demand == pieces.get(i).fill.demand) {
+      while (j < pieces.size() && pieces.get(j).start() == pieces.get(j - 1).end()) {
         j++;
       }
       queue(pieces.subList(i, j), blob, file);
@@ -116,42 +115,54 @@ final class Filler {
     }
   }
 
+  /**
+   * One fetch for a run of adjacent pieces: counted in the asking thread's work now, given to each piece's slot
+   * ({@link Fillable#queued}, under its monitor), then queued on the lane its readers ask for, or called off at once
+   * if a reader that came before it had a task gave up on it. The chunk table is asked for first, so that it travels
+   * beside the data.
+   */
   private void queue(List<Piece> run, BlobChecksums blob, FetchOrigin file) {
-    inFlight.incrementAndGet();
     FillTask task = new FillTask(List.copyOf(run), blob, file);
+    inFlight.incrementAndGet();
+    boolean demanded = false;
+    boolean calledOff = false;
     for (Piece p : run) {
-      p.fill.task = task;
+      switch (p.slot.queued(p.fill, task)) {
+        case DEMAND -> demanded = true;
+        case CALLED_OFF -> calledOff = true;
+        case PREFETCH -> { }
+      }
+    }
+    if (calledOff) {
+      task.cancel(tables); // never runs: its fills end, and a reader still waiting for one fetches it itself
+      return;
+    }
+    if (blob.hasTable()) {
+      table(blob, file, task.cost, task.wave);
     }
     try {
-      (run.get(0).fill.demand ? demand : prefetches).execute(task);
+      (demanded ? demand : prefetches).execute(task);
     } catch (RuntimeException e) {
-      inFlight.decrementAndGet();
-      for (Piece p : run) {
-        p.slot.finish(p.fill, new IOException("the shared region cache is closed; cannot fetch " + blob.blobName, e));
-      }
+      task.closed = new IOException("the shared region cache is closed; cannot fetch " + blob.blobName, e);
+      task.cancel(Runnable::run); // ends the fills with that error, unless a reader's promotion runs it already
     }
   }
 
   /**
-   * Queues {@code fill}, a prefetch that a reader now waits for, on the demand lane too: whichever lane gets to it
-   * first runs it. Called under the slot's monitor.
+   * Queues {@code task}, the fetch of a prefetch that a reader now waits for, on the demand lane too: whichever lane
+   * gets to it first runs it. Called under the slot's monitor.
    */
-  void promote(Fill fill) {
-    if (fill.task == null) {
-      return; // bytes in hand being written (a slot's offer): nothing to fetch
-    }
+  void promote(FetchTask task) {
     try {
-      demand.execute(fill.task);
+      demand.execute(task);
     } catch (RuntimeException e) {
       // closed: the prefetch lane's copy is dropped by close() too, which ends the fill
     }
   }
 
-  /** Calls {@code fill} off: nobody waits for it any more. Never blocks. */
-  void cancel(Fill fill) {
-    if (fill.task != null) { // null: bytes in hand being written (a slot's offer), done in a moment
-      fill.task.cancel(tables);
-    }
+  /** Calls {@code task} off: nobody waits for it any more. Never blocks. */
+  void cancel(FetchTask task) {
+    task.cancel(tables);
   }
 
   /**
@@ -161,10 +172,13 @@ final class Filler {
   byte[] fetchDirect(BlobChecksums blob, FetchOrigin file, long from, long to, ReadDeadline limit) throws IOException {
     DirectTask task = new DirectTask(blob, file, from, to);
     inFlight.incrementAndGet();
+    if (blob.hasTable()) {
+      table(blob, file, task.cost, task.wave);
+    }
     try {
       demand.execute(task);
     } catch (RuntimeException e) {
-      inFlight.decrementAndGet();
+      task.cancel(Runnable::run);
       throw new IOException("the shared region cache at " + regionFile.path() + " is closed; cannot read " + blob.blobName, e);
     }
     return awaitDirect(task, limit);
@@ -177,11 +191,14 @@ final class Filler {
   DirectTask startDirect(BlobChecksums blob, FetchOrigin file, long from, long to) {
     DirectTask task = new DirectTask(blob, file, from, to);
     inFlight.incrementAndGet();
+    if (blob.hasTable()) {
+      table(blob, file, task.cost, task.wave);
+    }
     try {
       prefetches.execute(task);
       return task;
     } catch (RuntimeException e) {
-      inFlight.decrementAndGet();
+      task.cancel(Runnable::run);
       return null;
     }
   }
@@ -238,10 +255,11 @@ final class Filler {
 
   /**
    * {@code blob}'s chunk table, loading it on a table thread (so that it travels in parallel with the fill that
-   * asked, and a fill never waits for a table queued behind it) the first time; its request counts for {@code cost}.
-   * A failed load is forgotten, so that the next fill asks again. Only for a blob that {@link BlobChecksums#hasTable()}.
+   * asked, and a fill never waits for a table queued behind it) the first time; its request counts for {@code cost}
+   * (if not null), in wave {@code wave}, from now. A failed load is forgotten, so that the next fill asks again. Only
+   * for a blob that {@link BlobChecksums#hasTable()}.
    */
-  CompletableFuture<ChunkTable> table(BlobChecksums blob, FetchOrigin origin, ReadCost cost) {
+  CompletableFuture<ChunkTable> table(BlobChecksums blob, FetchOrigin origin, ReadCost cost, int wave) {
     assert blob.hasTable();
     CompletableFuture<ChunkTable> t = blob.table.get();
     if (t != null) {
@@ -256,15 +274,23 @@ final class Filler {
         blob.table.compareAndSet(mine, null); // the next fill asks again
       }
     });
+    ReadCost.Request request = cost == null ? null : cost.request(wave, VerifiedFetch.tableLength(blob), null, 0, 0);
+    inFlight.incrementAndGet();
     try {
       tables.execute(() -> {
         try {
-          mine.complete(VerifiedFetch.readTable(blob, origin, cost));
+          mine.complete(VerifiedFetch.readTable(blob, origin, request));
         } catch (Throwable e) {
           mine.completeExceptionally(e);
+        } finally {
+          inFlight.decrementAndGet();
         }
       });
     } catch (RuntimeException e) {
+      inFlight.decrementAndGet();
+      if (request != null) {
+        request.calledOff();
+      }
       mine.completeExceptionally(new IOException("the shared region cache is closed; cannot load the chunk table of "
           + blob.blobName, e));
     }
@@ -277,7 +303,8 @@ final class Filler {
    */
   private void fetchVerified(FetchTask task, BlobChecksums blob, FetchOrigin origin, long from, long to,
       long deadlineNanos, boolean direct, VerifiedFetch.PieceSink sink) throws IOException {
-    CompletableFuture<ChunkTable> table = blob.hasTable() ? table(blob, origin, task.cost) : null; // beside the data
+    // asked for when the fetch was (beside the data); again here only if that load failed meanwhile
+    CompletableFuture<ChunkTable> table = blob.hasTable() ? table(blob, origin, task.cost, task.wave) : null;
     new VerifiedFetch(blob, origin, direct, task, global).fetch(from, to, table, deadlineNanos, sink);
   }
 
@@ -322,6 +349,7 @@ final class Filler {
     final long to;
 
     DirectTask(BlobChecksums blob, FetchOrigin file, long from, long to) {
+      super(blob, from, to);
       this.blob = blob;
       this.file = file;
       this.from = from;
@@ -358,8 +386,11 @@ final class Filler {
     private final List<Piece> pieces;
     private final BlobChecksums blob;
     private final FetchOrigin file;
+    /** Why it never ran if the cache was closed when it was queued; else it was called off. */
+    IOException closed;
 
     FillTask(List<Piece> pieces, BlobChecksums blob, FetchOrigin file) {
+      super(blob, blob.fetchStart(pieces.get(0).start()), blob.fetchEnd(pieces.get(pieces.size() - 1).end()));
       assert !pieces.isEmpty();
       this.pieces = pieces;
       this.blob = blob;
@@ -370,7 +401,8 @@ final class Filler {
     void cancelledWhileQueued() {
       inFlight.decrementAndGet();
       for (Piece p : pieces) {
-        p.slot.finish(p.fill, new FetchTask.Cancelled("the fetch of " + blob.blobName + " was called off before it started"));
+        p.slot.finish(p.fill, closed != null ? closed
+            : new FetchTask.Cancelled("the fetch of " + blob.blobName + " was called off before it started"));
       }
     }
 

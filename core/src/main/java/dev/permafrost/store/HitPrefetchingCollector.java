@@ -231,13 +231,15 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
       return;
     }
     fetchWholeWhereNoDearer(reader, fields, missing);
-    ReadCost cost = ReadCost.current();
+    ReadCost.Reading reading = ReadCost.reading(); // each read carries on from what this thread has read
+    ReadCost cost = reading == null ? null : reading.cost;
+    int readDepth = reading == null ? 0 : reading.depth;
     ReadDeadline deadline = ReadDeadline.current();
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int[] m : missing) {
         FieldInfo field = fields.get(m[0]);
         int doc = m[1];
-        threads.execute(() -> readQuietly(reader, field, doc, cost, deadline));
+        threads.execute(() -> readQuietly(reader, field, doc, cost, readDepth, deadline));
       }
     } // waits for every read
   }
@@ -274,8 +276,9 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
   /** The fewest missing values of a field in a segment for which its columns may be fetched whole. */
   static final int WHOLE_COLUMN_HITS = 8;
 
-  private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, ReadDeadline deadline) {
-    try (ReadCost.Scope c = cost == null ? null : ReadCost.attach(cost);
+  private static void readQuietly(LeafReader reader, FieldInfo field, int doc, ReadCost cost, int readDepth,
+      ReadDeadline deadline) {
+    try (ReadCost.Scope c = cost == null ? null : ReadCost.attach(cost, readDepth);
         ReadDeadline.Scope d = deadline == null ? null : ReadDeadline.at(deadline.deadlineNanos, deadline.what)) {
       ReadIntent.mode(ReadIntent.Mode.PREFETCH);
       read(reader, field, doc);

@@ -5,47 +5,73 @@ package dev.permafrost.store;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the reads of one piece of work (a search, or one index of it) cost the store, counted for it alone even while
  * other work reads through the same cache: the store requests its reads made (fetches into the cache, reads straight
- * from the store, chunk tables), the bytes they brought, the bytes served from the cache, the time its readers waited
- * for the store, and the waves of dependent requests on its critical path (a request's wave is one more than the
- * deepest of this work's requests that had completed when it was sent).
+ * from the store, chunk tables), the bytes those requests asked for, the bytes served from the cache, the time its
+ * readers waited for the store, and the waves of dependent requests on its critical path.
  *
  * <p>Attach one to the threads that do the work ({@link #attach}); work that Lucene hands to an executor does not
- * carry it. A fetch counts for the work that started it; others that wait for the same fetch count only their wait.
- * A cost can have a parent (the search a per-index cost belongs to): everything counted also counts there.
- * Inputs are attributed to the work of the thread that opened, cloned or sliced them (Lucene makes them per query).
+ * carry it. A request counts for the work whose thread asked for it, when it asked (a prefetch that is sent later
+ * counts at once; one called off before it was sent no longer counts), with the whole range it asks for; others that
+ * wait for the same fetch count only their wait. A cost can have a parent (the search a per-index cost belongs to):
+ * everything counted also counts there. Bytes served from the cache count for the work of the thread that opened,
+ * cloned or sliced the input that served them (Lucene makes them per query).
+ *
+ * <p><b>Waves</b> are counted by dependency, not by the clock: a thread of the work has read up to some wave (0 at
+ * first); a request it asks for is one wave deeper, and reading the bytes a request of this work brought takes the
+ * thread to that request's wave. So a cold {@code DirectoryReader.open} that reads the commit, then every file's
+ * header at once, is two waves however fast or busy the machine is. {@link #clockWaves()} counts the other way, as
+ * the clock saw them (a request's wave is one more than the deepest of this work's requests completed when it was
+ * sent): that one also counts a busy CPU's turn-taking, which makes independent requests follow each other.
  */
 public final class ReadCost {
-  private static final ThreadLocal<ReadCost> CURRENT = new ThreadLocal<>();
+  private static final ThreadLocal<Reading> CURRENT = new ThreadLocal<>();
 
   private final ReadCost parent;
+  /** The outermost cost: it keeps what every request of the work brought ({@link #fetched}). */
+  private final ReadCost root;
   private final LongAdder requests = new LongAdder();
   private final LongAdder bytesFetched = new LongAdder();
   private final LongAdder bytesFromCache = new LongAdder();
   private final LongAdder waitNanos = new LongAdder();
-  /** The deepest wave among this work's completed requests. */
-  private final AtomicInteger completed = new AtomicInteger();
+  /** The deepest wave of this work's requests, by dependency. */
   private final AtomicInteger waves = new AtomicInteger();
+  /** The deepest wave whose bytes this work's threads read. */
+  private final AtomicInteger readDepth = new AtomicInteger();
+  /** The deepest wave among this work's completed requests, by the clock. */
+  private final AtomicInteger completed = new AtomicInteger();
+  private final AtomicInteger clockWaves = new AtomicInteger();
+  /**
+   * For the root only: which bytes of which blob this work's requests asked for, and in which wave, so that a thread
+   * reading them moves to that wave ({@link Reading#read}). Null until the first request.
+   */
+  private volatile Map<Object, FetchedRanges> fetched;
   /**
    * The last input made for this work, linked to the ones before it through {@link Input#nextTracked} (no
    * allocation per input): the bytes they served from the cache and have not reported yet count too.
    */
   private volatile Input tracked;
   /** What this work holds until it settles (the heap of its reads straight from the store). */
-  private final java.util.Queue<Held> held = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final Queue<Held> held = new ConcurrentLinkedQueue<>();
   /** The costs whose counts count in this one: their inputs' unreported bytes count here too. */
-  private final java.util.Queue<ReadCost> children = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final Queue<ReadCost> children = new ConcurrentLinkedQueue<>();
 
   private static final VarHandle TRACKED;
+  private static final VarHandle FETCHED;
 
   static {
     try {
       TRACKED = MethodHandles.lookup().findVarHandle(ReadCost.class, "tracked", Input.class);
+      FETCHED = MethodHandles.lookup().findVarHandle(ReadCost.class, "fetched", Map.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -58,6 +84,7 @@ public final class ReadCost {
 
   private ReadCost(ReadCost parent) {
     this.parent = parent;
+    this.root = parent == null ? this : parent.root;
   }
 
   /** A cost whose counts also count in this one (an index's, of a search). */
@@ -73,10 +100,26 @@ public final class ReadCost {
     void close();
   }
 
-  /** Counts the current thread's reads in {@code cost} (null: in none) until the scope is closed. */
+  /**
+   * Counts the current thread's reads in {@code cost} (null: in none) until the scope is closed, as work that follows
+   * from everything {@code cost} has read so far ({@link #readDepth()}): its first request is one wave deeper.
+   */
   public static Scope attach(ReadCost cost) {
-    ReadCost outer = CURRENT.get();
-    CURRENT.set(cost);
+    return attach(cost, cost == null ? 0 : cost.readDepth());
+  }
+
+  /**
+   * Counts the current thread's reads in {@code cost} (null: in none) until the scope is closed, as work that follows
+   * from reads of wave {@code readDepth}: its first request is in wave {@code readDepth + 1}. A search's tasks that
+   * start together start from the same depth, whatever runs first; a task that starts once others are done (the
+   * next indices of a sorted search, the fetch of the winners' fields) starts from the depth they reached.
+   */
+  public static Scope attach(ReadCost cost, int readDepth) {
+    if (readDepth < 0) {
+      throw new IllegalArgumentException("readDepth must be >= 0: " + readDepth);
+    }
+    Reading outer = CURRENT.get();
+    CURRENT.set(cost == null ? null : new Reading(cost, readDepth));
     return () -> {
       if (outer == null) {
         CURRENT.remove();
@@ -88,7 +131,103 @@ public final class ReadCost {
 
   /** The current thread's cost, or null. */
   static ReadCost current() {
+    Reading r = CURRENT.get();
+    return r == null ? null : r.cost;
+  }
+
+  /** What the current thread reads for, or null. */
+  static Reading reading() {
     return CURRENT.get();
+  }
+
+  /**
+   * A thread's reading for a piece of work: the cost, and the deepest wave of the work's requests whose bytes the
+   * thread has read. Confined to its thread.
+   */
+  static final class Reading {
+    final ReadCost cost;
+    int depth;
+    /** The stretch of the blob around the last position {@link #read} was asked about with one wave (or none). */
+    long stretchStart;
+    long stretchEnd;
+
+    private Reading(ReadCost cost, int depth) {
+      this.cost = cost;
+      this.depth = depth;
+    }
+
+    /** The wave of a request this thread asks for now. */
+    int nextWave() {
+      return depth + 1;
+    }
+
+    /**
+     * The thread reads position {@code p} of {@code blob}: if a request of this work brought it, the thread is now at
+     * least at that request's wave. Returns false if this work asked for nothing of the blob (nothing to clip);
+     * else sets [{@link #stretchStart}, {@link #stretchEnd}) to the stretch around {@code p} that one request brought
+     * (or that none did): a window over more than that would let the thread read bytes of another wave unseen.
+     */
+    boolean read(Object blob, long p) {
+      Map<Object, FetchedRanges> all = cost.root.fetched;
+      FetchedRanges ranges = all == null ? null : all.get(blob);
+      if (ranges == null) {
+        return false;
+      }
+      int wave = ranges.find(p, this);
+      if (wave > depth) {
+        depth = wave;
+        for (ReadCost c = cost; c != null; c = c.parent) {
+          c.readDepth.accumulateAndGet(wave, Math::max);
+        }
+      }
+      return true;
+    }
+
+    /** Whether this work asked the store for bytes of {@code blob}. */
+    boolean fetched(Object blob) {
+      Map<Object, FetchedRanges> all = cost.root.fetched;
+      return all != null && all.containsKey(blob);
+    }
+  }
+
+  /** The ranges of one blob that a work's requests asked for, each with its wave; a later request's range wins. */
+  private static final class FetchedRanges {
+    /** By start: {end, wave}. Guarded by this. */
+    private final TreeMap<Long, long[]> ranges = new TreeMap<>();
+
+    synchronized void add(long from, long to, int wave) {
+      Map.Entry<Long, long[]> before = ranges.lowerEntry(from);
+      if (before != null && before.getValue()[0] > from) {
+        long[] cut = before.getValue();
+        if (cut[0] > to) {
+          ranges.put(to, new long[] {cut[0], cut[1]});
+        }
+        cut[0] = from;
+      }
+      for (Map.Entry<Long, long[]> e = ranges.ceilingEntry(from); e != null && e.getKey() < to;
+          e = ranges.ceilingEntry(from)) {
+        ranges.remove(e.getKey());
+        if (e.getValue()[0] > to) {
+          ranges.put(to, e.getValue());
+          break;
+        }
+      }
+      ranges.put(from, new long[] {to, wave});
+    }
+
+    /** The wave of the request whose range holds {@code p} (0 if none), with the stretch set on {@code reading}. */
+    synchronized int find(long p, Reading reading) {
+      Map.Entry<Long, long[]> at = ranges.floorEntry(p);
+      if (at != null && at.getValue()[0] > p) {
+        reading.stretchStart = at.getKey();
+        reading.stretchEnd = at.getValue()[0];
+        return (int) at.getValue()[1];
+      }
+      Long next = ranges.higherKey(p);
+      reading.stretchStart = at == null ? 0 : at.getValue()[0];
+      reading.stretchEnd = next == null ? Long.MAX_VALUE : next;
+      return 0;
+    }
   }
 
   /**
@@ -107,35 +246,100 @@ public final class ReadCost {
 
   // ---- counting, by the store package ----
 
-  /** One request sent, with the wave it is in for this work and its parent's. */
+  /**
+   * One request asked for by this work: counted (with its bytes, in this cost and its parents) when it is made, in
+   * wave {@link #wave}; {@link #sent} and {@link #end} place it on the clock; {@link #calledOff} takes it back if it
+   * was never sent.
+   */
   final class Request {
-    private final int wave;
-    private final ReadCost.Request parentRequest;
+    final int wave;
+    private final long bytes;
+    private final Object blob;
+    /** Its wave by the clock in this cost and in each parent, from when it was sent. */
+    private int[] clockWaves;
+    private boolean sent;
+    private boolean ended;
 
-    private Request() {
-      requests.increment();
-      this.wave = completed.get() + 1;
-      waves.accumulateAndGet(wave, Math::max);
-      this.parentRequest = parent == null ? null : parent.begin();
-    }
-
-    /** The request's response was read (or abandoned): later requests are a wave deeper. */
-    void end() {
-      completed.accumulateAndGet(wave, Math::max);
-      if (parentRequest != null) {
-        parentRequest.end();
+    private Request(int wave, long bytes, Object blob, long from, long to) {
+      this.wave = wave;
+      this.bytes = bytes;
+      this.blob = blob;
+      for (ReadCost c = ReadCost.this; c != null; c = c.parent) {
+        c.requests.increment();
+        c.bytesFetched.add(bytes);
+        c.waves.accumulateAndGet(wave, Math::max);
+      }
+      if (blob != null) {
+        root.rangesOf(blob).add(from, to, wave);
       }
     }
-  }
 
-  Request begin() {
-    return new Request();
-  }
-
-  void fetched(long bytes) {
-    for (ReadCost c = this; c != null; c = c.parent) {
-      c.bytesFetched.add(bytes);
+    /** The request is being sent now: its clock wave, in this cost and each parent, counts from here. */
+    synchronized void sent() {
+      if (!sent) {
+        sent = true;
+        int levels = 0;
+        for (ReadCost c = ReadCost.this; c != null; c = c.parent) {
+          levels++;
+        }
+        clockWaves = new int[levels];
+        int i = 0;
+        for (ReadCost c = ReadCost.this; c != null; c = c.parent, i++) {
+          clockWaves[i] = c.completed.get() + 1;
+          c.clockWaves.accumulateAndGet(clockWaves[i], Math::max);
+        }
+      }
     }
+
+    /** The request's response was read (or abandoned): later requests are a wave deeper by the clock. */
+    synchronized void end() {
+      if (sent && !ended) {
+        ended = true;
+        int i = 0;
+        for (ReadCost c = ReadCost.this; c != null && clockWaves != null; c = c.parent, i++) {
+          c.completed.accumulateAndGet(clockWaves[i], Math::max);
+        }
+      }
+    }
+
+    /** The request was called off before it was sent: it no longer counts. */
+    synchronized void calledOff() {
+      if (!sent) {
+        sent = true;
+        ended = true;
+        for (ReadCost c = ReadCost.this; c != null; c = c.parent) {
+          c.requests.decrement();
+          c.bytesFetched.add(-bytes);
+        }
+      }
+    }
+
+    /**
+     * A request that follows this one's response (a piece of it that did not match its checksum, asked again): one wave
+     * deeper, counted now.
+     */
+    Request again(long from, long to) {
+      return new Request(wave + 1, to - from, blob, from, to);
+    }
+  }
+
+  /**
+   * Counts a request of this work for [from, to) of {@code blob} (null: bytes no reader reads, such as a chunk
+   * table), of {@code bytes} bytes, in wave {@code wave}.
+   */
+  Request request(int wave, long bytes, Object blob, long from, long to) {
+    assert wave >= 1 : wave;
+    return new Request(wave, bytes, blob, from, to);
+  }
+
+  private FetchedRanges rangesOf(Object blob) {
+    assert root == this;
+    Map<Object, FetchedRanges> all = fetched;
+    if (all == null) {
+      FETCHED.compareAndSet(this, null, new ConcurrentHashMap<>());
+      all = fetched;
+    }
+    return all.computeIfAbsent(blob, k -> new FetchedRanges());
   }
 
   void fromCache(long bytes) {
@@ -199,12 +403,12 @@ public final class ReadCost {
 
   // ---- reading ----
 
-  /** Store requests sent for this work. */
+  /** Store requests this work asked for (less those called off before they were sent). */
   public long requests() {
     return requests.sum();
   }
 
-  /** Bytes those requests brought. */
+  /** The bytes those requests asked for (a request cut short, as when it is called off part way, counts whole). */
   public long bytesFetched() {
     return bytesFetched.sum();
   }
@@ -234,14 +438,30 @@ public final class ReadCost {
     return waitNanos.sum();
   }
 
-  /** Waves of dependent requests on this work's critical path. */
+  /**
+   * Waves of dependent requests on this work's critical path, by dependency (see the class description): the same on
+   * any machine for the same reads.
+   */
   public int waves() {
     return waves.get();
   }
 
+  /** The deepest wave of this work's requests whose bytes its threads have read. */
+  public int readDepth() {
+    return readDepth.get();
+  }
+
+  /**
+   * Waves as the clock saw them: a request's wave is one more than the deepest of this work's requests completed when
+   * it was sent. At least {@link #waves()}, more where the CPU made independent requests wait for each other.
+   */
+  public int clockWaves() {
+    return clockWaves.get();
+  }
+
   @Override
   public String toString() {
-    return requests() + " requests in " + waves() + " waves, " + bytesFetched() + " bytes fetched, " + bytesFromCache()
-        + " from the cache, " + waitNanos() / 1_000_000 + " ms waiting";
+    return requests() + " requests in " + waves() + " waves (" + clockWaves() + " by the clock), " + bytesFetched()
+        + " bytes fetched, " + bytesFromCache() + " from the cache, " + waitNanos() / 1_000_000 + " ms waiting";
   }
 }

@@ -353,9 +353,12 @@ final class Slot extends SlotGeneration implements Fillable {
             }
           } else if (!awaited.demand) {
             awaited.demand = true; // a reader waits for this prefetch now
-            cacheFile.filler.promote(awaited);
+            if (awaited.task != null) { // else not queued yet: it is queued on the demand lane (see queued)
+              cacheFile.filler.promote(awaited.task);
+            }
           }
           awaited.waiters++;
+          awaited.calledOff = false; // someone waits for it again
         }
         long now = System.nanoTime();
         if (limit == null) {
@@ -392,7 +395,7 @@ final class Slot extends SlotGeneration implements Fillable {
         }
       }
       if (awaited != null && !awaited.done && --awaited.waiters == 0 && gaveUp) {
-        cacheFile.filler.cancel(awaited); // nobody else waits for it
+        callOff(awaited); // nobody else waits for it
       }
     }
   }
@@ -456,7 +459,20 @@ final class Slot extends SlotGeneration implements Fillable {
   synchronized void letGo(Fill fill, boolean gaveUp) {
     assert fill.waiters > 0 : fill;
     if (--fill.waiters == 0 && gaveUp && !fill.done) {
-      cacheFile.filler.cancel(fill); // a fill registered on the slot keeps it with its owner
+      callOff(fill); // a fill registered on the slot keeps it with its owner
+    }
+  }
+
+  /**
+   * Calls off {@code fill}, which nobody waits for any more: its fetch, or if it is not queued yet, the fetch it will
+   * be given ({@link #queued}). Bytes in hand being written (an {@link #offer}) have no fetch: done in a moment.
+   */
+  private void callOff(Fill fill) {
+    assert Thread.holdsLock(this);
+    if (fill.task != null) {
+      cacheFile.filler.cancel(fill.task);
+    } else {
+      fill.calledOff = true;
     }
   }
 
@@ -582,6 +598,13 @@ final class Slot extends SlotGeneration implements Fillable {
   }
 
   // ---- fillers ----
+
+  @Override
+  public synchronized Fill.Start queued(Fill fill, FetchTask task) {
+    assert fill.task == null && !fill.done && fills.contains(fill) : fill + " in " + this;
+    fill.task = task;
+    return fill.calledOff ? Fill.Start.CALLED_OFF : fill.demand ? Fill.Start.DEMAND : Fill.Start.PREFETCH;
+  }
 
   /**
    * Marks the pages of [from, to) (region offsets, whole units or ending the region) filled, with the CRC32C of each

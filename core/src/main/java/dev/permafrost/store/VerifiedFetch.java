@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * against the blob's {@link ChunkTable}, or as a whole against its CRC32C and Lucene checksum (see
  * {@link BlobChecksums}). A piece that does not match is fetched once more; if it still does not match, the fetch
  * fails with a {@link CorruptIndexException} naming the blob, the file, the store, the range and both checksums, and
- * nothing of the piece is handed on. Its requests and bytes count as fills or as direct reads, in the file's counters
- * and in the cost of the work that asked for it ({@link ReadCost}).
+ * nothing of the piece is handed on. Its requests and bytes count as fills or as direct reads in the file's counters
+ * as they are sent and read; in the cost of the work that asked for it ({@link ReadCost}), its first request was
+ * counted when the fetch was asked for, and a piece asked again counts as it is sent.
  */
 final class VerifiedFetch {
   private static final Logger log = LoggerFactory.getLogger(VerifiedFetch.class);
@@ -47,6 +48,9 @@ final class VerifiedFetch {
   private final FetchTask task;
   /** The cache's own counters, which count fills too; null for a direct read. */
   private final CacheStatsCounter global;
+  /** Whether a request was sent yet, and the last one (null without a cost): a piece asked again follows it. */
+  private boolean opened;
+  private ReadCost.Request request;
 
   VerifiedFetch(BlobChecksums blob, FetchOrigin origin, boolean direct, FetchTask task, CacheStatsCounter global) {
     this.blob = blob;
@@ -77,7 +81,11 @@ final class VerifiedFetch {
   }
 
   private InputStream open(long from, long to) throws IOException {
-    InputStream in = counted(task.cost, () -> origin.store().read(blob.blobName, from, to - from));
+    // the task's own request first (counted when the fetch was asked for); a piece asked again is a request of its own
+    ReadCost.Request r = !opened ? task.request : request == null ? null : request.again(from, to);
+    opened = true;
+    request = r;
+    InputStream in = counted(r, () -> origin.store().read(blob.blobName, from, to - from));
     task.reading(in);
     if (direct) {
       origin.counter().directReads.increment();
@@ -93,12 +101,12 @@ final class VerifiedFetch {
     InputStream send() throws IOException;
   }
 
-  /** A request of {@code cost} (if any): counted when sent, its wave ended when its response is closed. */
-  private static InputStream counted(ReadCost cost, Send open) throws IOException {
-    if (cost == null) {
+  /** Sends {@code request} (if counted: see {@link ReadCost.Request}); its clock wave ends when its response is closed. */
+  private static InputStream counted(ReadCost.Request request, Send open) throws IOException {
+    if (request == null) {
       return open.send();
     }
-    ReadCost.Request request = cost.begin();
+    request.sent();
     InputStream in;
     try {
       in = open.send();
@@ -107,8 +115,6 @@ final class VerifiedFetch {
       throw e;
     }
     return new FilterBlobInputStream(in) {
-      private boolean ended;
-
       @Override
       public int read(byte[] b, int off, int len) throws IOException {
         return in.read(b, off, len);
@@ -116,10 +122,7 @@ final class VerifiedFetch {
 
       @Override
       public void close() throws IOException {
-        if (!ended) {
-          ended = true;
-          request.end();
-        }
+        request.end();
         super.close();
       }
     };
@@ -128,9 +131,6 @@ final class VerifiedFetch {
   private void readFully(InputStream in, byte[] buffer, int length, long position) throws IOException {
     int n = in.readNBytes(buffer, 0, length);
     (direct ? origin.counter().bytesReadDirect : origin.counter().bytesFetched).add(n);
-    if (task.cost != null && n > 0) {
-      task.cost.fetched(n);
-    }
     if (n != length) {
       throw new EOFException("the store returned " + n + " of the " + length + " bytes at " + position + " of blob "
           + blob.blobName + " (" + blob.length + " bytes)");
@@ -265,18 +265,16 @@ final class VerifiedFetch {
   }
 
   /**
-   * Reads and parses {@code blob}'s chunk table (a damaged one is read once more), its request counting for
-   * {@code cost}.
+   * Reads and parses {@code blob}'s chunk table (a damaged one is read once more), as {@code request} (null: not
+   * counted), which was counted when the table was asked for.
    */
-  static ChunkTable readTable(BlobChecksums blob, FetchOrigin origin, ReadCost cost) throws IOException {
+  static ChunkTable readTable(BlobChecksums blob, FetchOrigin origin, ReadCost.Request request) throws IOException {
     String source = origin.storeDescription() + " blob " + blob.tableBlob;
+    ReadCost.Request r = request;
     for (int attempt = 1; ; attempt++) {
       byte[] bytes;
-      try (InputStream in = counted(cost, () -> origin.store().read(blob.tableBlob))) {
+      try (InputStream in = counted(r, () -> origin.store().read(blob.tableBlob))) {
         bytes = in.readAllBytes();
-        if (cost != null) {
-          cost.fetched(bytes.length);
-        }
       } catch (IOException e) {
         throw new IOException("cannot read the chunk table " + blob.tableBlob + " of blob " + blob.blobName + " ("
             + blob.fileName + ") from " + origin.storeDescription() + ": " + e.getMessage(), e);
@@ -290,7 +288,13 @@ final class VerifiedFetch {
           throw e;
         }
         log.warn("chunk table {} is damaged ({}); fetching it again", source, e.getMessage());
+        r = r == null ? null : r.again(0, tableLength(blob));
       }
     }
+  }
+
+  /** The length of {@code blob}'s chunk table, as the snapshot wrote it: what a request for it asks for. */
+  static long tableLength(BlobChecksums blob) {
+    return ChunkTable.blobLength(blob.length, blob.chunkSize);
   }
 }
