@@ -3,6 +3,7 @@
  */
 package dev.permafrost.catalog;
 
+import static dev.permafrost.testutil.Waits.awaitNoFetch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -113,14 +114,6 @@ class SearchCostTest {
       }
     }
     return n;
-  }
-
-  private static void awaitNoFetch(SharedRegionCache cache) throws InterruptedException {
-    // waits for a state, not for a time: the bound only turns a hang into a failure
-    for (long giveUp = System.nanoTime() + 60_000_000_000L; cache.stats().fillsInFlight() > 0; ) {
-      assertTrue(System.nanoTime() < giveUp, "fetches still running after a minute: " + cache.stats());
-      Thread.sleep(1);
-    }
   }
 
   @Test

@@ -3,6 +3,8 @@
  */
 package dev.permafrost.store;
 
+import static dev.permafrost.testutil.Waits.await;
+import static dev.permafrost.testutil.Waits.awaitNoFetch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -30,7 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.AfterEach;
@@ -47,6 +49,8 @@ class QueuedFillTest {
   private static final int REGION = 64 << 10;
   private static final String BLOCKER = "blobs/q-blocker.bin";
   private static final String DATA = "blobs/q-d.bin";
+  /** Reads at points (an index structure's): a fill stops at its region's end, no request carries it on. */
+  private static final IOContext POINT_READS = IOContext.DEFAULT.withHints(FileTypeHint.INDEX);
   @TempDir Path tmp;
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
   private final byte[] bytes = new byte[300_000];
@@ -95,14 +99,6 @@ class QueuedFillTest {
     return n == null ? 0 : n.get();
   }
 
-  private static void await(String what, BooleanSupplier state) throws InterruptedException {
-    // waits for a state, not for a time: the bound only turns a hang into a failure
-    for (long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(1); !state.getAsBoolean(); ) {
-      assertTrue(System.nanoTime() < giveUp, "still waiting after a minute for " + what);
-      Thread.sleep(1);
-    }
-  }
-
   /** Registers fills for the whole of regions [first, last] of d.bin, as a prefetch does, without queuing them. */
   private List<Filler.Piece> registerPrefetch(BlobFile file, int first, int last) {
     CachedBlob blob = file.cachedBlob;
@@ -118,7 +114,7 @@ class QueuedFillTest {
   @Test
   void aReaderWhoComesBeforeAPrefetchIsQueuedHasItFetchedOnTheDemandLane() throws Exception {
     try (IndexInput blocker = dir.openInput("blocker.bin", IOContext.DEFAULT);
-        IndexInput in = dir.openInput("d.bin", IOContext.DEFAULT)) {
+        IndexInput in = dir.openInput("d.bin", POINT_READS)) {
       blocker.prefetch(0, 10);
       assertTrue(blockerSent.await(1, TimeUnit.MINUTES), "the prefetch lane's one thread is busy");
       BlobFile file = dir.openedFile("d.bin");
@@ -155,7 +151,7 @@ class QueuedFillTest {
 
   @Test
   void aReaderWhoGivesUpBeforeAPrefetchIsQueuedCallsItsFetchOff() throws Exception {
-    try (IndexInput in = dir.openInput("d.bin", IOContext.DEFAULT)) {
+    try (IndexInput in = dir.openInput("d.bin", POINT_READS)) {
       BlobFile file = dir.openedFile("d.bin");
       List<Filler.Piece> batch = registerPrefetch(file, 0, 0);
       Filler.Piece piece = batch.get(0);
@@ -173,7 +169,7 @@ class QueuedFillTest {
         assertInstanceOf(FetchTask.Cancelled.class, piece.fill().error);
       }
       assertEquals(0, cost.requests(), "a fetch called off before it was sent does not count: " + cost);
-      await("no fetch in flight", () -> cache.stats().fillsInFlight() == 0);
+      awaitNoFetch(cache);
       assertEquals(0, requestsFor(DATA), "no request was sent for nobody");
       // the next reader fetches the bytes itself
       in.seek(100);

@@ -19,6 +19,7 @@ import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.SharedRegionCache;
+import dev.permafrost.testutil.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -328,7 +329,7 @@ class EngineFixtureSnapshotsTest {
         try (ReadCost.Scope scope = ReadCost.attach(cost); Lease lease = coldCatalog.acquire("cold-" + index + ".0")) {
           assertTrue(lease.reader().maxDoc() > 0);
         }
-        TestStores.awaitNoFetch(cold); // a request counts when asked for; the store sees it when it is sent
+        Waits.awaitNoFetch(cold); // a request counts when asked for; the store sees it when it is sent
         long requests = counted.requests() - before;
         System.out.printf("%s: cold open of a shard of %s: %d requests in %d waves (%d by the clock)%n", engine, index,
             requests, cost.waves(), cost.clockWaves());

@@ -23,6 +23,7 @@ import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.SharedRegionCache;
+import dev.permafrost.testutil.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -184,7 +185,7 @@ class OpenSearchSnapshotsTest {
       try (ReadCost.Scope scope = ReadCost.attach(cost); Lease lease = coldCatalog.acquire("cold.0")) {
         assertTrue(lease.reader().maxDoc() > 0);
       }
-      TestStores.awaitNoFetch(cold); // a request counts when asked for; the store sees it when it is sent
+      Waits.awaitNoFetch(cold); // a request counts when asked for; the store sees it when it is sent
       long requests = counted.requests() - before;
       System.out.printf("cold open of a shard: %d requests in %d waves (%d by the clock)%n", requests, cost.waves(),
           cost.clockWaves());
