@@ -116,7 +116,7 @@ class S3FaultToleranceTest {
   /**
    * The policy of the phases that must be right: deadlines of 10s plus the length at 16kb/s (over 30 times the most
    * latency the proxy adds, and the bandwidth it leaves is four times that throughput), and up to 3 retries within
-   * 20s. A request of these phases fails only if MinIO takes over 10s four times in a row, which a busy 2-core
+   * 20s. A read of these phases fails only if MinIO takes over 10s on every attempt for 20s, which a busy 2-core
    * machine does not make it do; the searches' liveness guard is still far above the longest call.
    */
   private static final StorePolicy RIGHT = StorePolicy.builder().requestTimeout(Duration.ofSeconds(10))
