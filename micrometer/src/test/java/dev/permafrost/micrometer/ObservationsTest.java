@@ -16,6 +16,7 @@ import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
+import dev.permafrost.testutil.CacheIdle;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -40,7 +41,7 @@ class ObservationsTest {
   @TempDir Path tmp;
 
   @Test
-  void aSearchAndItsStoreRequestsAreObserved() throws IOException {
+  void aSearchAndItsStoreRequestsAreObserved() throws Exception {
     try (Directory dir = FSDirectory.open(tmp.resolve("index"));
         IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig())) {
       for (int i = 0; i < 2000; i++) {
@@ -80,6 +81,9 @@ class ObservationsTest {
       SearchResponse r = catalog.search(SearchRequest.builder(new TermQuery(new Term("status", "404"))).indices("logs")
           .fields("status").build());
       assertEquals(200, r.totalHits().value());
+      // a store read the search asked for and did not wait for (a prefetch, a fill carrying on) may still be on its
+      // way: its observation stops when it ends
+      CacheIdle.await(cache);
       List<Observation.Context> searches = stopped.stream().filter(c -> c.getName().equals(SearchObservations.NAME)).toList();
       assertEquals(1, searches.size());
       Observation.Context search = searches.get(0);

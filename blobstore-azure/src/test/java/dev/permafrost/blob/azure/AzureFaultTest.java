@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.azure.core.util.Context;
 import com.azure.storage.blob.BlobServiceClient;
@@ -48,7 +49,7 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -322,35 +323,67 @@ class AzureFaultTest {
   @Test
   void closingAStreamFromAnotherThreadAbortsTheBlockedRead() throws Exception {
     byte[] data = randomBytes(4000);
-    ExecutorService reader = Executors.newSingleThreadExecutor();
+    Thread readerThread = null;
     try (FaultyBlobServer server = new FaultyBlobServer(data, Fault.STALL, 2);
         AzureBlobStore store = rawStore(server.port()).downloadChunkSize(1000).readTimeout(Duration.ofSeconds(60)).build()) {
       InputStream in = store.read("blob", 0, 4000);
       assertArrayEquals(Arrays.copyOf(data, 1000), in.readNBytes(1000), "the first chunk");
-      Future<Object> read = reader.submit(() -> {
+      FutureTask<Object> read = new FutureTask<>(() -> {
         try {
           return in.read(new byte[100]); // the second chunk's response stalls half way
         } catch (IOException e) {
           return e;
         }
       });
-      assertTrue(server.stalled.await(10, SECONDS), "the second chunk was requested");
-      Thread.sleep(300);
+      readerThread = new Thread(read, "blocked-reader");
+      readerThread.setDaemon(true);
+      readerThread.start();
+      // the bounds of these waits only turn a hang into a failure
+      assertTrue(server.stalled.await(60, SECONDS), "the second chunk was requested");
+      awaitWaitingForAChunk(readerThread);
       assertFalse(read.isDone(), "the read waits for the stalled response");
 
+      // read_timeout is 60s and the server sends nothing more: only the abort can end the read well before that, so
+      // bounds of 20s hold on a slow, busy 2-core machine and still tell an abort from a wait
       long start = System.nanoTime();
       in.close(); // from this thread, as a deadline timer would
-      assertTrue(System.nanoTime() - start < SECONDS.toNanos(2), "close does not wait for the rest of the body");
-      IOException e = assertInstanceOf(IOException.class, read.get(5, SECONDS), "the blocked read fails promptly");
+      assertTrue(System.nanoTime() - start < SECONDS.toNanos(20), "close does not wait for the rest of the body");
+      IOException e = assertInstanceOf(IOException.class, read.get(20, SECONDS), "the blocked read fails promptly");
       assertTrue(e.getMessage().contains("closed"), e.getMessage());
-      assertTrue(server.clientClosedStalledConnection.await(10, SECONDS), "the request was aborted, not drained");
+      assertTrue(server.clientClosedStalledConnection.await(60, SECONDS), "the request was aborted, not drained");
       assertEquals(2, server.requests.get());
 
       assertThrows(IOException.class, in::read);
       in.close(); // again: harmless
     } finally {
-      reader.shutdownNow();
+      if (readerThread != null) {
+        readerThread.interrupt();
+      }
     }
+  }
+
+  /**
+   * Waits until {@code reader} is parked inside the stream waiting for a chunk's download, and still there on five
+   * samples in a row. The 60s bound only turns a hang into a failure.
+   */
+  private static void awaitWaitingForAChunk(Thread reader) throws InterruptedException {
+    long deadline = System.nanoTime() + SECONDS.toNanos(60);
+    int seen = 0;
+    while (System.nanoTime() - deadline < 0) {
+      if (!reader.isAlive()) {
+        fail("the reader ended instead of waiting for the stalled chunk");
+      }
+      Thread.State state = reader.getState();
+      boolean waiting = (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+          && Arrays.stream(reader.getStackTrace()).anyMatch(f -> f.getClassName().endsWith("AzureBlobInputStream$Download")
+              && f.getMethodName().equals("await"));
+      seen = waiting ? seen + 1 : 0;
+      if (seen >= 5) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    fail("the reader never waited for the chunk: " + reader.getState() + " " + List.of(reader.getStackTrace()));
   }
 
   @Test
@@ -363,9 +396,11 @@ class AzureFaultTest {
         assertArrayEquals(Arrays.copyOf(data, 1000), in.readNBytes(1000));
         long start = System.nanoTime();
         BlobStoreTimeoutException e = assertThrows(BlobStoreTimeoutException.class, () -> in.readNBytes(1000));
-        assertTrue(System.nanoTime() - start < SECONDS.toNanos(10), "the deadline, not read_timeout, ended the read");
+        // only the deadline (1s) or read_timeout (60s) can end the read: 30s tells them apart on a slow, busy machine
+        assertTrue(System.nanoTime() - start < SECONDS.toNanos(30), "the deadline, not read_timeout, ended the read");
         assertTrue(e.isRetryable(), e.getMessage());
-        assertTrue(server.clientClosedStalledConnection.await(10, SECONDS), "the request was aborted, not drained");
+        // (the bound only turns a hang into a failure)
+        assertTrue(server.clientClosedStalledConnection.await(60, SECONDS), "the request was aborted, not drained");
       }
     }
   }
@@ -405,9 +440,9 @@ class AzureFaultTest {
 
   // ------------------------------------------------------------------------------------------ closing the store
 
-  /** Waits up to 10 seconds for {@code condition}. */
+  /** Waits up to a minute for {@code condition}: the bound only turns a hang into a failure. */
   private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + SECONDS.toNanos(60);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
         return false;

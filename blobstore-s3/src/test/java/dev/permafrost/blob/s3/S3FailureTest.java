@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
@@ -33,6 +34,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -246,7 +248,7 @@ class S3FailureTest {
       for (boolean ranged : new boolean[] {true, false}) {
         InputStream in = ranged ? store.read("blob", 0, 1000) : store.read("blob");
         assertEquals(100, in.readNBytes(100).length);
-        Future<IOException> reader = threads.submit(() -> {
+        FutureTask<IOException> reader = new FutureTask<>(() -> {
           try {
             in.read(new byte[100]);
             return null;
@@ -254,15 +256,20 @@ class S3FailureTest {
             return e;
           }
         });
-        Thread.sleep(300);
+        Thread readerThread = new Thread(reader, "blocked-reader");
+        readerThread.setDaemon(true);
+        readerThread.start();
+        awaitBlockedInRead(readerThread);
         assertFalse(reader.isDone(), "the read should be blocked on the stalled response");
 
+        // read_timeout is 60 s and the server never sends the rest: anything well under that is the abort's doing,
+        // so 20 s holds on a slow, busy 2-core machine and still tells an abort from a drain or a read timeout
         long start = System.nanoTime();
         in.close(); // from this thread, while the reader blocks
         long closeMillis = (System.nanoTime() - start) / 1_000_000;
-        assertTrue(closeMillis < 5_000, "close() must abort, not drain the stalled response; took " + closeMillis + " ms");
+        assertTrue(closeMillis < 20_000, "close() must abort, not drain the stalled response; took " + closeMillis + " ms");
 
-        IOException failure = reader.get(5, TimeUnit.SECONDS);
+        IOException failure = reader.get(20, TimeUnit.SECONDS);
         assertNotNull(failure, "the blocked read must fail, not return");
         BlobStoreException e = assertInstanceOf(BlobStoreException.class, failure);
         assertFalse(e.isRetryable(), e.getMessage());
@@ -280,11 +287,13 @@ class S3FailureTest {
       long start = System.nanoTime();
       try (InputStream in = store.read("blob", 0, 1000)) {
         Future<byte[]> reader = threads.submit(in::readAllBytes);
-        ExecutionException failure = assertThrows(ExecutionException.class, () -> reader.get(20, TimeUnit.SECONDS));
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> reader.get(30, TimeUnit.SECONDS));
         assertInstanceOf(BlobStoreTimeoutException.class, failure.getCause());
       }
+      // only the deadline (1 s) or read_timeout (60 s) can end the read: 30 s tells them apart even on a slow, busy
+      // 2-core machine
       long millis = (System.nanoTime() - start) / 1_000_000;
-      assertTrue(millis < 10_000, "the deadline (about 1s) must end the read long before read_timeout; took " + millis + " ms");
+      assertTrue(millis < 30_000, "the deadline (about 1s) must end the read long before read_timeout; took " + millis + " ms");
       assertEquals(1, server.requests());
     }
   }
@@ -329,5 +338,35 @@ class S3FailureTest {
       assertNotEquals(ports.get(5), ports.get(6),
           "a stream whose response goes on past the range must drop its connection, not drain it: " + ports);
     }
+  }
+
+  /**
+   * Waits until {@code reader} is inside the store's stream, in a socket read, and still there on five samples in a
+   * row (so it is blocked there, not passing through). The 60 s bound only turns a hang into a failure.
+   */
+  private static void awaitBlockedInRead(Thread reader) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    int seen = 0;
+    while (System.nanoTime() < deadline) {
+      if (!reader.isAlive()) {
+        fail("the reader ended instead of blocking");
+      }
+      seen = isBlockedInRead(reader) ? seen + 1 : 0;
+      if (seen >= 5) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    fail("the reader never blocked in a read: " + reader.getState() + " " + List.of(reader.getStackTrace()));
+  }
+
+  private static boolean isBlockedInRead(Thread reader) {
+    boolean inStream = false;
+    boolean inSocketRead = false;
+    for (StackTraceElement frame : reader.getStackTrace()) {
+      inStream |= frame.getClassName().endsWith("S3BlobStore$ObjectStream") && frame.getMethodName().equals("read");
+      inSocketRead |= frame.getClassName().contains("Socket") && frame.getMethodName().contains("read");
+    }
+    return inStream && inSocketRead;
   }
 }

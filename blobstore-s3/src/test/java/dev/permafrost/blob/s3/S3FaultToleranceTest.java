@@ -76,14 +76,20 @@ import org.junit.jupiter.api.io.TempDir;
  * Searches a snapshot in MinIO through Toxiproxy while the network misbehaves: added latency, low bandwidth,
  * connection resets, responses cut short, and a server that stops answering.
  *
- * <p>The index is built locally, snapshotted into MinIO directly, and mounted through a proxy with a store opened
- * by {@link BlobStores#open(URI)} with short deadlines and quick retries, and a region cache of 256 KiB, about a
- * third of the index, so that searches keep fetching. Under each fault, with the cache cleared first, every search must return
- * exactly what the local index returns, or fail with an {@link IOException} naming the store and the blob (a
- * time-out when the server stops answering); latency and low bandwidth must not fail any search. Once the fault
- * is removed, every search runs again on the same cache and must be right: nothing wrong was cached. A failure
- * may reach the caller wrapped by Lucene (in an {@link UncheckedIOException} or a plain {@link RuntimeException})
- * where Lucene's API cannot throw an IOException; the wrapped IOException is the one checked.
+ * <p>The index is built locally, snapshotted into MinIO directly, and mounted through a proxy on a region cache of
+ * 256 KiB, about a third of the index, so that searches keep fetching. Under each fault, with the cache cleared
+ * first, every search must return exactly what the local index returns, or fail with an {@link IOException} naming
+ * the store and the blob (a time-out when the server stops answering); latency and low bandwidth must not fail any
+ * search. Once the fault is removed, every search runs again on the same cache and must be right: nothing wrong was
+ * cached. A failure may reach the caller wrapped by Lucene (in an {@link UncheckedIOException} or a plain {@link
+ * RuntimeException}) where Lucene's API cannot throw an IOException; the wrapped IOException is the one checked.
+ *
+ * <p>Every phase mounts the snapshot afresh on that cache, through a store policy of its own and so with a retry
+ * budget of its own: a fault of an earlier test cannot leave a healthy phase without retries. The faults a search may
+ * fail under (resets, cut responses, silence) are met with the short deadlines and quick retries of the policy
+ * {@link BlobStores#open(URI)} reads from the store's URI, so that a fault costs seconds; the phases that must be
+ * right (no fault, latency, low bandwidth, and after each fault) run under deadlines many times any delay the proxy
+ * adds, so that a slow response from MinIO on a busy machine is not mistaken for a fault.
  *
  * <p>The searches of a round run at once, each on its own thread. A counter between the store's policy and the
  * S3 backend sees every attempt and every failure the network causes, retried or not, and shows that resets and
@@ -101,15 +107,24 @@ class S3FaultToleranceTest {
   private static final int COMMITS = 4;
   private static final int TOP_N = 10;
   /**
-   * The store's policy through the proxy: deadlines of 1s plus the length at 16kb/s, and up to 3 quick retries
-   * within 5s, so that a fault costs seconds. The client's socket time-out is far longer: the policy's deadlines,
-   * not the socket, must end the wait for a server that stopped answering.
+   * The store's policy through the proxy under the faults a search may fail under: deadlines of 1s plus the length at
+   * 16kb/s, and up to 3 quick retries within 5s, so that a fault costs seconds. The client's socket time-out is far
+   * longer: the policy's deadlines, not the socket, must end the wait for a server that stopped answering.
    */
   private static final String SETTINGS = "request_timeout=1s&min_read_throughput=16kb&max_retries=3&retry_delay=50ms"
       + "&retry_max_delay=200ms&retry_time_limit=5s&connect_timeout=2s&read_timeout=30s";
   /**
-   * A liveness guard for each round of searches, far above the longest a read may take under the policy (the
-   * retry time limit plus one deadline: a few seconds); it catches hangs and says nothing about speed.
+   * The policy of the phases that must be right: deadlines of 10s plus the length at 16kb/s (over 30 times the most
+   * latency the proxy adds, and the bandwidth it leaves is four times that throughput), and up to 3 retries within
+   * 20s. A read of these phases fails only if MinIO takes over 10s on every attempt for 20s, which a busy 2-core
+   * machine does not make it do; the searches' liveness guard is still far above the longest call.
+   */
+  private static final StorePolicy RIGHT = StorePolicy.builder().requestTimeout(Duration.ofSeconds(10))
+      .minReadThroughput(16 << 10).maxRetries(3).retryDelay(Duration.ofMillis(50)).retryMaxDelay(Duration.ofMillis(200))
+      .retryTimeLimit(Duration.ofSeconds(20)).build();
+  /**
+   * A liveness guard for each round of searches, far above the longest a read may take under either policy (the
+   * retry time limit plus one deadline); it catches hangs and says nothing about speed.
    */
   private static final Duration LIVENESS = Duration.ofSeconds(90);
 
@@ -125,8 +140,9 @@ class S3FaultToleranceTest {
   private List<String> blobNames;
   private Proxy proxy;
   private CountingStore backend;
+  /** The policy {@link BlobStores#open(URI)} read from {@link #SETTINGS}. */
+  private StorePolicy faultPolicy;
   private SharedRegionCache cache;
-  private IndexSearcher mounted;
   private ExecutorService searchThreads;
   /** The first failure of a search under the current fault, for the log. */
   private volatile String firstFailedSearch;
@@ -160,21 +176,16 @@ class S3FaultToleranceTest {
         + "&access_key=" + encode(S3TestStores.accessKey()) + "&secret_key=" + encode(S3TestStores.secretKey())
         + "&" + SETTINGS));
     toClose.add(opened);
-    // The same store with a counter between the policy and the S3 backend, where it sees every attempt and every
-    // failure the network causes, retried or not: the policy BlobStores.open read from the URI, put around the
-    // backend it opened. Closing `opened` closes that backend, which is all there is to close.
-    StorePolicy policy = StorePolicy.of(opened);
+    // A counter between the policy and the S3 backend, where it sees every attempt and every failure the network
+    // causes, retried or not: each phase's policy (see mount) is put around it. Closing `opened` closes that
+    // backend, which is all there is to close.
+    faultPolicy = StorePolicy.of(opened);
+    assertEquals(Duration.ofSeconds(1), faultPolicy.requestTimeout(), "the policy read from " + SETTINGS);
     backend = new CountingStore(FilterBlobStore.unwrap(opened));
-    BlobStore store = policy.apply(backend);
 
     cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(256 << 10).regionSize(16 << 10)
         .tailRegionSize(4 << 10).build();
     toClose.add(cache);
-    BlobDirectory dir = BlobDirectory.open(SnapshotRepository.open(store), SNAPSHOT, cache);
-    toClose.add(dir);
-    DirectoryReader reader = DirectoryReader.open(dir);
-    toClose.add(reader);
-    mounted = new IndexSearcher(reader);
 
     long indexBytes = 0;
     for (String file : local.listAll()) {
@@ -241,9 +252,12 @@ class S3FaultToleranceTest {
   }
 
   @BeforeEach
-  void noFault() throws IOException {
+  void noFault() throws Exception {
     removeToxics();
-    check("without faults", run(), Expect.RIGHT_RESULTS);
+    awaitNoFills();
+    try (Mount mount = mount(RIGHT)) {
+      check("without faults", run(mount), Expect.RIGHT_RESULTS);
+    }
   }
 
   @Test
@@ -326,42 +340,94 @@ class S3FaultToleranceTest {
   private record Phase(int failedSearches, long backendRequests, long backendFailures, long backendBytes) {}
 
   /**
+   * The snapshot mounted on the shared cache through {@code policy} put around the counting backend: a retry budget
+   * of its own, and the cache's regions shared with every other mount (a blob is cached by store and name).
+   */
+  private Mount mount(StorePolicy policy) throws IOException {
+    BlobStore store = policy.apply(backend); // its decorators hold nothing to close; the backend is closed at the end
+    BlobDirectory dir = BlobDirectory.open(SnapshotRepository.open(store), SNAPSHOT, cache);
+    try {
+      return new Mount(dir, DirectoryReader.open(dir));
+    } catch (IOException | RuntimeException e) {
+      dir.close();
+      throw e;
+    }
+  }
+
+  /** A mount of the snapshot, and a searcher on it. */
+  private final class Mount implements AutoCloseable {
+    final BlobDirectory dir;
+    final DirectoryReader reader;
+    final IndexSearcher searcher;
+
+    Mount(BlobDirectory dir, DirectoryReader reader) {
+      this.dir = dir;
+      this.reader = reader;
+      this.searcher = new IndexSearcher(reader);
+    }
+
+    /** Closes the reader and the directory once no fetch of the searches is left; the cached regions stay. */
+    @Override
+    public void close() throws Exception {
+      try {
+        awaitNoFills();
+      } finally {
+        try {
+          reader.close();
+        } finally {
+          dir.close();
+        }
+      }
+    }
+  }
+
+  /**
    * Runs {@code rounds} rounds of every search under the fault, each on a cleared cache, and checks them; removes
-   * the fault ({@code stop} first); then runs every search again on the same cache, which must all be right.
+   * the fault ({@code stop} first); then runs every search again on the same cache, which must all be right. The
+   * searches under the fault run on a mount of their own, through the short deadlines of {@link #SETTINGS} unless
+   * they must be right; those after it on another, through {@link #RIGHT}.
    */
   private Phase underFault(String fault, Expect expect, int rounds, Fault add, Runnable stop) throws Exception {
-    long requests = backend.requests.get();
-    long failures = backend.failures.get();
-    long bytes = backend.bytes.get();
-    backend.firstFailure.set(null);
-    firstFailedSearch = null;
-    int failedSearches = 0;
-    long start = System.nanoTime();
     awaitNoFills();
     cache.clear();
-    try {
-      add.add();
-      for (int round = 1; round <= rounds; round++) {
-        if (round > 1) {
-          awaitNoFills();
-          cache.clear();
+    Phase phase;
+    long faultNanos;
+    try (Mount mount = mount(expect == Expect.RIGHT_RESULTS ? RIGHT : faultPolicy)) { // mounted before the fault
+      long requests = backend.requests.get();
+      long failures = backend.failures.get();
+      long bytes = backend.bytes.get();
+      backend.firstFailure.set(null);
+      firstFailedSearch = null;
+      int failedSearches = 0;
+      long start = System.nanoTime();
+      try {
+        add.add();
+        for (int round = 1; round <= rounds; round++) {
+          if (round > 1) {
+            awaitNoFills();
+            cache.clear();
+          }
+          failedSearches += check(fault + (rounds > 1 ? ", round " + round : ""), run(mount), expect);
         }
-        failedSearches += check(fault + (rounds > 1 ? ", round " + round : ""), run(), expect);
+      } finally {
+        stop.run();
+        removeToxics();
       }
-    } finally {
-      stop.run();
-      removeToxics();
+      faultNanos = System.nanoTime() - start;
+      phase = new Phase(failedSearches, backend.requests.get() - requests, backend.failures.get() - failures,
+          backend.bytes.get() - bytes);
     }
-    long faultNanos = System.nanoTime() - start;
-    Phase phase = new Phase(failedSearches, backend.requests.get() - requests, backend.failures.get() - failures,
-        backend.bytes.get() - bytes);
     assertTrue(phase.backendRequests > 0, "seed " + seed + ": no search under " + fault + " read from the store");
-    start = System.nanoTime();
-    CacheStats.Counts before = cache.stats().total();
-    check("after " + fault + " was removed", run(), Expect.RIGHT_RESULTS);
-    CacheStats.Counts after = cache.stats().total();
+    long start = System.nanoTime();
+    CacheStats.Counts before;
+    CacheStats.Counts after;
+    try (Mount mount = mount(RIGHT)) {
+      before = cache.stats().total();
+      check("after " + fault + " was removed", run(mount), Expect.RIGHT_RESULTS);
+      after = cache.stats().total();
+    }
     System.out.printf(Locale.ROOT, "%s: %d of %d searches failed; %d store requests of which %d failed, %d bytes"
-            + " received (%.1fs); after it, all right (%.1fs, %d bytes fetched again)%n", fault, failedSearches,
+            + " received (%.1fs); after it, all right (%.1fs, %d bytes fetched again)%n", fault, phase.failedSearches,
         rounds * searches.size(), phase.backendRequests, phase.backendFailures, phase.backendBytes, faultNanos / 1e9,
         (System.nanoTime() - start) / 1e9,
         after.bytesFetched() + after.bytesReadDirect() - before.bytesFetched() - before.bytesReadDirect());
@@ -380,13 +446,13 @@ class S3FaultToleranceTest {
   }
 
   /** Runs every search at once (a stalled one must not hold up the others), within the liveness guard. */
-  private List<Outcome> run() {
+  private List<Outcome> run(Mount mount) {
     return assertTimeoutPreemptively(LIVENESS, () -> {
       List<Future<Outcome>> futures = new ArrayList<>();
       for (Search search : searches) {
         futures.add(searchThreads.submit(() -> {
           try {
-            return new Outcome(search.run(mounted), null);
+            return new Outcome(search.run(mount.searcher), null);
           } catch (Throwable t) {
             return new Outcome(null, t);
           }
@@ -457,10 +523,17 @@ class S3FaultToleranceTest {
     }
   }
 
-  /** Waits for fetches still running (prefetches of the last round) so that clear() really empties the cache. */
+  /**
+   * Waits for fetches still running (prefetches of the last round) so that clear() really empties the cache and a
+   * mount closes with nothing of its own in flight. Every fetch ends within its policy's deadlines (at most about 30s
+   * with {@link #RIGHT}); the 90s bound only turns a hang into a failure.
+   */
   private void awaitNoFills() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (cache.stats().fillsInFlight() > 0 && System.nanoTime() < deadline) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (cache.stats().fillsInFlight() > 0) {
+      if (System.nanoTime() - deadline > 0) {
+        fail("seed " + seed + ": " + cache.stats().fillsInFlight() + " fetches still in flight after 90s (a hang?)");
+      }
       Thread.sleep(20);
     }
   }

@@ -71,6 +71,26 @@ final class Http {
     return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE());
   }
 
+  /**
+   * Waits until the cache has no fetch queued or running ({@code GET /cache/stats} says {@code fillsInFlight} 0) and
+   * answers those stats. A search may return while a fill it started carries on into the next region or a prefetch
+   * it queued is still on its way; those bytes land in whatever request runs next, and a request's {@code cache} is a
+   * delta of the cache's global counters. The 60 s bound only turns a hang into a failure.
+   */
+  JsonNode awaitCacheIdle() throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      JsonNode stats = get("/cache/stats").ok();
+      if (stats.get("fillsInFlight").asLong() == 0) {
+        return stats;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("the cache still has fetches in flight after 60 s: " + stats);
+      }
+      Thread.sleep(20);
+    }
+  }
+
   private Answer send(HttpRequest.Builder request) throws IOException, InterruptedException {
     HttpResponse<String> response = client.send(request.timeout(Duration.ofSeconds(60)).build(),
         HttpResponse.BodyHandlers.ofString());
