@@ -6,6 +6,8 @@ package dev.permafrost.store;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
@@ -668,32 +670,39 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     long refusedFrom = Long.MAX_VALUE;
     long refusedTo = Long.MIN_VALUE;
-    for (long p = start; p < end; ) {
-      int hot = file.hotRange(p);
-      if (hot >= 0) {
-        p = file.hotEnd(hot);
-        continue;
-      }
-      // what the manifest keeps is not fetched, but a short stretch of it between two that are is fetched along:
-      // cutting a column around a warm set's small pieces would cost a request per piece
-      long stop = Math.min(end, file.nextHotStart(p));
-      while (stop < end) {
-        int gap = file.hotRange(stop);
-        long resume = file.hotEnd(gap);
-        if (resume >= end || resume - stop > HOT_GAP_FETCHED) {
-          break;
+    List<Filler.Piece> batch = new ArrayList<>();
+    try {
+      for (long p = start; p < end; ) {
+        int hot = file.hotRange(p);
+        if (hot >= 0) {
+          p = file.hotEnd(hot);
+          continue;
         }
-        stop = Math.min(end, file.nextHotStart(resume));
+        // what the manifest keeps is not fetched, but a short stretch of it between two that are is fetched along:
+        // cutting a column around a warm set's small pieces would cost a request per piece
+        long stop = Math.min(end, file.nextHotStart(p));
+        while (stop < end) {
+          int gap = file.hotRange(stop);
+          long resume = file.hotEnd(gap);
+          if (resume >= end || resume - stop > HOT_GAP_FETCHED) {
+            break;
+          }
+          stop = Math.min(end, file.nextHotStart(resume));
+        }
+        long[] refused = blob.prefetch(p, stop, file, batch);
+        if (refused != null) {
+          refusedFrom = Math.min(refusedFrom, refused[0]);
+          refusedTo = Math.max(refusedTo, refused[1]);
+        }
+        p = stop;
       }
-      long[] refused = blob.prefetch(p, stop, file);
-      if (refused != null) {
-        refusedFrom = Math.min(refusedFrom, refused[0]);
-        refusedTo = Math.max(refusedTo, refused[1]);
+      if (scan && refusedFrom < refusedTo) {
+        // the stretch is read straight in one request: regions admitted amid it come with it, not fetched again
+        CachedBlob.withdrawInside(batch, blob.checksums.fetchStart(refusedFrom), blob.checksums.fetchEnd(refusedTo));
+        ReadIntent.wantStraight(file, sliceStart, refusedFrom, refusedTo);
       }
-      p = stop;
-    }
-    if (scan && refusedFrom < refusedTo) {
-      ReadIntent.wantStraight(file, sliceStart, refusedFrom, refusedTo);
+    } finally {
+      blob.startFills(batch, file); // registered fills must be queued, even if this failed part way
     }
   }
 

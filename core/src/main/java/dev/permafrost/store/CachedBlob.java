@@ -389,32 +389,63 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
-   * Starts fetching, without waiting, what is missing of [start, end) into the cache (the missing pieces of adjacent
-   * regions in one request), and returns the stretch of it that the cache did not admit, from the first refused
-   * region to the end of the last (a scan may read it straight from the store), or null if every region was admitted.
+   * Registers fills, added to {@code batch} (which the caller hands to {@link #startFills}), for what is missing of
+   * [start, end) in the regions the cache admits, and returns the stretch of it that the cache did not admit, from the
+   * first refused region to the end of the last (a scan may read it straight from the store), or null if every
+   * region was admitted.
    */
-  long[] prefetch(long start, long end, FetchOrigin origin) {
+  long[] prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch) {
     long refusedFrom = -1;
     long refusedTo = -1;
-    List<Filler.Piece> batch = new ArrayList<>();
-    try {
-      for (long p = start; p < end; ) {
-        int index = regionIndex(p);
-        long regionStart = regionStart(index);
-        long regionEnd = regionStart + regionLength(index);
-        Slot slot = slotFor(index, false);
-        if (slot != null) {
-          slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, batch);
-        } else {
-          refusedFrom = refusedFrom < 0 ? p : refusedFrom;
-          refusedTo = Math.min(end, regionEnd);
-        }
-        p = regionEnd;
+    for (long p = start; p < end; ) {
+      int index = regionIndex(p);
+      long regionStart = regionStart(index);
+      long regionEnd = regionStart + regionLength(index);
+      Slot slot = slotFor(index, false);
+      if (slot != null) {
+        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, batch);
+      } else {
+        refusedFrom = refusedFrom < 0 ? p : refusedFrom;
+        refusedTo = Math.min(end, regionEnd);
       }
-    } finally {
-      cacheFile.filler.start(batch, checksums, origin); // the fills of adjacent regions, one request each run
+      p = regionEnd;
     }
     return refusedFrom < 0 ? null : new long[] {refusedFrom, refusedTo};
+  }
+
+  /** Starts the fills of {@code batch} (registered by {@link #prefetch}): one request for each run of adjacent ones. */
+  void startFills(List<Filler.Piece> batch, FetchOrigin origin) {
+    cacheFile.filler.start(batch, checksums, origin);
+  }
+
+  /**
+   * Takes out of {@code batch}, unqueued, the fills inside [from, to): admitted regions amid refused ones, which a
+   * straight read of that stretch brings anyway (one request, no byte twice) and offers to their slots
+   * ({@link #offerAdmitted}).
+   */
+  static void withdrawInside(List<Filler.Piece> batch, long from, long to) {
+    batch.removeIf(p -> {
+      if (p.start() >= from && p.end() <= to && p.slot() instanceof Slot slot) {
+        slot.withdraw(p.fill());
+        return true;
+      }
+      return false;
+    });
+  }
+
+  /**
+   * Offers the whole regions within [from, to), whose bytes are {@code bytes} (verified, read straight from the
+   * store), to the slots that hold them and have none of their bytes yet: a stretch read past admitted regions fills
+   * them without a fetch of their own.
+   */
+  void offerAdmitted(byte[] bytes, long from, long to) {
+    for (int index = regionIndex(from); index < regionCount() && regionStart(index) < to; index++) {
+      long regionStart = regionStart(index);
+      Slot slot = slots.get(index);
+      if (slot != null && regionStart >= from && regionStart + regionLength(index) <= to) {
+        slot.offer(this, index, bytes, Math.toIntExact(regionStart - from));
+      }
+    }
   }
 
   /** A fill started to carry on a reader's, held for it until it lets go. */

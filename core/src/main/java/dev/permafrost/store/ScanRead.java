@@ -135,12 +135,17 @@ final class ScanRead implements CachedBlob.StraightRead, ReadCost.Held {
   public HeapWindow await() throws IOException {
     HeapWindow w = window;
     if (w == null) {
+      byte[] bytes;
       try {
-        w = new HeapWindow(blob.awaitDirect(task));
+        bytes = blob.awaitDirect(task);
       } catch (FetchTask.Cancelled e) {
         return null;
       }
-      window = w;
+      w = new HeapWindow(bytes);
+      if (window == null) {
+        window = w;
+        blob.offerAdmitted(bytes, start, end); // regions the cache admitted amid the stretch: filled without a fetch
+      }
     }
     return w;
   }

@@ -129,7 +129,7 @@ public final class SharedRegionCache implements AutoCloseable {
     this.filler = new Filler(regionFile, b.fetchThreads, b.prefetchThreads, global);
     this.cacheFile = new CacheFile(regionFile, filler, b.maxReadWait.toNanos());
     this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(),
-        new CostAwareTinyLfu(sketchRegions), cacheFile);
+        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(sketchRegions), cacheFile);
     assert pool.bytes == sizeInBytes;
     this.blobs = new BlobTable(pool, cacheFile, tailSize);
     this.scanBudget = new ScanBudget(b.scanBufferBytes);
@@ -278,8 +278,16 @@ public final class SharedRegionCache implements AutoCloseable {
     private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
     private long scanBufferBytes = defaultScanBufferBytes();
     private boolean preallocate;
+    /** For tests of what the cache admits: the policy instead of {@link CostAwareTinyLfu}. */
+    private EvictionPolicy evictionPolicy;
 
     private Builder() {}
+
+    /** Decides admission and eviction with {@code policy} instead of the cache's own; for tests. */
+    Builder evictionPolicy(EvictionPolicy policy) {
+      this.evictionPolicy = policy;
+      return this;
+    }
 
     /** The directory holding the cache file (created if missing). Required. */
     public Builder path(Path path) {

@@ -420,6 +420,17 @@ final class Slot extends SlotGeneration implements Fillable {
     }
   }
 
+  /**
+   * Takes back {@code fill}, registered by {@link #prefetch} and never queued: its bytes come another way (a straight
+   * read offers them, see {@link #offer}). A reader that joined it meanwhile looks again (and fetches if need be).
+   */
+  synchronized void withdraw(Fill fill) {
+    assert fill.task == null && !fill.done : fill;
+    fills.remove(fill);
+    fill.done = true;
+    notifyAll();
+  }
+
   /** A reader moved into the region: it stays held for {@link #READ_GRACE_NANOS} more (no longer, if sooner). */
   private void readerArrived() {
     unread = false;
