@@ -18,7 +18,7 @@ import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
-import dev.permafrost.testutil.CacheIdle;
+import dev.permafrost.testutil.Waits;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
@@ -95,7 +95,7 @@ class MetricsTest {
 
     search(); // cold
     // a fetch the search did not wait for may still be on its way: the stats and the meters read after it must agree
-    CacheIdle.await(cache);
+    Waits.awaitNoFetch(cache);
     CacheStats cold = cache.stats();
     assertTrue(cold.total().fetches() > 0, "a cold search fetches: " + cold.total());
     assertEquals(cold.total().fetches(), counter("cache.puts"));
@@ -107,7 +107,7 @@ class MetricsTest {
     assertEquals(cold.sizeInBytes(), gauge("permafrost.cache.capacity"));
 
     search(); // warm
-    CacheIdle.await(cache);
+    Waits.awaitNoFetch(cache);
     CacheStats warm = cache.stats();
     assertTrue(warm.total().hits() > cold.total().hits(), "a warm search hits: " + warm.total());
     assertEquals(warm.total().hits(), counter("cache.gets", "result", "hit"));

@@ -16,7 +16,7 @@ import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
-import dev.permafrost.testutil.CacheIdle;
+import dev.permafrost.testutil.Waits;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -83,7 +83,7 @@ class ObservationsTest {
       assertEquals(200, r.totalHits().value());
       // a store read the search asked for and did not wait for (a prefetch, a fill carrying on) may still be on its
       // way: its observation stops when it ends
-      CacheIdle.await(cache);
+      Waits.awaitNoFetch(cache);
       List<Observation.Context> searches = stopped.stream().filter(c -> c.getName().equals(SearchObservations.NAME)).toList();
       assertEquals(1, searches.size());
       Observation.Context search = searches.get(0);
