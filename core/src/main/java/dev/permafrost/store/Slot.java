@@ -790,6 +790,15 @@ final class Slot extends SlotGeneration implements Fillable {
     return count;
   }
 
+  /** Readers waiting for the slot's fills now; for tests that need a reader to be waiting. */
+  synchronized int waitingReaders() {
+    int n = 0;
+    for (Fill f : fills) {
+      n += f.waiters;
+    }
+    return n;
+  }
+
   /** Whether the page holding {@code regionOffset} is filled or restored; for tests. */
   synchronized boolean hasBytesAt(long regionOffset) {
     return owner != null && regionOffset < length && (isFilled(pageOf(regionOffset)) || isRestored(pageOf(regionOffset)));

@@ -15,6 +15,7 @@ import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.testutil.RandomIndexes;
 import dev.permafrost.testutil.SearchOracle;
+import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -104,6 +105,7 @@ class ManySmallIndicesTest {
     assertTrue(blobs > 2 * INDICES, "seed " + seed + ": many small blobs, not " + blobs);
 
     for (int pass = 0; pass < 2; pass++) {
+      Waits.awaitNoFetch(cache); // what the last pass asked for and did not wait for is sent before the reset
       store.reset();
       long before = cache.stats().total().storeRequests();
       for (int i = 0; i < INDICES; i++) {
@@ -113,6 +115,7 @@ class ManySmallIndicesTest {
           assertEquals(expected.get(i), oracle.answers(new IndexSearcher(reader)), "seed " + seed + ", index " + i);
         }
       }
+      Waits.awaitNoFetch(cache);
       if (pass == 1) {
         CacheStats stats = cache.stats();
         assertEquals(0, store.requests(), "seed " + seed + ": the warm pass made store requests; " + stats.total()

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -284,10 +285,15 @@ class PrefetchingReadsTest {
   }
 
   private static void assertBudgetGivenBack(SharedRegionCache cache, long budget) throws InterruptedException {
-    for (int i = 0; i < 100 && cache.scanBudget.available() != budget; i++) {
-      System.gc(); // the bytes are given back once nothing refers to them
-      Thread.sleep(50);
-    }
+    // read outside a piece of work, the bytes are given back once nothing refers to them: a state to wait for, with a
+    // collection asked for at each look (the cleaner then gives them back on its own thread)
+    Waits.await("the heap of the column's read to be given back", () -> {
+      if (cache.scanBudget.available() == budget) {
+        return true;
+      }
+      System.gc();
+      return false;
+    });
     assertEquals(budget, cache.scanBudget.available(), "the heap of the column's read is given back");
   }
 
@@ -451,7 +457,6 @@ class PrefetchingReadsTest {
   void manyHitsOfASegmentFetchTheirColumnWholeRatherThanAFillEach() throws Exception {
     Query spread = new TermQuery(new Term("every", "thousandth")); // 30 hits, 8 KB apart in a 240 KB column
     long[] want = localColumn();
-    store.readLatencyMillis = 20; // requests sent together overlap, however fast the local disk answers or busy the CPU
     int[] waves = new int[2];
     for (int wrapped = 0; wrapped < 2; wrapped++) {
       // one thread for fetches readers wait for: read hit by hit, the column's fills come one after another
@@ -544,7 +549,6 @@ class PrefetchingReadsTest {
   @Test
   void aFewHitsValuesAreFetchedTogetherAndCollectedAsWithoutTheWrapper() throws Exception {
     Query rare = new TermQuery(new Term("tag", "rare"));
-    store.readLatencyMillis = 5; // requests sent together overlap, however fast the local disk answers
     List<String> plain;
     ReadCost plainCost = new ReadCost();
     try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");

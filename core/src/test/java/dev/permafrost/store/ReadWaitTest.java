@@ -146,7 +146,9 @@ class ReadWaitTest {
     assertTrue(e.getMessage().contains("the test's deadline") && e.getMessage().contains("called off"), e.getMessage());
     // the one fetch thread is given back: the hung response was closed, and no retry was sent
     await("the abandoned fetch to end", () -> cache.stats().fillsInFlight() == 0 && faulty.openStreams.get() == 0);
-    assertEquals(1, faulty.hangs.get(), "a called-off fetch sends no retry");
+    // whether the fetch reached the store before the reader's 300 ms ran out depends on the machine (if not, it was
+    // called off while queued and sent nothing); either way it was sent at most once
+    assertTrue(faulty.hangs.get() <= 1, "a called-off fetch sends no retry: " + faulty.hangs.get() + " hung reads");
 
     faulty.hangRate(0);
     in.seek(middle);

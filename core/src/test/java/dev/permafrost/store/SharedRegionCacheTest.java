@@ -16,6 +16,7 @@ import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.TestManifests;
+import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -179,6 +180,8 @@ class SharedRegionCacheTest {
   private static final class GatedStore extends CountingBlobStoreWrapper {
     final CountDownLatch gate = new CountDownLatch(1);
     final AtomicInteger failuresLeft = new AtomicInteger();
+    /** Which blobs wait for the gate (their chunk tables too). */
+    volatile java.util.function.Predicate<String> gated = name -> true;
 
     GatedStore(BlobStore in) {
       super(in);
@@ -187,11 +190,7 @@ class SharedRegionCacheTest {
     @Override
     public InputStream read(String blobName, long offset, long length) throws IOException {
       rangeReads.incrementAndGet();
-      try {
-        gate.await(1, TimeUnit.MINUTES);
-      } catch (InterruptedException e) {
-        throw new java.io.InterruptedIOException();
-      }
+      awaitGate(blobName);
       if (failuresLeft.getAndDecrement() > 0) {
         throw new IOException("injected failure reading " + blobName);
       }
@@ -200,12 +199,18 @@ class SharedRegionCacheTest {
 
     @Override
     public InputStream read(String blobName) throws IOException {
-      try {
-        gate.await(1, TimeUnit.MINUTES); // chunk tables too: nothing of a fill is in before the gate opens
-      } catch (InterruptedException e) {
-        throw new java.io.InterruptedIOException();
-      }
+      awaitGate(blobName); // chunk tables too: nothing of a fill is in before the gate opens
       return in.read(blobName);
+    }
+
+    private void awaitGate(String blobName) throws IOException {
+      if (gated.test(blobName)) {
+        try {
+          gate.await(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          throw new java.io.InterruptedIOException();
+        }
+      }
     }
   }
 
@@ -224,12 +229,13 @@ class SharedRegionCacheTest {
     }
   }
 
-  private static void awaitWaiting(List<Thread> threads) throws InterruptedException {
-    for (Thread t : threads) {
-      for (int i = 0; i < 2000 && t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING; i++) {
-        Thread.sleep(5);
-      }
-    }
+  /** Waits until {@code readers} readers wait for the fetch of the region of {@code file} holding {@code position}. */
+  private static void awaitWaiting(BlobDirectory dir, String file, long position, int readers) throws InterruptedException {
+    Waits.await(readers + " readers waiting for " + file + " at " + position, () -> {
+      BlobFile f = dir.openedFile(file);
+      Slot slot = f == null ? null : f.cachedBlob.slot(f.cachedBlob.regionIndex(position));
+      return slot != null && slot.waitingReaders() == readers;
+    });
   }
 
   @Test
@@ -258,7 +264,7 @@ class SharedRegionCacheTest {
       threads.add(t);
       t.start();
     }
-    awaitWaiting(threads);
+    awaitWaiting(dir, "one.bin", 1000, readers);
     store.gate.countDown();
     for (Thread t : threads) {
       t.join(60_000);
@@ -300,7 +306,7 @@ class SharedRegionCacheTest {
       threads.add(t);
       t.start();
     }
-    awaitWaiting(threads);
+    awaitWaiting(dir, "f.bin", 50_000, 4);
     store.gate.countDown();
     for (Thread t : threads) {
       t.join(60_000);
@@ -496,6 +502,7 @@ class SharedRegionCacheTest {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full")).size(16 << 10).regionSize(16 << 10)
         .build();
     toClose.add(cache);
+    store.gated = name -> name.contains("a.bin"); // a's fill waits at the gate; b's reads do not
     BlobDirectory dir = mount(store, cache, files, "busy");
     IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
     Thread filling = new Thread(() -> {
@@ -507,13 +514,13 @@ class SharedRegionCacheTest {
       }
     });
     filling.start();
-    awaitWaiting(List.of(filling));
+    awaitWaiting(dir, "a.bin", 100, 1);
     // the only region is being filled: b must be read directly, without waiting for a's fill
     try (IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
-      store.gate.countDown();
       b.seek(30_000);
       assertEquals(files.get("b.bin")[30_000], b.readByte());
     }
+    store.gate.countDown();
     filling.join(60_000);
     assertTrue(dir.stats().directReads() >= 1, String.valueOf(dir.stats()));
     a.close();
@@ -543,7 +550,6 @@ class SharedRegionCacheTest {
   void aReadRunningPastItsRegionsEndFetchesTheNextRegionInTheSameRoundTrip() throws Exception {
     byte[] bytes = bytes(600_000);
     CountingBlobStore store = new CountingBlobStore(fsStore);
-    store.readLatencyMillis = 50; // requests sent together overlap, however fast the local disk answers
     BlobDirectory dir = mount(store, cache(4 << 20, 64 << 10, 4 << 10), Map.of("d.bin", bytes), "runs");
     int[] waves = new int[2];
     for (int run = 0; run < 2; run++) {
