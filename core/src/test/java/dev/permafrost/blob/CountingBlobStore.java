@@ -17,11 +17,6 @@ public final class CountingBlobStore extends FilterBlobStore {
   public final AtomicLong writeRequests = new AtomicLong();
   public final AtomicLong bytesWritten = new AtomicLong();
   public final AtomicLong otherRequests = new AtomicLong();
-  /**
-   * How long each read waits before it is answered (0: not at all): an object store's round trip, so that requests
-   * sent together overlap and a test's waves are what the reads depend on, not how fast a local disk answers.
-   */
-  public volatile long readLatencyMillis;
 
   public CountingBlobStore(BlobStore in) {
     super(in);
@@ -65,27 +60,13 @@ public final class CountingBlobStore extends FilterBlobStore {
   @Override
   public InputStream read(String blobName) throws IOException {
     readRequests.incrementAndGet();
-    roundTrip();
     return counted(super.read(blobName));
   }
 
   @Override
   public InputStream read(String blobName, long offset, long length) throws IOException {
     readRequests.incrementAndGet();
-    roundTrip();
     return counted(super.read(blobName, offset, length));
-  }
-
-  private void roundTrip() throws IOException {
-    long millis = readLatencyMillis;
-    if (millis > 0) {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted while waiting for a read's round trip");
-      }
-    }
   }
 
   @Override
