@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * Bounds the requests in flight ({@link StorePolicy#maxConcurrentRequests()}: a read holds its slot until its
@@ -158,10 +159,18 @@ final class RequestLimitingBlobStore extends FilterBlobStore {
    */
   static final class ByteRate {
     private final double nanosPerByte;
-    private long nextFree = System.nanoTime();
+    private final LongSupplier clock;
+    private long nextFree;
 
     ByteRate(long bytesPerSecond) {
+      this(bytesPerSecond, System::nanoTime);
+    }
+
+    /** With {@code clock} in place of System.nanoTime(): for tests, whose verdict must not depend on the time passing. */
+    ByteRate(long bytesPerSecond, LongSupplier clock) {
       this.nanosPerByte = 1e9 / bytesPerSecond;
+      this.clock = clock;
+      this.nextFree = clock.getAsLong();
     }
 
     void acquire(long bytes) throws InterruptedIOException {
@@ -170,7 +179,7 @@ final class RequestLimitingBlobStore extends FilterBlobStore {
 
     /** Books the next free stretch of time for {@code bytes}; returns how long to wait for it to begin. */
     synchronized long book(long bytes) {
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       long begin = nextFree - now > 0 ? nextFree : now;
       nextFree = begin + (long) (bytes * nanosPerByte);
       return begin - now;

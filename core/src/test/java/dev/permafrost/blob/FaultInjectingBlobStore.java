@@ -9,6 +9,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketException;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -16,8 +17,9 @@ import java.util.function.Predicate;
 /**
  * A store that misbehaves on purpose, for tests: on reads of the blobs it targets it fails requests with a
  * retryable error, cuts response streams part way with a connection reset, hangs (until closed or released), or
- * flips a byte of the response, each with its own probability, drawn from a seeded random. It counts what it did,
- * and the requests and streams in flight.
+ * flips a byte of the response, each with its own probability, drawn from a seeded random; or fails or stalls the
+ * next requests on purpose ({@link #failNext}, {@link #stallNext}), for a test whose verdict must not rest on chance or
+ * timing. It counts what it did, and the requests and streams in flight.
  */
 public final class FaultInjectingBlobStore extends FilterBlobStore {
   private final Random random;
@@ -28,6 +30,8 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
   private volatile double flipRate;
   private volatile double stallRate;
   private volatile CountDownLatch hangUntil = new CountDownLatch(1);
+  private final AtomicInteger failsToCome = new AtomicInteger();
+  private final AtomicInteger stallsToCome = new AtomicInteger();
 
   public final AtomicLong reads = new AtomicLong();
   public final AtomicLong failures = new AtomicLong();
@@ -37,9 +41,22 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
   public final AtomicLong stalls = new AtomicLong();
   /** Responses of which a byte was flipped. */
   public final AtomicLong flips = new AtomicLong();
-  /** Streams opened and not closed yet. */
+  /** Read calls that have not returned yet (a stalled one, for one, until {@link #heal}). */
+  public final AtomicInteger pendingCalls = new AtomicInteger();
+  /**
+   * Streams opened and not closed yet. A stream counts until its close has closed the stream below it too, so once
+   * this is 0 (and no call is pending) no stream of this store holds a file.
+   */
   public final AtomicInteger openStreams = new AtomicInteger();
   public final AtomicInteger maxOpenStreams = new AtomicInteger();
+  /** Streams opened in all. */
+  public final AtomicLong streamsOpened = new AtomicLong();
+  /**
+   * Requests in flight as a request limit sees them: from the call until it fails, or its stream is read to the end
+   * or closed.
+   */
+  public final AtomicInteger requestsInFlight = new AtomicInteger();
+  public final AtomicInteger maxRequestsInFlight = new AtomicInteger();
 
   public FaultInjectingBlobStore(BlobStore in, long seed) {
     super(in);
@@ -73,6 +90,18 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
     return this;
   }
 
+  /** The next {@code n} requests for targeted blobs fail with a retryable error, whatever the rates. */
+  public FaultInjectingBlobStore failNext(int n) {
+    failsToCome.set(n);
+    return this;
+  }
+
+  /** The next {@code n} requests for targeted blobs stall until {@link #heal}, whatever the rates. */
+  public FaultInjectingBlobStore stallNext(int n) {
+    stallsToCome.set(n);
+    return this;
+  }
+
   public FaultInjectingBlobStore flipRate(double p) {
     this.flipRate = p;
     return this;
@@ -81,6 +110,8 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
   /** No more faults; hung streams are released. */
   public void heal() {
     failRate = cutRate = hangRate = flipRate = stallRate = 0;
+    failsToCome.set(0);
+    stallsToCome.set(0);
     hangUntil.countDown();
   }
 
@@ -115,16 +146,37 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
     InputStream open() throws IOException;
   }
 
+  /** Takes one of the faults placed on purpose, if any is left. */
+  private static boolean takeOne(AtomicInteger toCome) {
+    return toCome.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+  }
+
   private InputStream faulty(String blobName, long length, Open open) throws IOException {
     reads.incrementAndGet();
+    pendingCalls.incrementAndGet();
+    maxRequestsInFlight.accumulateAndGet(requestsInFlight.incrementAndGet(), Math::max);
+    boolean answered = false;
+    try {
+      InputStream stream = faultyCall(blobName, length, open);
+      answered = true;
+      return stream;
+    } finally {
+      if (!answered) {
+        requestsInFlight.decrementAndGet();
+      }
+      pendingCalls.decrementAndGet();
+    }
+  }
+
+  private InputStream faultyCall(String blobName, long length, Open open) throws IOException {
     if (!targets.test(blobName)) {
       return tracked(open.open(), -1, -1, false);
     }
-    if (next() < failRate) {
+    if (takeOne(failsToCome) || next() < failRate) {
       failures.incrementAndGet();
       throw new BlobStoreException(describe(), blobName, "injected failure (like an HTTP 503)", null, true);
     }
-    if (next() < stallRate) {
+    if (takeOne(stallsToCome) || next() < stallRate) {
       stalls.incrementAndGet();
       CountDownLatch latch = hangUntil;
       try {
@@ -154,10 +206,20 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
   private InputStream tracked(InputStream stream, long cutAt, long flipAt, boolean hang) {
     int open = openStreams.incrementAndGet();
     maxOpenStreams.accumulateAndGet(open, Math::max);
+    streamsOpened.incrementAndGet();
     CountDownLatch latch = hangUntil;
     return new FilterBlobInputStream(stream) {
       private long position;
+      private final AtomicBoolean closing = new AtomicBoolean();
+      private final AtomicBoolean answered = new AtomicBoolean();
       private volatile boolean closed;
+
+      /** The request is over (read to its end, or closed): no longer in flight. */
+      private void answered() {
+        if (answered.compareAndSet(false, true)) {
+          requestsInFlight.decrementAndGet();
+        }
+      }
 
       @Override
       public int read(byte[] b, int off, int len) throws IOException {
@@ -184,17 +246,26 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
         }
         if (n > 0) {
           position += n;
+        } else if (n < 0) {
+          answered();
         }
         return n;
       }
 
       @Override
       public void close() throws IOException {
-        if (!closed) {
-          closed = true;
-          openStreams.decrementAndGet();
+        if (!closing.compareAndSet(false, true)) {
+          return;
         }
-        super.close();
+        // in this order, so that whoever sees the stream closed (a read blocked in a hang) or the count drop sees
+        // the stream below closed as well
+        try {
+          super.close();
+        } finally {
+          answered();
+          openStreams.decrementAndGet();
+          closed = true;
+        }
       }
     };
   }

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.blob;
 
+import static dev.permafrost.testutil.Waits.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,9 +23,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -110,7 +110,7 @@ class StorePolicyTest {
   }
 
   @Test
-  void aRequestThatNeverAnswersTimesOutNamingTheRangeAndIsRetried() {
+  void aRequestThatNeverAnswersTimesOutNamingTheRangeAndIsRetried() throws InterruptedException {
     FaultInjectingBlobStore faulty = new FaultInjectingBlobStore(fs, seed).stallRate(1);
     BlobStore store = fast().maxRetries(2).requestTimeout(Duration.ofMillis(100)).build().apply(faulty);
     try {
@@ -119,91 +119,119 @@ class StorePolicyTest {
       assertTrue(e.getMessage().contains("timed out reading bytes [1000, 6000) of blob blobs/a")
           && e.getMessage().contains("request_timeout 100ms") && e.getMessage().contains("gave up after 3 attempts")
           && e.getMessage().contains(fs.describe()), e.getMessage());
-      assertEquals(3, faulty.stalls.get());
+      // each attempt's call runs on a thread of its own, which may reach the store after its time-out was reported
+      await("the third attempt to reach the store", () -> faulty.stalls.get() >= 3);
+      assertEquals(3, faulty.stalls.get(), "one attempt and 2 retries, each stalled");
     } finally {
       faulty.heal();
     }
   }
 
   @Test
-  void aResponseThatStallsPartWayIsAbortedAtItsDeadline() throws IOException {
+  void aResponseThatStallsPartWayIsAbortedAtItsDeadline() throws IOException, InterruptedException {
     FaultInjectingBlobStore faulty = new FaultInjectingBlobStore(fs, seed).hangRate(1);
     BlobStore store = fast().maxRetries(0).requestTimeout(Duration.ofMillis(100)).minReadThroughput(1 << 30).build().apply(faulty);
     try (InputStream in = store.read("blobs/a", 0, 1000)) {
       BlobStoreTimeoutException e = assertTimeoutPreemptively(HANG_GUARD,
           () -> assertThrows(BlobStoreTimeoutException.class, () -> in.read(new byte[100])));
       assertTrue(e.getMessage().contains("bytes [0, 1000)") && e.getMessage().contains("abandoned"), e.getMessage());
-      assertEquals(0, faulty.openStreams.get(), "the deadline closed the stalled stream");
+      // the read fails as soon as the deadline has passed; the timer closes the stream at that deadline, which on a
+      // slow machine may be after the read saw it pass
+      await("the deadline to close the stalled stream", () -> faulty.openStreams.get() == 0);
+      assertEquals(1, faulty.streamsOpened.get(), "the one stream, closed by its deadline: nothing else closes it");
     } finally {
       faulty.heal();
     }
   }
 
   @Test
-  void aSlowFirstByteIsHedgedAndTheFirstAnswerWins() throws IOException {
-    FaultInjectingBlobStore faulty = new FaultInjectingBlobStore(fs, seed).stallRate(1);
+  void aSlowFirstByteIsHedgedAndTheFirstAnswerWins() throws IOException, InterruptedException {
+    // the request that reaches the store first stalls until healed, which is only after the read returned: the read
+    // can only be answered by the hedge, however late either request is sent
+    FaultInjectingBlobStore faulty = new FaultInjectingBlobStore(fs, seed).stallNext(1);
     BlobStore store = fast().hedgeAfter(Duration.ofMillis(50)).requestTimeout(Duration.ofSeconds(30)).build().apply(faulty);
     try {
-      // the first request stalls; the hedge is sent after 50 ms and must not stall
-      Thread healer = new Thread(() -> {
-        while (faulty.stalls.get() == 0) {
-          Thread.onSpinWait();
-        }
-        faulty.stallRate(0);
-      });
-      healer.start();
       byte[] got = assertTimeoutPreemptively(HANG_GUARD, () -> readAll(store.read("blobs/a", 100, 1000)));
       assertArrayEquals(Arrays.copyOfRange(data, 100, 1100), got);
       assertEquals(2, faulty.reads.get(), "the read was sent twice");
+      assertEquals(1, faulty.stalls.get());
     } finally {
-      faulty.heal(); // the stalled first request answers now, and its stream is closed as the loser
+      faulty.heal(); // the stalled request answers now, and its stream is closed as the loser
     }
-    for (int i = 0; i < 200 && faulty.openStreams.get() > 0; i++) {
-      sleep(10);
-    }
-    assertEquals(0, faulty.openStreams.get(), "the losing request's stream was closed");
+    await("the losing request to answer and its stream to be closed",
+        () -> faulty.streamsOpened.get() == 2 && faulty.openStreams.get() == 0);
+    assertEquals(2, faulty.reads.get(), "no third request");
   }
 
   @Test
   void requestsInFlightStayWithinTheBound() throws Exception {
     FaultInjectingBlobStore faulty = new FaultInjectingBlobStore(fs, seed);
-    BlobStore store = fast().maxConcurrentRequests(3).build().apply(faulty);
-    ExecutorService pool = Executors.newFixedThreadPool(12);
+    // a deadline far beyond this test's waits: the streams it holds open on purpose are not closed under it
+    BlobStore store = fast().maxConcurrentRequests(3).requestTimeout(Duration.ofMinutes(10)).build().apply(faulty);
+    int readers = 12;
+    Semaphore finish = new Semaphore(0);
+    List<Thread> threads = new ArrayList<>();
+    List<FutureTask<byte[]>> reads = new ArrayList<>();
+    for (int t = 0; t < readers; t++) {
+      int offset = t * 10;
+      FutureTask<byte[]> read = new FutureTask<>(() -> {
+        try (InputStream in = store.read("blobs/a", offset, 5000)) {
+          byte[] head = in.readNBytes(100);
+          finish.acquire(); // holds its request until the test lets it go
+          byte[] all = Arrays.copyOf(head, 5000);
+          assertEquals(4900, in.readNBytes(all, 100, 4900));
+          assertEquals(-1, in.read());
+          return all;
+        }
+      });
+      reads.add(read);
+      threads.add(new Thread(read, "bounded-read-" + t));
+    }
     try {
-      List<Future<?>> futures = new ArrayList<>();
-      for (int t = 0; t < 12; t++) {
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < 30; i++) {
-            try (InputStream in = store.read("blobs/a", i * 10, 5000)) {
-              in.read(new byte[100]);
-              Thread.yield();
-              in.readAllBytes();
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> f : futures) {
-        f.get();
+      threads.forEach(Thread::start);
+      // as many as the bound allow get in; every other one is held waiting for a slot, none got past it
+      await("3 requests in flight and 9 waiting for a slot",
+          () -> faulty.requestsInFlight.get() == 3 && waitingIn(threads, RequestLimitingBlobStore.class, "acquireSlot") == 9);
+      assertEquals(3, faulty.reads.get(), "no request beyond the bound was sent");
+      // one answered lets exactly one more in
+      finish.release();
+      await("a fourth request in flight and 8 waiting", () -> faulty.reads.get() == 4 && faulty.requestsInFlight.get() == 3
+          && waitingIn(threads, RequestLimitingBlobStore.class, "acquireSlot") == 8);
+      finish.release(readers);
+      for (int t = 0; t < readers; t++) {
+        FutureTask<byte[]> read = reads.get(t);
+        assertArrayEquals(Arrays.copyOfRange(data, t * 10, t * 10 + 5000), assertTimeoutPreemptively(HANG_GUARD, () -> read.get()));
       }
     } finally {
-      pool.shutdownNow();
+      finish.release(readers);
+      threads.forEach(Thread::interrupt);
     }
-    assertTrue(faulty.maxOpenStreams.get() <= 3, "at most 3 requests in flight, saw " + faulty.maxOpenStreams.get());
-    assertTrue(faulty.maxOpenStreams.get() >= 2, "the bound allows several: saw " + faulty.maxOpenStreams.get());
+    assertEquals(readers, faulty.reads.get());
+    assertEquals(3, faulty.maxRequestsInFlight.get(), "never more than 3 requests in flight");
+    assertEquals(0, faulty.openStreams.get());
+  }
+
+  /** How many of {@code threads} are waiting (parked) inside {@code method} of {@code owner}. */
+  private static long waitingIn(List<Thread> threads, Class<?> owner, String method) {
+    return threads.stream().filter(t -> {
+      Thread.State state = t.getState();
+      return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && Arrays.stream(t.getStackTrace())
+          .anyMatch(f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
+    }).count();
   }
 
   @Test
-  void theByteRateBooksTimeForEachRequestInTurn() throws IOException {
-    RequestLimitingBlobStore.ByteRate rate = new RequestLimitingBlobStore.ByteRate(1_000_000);
-    // the first request goes at once; the booked stretch of the next ones follows the previous
-    long[] waits = new long[3];
-    for (int i = 0; i < 3; i++) {
-      waits[i] = rate.book(500_000);
-    }
-    assertTrue(waits[0] <= 1_000_000, "the first request does not wait: " + waits[0]);
-    assertTrue(waits[1] >= 490_000_000L && waits[1] <= 500_000_000L, "500 KB at 1 MB/s books 0.5 s: " + waits[1]);
-    assertTrue(waits[2] >= 990_000_000L && waits[2] <= 1_000_000_000L, String.valueOf(waits[2]));
+  void theByteRateBooksTimeForEachRequestInTurn() {
+    long[] now = {Long.MAX_VALUE - 700_000_000L}; // System.nanoTime() may be any value, even one about to wrap
+    RequestLimitingBlobStore.ByteRate rate = new RequestLimitingBlobStore.ByteRate(1_000_000, () -> now[0]);
+    // the first request goes at once; the booked stretch of each next one follows the previous one's
+    assertEquals(0, rate.book(500_000), "the first request does not wait");
+    assertEquals(500_000_000L, rate.book(500_000), "500 KB at 1 MB/s books 0.5 s");
+    now[0] += 200_000_000L;
+    assertEquals(800_000_000L, rate.book(500_000), "the time that passed counts towards the wait");
+    now[0] += 10_000_000_000L;
+    assertEquals(0, rate.book(500_000), "after an idle stretch a request goes at once");
+    assertEquals(500_000_000L, rate.book(1), "idle time is not saved up for the next ones");
   }
 
   @Test
@@ -261,11 +289,4 @@ class StorePolicyTest {
     }
   }
 
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
 }

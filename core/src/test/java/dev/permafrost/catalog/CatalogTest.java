@@ -3,6 +3,8 @@
  */
 package dev.permafrost.catalog;
 
+import static dev.permafrost.testutil.Waits.await;
+import static dev.permafrost.testutil.Waits.awaitNoFetch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -97,16 +99,17 @@ class CatalogTest {
     assertEquals(1, store.requests(), "mounting reads the manifest and nothing else");
     assertEquals(MountState.CLOSED, info.state());
     assertEquals(repo.readManifest("snap-0").info().numDocs(), info.numDocs());
-    assertRight(catalog, 0);
-    assertEquals(MountState.OPEN, catalog.info("idx-0").state());
-    assertTrue(catalog.info("idx-0").readerHeapBytes() > 0);
-    assertTimeoutPreemptively(GUARD, () -> {
-      while (catalog.info("idx-0").state() != MountState.CLOSED || catalog.stats().readersClosedIdle() != 1) {
-        Thread.sleep(20);
-      }
-    }, "the idle reader closes after the idle time-out");
+    try (Lease lease = catalog.acquire("idx-0")) { // while leased, the idle time-out cannot close it
+      assertEquals(expected.get(0), oracle.answers(lease.searcher()), "seed " + seed);
+      assertEquals(MountState.OPEN, catalog.info("idx-0").state());
+      assertTrue(catalog.info("idx-0").readerHeapBytes() > 0);
+    }
+    await("the idle reader to close after the idle time-out",
+        () -> catalog.info("idx-0").state() == MountState.CLOSED && catalog.stats().readersClosedIdle() == 1);
+    awaitNoFetch(cache); // a prefetch the search asked for counts for it, even if it reaches the store later
     store.reset();
     assertRight(catalog, 0);
+    awaitNoFetch(cache);
     assertEquals(0, store.requests(), "seed " + seed + ": a recently used index reopens and searches without a request");
     assertEquals(2, catalog.stats().readerOpens());
   }
@@ -131,6 +134,7 @@ class CatalogTest {
       for (int i = 0; i < locals.size(); i++) {
         assertRight(restarted, i);
       }
+      awaitNoFetch(cache); // a prefetch the searches asked for counts for them, even if it reaches the store later
       assertEquals(0, store.requests(), "seed " + seed + ": the restarted cache serves the same searches");
       assertEquals(0, cache.stats().total().checksumMismatches());
     }
@@ -189,11 +193,7 @@ class CatalogTest {
         assertRight(catalog, 2);
         return null;
       });
-      assertTimeoutPreemptively(GUARD, () -> {
-        while (catalog.stats().opening() != 1) {
-          Thread.sleep(5);
-        }
-      }, "the acquire is opening the reader, held up reading the manifest");
+      await("the acquire to be opening the reader, held up reading the manifest", () -> catalog.stats().opening() == 1);
       assertEquals(MountState.OPENING, catalog.info("idx-2").state());
       assertEquals(1, catalog.stats().open(), "an opening reader counts against the bound");
       release.countDown();
@@ -232,9 +232,18 @@ class CatalogTest {
   void aLeasedReaderIsNeverClosedAndUnmountWaitsForItsLeases() throws Exception {
     Catalog catalog = catalog(Catalog.builder(cache).idleTimeout(Duration.ofMillis(20)).unmountTimeout(Duration.ofMillis(300)));
     catalog.mount("idx-2", repo, "snap-2");
+    catalog.mount("idx-3", repo, "snap-3");
     Lease lease = catalog.acquire("idx-2");
-    Thread.sleep(200); // ten idle time-outs
+    // idx-3 is used after idx-2 was leased: once the idle time-out has closed idx-3, it has passed for idx-2 as well,
+    // and every sweep that closes idx-3 looks at idx-2 too
+    assertRight(catalog, 3);
+    // (the pool counts a reader closed idle just after the reader is closed)
+    await("the unleased reader to close when idle",
+        () -> catalog.info("idx-3").state() == MountState.CLOSED && catalog.stats().readersClosedIdle() == 1);
+    assertEquals(MountState.OPEN, catalog.info("idx-2").state(), "a leased reader stays open");
     assertEquals(expected.get(2), oracle.answers(lease.searcher()), "a leased reader stays open");
+    catalog.unmount("idx-3");
+    // a lease held throughout: the unmount's time-out passes however fast or slow the machine
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> catalog.unmount("idx-2"));
     assertTrue(e.getMessage().contains("idx-2") && e.getMessage().contains("stays mounted"), e.getMessage());
     assertEquals(expected.get(2), oracle.answers(lease.searcher()), "a failed unmount leaves the search alone");
@@ -249,20 +258,16 @@ class CatalogTest {
     Catalog slow = catalog(Catalog.builder(cache).unmountTimeout(Duration.ofSeconds(60)));
     slow.mount("idx-2", repo, "snap-2");
     Lease held = slow.acquire("idx-2");
-    Thread waiter = new Thread(() -> {
-      try {
-        slow.unmount("idx-2");
-      } catch (IOException ex) {
-        throw new java.io.UncheckedIOException(ex);
-      }
+    java.util.concurrent.FutureTask<Void> unmounting = new java.util.concurrent.FutureTask<>(() -> {
+      slow.unmount("idx-2");
+      return null;
     });
+    Thread waiter = new Thread(unmounting, "unmount-waiter");
     waiter.start();
-    Thread.sleep(100);
-    assertTrue(waiter.isAlive(), "unmount waits for the lease");
-    assertEquals(expected.get(2), oracle.answers(held.searcher()));
+    awaitWaitingIn(waiter, MountedIndex.class, "unmount"); // "unmount waits for the lease"
+    assertEquals(expected.get(2), oracle.answers(held.searcher()), "a search holding the lease goes on");
     held.close();
-    waiter.join(GUARD.toMillis());
-    assertTrue(!waiter.isAlive());
+    assertTimeoutPreemptively(GUARD, () -> unmounting.get(), "the unmount ends once the lease is given back");
     assertThrows(IllegalArgumentException.class, () -> slow.acquire("idx-2"), "unmounted");
     lease.close();
     unmounter.start();
@@ -276,10 +281,27 @@ class CatalogTest {
     Catalog catalog = catalog(Catalog.builder(cache));
     catalog.mount("idx-3", repo, "snap-3");
     assertRight(catalog, 3);
+    awaitNoFetch(cache); // a region still filling for a prefetch is not the unmount's to free at once
     assertTrue(cache.stats().regionsInUse() > 0);
     catalog.unmount("idx-3");
     assertEquals(0, cache.stats().regionsInUse(), "unmounting freed the index's regions and its manifest");
     assertTrue(!cache.stats().perIndex().containsKey("idx-3"), "and its stats");
+  }
+
+  /**
+   * Waits until {@code thread} waits (parked, in {@code Object.wait} or the like) in a call of {@code method} of
+   * {@code owner}, seen so in three samples in a row; fails at once if the thread ends.
+   */
+  private static void awaitWaitingIn(Thread thread, Class<?> owner, String method) throws InterruptedException {
+    int[] inARow = {0};
+    await(thread.getName() + " to wait in " + owner.getSimpleName() + "." + method, () -> {
+      assertTrue(thread.isAlive(), thread.getName() + " ended instead of waiting in " + method);
+      Thread.State state = thread.getState();
+      boolean waiting = (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && java.util.Arrays
+          .stream(thread.getStackTrace()).anyMatch(f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
+      inARow[0] = waiting ? inARow[0] + 1 : 0;
+      return inARow[0] >= 3;
+    });
   }
 
   @Test
