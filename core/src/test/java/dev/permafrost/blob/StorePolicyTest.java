@@ -4,6 +4,7 @@
 package dev.permafrost.blob;
 
 import static dev.permafrost.testutil.Waits.await;
+import static dev.permafrost.testutil.Waits.waitingIn;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -191,12 +192,12 @@ class StorePolicyTest {
       threads.forEach(Thread::start);
       // as many as the bound allow get in; every other one is held waiting for a slot, none got past it
       await("3 requests in flight and 9 waiting for a slot",
-          () -> faulty.requestsInFlight.get() == 3 && waitingIn(threads, RequestLimitingBlobStore.class, "acquireSlot") == 9);
+          () -> faulty.requestsInFlight.get() == 3 && countWaitingIn(threads, RequestLimitingBlobStore.class, "acquireSlot") == 9);
       assertEquals(3, faulty.reads.get(), "no request beyond the bound was sent");
       // one answered lets exactly one more in
       finish.release();
       await("a fourth request in flight and 8 waiting", () -> faulty.reads.get() == 4 && faulty.requestsInFlight.get() == 3
-          && waitingIn(threads, RequestLimitingBlobStore.class, "acquireSlot") == 8);
+          && countWaitingIn(threads, RequestLimitingBlobStore.class, "acquireSlot") == 8);
       finish.release(readers);
       for (int t = 0; t < readers; t++) {
         FutureTask<byte[]> read = reads.get(t);
@@ -212,12 +213,8 @@ class StorePolicyTest {
   }
 
   /** How many of {@code threads} are waiting (parked) inside {@code method} of {@code owner}. */
-  private static long waitingIn(List<Thread> threads, Class<?> owner, String method) {
-    return threads.stream().filter(t -> {
-      Thread.State state = t.getState();
-      return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && Arrays.stream(t.getStackTrace())
-          .anyMatch(f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
-    }).count();
+  private static long countWaitingIn(List<Thread> threads, Class<?> owner, String method) {
+    return threads.stream().filter(t -> waitingIn(t, owner, method)).count();
   }
 
   @Test

@@ -5,6 +5,7 @@ package dev.permafrost.catalog;
 
 import static dev.permafrost.testutil.Waits.await;
 import static dev.permafrost.testutil.Waits.awaitNoFetch;
+import static dev.permafrost.testutil.Waits.awaitWaitingIn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -286,22 +287,6 @@ class CatalogTest {
     catalog.unmount("idx-3");
     assertEquals(0, cache.stats().regionsInUse(), "unmounting freed the index's regions and its manifest");
     assertTrue(!cache.stats().perIndex().containsKey("idx-3"), "and its stats");
-  }
-
-  /**
-   * Waits until {@code thread} waits (parked, in {@code Object.wait} or the like) in a call of {@code method} of
-   * {@code owner}, seen so in three samples in a row; fails at once if the thread ends.
-   */
-  private static void awaitWaitingIn(Thread thread, Class<?> owner, String method) throws InterruptedException {
-    int[] inARow = {0};
-    await(thread.getName() + " to wait in " + owner.getSimpleName() + "." + method, () -> {
-      assertTrue(thread.isAlive(), thread.getName() + " ended instead of waiting in " + method);
-      Thread.State state = thread.getState();
-      boolean waiting = (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && java.util.Arrays
-          .stream(thread.getStackTrace()).anyMatch(f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
-      inARow[0] = waiting ? inARow[0] + 1 : 0;
-      return inARow[0] >= 3;
-    });
   }
 
   @Test

@@ -6,6 +6,7 @@ package dev.permafrost.testutil;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.permafrost.store.SharedRegionCache;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -26,6 +27,28 @@ public final class Waits {
       }
       Thread.sleep(1);
     }
+  }
+
+  /** Whether {@code thread} waits (parked, in {@code Object.wait} or the like) in a call of {@code method} of {@code owner}. */
+  public static boolean waitingIn(Thread thread, Class<?> owner, String method) {
+    Thread.State state = thread.getState();
+    return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && Arrays.stream(thread.getStackTrace())
+        .anyMatch(f -> f.getClassName().equals(owner.getName()) && f.getMethodName().equals(method));
+  }
+
+  /**
+   * Waits until {@code thread} waits in a call of {@code method} of {@code owner} ({@link #waitingIn}), seen so in three
+   * samples in a row; fails at once if the thread ends.
+   */
+  public static void awaitWaitingIn(Thread thread, Class<?> owner, String method) throws InterruptedException {
+    int[] inARow = {0};
+    await(thread.getName() + " to wait in " + owner.getSimpleName() + "." + method, () -> {
+      if (!thread.isAlive()) {
+        fail(thread.getName() + " ended instead of waiting in " + method);
+      }
+      inARow[0] = waitingIn(thread, owner, method) ? inARow[0] + 1 : 0;
+      return inARow[0] >= 3;
+    });
   }
 
   /**
