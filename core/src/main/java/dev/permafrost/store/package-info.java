@@ -35,8 +35,8 @@
  *       and what the reader checks after reading them).
  *   <li><b>Fetching</b>: {@code Filler} (the lanes: demand, prefetch, chunk tables), {@code FetchTask} (a fetch that
  *       can be called off), {@code Fill}, {@code VerifiedFetch} (one request, verified piece by piece) and
- *       {@code BlobChecksums} (what verifies a blob). Its interfaces up: {@code Fillable} (a fill telling its slot of
- *       written ranges, which wakes readers) and {@code FetchOrigin} (the store, deadlines and counters of the file a
+ *       {@code BlobChecksums} (what verifies a blob). Its interfaces up: {@code Fillable} (a fill's fetch telling its slot
+ *       it is queued, under the slot's monitor, and of written ranges, which wakes readers) and {@code FetchOrigin} (the store, deadlines and counters of the file a
  *       fetch is for).
  *   <li><b>Support</b>, used by all: {@code RegionFile} (the cache file: created, locked, sized, mapped and written
  *       only here), {@code CacheRecord}, {@code CacheSummary}, the stats, {@code ReadCost}, {@code ReadDeadline},
@@ -55,7 +55,9 @@
  *   <li>How does a search avoid fetching bytes twice? Prefetched regions are held until their reader comes
  *       ({@code Slot#prefetch}); the fills of adjacent regions are one request ({@code Filler#start(List, ...)});
  *       columns the cache refused are read straight from the store once per run ({@code ReadIntent#startWanted}),
- *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#straightReadHolding}).
+ *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#straightReadHolding});
+ *       a region admitted amid such a read's stretch comes with it and is filled from it
+ *       ({@code CachedBlob#withdrawInside}, {@code #offerAdmitted}).
  *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table or whole-file
  *       checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
  *   <li>What happens when a fetch fails? {@code Filler}'s tasks end the fill ({@code Fillable#finish}): its waiters in
@@ -81,7 +83,8 @@
  *       ({@code RegionOwner#regionReleased})</td></tr>
  *   <tr><td>filling</td><td>its owner, and the fills writing into it</td><td>a fill registered
  *       ({@code awaitPage}, {@code prefetch}, {@code carryOn}, {@code offer})</td><td>its last fill's end
- *       ({@code Fillable#progress} or {@code #finish}); never taken meanwhile</td></tr>
+ *       ({@code Fillable#progress} or {@code #finish}), or a prefetch's fill taken back unqueued because a straight read
+ *       brings its bytes ({@code Slot#withdraw}); never taken meanwhile</td></tr>
  * </table>
  */
 package dev.permafrost.store;
