@@ -137,7 +137,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     // (see setWindow)
     long start = Math.max(from.winStart, sliceStart);
     long end = Math.min(from.winEnd, sliceEnd);
-    if (start < end && (from.winKind == KIND_MANIFEST || !readsWhatItsWorkFetched(file))) {
+    if (start < end && (from.winKind == KIND_MANIFEST || cost == null || !cost.asksForBytes()
+        || !readsWhatItsWorkFetched(file))) {
       this.winStart = start;
       this.winEnd = end;
       this.winDelta = from.winDelta;
@@ -536,9 +537,10 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   private void setWindow(long start, long end, long delta, RandomAccessInput access, SlotGeneration slot, int generation,
       int kind) {
     flushServed();
-    if (kind != KIND_MANIFEST) {
+    if (kind != KIND_MANIFEST && cost != null && cost.asksForBytes()) {
       // the reading thread moves to the wave of the request of its work that brought these bytes, if one did; and the
-      // window holds no bytes of another request, whose wave the thread would then read unseen
+      // window holds no bytes of another request, whose wave the thread would then read unseen. Only for inputs made
+      // for work that asked the store for something: a warm search's, or one counted by no work, pays nothing here
       ReadCost.Reading reading = ReadCost.reading();
       if (reading != null && reading.read(file.cachedBlob.checksums, wanted)) {
         start = Math.max(start, reading.stretchStart);

@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.LongAdder;
  * everything counted also counts there. Bytes served from the cache count for the work of the thread that opened,
  * cloned or sliced the input that served them (Lucene makes them per query).
  *
+ * <p>A cost is for one piece of work: until it {@linkplain #settle settles}, it keeps the inputs made for it and
+ * where each of its requests' bytes are. Attach a new one to each search or task, not one for the life of a program.
+ *
  * <p><b>Waves</b> are counted by dependency, not by the clock: a thread of the work has read up to some wave (0 at
  * first); a request it asks for is one wave deeper, and reading the bytes a request of this work brought takes the
  * thread to that request's wave. So a cold {@code DirectoryReader.open} that reads the commit, then every file's
@@ -342,6 +345,14 @@ public final class ReadCost {
     return all.computeIfAbsent(blob, k -> new FetchedRanges());
   }
 
+  /**
+   * Whether this work has asked the store for bytes (for its inputs: whether their windows must be looked up against
+   * its requests, see {@link Reading#read}). A volatile read.
+   */
+  boolean asksForBytes() {
+    return root.fetched != null;
+  }
+
   void fromCache(long bytes) {
     for (ReadCost c = this; c != null; c = c.parent) {
       c.bytesFromCache.add(bytes);
@@ -381,6 +392,9 @@ public final class ReadCost {
   public void settle() {
     for (Held h; (h = held.poll()) != null; ) {
       h.release();
+    }
+    if (root == this) {
+      fetched = null; // where the work's requests' bytes were, kept to count its waves: done with
     }
     long pending = 0;
     Input in = (Input) TRACKED.getAndSet(this, null);

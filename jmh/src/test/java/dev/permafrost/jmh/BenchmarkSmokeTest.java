@@ -149,16 +149,27 @@ class BenchmarkSmokeTest {
         long[] requests = new long[2];
         for (int warm = 0; warm < 2; warm++) {
           List<String> snapshots = WarmSets.snapshots(dataset, w, warm == 0 ? "none" : "workload");
+          awaitNoFetch(cache); // what the last run asked for and did not wait for is sent before the reset
           cache.clear();
           try (Indices blob = MountedIndices.mount(repository, snapshots, cache)) {
             store.stats().reset();
             assertEquals(expected, blob.run(w), w.name() + " cold, warm set " + warm);
+            awaitNoFetch(cache);
             requests[warm] = store.stats().snapshot().requests();
           }
         }
         assertTrue(requests[1] < requests[0], w.name() + ": " + requests[1] + " requests with its warm set, "
             + requests[0] + " without");
       }
+    }
+  }
+
+  /** Waits until no fetch of {@code cache} is queued or running (a state: the bound only turns a hang into a failure). */
+  private static void awaitNoFetch(SharedRegionCache cache) throws InterruptedException {
+    for (long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+        cache.stats().fillsInFlight() > 0; ) {
+      assertTrue(System.nanoTime() - giveUp < 0, "fetches still running after a minute: " + cache.stats());
+      Thread.sleep(1);
     }
   }
 
