@@ -418,7 +418,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     int index = blob.regionIndex(a);
     wanted = a;
-    if (!blob.offerCached(index, a, this) || a + len > winEnd) {
+    if (probeSkips(a) || !blob.offerCached(index, a, this) || a + len > winEnd) {
       return false;
     }
     if (index != lastRegion) {
@@ -464,6 +464,20 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     winEnd = Long.MIN_VALUE;
     winKind = KIND_NONE;
     winSlot = SlotGeneration.FIXED;
+  }
+
+  /**
+   * Whether a probe for cached values must not read position {@code p}: a request of the probing thread's own work
+   * brought it, or is bringing it. A probe looks for what the cache held before the work; what the work is fetching is
+   * read once the probe is over (the fetch is registered, so no byte is asked for twice), and what a probe finds does
+   * not depend on how far the work's own fetches have come, nor do the waves of what it decides to fetch.
+   */
+  private boolean probeSkips(long p) {
+    if (cost == null || !cost.asksForBytes() || !ReadIntent.probing()) {
+      return false;
+    }
+    ReadCost.Reading reading = ReadCost.reading();
+    return reading != null && reading.fetchedAt(file.cachedBlob.checksums, p);
   }
 
   /** Whether the current thread reads for work that asked the store for bytes of {@code file}'s blob. */
@@ -588,6 +602,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     if (index != lastRegion) {
       lastRegion = index;
       blob.recordAccess(index);
+    }
+    if (probeSkips(p)) {
+      throw ReadIntent.NOT_CACHED;
     }
     CachedBlob.StraightRead scan = scanRead;
     if ((scan == null || !scan.holds(p)) && blob.hasStraightReads()) {

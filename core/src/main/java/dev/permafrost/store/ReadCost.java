@@ -186,6 +186,13 @@ public final class ReadCost {
       return true;
     }
 
+    /** Whether a request of this work brought (or is bringing) position {@code p} of {@code blob}; nothing changes. */
+    boolean fetchedAt(Object blob, long p) {
+      Map<Object, FetchedRanges> all = cost.root.fetched;
+      FetchedRanges ranges = all == null ? null : all.get(blob);
+      return ranges != null && ranges.waveAt(p) > 0;
+    }
+
     /** Whether this work asked the store for bytes of {@code blob}. */
     boolean fetched(Object blob) {
       Map<Object, FetchedRanges> all = cost.root.fetched;
@@ -216,6 +223,12 @@ public final class ReadCost {
         }
       }
       ranges.put(from, new long[] {to, wave});
+    }
+
+    /** The wave of the request whose range holds {@code p}, or 0. */
+    synchronized int waveAt(long p) {
+      Map.Entry<Long, long[]> at = ranges.floorEntry(p);
+      return at != null && at.getValue()[0] > p ? (int) at.getValue()[1] : 0;
     }
 
     /** The wave of the request whose range holds {@code p} (0 if none), with the stretch set on {@code reading}. */
