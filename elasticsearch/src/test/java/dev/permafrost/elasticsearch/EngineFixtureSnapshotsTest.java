@@ -50,10 +50,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Mounts the snapshots real Elasticsearch 9.1 and 8.19 and OpenSearch 2.19 nodes wrote ({@link EngineFixture}: the
- * same documents and changes as the OpenSearch 3.2 fixture, plus an index at {@code best_compression} and one
- * force-merged to a single segment) and asks every query the node answered: the total hits and the top ten ids,
- * sorted on {@code seq}, must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
+ * Mounts the snapshots real Elasticsearch 9.3, 9.1 and 8.19 and OpenSearch 2.19 nodes wrote ({@link EngineFixture}:
+ * the same documents and changes as the OpenSearch 3.2 fixture, plus an index at {@code best_compression} and one
+ * force-merged to a single segment) and asks every query the node answered: the total hits, the top ten ids, sorted
+ * on {@code seq}, and those hits' {@code _source} must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
  * {@code ES812Postings}, {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
  */
 class EngineFixtureSnapshotsTest {
@@ -125,7 +125,8 @@ class EngineFixtureSnapshotsTest {
             ? m.answers().path("snapshots").path(run[0]).path(q.get("id").asText())
             : m.answers().path("variants").path(run[1]).path(q.get("id").asText());
         String what = engine + " " + run[0] + " " + (run[1] == null ? "" : run[1] + " ") + q;
-        assertTrue(expected.has("total"), "the node answered " + what);
+        assertTrue(expected.has("total") && expected.has("sources"), "the node answered, with its hits' _source, "
+            + what);
         NodeAnswers.assertAnswered(expected, response, what);
         compared++;
       }
