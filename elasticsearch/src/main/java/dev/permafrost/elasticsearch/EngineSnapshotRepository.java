@@ -36,6 +36,7 @@ import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexOutput;
+import org.apache.lucene.util.Version;
 
 /**
  * A snapshot repository written by Elasticsearch (8.x, 9.x) or OpenSearch (2.x, 3.x), read in place through any
@@ -331,7 +332,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     if (segmentsFile == null) {
       throw new SnapshotException.CorruptManifest(where(blob) + " lists no segments_N file", null);
     }
-    SegmentInfos commit = readCommit(files, segmentsFile, where(blob));
+    SegmentInfos commit = readCommit(files, segmentsFile, "index '" + name.index() + "' in snapshot '"
+        + name.snapshot() + "' (shard " + name.shard() + ", " + where(blob) + ")");
     long maxDoc = -1;
     long numDocs = -1;
     int segments = -1;
@@ -496,12 +498,21 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     return String.valueOf(e.getMessage()).contains("does not exist");
   }
 
+  /**
+   * The newest engine releases whose snapshots this reader was checked against: on real nodes, or from the engines'
+   * sources where no node runs here (docs/engine-snapshots.md has the table). Named by the error a newer engine's
+   * segments meet.
+   */
+  static final String NEWEST_READ = "Elasticsearch 9.3 on a real node (9.4 to 9.6 from their sources) and OpenSearch"
+      + " 3.9 on a real node";
+
   /** The error for segments written with a codec or format Lucene does not have (Elasticsearch's own), naming {@code where}. */
   private static SnapshotException.UnsupportedFormat unknownFormat(String where, IllegalArgumentException e) {
     return new SnapshotException.UnsupportedFormat(where + " has segments written with a codec or format this reader"
-        + " does not have (" + e.getMessage() + "). Read are Lucene's own (9.x and 10.x), OpenSearch's, and"
-        + " Elasticsearch's Elasticsearch814, Elasticsearch816, Elasticsearch900 and Elasticsearch900Lucene101 codecs"
-        + " with the ES812Postings and ES87BloomFilter postings formats (docs/engine-snapshots.md)", e);
+        + " does not have (" + e.getMessage() + "). Read are Lucene's own codecs (Lucene 9.x and 10.x, up to "
+        + Version.LATEST + "), Elasticsearch's codecs " + EngineFormats.CODECS + " and its postings formats "
+        + EngineFormats.POSTINGS + "; the newest releases read are " + NEWEST_READ + ". A snapshot of a newer release"
+        + " needs a Permafrost that reads it (docs/engine-snapshots.md)", e);
   }
 
   private Snapshot snapshot(String name) throws SnapshotException {

@@ -27,13 +27,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A shard whose segments name a codec Lucene does not know (as a newer Elasticsearch's codec is, until it is read here)
- * fails to mount naming the blob and the codec, instead of failing later inside Lucene; a known codec is read.
+ * fails to mount naming the blob and the codec, what is read and the newest releases read, instead of failing later inside Lucene; a known codec is read.
  */
 class UnknownCodecTest {
   /** A codec no SPI registers: written by name, never found when read. */
   private static final class UnregisteredCodec extends FilterCodec {
     UnregisteredCodec() {
-      super("Elasticsearch92Lucene103", Codec.getDefault());
+      super("Elasticsearch97", Codec.getDefault());
     }
   }
 
@@ -64,7 +64,10 @@ class UnknownCodecTest {
     String segments = files.stream().map(FileEntry::name).filter(n -> n.startsWith("segments_")).findFirst().orElseThrow();
     SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> EngineSnapshotRepository.readCommit(files, segments, "blob indices/x/0/snap-y.dat in test"));
-    assertTrue(e.getMessage().contains("Elasticsearch92Lucene103") && e.getMessage().contains("snap-y.dat"),
+    // the codec, the blob, what is read (from the SPI, so never behind it) and the newest releases read
+    assertTrue(e.getMessage().contains("Elasticsearch97") && e.getMessage().contains("snap-y.dat")
+        && e.getMessage().contains("Elasticsearch92Lucene103") && e.getMessage().contains("Elasticsearch96")
+        && e.getMessage().contains("ES812Postings") && e.getMessage().contains(EngineSnapshotRepository.NEWEST_READ),
         e.getMessage());
   }
 

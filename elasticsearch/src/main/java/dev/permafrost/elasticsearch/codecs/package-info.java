@@ -14,10 +14,14 @@
  *       whose metadata file names the postings format it wraps; the bloom bits are not needed to search.
  *   <li>The codecs of {@code index.codec: best_compression} (and logsdb), {@code Elasticsearch816} and the like:
  *       a Lucene codec whose stored fields are Lucene's compressing container with each chunk one zstd frame
- *       ({@code ZstdStoredFieldsFormat}).
+ *       ({@code ZstdStoredFieldsFormat}); {@code Elasticsearch92Lucene103} (9.2-9.5) reads what both its Lucene
+ *       delegates write.
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.Elasticsearch96Codec}: Elasticsearch 9.6's codec for every index,
+ *       whose stored fields each segment names in an attribute ({@code SegmentModeStoredFieldsFormat}).
  * </ul>
  *
- * <p>Nothing here is written from Elasticsearch's sources; Elasticsearch's doc-values formats for time series and
+ * <p>No code here is taken from Elasticsearch's sources (layouts are read from descriptions, Lucene's code and the
+ * bytes real nodes write); Elasticsearch's doc-values formats for time series and
  * logsdb ({@code ES87TSDB}, {@code ES819TSDB}) and its vector formats have no published layout and are refused by
  * name when such an index is mounted.
  */
