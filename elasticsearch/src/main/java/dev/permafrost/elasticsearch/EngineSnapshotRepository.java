@@ -468,7 +468,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
    * Elasticsearch writes in formats of its own that have no published layout: time-series and logsdb indices (doc
    * values in {@code ES87TSDB} or {@code ES819TSDB}) and indexed {@code dense_vector} fields (vectors in
-   * {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*}, {@code ES818*} formats). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
+   * {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*}, {@code ES818*}, {@code ES93*} formats). Otherwise
+   * Lucene would fail on the first search, naming neither the field nor the index.
    */
   private void refuseUnreadable(IndexMetadata metadata, String snapshot, String shardBlob) throws SnapshotException {
     String where = "index '" + metadata.name() + "' in snapshot '" + snapshot + "' (shard " + where(shardBlob) + ")";
@@ -489,7 +490,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException.UnsupportedFormat(where + " has indexed dense_vector fields "
           + metadata.mapping().indexedVectorFields() + ": Elasticsearch writes their vectors in its own formats"
           + " (ES813Int8FlatVectorFormat, ES814HnswScalarQuantizedVectorsFormat, ES815/ES816/ES818 bit and BBQ"
-          + " formats), whose layout is not published, so this reader cannot read them", null);
+          + " formats; from 9.2 generic ones such as ES93HnswScalarQuantizedVectorsFormat), whose layout is not"
+          + " published, so this reader cannot read them", null);
     }
   }
 

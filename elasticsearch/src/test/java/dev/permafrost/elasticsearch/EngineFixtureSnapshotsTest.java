@@ -178,33 +178,50 @@ class EngineFixtureSnapshotsTest {
     }
   }
 
-  /** The formats each engine wrote, as the segments record them: what the other tests read through. */
+  /**
+   * The formats each engine wrote, as the segments record them: what the other tests read through. Every segment of
+   * every mounted shard, at both snapshots, passes {@code checkIntegrity}.
+   */
   @ParameterizedTest
   @EnumSource(EngineFixture.class)
   void readsTheFormatsTheEngineWroteAndVerifiesEveryFile(EngineFixture engine) throws Exception {
     mounted(engine);
     Set<String> codecs = new TreeSet<>();
     Set<String> postings = new TreeSet<>();
-    for (String index : List.of("logs-a", "logs-best", "logs-merged")) {
-      try (Lease lease = catalog.acquire(engine + "-snap-2-" + index + ".0")) {
+    int shards = 0;
+    for (var mount : catalog.list(engine + "-snap-*")) {
+      String index = mount.name().substring((engine + "-snap-N-").length(), mount.name().lastIndexOf('.'));
+      // the formats of the three kinds of index as snap-2 holds them
+      boolean described = mount.name().startsWith(engine + "-snap-2-") && mount.name().endsWith(".0")
+          && List.of("logs-a", "logs-best", "logs-merged").contains(index);
+      try (Lease lease = catalog.acquire(mount.name())) {
         for (LeafReaderContext leaf : lease.reader().leaves()) {
           LeafReader r = leaf.reader();
           while (r instanceof FilterLeafReader || r instanceof FilterCodecReader) {
             r = r instanceof FilterLeafReader f ? f.getDelegate() : ((FilterCodecReader) r).getDelegate();
           }
           SegmentReader segment = (SegmentReader) r;
-          codecs.add(index + ":" + segment.getSegmentInfo().info.getCodec().getName());
-          for (FieldInfo fi : segment.getFieldInfos()) {
-            String format = fi.getAttribute("PerFieldPostingsFormat.format");
-            if (format != null) {
-              postings.add(format);
+          if (described) {
+            codecs.add(index + ":" + segment.getSegmentInfo().info.getCodec().getName());
+            for (FieldInfo fi : segment.getFieldInfos()) {
+              String format = fi.getAttribute("PerFieldPostingsFormat.format");
+              if (format != null) {
+                postings.add(format);
+              }
             }
           }
           segment.checkIntegrity(); // every file against its footer's checksum, the bloom filters' too
         }
       }
+      shards++;
     }
+    // snap-1: logs-a and logs-b, two shards each; snap-2: those, logs-best and logs-merged
+    assertEquals(4 + 6, shards, engine + ": shards verified");
     switch (engine) {
+      case ELASTICSEARCH_93 -> {
+        assertEquals(Set.of("logs-a:Lucene103", "logs-best:Elasticsearch92Lucene103", "logs-merged:Lucene103"), codecs);
+        assertEquals(Set.of("ES87BloomFilter", "Lucene103"), postings);
+      }
       case ELASTICSEARCH_9 -> {
         assertEquals(Set.of("logs-a:Lucene101", "logs-best:Elasticsearch900Lucene101", "logs-merged:Lucene101"), codecs);
         assertEquals(Set.of("ES87BloomFilter", "Lucene101"), postings);
@@ -221,7 +238,7 @@ class EngineFixtureSnapshotsTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_9", "ELASTICSEARCH_8"})
+  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_93", "ELASTICSEARCH_9", "ELASTICSEARCH_8"})
   void logsdbTimeSeriesAndVectorIndicesAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
@@ -237,7 +254,9 @@ class EngineFixtureSnapshotsTest {
     SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
     assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
-        && vectors.getMessage().contains("ES814HnswScalarQuantizedVectorsFormat")
+        // the format the engine wrote for an int8_hnsw field of 4 dimensions: 9.3's generic one, or 8.19's and 9.1's
+        && vectors.getMessage().contains(engine == EngineFixture.ELASTICSEARCH_93
+            ? "ES93HnswScalarQuantizedVectorsFormat" : "ES814HnswScalarQuantizedVectorsFormat")
         && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
     assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*").isEmpty(),
         "nothing of a refused index is mounted");
@@ -248,7 +267,7 @@ class EngineFixtureSnapshotsTest {
    * the shard's opening with an error naming the blob, the file and the format, and no search answers from it.
    */
   @ParameterizedTest
-  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_9", "ELASTICSEARCH_8"})
+  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_93", "ELASTICSEARCH_9", "ELASTICSEARCH_8"})
   void aDamagedBloomFilterMetadataFileFailsNamingTheBlobAndFormat(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     Path copy = tmp.resolve("damaged-" + engine);
