@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.opensearch.fixture.OpenSearchFixture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,8 @@ import org.apache.lucene.store.ByteBuffersIndexOutput;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code list}, {@code info} and {@code search} with {@code --format opensearch} (and {@code elasticsearch}), run in
@@ -350,13 +353,14 @@ class EngineFormatCliTest {
   }
 
   /**
-   * An Elasticsearch 8.19 archive (its own codecs and postings formats: zstd stored fields at best_compression,
-   * ES812Postings, ES87BloomFilter) searched from the shell answers as the node did; its logsdb index is refused by
-   * name.
+   * An Elasticsearch archive searched from the shell answers as the node did, as a user on a current cluster would
+   * search it: 9.3's (Lucene103, best_compression's Elasticsearch92Lucene103 with zstd stored fields, _id behind
+   * ES87BloomFilter) and 8.19's (Elasticsearch816, ES812Postings); the logsdb index is refused by name.
    */
-  @Test
-  void searchesAnElasticsearchArchiveAsTheNodeDid() throws Exception {
-    Path es = dev.permafrost.fixture.EngineFixture.ELASTICSEARCH_8.ensure();
+  @ParameterizedTest
+  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_93", "ELASTICSEARCH_8"})
+  void searchesAnElasticsearchArchiveAsTheNodeDid(EngineFixture engine) throws Exception {
+    Path es = engine.ensure();
     String esRepo = es.resolve("repo").toUri().toString();
     JsonNode esAnswers = JSON.readTree(es.resolve("answers.json").toFile());
     JsonNode esQueries = JSON.readTree(es.resolve("queries.json").toFile());
@@ -375,7 +379,7 @@ class EngineFormatCliTest {
       }
       List<String> expectedIds = new ArrayList<>();
       expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
-      assertEquals(expectedIds, ids, q.toString());
+      assertEquals(expectedIds, ids, engine + " " + q);
     }
     Cli.Run logsdb = Cli.run("search", "--format", "elasticsearch", esRepo, "snap-2/logs-db", "host:web-01");
     assertTrue(logsdb.code() != 0 && logsdb.err().contains("logsdb") && logsdb.err().contains("ES819TSDB"),
