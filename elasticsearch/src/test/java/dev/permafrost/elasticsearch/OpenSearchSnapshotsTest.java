@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Mounts the snapshots a real OpenSearch 3.2 node wrote (two indices of two shards; deletes, updates and new
- * documents between the two snapshots; nested objects) and asks every query the node answered: the total hits and
- * the top ten ids, sorted on {@code seq}, must be the node's, at each snapshot.
+ * documents between the two snapshots; nested objects) and asks every query the node answered: the total hits, the
+ * top ten ids, sorted on {@code seq}, and those hits' {@code _source} must be the node's, at each snapshot.
  */
 class OpenSearchSnapshotsTest {
   @TempDir static Path tmp;
@@ -109,6 +109,7 @@ class OpenSearchSnapshotsTest {
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).build());
         JsonNode expected = answers.path("snapshots").path(snapshot.replace("chunked-", "")).path(q.get("id").asText());
         String what = snapshot + " " + q;
+        assertTrue(expected.has("sources"), "the node recorded its hits' _source: " + what);
         NodeAnswers.assertAnswered(expected, response, what);
         compared++;
       }
