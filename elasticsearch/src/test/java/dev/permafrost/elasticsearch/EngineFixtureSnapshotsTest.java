@@ -50,8 +50,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Mounts the snapshots real Elasticsearch 9.1 and 8.19 and OpenSearch 2.19 nodes wrote ({@link EngineFixture}: the
- * same documents and changes as the OpenSearch 3.2 fixture, plus an index at {@code best_compression} and one
+ * Mounts the snapshots real Elasticsearch 9.1 and 8.19 and OpenSearch 2.19 and 3.9 nodes wrote ({@link EngineFixture}:
+ * the same documents and changes as the OpenSearch 3.2 fixture, plus an index at {@code best_compression} and one
  * force-merged to a single segment) and asks every query the node answered: the total hits and the top ten ids,
  * sorted on {@code seq}, must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
  * {@code ES812Postings}, {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
@@ -184,6 +184,8 @@ class EngineFixtureSnapshotsTest {
     mounted(engine);
     Set<String> codecs = new TreeSet<>();
     Set<String> postings = new TreeSet<>();
+    Set<String> docValues = new TreeSet<>();
+    Set<String> storedFields = new TreeSet<>();
     for (String index : List.of("logs-a", "logs-best", "logs-merged")) {
       try (Lease lease = catalog.acquire(engine + "-snap-2-" + index + ".0")) {
         for (LeafReaderContext leaf : lease.reader().leaves()) {
@@ -193,10 +195,18 @@ class EngineFixtureSnapshotsTest {
           }
           SegmentReader segment = (SegmentReader) r;
           codecs.add(index + ":" + segment.getSegmentInfo().info.getCodec().getName());
+          String mode = segment.getSegmentInfo().info.getAttribute("Lucene90StoredFieldsFormat.mode");
+          if (mode != null) {
+            storedFields.add(index + ":" + mode);
+          }
           for (FieldInfo fi : segment.getFieldInfos()) {
             String format = fi.getAttribute("PerFieldPostingsFormat.format");
             if (format != null) {
               postings.add(format);
+            }
+            String dvFormat = fi.getAttribute("PerFieldDocValuesFormat.format");
+            if (dvFormat != null) {
+              docValues.add(dvFormat);
             }
           }
           segment.checkIntegrity(); // every file against its footer's checksum, the bloom filters' too
@@ -215,6 +225,13 @@ class EngineFixtureSnapshotsTest {
       case OPENSEARCH_2 -> {
         assertEquals(Set.of("logs-a:Lucene912", "logs-best:Lucene912", "logs-merged:Lucene912"), codecs);
         assertEquals(Set.of("Lucene912"), postings);
+      }
+      case OPENSEARCH_3_9 -> {
+        // plain Lucene 10.4 formats, whatever index.codec says: best_compression is Lucene's DEFLATE mode
+        assertEquals(Set.of("logs-a:Lucene104", "logs-best:Lucene104", "logs-merged:Lucene104"), codecs);
+        assertEquals(Set.of("Lucene104"), postings);
+        assertEquals(Set.of("Lucene90"), docValues);
+        assertEquals(Set.of("logs-a:BEST_SPEED", "logs-best:BEST_COMPRESSION", "logs-merged:BEST_SPEED"), storedFields);
       }
     }
   }
