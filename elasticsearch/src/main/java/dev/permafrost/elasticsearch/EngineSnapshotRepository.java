@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.SegmentCommitInfo;
@@ -60,8 +62,10 @@ import org.apache.lucene.util.Version;
  *
  * <p>Elasticsearch's own codecs and formats (its zstd {@code best_compression} codecs, {@code ES812Postings},
  * {@code ES87BloomFilter} for {@code _id}) are read by {@link dev.permafrost.elasticsearch.codecs}. Its time-series and
- * logsdb indices and indexed {@code dense_vector} fields are written in formats with no published layout: mounting a
- * shard of such an index fails naming the index, the fields and the formats.
+ * logsdb indices and indexed {@code dense_vector} fields are written in formats with no published layout, and
+ * OpenSearch's custom codecs ({@code index.codec: zstd}, {@code zstd_no_dict}, {@code qat_*}) in chunk layouts this
+ * reader does not read: mounting a shard of such an index fails naming the index, the shard's blob and the fields,
+ * formats or codec.
  *
  * <p>Searches see what the engine's searches see: soft-deleted documents are deleted and nested documents hidden
  * ({@link #openReader}). Fields are queried as the mappings define them with {@link MappedQueryParser}; hits'
@@ -72,6 +76,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   static final String INDEX_METADATA_CODEC = "index-metadata";
   static final String VIRTUAL_PREFIX = "v__";
   private static final int SUCCESS = 1;
+  /** The name in Lucene's error for a codec or format its SPI does not have ({@code NamedSPILoader.lookup}'s). */
+  private static final Pattern UNKNOWN_SPI_NAME = Pattern.compile("with name '([^']*)' does not exist");
 
   private final BlobStore store;
   private final String rootBlob;
@@ -314,7 +320,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           + name.snapshot() + "' of " + store.describe() + ": " + e.getMessage(), e);
     }
     String blob = dir + "snap-" + s.uuid() + ".dat";
-    refuseUnreadable(metadata, name.snapshot(), blob);
+    String shardWhere = "index '" + name.index() + "' in snapshot '" + name.snapshot() + "' (shard " + where(blob) + ")";
+    refuseUnreadable(metadata, shardWhere);
     JsonNode tree = MetadataBlob.read(bytes, SNAPSHOT_CODEC, where(blob));
     List<FileEntry> files = new ArrayList<>();
     String segmentsFile = null;
@@ -332,8 +339,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     if (segmentsFile == null) {
       throw new SnapshotException.CorruptManifest(where(blob) + " lists no segments_N file", null);
     }
-    SegmentInfos commit = readCommit(files, segmentsFile, "index '" + name.index() + "' in snapshot '"
-        + name.snapshot() + "' (shard " + name.shard() + ", " + where(blob) + ")");
+    SegmentInfos commit = readCommit(files, segmentsFile, shardWhere);
     long maxDoc = -1;
     long numDocs = -1;
     int segments = -1;
@@ -468,11 +474,20 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
    * Elasticsearch writes in formats of its own that have no published layout: time-series and logsdb indices (doc
    * values in {@code ES87TSDB} or {@code ES819TSDB}) and indexed {@code dense_vector} fields (vectors in
-   * {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*}, {@code ES818*}, {@code ES93*} formats). Otherwise
-   * Lucene would fail on the first search, naming neither the field nor the index.
+   * {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*}, {@code ES818*}, {@code ES93*} formats); and an
+   * index whose {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT),
+   * whose stored fields this reader does not read (segments that name such a codec are refused by
+   * {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
+   *
+   * @param where the index, its snapshot and the shard's blob, for the message
    */
-  private void refuseUnreadable(IndexMetadata metadata, String snapshot, String shardBlob) throws SnapshotException {
-    String where = "index '" + metadata.name() + "' in snapshot '" + snapshot + "' (shard " + where(shardBlob) + ")";
+  private static void refuseUnreadable(IndexMetadata metadata, String where) throws SnapshotException {
+    String codec = metadata.settings().get("index.codec");
+    var custom = OpenSearchCustomCodec.ofSetting(codec);
+    if (custom.isPresent()) {
+      throw new SnapshotException.UnsupportedFormat(where + " has index.codec '" + codec + "': "
+          + custom.get().why(), null);
+    }
     String mode = metadata.settings().get("index.mode");
     if ("time_series".equals(mode) || "logsdb".equals(mode)) {
       List<String> docValues = new ArrayList<>();
@@ -508,8 +523,20 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   static final String NEWEST_READ = "Elasticsearch 9.3 on a real node (9.4 to 9.6 from their sources) and OpenSearch"
       + " 3.9 on a real node";
 
-  /** The error for segments written with a codec or format Lucene does not have (Elasticsearch's own), naming {@code where}. */
+  /**
+   * The error for segments written with a codec or format Lucene does not have (Elasticsearch's own, or one of
+   * OpenSearch's custom codecs, which are refused by name), naming {@code where}.
+   */
   private static SnapshotException.UnsupportedFormat unknownFormat(String where, IllegalArgumentException e) {
+    Matcher unknown = UNKNOWN_SPI_NAME.matcher(String.valueOf(e.getMessage()));
+    if (unknown.find()) {
+      String codec = unknown.group(1);
+      var custom = OpenSearchCustomCodec.ofSegmentCodec(codec);
+      if (custom.isPresent()) {
+        return new SnapshotException.UnsupportedFormat(where + " has segments written with codec " + codec
+            + " (index.codec '" + custom.get().setting + "'): " + custom.get().why(), e);
+      }
+    }
     return new SnapshotException.UnsupportedFormat(where + " has segments written with a codec or format this reader"
         + " does not have (" + e.getMessage() + "). Read are Lucene's own codecs (Lucene 9.x and 10.x, up to "
         + Version.LATEST + "), Elasticsearch's codecs " + EngineFormats.CODECS + " and its postings formats "

@@ -50,10 +50,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Mounts the snapshots real Elasticsearch 9.3, 9.1 and 8.19 and OpenSearch 2.19 nodes wrote ({@link EngineFixture}:
- * the same documents and changes as the OpenSearch 3.2 fixture, plus an index at {@code best_compression} and one
- * force-merged to a single segment) and asks every query the node answered: the total hits, the top ten ids, sorted
- * on {@code seq}, and those hits' {@code _source} must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
+ * Mounts the snapshots real Elasticsearch 9.3, 9.1 and 8.19 and OpenSearch 3.9 and 2.19 nodes wrote
+ * ({@link EngineFixture}: the same documents and changes as the OpenSearch 3.2 fixture, plus an index at
+ * {@code best_compression} and one force-merged to a single segment) and asks every query the node answered: the total
+ * hits, the top ten ids, sorted on {@code seq}, and those hits' {@code _source} must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
  * {@code ES812Postings}, {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
  */
 class EngineFixtureSnapshotsTest {
@@ -188,6 +188,8 @@ class EngineFixtureSnapshotsTest {
     mounted(engine);
     Set<String> codecs = new TreeSet<>();
     Set<String> postings = new TreeSet<>();
+    Set<String> docValues = new TreeSet<>();
+    Set<String> storedFields = new TreeSet<>();
     int shards = 0;
     for (var mount : catalog.list(engine + "-snap-*")) {
       String index = mount.name().substring((engine + "-snap-N-").length(), mount.name().lastIndexOf('.'));
@@ -203,10 +205,18 @@ class EngineFixtureSnapshotsTest {
           SegmentReader segment = (SegmentReader) r;
           if (described) {
             codecs.add(index + ":" + segment.getSegmentInfo().info.getCodec().getName());
+            String mode = segment.getSegmentInfo().info.getAttribute("Lucene90StoredFieldsFormat.mode");
+            if (mode != null) {
+              storedFields.add(index + ":" + mode);
+            }
             for (FieldInfo fi : segment.getFieldInfos()) {
               String format = fi.getAttribute("PerFieldPostingsFormat.format");
               if (format != null) {
                 postings.add(format);
+              }
+              String dvFormat = fi.getAttribute("PerFieldDocValuesFormat.format");
+              if (dvFormat != null) {
+                docValues.add(dvFormat);
               }
             }
           }
@@ -233,6 +243,13 @@ class EngineFixtureSnapshotsTest {
       case OPENSEARCH_2 -> {
         assertEquals(Set.of("logs-a:Lucene912", "logs-best:Lucene912", "logs-merged:Lucene912"), codecs);
         assertEquals(Set.of("Lucene912"), postings);
+      }
+      case OPENSEARCH_3_9 -> {
+        // plain Lucene 10.4 formats, whatever index.codec says: best_compression is Lucene's DEFLATE mode
+        assertEquals(Set.of("logs-a:Lucene104", "logs-best:Lucene104", "logs-merged:Lucene104"), codecs);
+        assertEquals(Set.of("Lucene104"), postings);
+        assertEquals(Set.of("Lucene90"), docValues);
+        assertEquals(Set.of("logs-a:BEST_SPEED", "logs-best:BEST_COMPRESSION", "logs-merged:BEST_SPEED"), storedFields);
       }
     }
   }
