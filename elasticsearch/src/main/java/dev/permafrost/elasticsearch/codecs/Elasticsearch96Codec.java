@@ -5,12 +5,12 @@ package dev.permafrost.elasticsearch.codecs;
 
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.StoredFieldsFormat;
-import org.apache.lucene.codecs.lucene104.Lucene104Codec;
 
 /**
  * Reads segments of Elasticsearch's codec {@code Elasticsearch96}, which Elasticsearch 9.6 writes for every index
- * whatever its {@code index.codec}: Lucene's {@code Lucene104Codec} whose stored fields are chosen per segment by the
- * segment attribute {@code es.stored_fields.mode} ({@link SegmentModeStoredFieldsFormat}: Lucene's own, or zstd as
+ * whatever its {@code index.codec}: Lucene's {@code Lucene104Codec} (read through {@link LuceneDelegate}) whose
+ * stored fields are chosen per segment by the segment attribute {@code es.stored_fields.mode}
+ * ({@link SegmentModeStoredFieldsFormat}: Lucene's own, or zstd as
  * {@code best_compression}). Its points are written by a format of Elasticsearch's own that keeps Lucene 9.0's layout,
  * read here by Lucene's reader; postings, doc values and vectors are read by the name each field records. No node of
  * 9.6 runs here: this reader is built from the published sources and tested on real segments of older nodes whose
@@ -21,7 +21,7 @@ public final class Elasticsearch96Codec extends FilterCodec {
 
   /** The name segments record: {@code Elasticsearch96}. Called by Lucene's SPI. */
   public Elasticsearch96Codec() {
-    super("Elasticsearch96", new Lucene104Codec());
+    super("Elasticsearch96", LuceneDelegate.newest());
   }
 
   @Override
