@@ -30,8 +30,8 @@ class ModuleGraphTest {
   static final Map<String, Integer> LEVELS = Map.ofEntries(
       Map.entry("bom", 0), Map.entry("core", 0), Map.entry("opensearch-fixture", 0),
       Map.entry("elasticsearch-fixture", 0), Map.entry("elasticsearch8-fixture", 0),
-      Map.entry("elasticsearch93-fixture", 0), Map.entry("opensearch2-fixture", 0),
-      Map.entry("opensearch39-fixture", 0),
+      Map.entry("elasticsearch93-fixture", 0), Map.entry("elasticsearch95-fixture", 0),
+      Map.entry("opensearch2-fixture", 0), Map.entry("opensearch39-fixture", 0),
       Map.entry("sample-data", 1), Map.entry("micrometer", 1), Map.entry("blobstore-s3", 1),
       Map.entry("blobstore-gcs", 1), Map.entry("blobstore-azure", 1), Map.entry("elasticsearch", 1),
       Map.entry("spring-boot-autoconfigure", 2), Map.entry("spark", 2), Map.entry("cli", 2), Map.entry("jmh", 2),

@@ -27,6 +27,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -50,11 +51,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Mounts the snapshots real Elasticsearch 9.3, 9.1 and 8.19 and OpenSearch 3.9 and 2.19 nodes wrote
+ * Mounts the snapshots real Elasticsearch 9.5, 9.3, 9.1 and 8.19 and OpenSearch 3.9 and 2.19 nodes wrote
  * ({@link EngineFixture}: the same documents and changes as the OpenSearch 3.2 fixture, plus an index at
- * {@code best_compression} and one force-merged to a single segment) and asks every query the node answered: the total
- * hits, the top ten ids, sorted on {@code seq}, and those hits' {@code _source} must be the node's. Elasticsearch's own formats are read (its codecs' zstd stored fields,
- * {@code ES812Postings}, {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
+ * {@code best_compression} and one force-merged to a single segment) and asks every query the node answered: the
+ * total hits, the top ten ids, sorted on {@code seq}, and those hits' {@code _source} must be the node's.
+ * Elasticsearch's own formats are read (its codecs' zstd stored fields, {@code ES812Postings},
+ * {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
  */
 class EngineFixtureSnapshotsTest {
   @TempDir static Path tmp;
@@ -190,6 +192,7 @@ class EngineFixtureSnapshotsTest {
     Set<String> postings = new TreeSet<>();
     Set<String> docValues = new TreeSet<>();
     Set<String> storedFields = new TreeSet<>();
+    Map<String, String> written = new TreeMap<>();
     int shards = 0;
     for (var mount : catalog.list(engine + "-snap-*")) {
       String index = mount.name().substring((engine + "-snap-N-").length(), mount.name().lastIndexOf('.'));
@@ -204,6 +207,7 @@ class EngineFixtureSnapshotsTest {
           }
           SegmentReader segment = (SegmentReader) r;
           if (described) {
+            written.putIfAbsent(index, writtenFormats(segment));
             codecs.add(index + ":" + segment.getSegmentInfo().info.getCodec().getName());
             String mode = segment.getSegmentInfo().info.getAttribute("Lucene90StoredFieldsFormat.mode");
             if (mode != null) {
@@ -227,7 +231,12 @@ class EngineFixtureSnapshotsTest {
     }
     // snap-1: logs-a and logs-b, two shards each; snap-2: those, logs-best and logs-merged
     assertEquals(4 + 6, shards, engine + ": shards verified");
+    written.forEach((index, formats) -> System.out.printf("%s: %s writes %s%n", engine, index, formats));
     switch (engine) {
+      case ELASTICSEARCH_95 -> {
+        assertEquals(Set.of("logs-a:Lucene104", "logs-best:Elasticsearch92Lucene103", "logs-merged:Lucene104"), codecs);
+        assertEquals(Set.of("ES87BloomFilter", "Lucene104"), postings);
+      }
       case ELASTICSEARCH_93 -> {
         assertEquals(Set.of("logs-a:Lucene103", "logs-best:Elasticsearch92Lucene103", "logs-merged:Lucene103"), codecs);
         assertEquals(Set.of("ES87BloomFilter", "Lucene103"), postings);
@@ -254,8 +263,52 @@ class EngineFixtureSnapshotsTest {
     }
   }
 
+  /**
+   * What a segment was written with, for the test's report: its codec, each field's postings and doc values formats
+   * (the names the per-field formats record), its attributes (the stored fields' mode) and the codec name in the
+   * header of every file, inside the compound file too (stored fields, points, norms, the bloom filter's wrapped
+   * postings).
+   */
+  static String writtenFormats(SegmentReader segment) throws java.io.IOException {
+    var info = segment.getSegmentInfo().info;
+    Map<String, Set<String>> postings = new TreeMap<>();
+    Map<String, Set<String>> docValues = new TreeMap<>();
+    for (FieldInfo fi : segment.getFieldInfos()) {
+      String p = fi.getAttribute("PerFieldPostingsFormat.format");
+      if (p != null) {
+        postings.computeIfAbsent(p, k -> new TreeSet<>()).add(fi.name);
+      }
+      String d = fi.getAttribute("PerFieldDocValuesFormat.format");
+      if (d != null) {
+        docValues.computeIfAbsent(d, k -> new TreeSet<>()).add(fi.name);
+      }
+    }
+    Map<String, String> headers = new TreeMap<>();
+    headers(info.dir, info.files(), info.name, headers);
+    if (info.getUseCompoundFile()) {
+      try (var cfs = info.getCodec().compoundFormat().getCompoundReader(info.dir, info)) {
+        headers(cfs, List.of(cfs.listAll()), info.name, headers);
+      }
+    }
+    return "codec " + info.getCodec().getName() + "; postings " + postings + "; doc values " + docValues
+        + "; attributes " + new TreeMap<>(info.getAttributes()) + "; headers " + headers;
+  }
+
+  /** Each file's codec header name, by the file's name without the segment's. */
+  private static void headers(org.apache.lucene.store.Directory dir, java.util.Collection<String> files, String segment,
+      Map<String, String> into) throws java.io.IOException {
+    for (String file : files) {
+      try (IndexInput in = dir.openInput(file, IOContext.READONCE)) {
+        if (in.length() >= 4 && CodecUtil.readBEInt(in) == CodecUtil.CODEC_MAGIC) {
+          into.put(file.substring(segment.length()), in.readString());
+        }
+      }
+    }
+  }
+
   @ParameterizedTest
-  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_93", "ELASTICSEARCH_9", "ELASTICSEARCH_8"})
+  @EnumSource(value = EngineFixture.class,
+      names = {"ELASTICSEARCH_95", "ELASTICSEARCH_93", "ELASTICSEARCH_9", "ELASTICSEARCH_8"})
   void logsdbTimeSeriesAndVectorIndicesAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
@@ -272,7 +325,9 @@ class EngineFixtureSnapshotsTest {
         () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
     assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
         // the format the engine wrote for an int8_hnsw field of 4 dimensions: 9.3's generic one, or 8.19's and 9.1's
-        && vectors.getMessage().contains(engine == EngineFixture.ELASTICSEARCH_93
+        // (9.5 writes ES94HnswScalarQuantizedVectorsFormat; the refusal, by mapping, names 9.3's as the generic kind)
+        && vectors.getMessage().contains(engine == EngineFixture.ELASTICSEARCH_95
+            || engine == EngineFixture.ELASTICSEARCH_93
             ? "ES93HnswScalarQuantizedVectorsFormat" : "ES814HnswScalarQuantizedVectorsFormat")
         && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
     assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*").isEmpty(),
@@ -284,7 +339,8 @@ class EngineFixtureSnapshotsTest {
    * the shard's opening with an error naming the blob, the file and the format, and no search answers from it.
    */
   @ParameterizedTest
-  @EnumSource(value = EngineFixture.class, names = {"ELASTICSEARCH_93", "ELASTICSEARCH_9", "ELASTICSEARCH_8"})
+  @EnumSource(value = EngineFixture.class,
+      names = {"ELASTICSEARCH_95", "ELASTICSEARCH_93", "ELASTICSEARCH_9", "ELASTICSEARCH_8"})
   void aDamagedBloomFilterMetadataFileFailsNamingTheBlobAndFormat(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     Path copy = tmp.resolve("damaged-" + engine);
