@@ -473,8 +473,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   /**
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
    * Elasticsearch writes in formats of its own that have no published layout: time-series and logsdb indices (doc
-   * values in {@code ES87TSDB} or {@code ES819TSDB}) and indexed {@code dense_vector} fields (vectors in
-   * {@code ES813*}, {@code ES814*}, {@code ES815*}, {@code ES816*}, {@code ES818*}, {@code ES93*} formats); and an
+   * values in {@code ES87TSDB}, {@code ES819TSDB}, {@code ES8193TSDB} or {@code ES95TSDB}) and indexed
+   * {@code dense_vector} fields (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an
    * index whose {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT),
    * whose stored fields this reader does not read (segments that name such a codec are refused by
    * {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
@@ -498,14 +498,16 @@ public final class EngineSnapshotRepository implements SnapshotSource {
         }
       }
       throw new SnapshotException.UnsupportedFormat(where + " is a " + mode + " index (index.mode): Elasticsearch writes"
-          + " the doc values of its fields " + docValues + " in its own formats ES87TSDB or ES819TSDB, whose layout is"
-          + " not published, so this reader cannot read them; a standard index's snapshot is read", null);
+          + " the doc values of its fields " + docValues + " in its own formats (ES87TSDB, ES819TSDB; ES8193TSDB and"
+          + " ES95TSDB from 9.5), whose layout is not published, so this reader cannot read them; a standard index's"
+          + " snapshot is read", null);
     }
     if (!metadata.mapping().indexedVectorFields().isEmpty()) {
       throw new SnapshotException.UnsupportedFormat(where + " has indexed dense_vector fields "
           + metadata.mapping().indexedVectorFields() + ": Elasticsearch writes their vectors in its own formats"
           + " (ES813Int8FlatVectorFormat, ES814HnswScalarQuantizedVectorsFormat, ES815/ES816/ES818 bit and BBQ"
-          + " formats; from 9.2 generic ones such as ES93HnswScalarQuantizedVectorsFormat), whose layout is not"
+          + " formats; from 9.2 generic ones such as ES93HnswScalarQuantizedVectorsFormat and, from 9.5,"
+          + " ES94HnswScalarQuantizedVectorsFormat), whose layout is not"
           + " published, so this reader cannot read them", null);
     }
   }
@@ -520,8 +522,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * sources where no node runs here (docs/engine-snapshots.md has the table). Named by the error a newer engine's
    * segments meet.
    */
-  static final String NEWEST_READ = "Elasticsearch 9.3 on a real node (9.4 to 9.6 from their sources) and OpenSearch"
-      + " 3.9 on a real node";
+  static final String NEWEST_READ = "Elasticsearch 9.5 on a real node (9.6 from its sources) and OpenSearch 3.9 on a"
+      + " real node";
 
   /**
    * The error for segments written with a codec or format Lucene does not have (Elasticsearch's own, or one of

@@ -313,22 +313,26 @@ class EngineFixtureSnapshotsTest {
     Mounted m = mounted(engine);
     SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-logsdb", "snap-2", "logs-db"));
-    assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains("ES819TSDB")
+    // the doc-values format the engine wrote for a logsdb index: 9.5's, or 8.19's to 9.3's
+    String logsdbFormat = engine == EngineFixture.ELASTICSEARCH_95 ? "ES8193TSDB" : "ES819TSDB";
+    assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains(logsdbFormat)
         && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb")
         && logsdb.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), logsdb.getMessage());
     SnapshotException.UnsupportedFormat timeSeries = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-metrics", "snap-2", "metrics-ts"));
     assertTrue(timeSeries.getMessage().contains("metrics-ts") && timeSeries.getMessage().contains("time_series")
-        && timeSeries.getMessage().contains("ES87TSDB") && timeSeries.getMessage().contains("cpu"),
+        && timeSeries.getMessage().contains(engine == EngineFixture.ELASTICSEARCH_95 ? "ES95TSDB" : "ES819TSDB")
+        && timeSeries.getMessage().contains("cpu"),
         timeSeries.getMessage());
     SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
     assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
-        // the format the engine wrote for an int8_hnsw field of 4 dimensions: 9.3's generic one, or 8.19's and 9.1's
-        // (9.5 writes ES94HnswScalarQuantizedVectorsFormat; the refusal, by mapping, names 9.3's as the generic kind)
-        && vectors.getMessage().contains(engine == EngineFixture.ELASTICSEARCH_95
-            || engine == EngineFixture.ELASTICSEARCH_93
-            ? "ES93HnswScalarQuantizedVectorsFormat" : "ES814HnswScalarQuantizedVectorsFormat")
+        // the format the engine wrote for an int8_hnsw field of 4 dimensions
+        && vectors.getMessage().contains(switch (engine) {
+          case ELASTICSEARCH_95 -> "ES94HnswScalarQuantizedVectorsFormat";
+          case ELASTICSEARCH_93 -> "ES93HnswScalarQuantizedVectorsFormat";
+          default -> "ES814HnswScalarQuantizedVectorsFormat";
+        })
         && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
     assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*").isEmpty(),
         "nothing of a refused index is mounted");
