@@ -32,6 +32,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -370,7 +371,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     try {
       OpeningReads.start(directory);
       return EngineReader.openEngineView(directory);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IndexFormatTooOldException e) {
       if (isUnknownFormat(e)) {
         throw unknownFormat(directory.toString(), e);
       }
@@ -460,7 +461,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
         }
       }
       return SegmentInfos.readCommit(dir, segmentsFile);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IndexFormatTooOldException e) {
       if (isUnknownFormat(e)) {
         throw unknownFormat(where, e);
       }
@@ -513,8 +514,22 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   }
 
   /** Whether Lucene's SPI found no codec or format of the name a segment records. */
-  private static boolean isUnknownFormat(IllegalArgumentException e) {
-    return String.valueOf(e.getMessage()).contains("does not exist");
+  private static boolean isUnknownFormat(Exception e) {
+    return spiMessage(e) != null;
+  }
+
+  /**
+   * The message of Lucene's SPI that no codec or format of a name exists, in {@code e} or its causes; null if there is
+   * none. For a codec named {@code Lucene*} Lucene wraps it, guessing at a missing backward-codecs jar (an
+   * IllegalArgumentException up to 10.3, an IndexFormatTooOldException later), which a newer Lucene's codec is not.
+   */
+  private static String spiMessage(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (String.valueOf(t.getMessage()).contains("does not exist")) {
+        return t.getMessage();
+      }
+    }
+    return null;
   }
 
   /**
@@ -529,8 +544,9 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * The error for segments written with a codec or format Lucene does not have (Elasticsearch's own, or one of
    * OpenSearch's custom codecs, which are refused by name), naming {@code where}.
    */
-  private static SnapshotException.UnsupportedFormat unknownFormat(String where, IllegalArgumentException e) {
-    Matcher unknown = UNKNOWN_SPI_NAME.matcher(String.valueOf(e.getMessage()));
+  private static SnapshotException.UnsupportedFormat unknownFormat(String where, Exception e) {
+    String spi = spiMessage(e);
+    Matcher unknown = UNKNOWN_SPI_NAME.matcher(String.valueOf(spi));
     if (unknown.find()) {
       String codec = unknown.group(1);
       var custom = OpenSearchCustomCodec.ofSegmentCodec(codec);
@@ -540,7 +556,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       }
     }
     return new SnapshotException.UnsupportedFormat(where + " has segments written with a codec or format this reader"
-        + " does not have (" + e.getMessage() + "). Read are Lucene's own codecs (Lucene 9.x and 10.x, up to "
+        + " does not have (" + spi + "). Read are Lucene's own codecs (Lucene 9.x and 10.x, up to "
         + Version.LATEST + "), Elasticsearch's codecs " + EngineFormats.CODECS + " and its postings formats "
         + EngineFormats.POSTINGS + "; the newest releases read are " + NEWEST_READ + ". A snapshot of a newer release"
         + " needs a Permafrost that reads it (docs/engine-snapshots.md)", e);

@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
 class UnknownCodecTest {
   /** A codec no SPI registers: written by name, never found when read. */
   private static final class UnregisteredCodec extends FilterCodec {
-    UnregisteredCodec() {
-      super("Elasticsearch97", Codec.getDefault());
+    UnregisteredCodec(String name) {
+      super(name, Codec.getDefault());
     }
   }
 
@@ -60,7 +60,7 @@ class UnknownCodecTest {
 
   @Test
   void anUnknownCodecFailsNamingItAndTheBlob() throws Exception {
-    List<FileEntry> files = commitFiles(new UnregisteredCodec());
+    List<FileEntry> files = commitFiles(new UnregisteredCodec("Elasticsearch97"));
     String segments = files.stream().map(FileEntry::name).filter(n -> n.startsWith("segments_")).findFirst().orElseThrow();
     SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> EngineSnapshotRepository.readCommit(files, segments, "blob indices/x/0/snap-y.dat in test"));
@@ -69,6 +69,21 @@ class UnknownCodecTest {
         && e.getMessage().contains("Elasticsearch92Lucene103") && e.getMessage().contains("Elasticsearch96")
         && e.getMessage().contains("ES812Postings") && e.getMessage().contains(EngineSnapshotRepository.NEWEST_READ),
         e.getMessage());
+  }
+
+  /**
+   * A newer Lucene's codec (what Lucene 10.3 meets in OpenSearch 3.9's segments, and this Lucene in a later engine's):
+   * Lucene wraps the error guessing at a missing backward-codecs jar; the refusal still names the codec, the blob and
+   * the Lucene read.
+   */
+  @Test
+  void aNewerLucenesCodecFailsNamingItAndTheLuceneRead() throws Exception {
+    List<FileEntry> files = commitFiles(new UnregisteredCodec("Lucene999"));
+    String segments = files.stream().map(FileEntry::name).filter(n -> n.startsWith("segments_")).findFirst().orElseThrow();
+    SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> EngineSnapshotRepository.readCommit(files, segments, "blob indices/x/0/snap-y.dat in test"));
+    assertTrue(e.getMessage().contains("'Lucene999' does not exist") && e.getMessage().contains("snap-y.dat")
+        && e.getMessage().contains("up to " + org.apache.lucene.util.Version.LATEST), e.getMessage());
   }
 
   @Test
