@@ -4,21 +4,33 @@ table and a text chart of the repeat's median time per cache share, with the col
 
     cache_curve.py --cold cold.json before=curve-before.json after=curve-after.json
 
-Aux counters are summed over iterations by JMH: they are divided here by the number of measured iterations. Times
-are medians of the measured iterations (single shots), with the lowest and highest beside them."""
+Every measured iteration is one repeat (a single shot): a size's row gives the median, the 90th percentile and the
+maximum of its repeats' times, the floor (the 100% cache row of the same file: Lucene's CPU work alone) beside them,
+and the median and maximum of each repeat's own counters (JMH keeps them per iteration in the secondary metrics'
+raw data)."""
 import argparse
 import json
 import statistics
 
 
 def runs(path):
-    """(params, times in ms, per-iteration secondary counters) of every benchmark in a JMH JSON file."""
+    """(params, times in ms, {counter: per-iteration values}) of every benchmark in a JMH JSON file."""
     out = []
     for b in json.load(open(path)):
         raw = [x for it in b["primaryMetric"]["rawData"] for x in it]
-        sec = {k: v["score"] / len(raw) for k, v in b.get("secondaryMetrics", {}).items()}
+        sec = {k: [x for it in v["rawData"] for x in it] for k, v in b.get("secondaryMetrics", {}).items()}
         out.append((b["params"], raw, sec))
     return out
+
+
+def pct(values, p):
+    """The p-th percentile of values, nearest rank (an observed value, never an interpolation)."""
+    v = sorted(values)
+    return v[max(0, min(len(v) - 1, -(-p * len(v) // 100) - 1))]
+
+
+def med(sec, key):
+    return statistics.median(sec[key]) if sec.get(key) else 0
 
 
 def main():
@@ -31,24 +43,37 @@ def main():
         for params, raw, sec in runs(a.cold):
             if params.get("workload") == "dashboard":
                 cold[params.get("regionSize", "auto")] = (statistics.median(raw), sec)
+    floors = {}
     rows = []
     for spec in a.curves:
         label, path = spec.split("=", 1)
         for params, raw, sec in runs(path):
-            rows.append((label, params.get("regionSize", "auto"), float(params["cacheShare"]), raw, sec))
+            share = float(params["cacheShare"])
+            rows.append((label, params.get("regionSize", "auto"), share, raw, sec))
+            if share >= 1.0:
+                floors[(label, params.get("regionSize", "auto"))] = statistics.median(raw)
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    print("| build | regions | cache | repeat ms: median (min-max) | of cold | waves | requests | MB fetched | hit ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| build | regions | cache | repeats | repeat ms: median / p90 / max (min) | median / floor | max / median"
+          " | of cold (median / max) | waves by dependency: median / max | by the clock: median / max"
+          " | requests: median / max | MB fetched: median | hit ratio: median |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, region, share, raw, sec in rows:
         c = cold.get(region) or cold.get("auto")
-        of_cold = "%.0f%%" % (100 * statistics.median(raw) / c[0]) if c else ""
-        print("| %s | %s | %s%% | %.0f (%.0f-%.0f) | %s | %.1f | %.0f | %.1f | %.0f%% |" % (
-            label, region, ("%g" % (share * 100)), statistics.median(raw), min(raw), max(raw), of_cold,
-            sec.get("roundTripWaves", 0), sec.get("requests", 0), sec.get("bytesFetched", 0) / 1e6,
-            sec.get("hitRatioPercent", 0)))
+        m = statistics.median(raw)
+        of_cold = "%.0f%% / %.0f%%" % (100 * m / c[0], 100 * max(raw) / c[0]) if c else ""
+        floor = floors.get((label, region))
+        print("| %s | %s | %s%% | %d | %.0f / %.0f / %.0f (%.0f) | %s | %.2fx | %s | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f"
+              " | %.1f | %.0f%% |" % (
+                  label, region, ("%g" % (share * 100)), len(raw), m, pct(raw, 90), max(raw), min(raw),
+                  "%.2fx" % (m / floor) if floor else "", max(raw) / m, of_cold,
+                  med(sec, "dependencyWaves"), max(sec.get("dependencyWaves", [0])),
+                  med(sec, "roundTripWaves"), max(sec.get("roundTripWaves", [0])),
+                  med(sec, "requests"), max(sec.get("requests", [0])), med(sec, "bytesFetched") / 1e6,
+                  med(sec, "hitRatioPercent")))
     for region, (t, sec) in sorted(cold.items()):
-        print("| cold | %s | (none) | %.0f | 100%% | %.1f | %.0f | %.1f | |" % (
-            region, t, sec.get("roundTripWaves", 0), sec.get("requests", 0), sec.get("bytesFetched", 0) / 1e6))
+        print("| cold | %s | (none) | | %.0f | | | 100%% | %.0f | %.0f | %.0f | %.1f | |" % (
+            region, t, med(sec, "dependencyWaves"), med(sec, "roundTripWaves"), med(sec, "requests"),
+            med(sec, "bytesFetched") / 1e6))
     print()
     top = max(statistics.median(r[3]) for r in rows)
     if cold:

@@ -98,12 +98,18 @@ public class ColdSearchBenchmark {
     public long bytesFetched;
     public long chainPerThread;
     public long roundTripWaves;
+    /**
+     * Waves by dependency (the catalog's {@code SearchCost.waves}: a request is one wave deeper than the bytes that
+     * led to it), the same on any machine; {@code roundTripWaves} is the clock's count, which CPU turn-taking adds to.
+     */
+    public long dependencyWaves;
 
-    void set(RequestStats.Snapshot s) {
+    void set(RequestStats.Snapshot s, Indices indices) {
       requests = s.requests() + s.metadataRequests();
       bytesFetched = s.bytesRead();
       chainPerThread = s.longestChain();
       roundTripWaves = s.roundTripWaves();
+      dependencyWaves = indices instanceof MountedIndices mounted ? mounted.lastCost().waves() : 0;
     }
   }
 
@@ -131,7 +137,7 @@ public class ColdSearchBenchmark {
   @Benchmark
   public Workload.Result search(Requests counts) throws IOException {
     Workload.Result result = indexes.run(work);
-    counts.set(modelled.stats().snapshot());
+    counts.set(modelled.stats().snapshot(), indexes);
     return result;
   }
 

@@ -10,7 +10,6 @@ import dev.permafrost.jmh.store.MountedIndices;
 import dev.permafrost.jmh.store.WarmSets;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
-import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -79,7 +78,7 @@ public class SmallCacheBenchmark {
   private LatencyModelBlobStore store;
   private SharedRegionCache cache;
   private Path cacheDir;
-  private Indices indexes;
+  private MountedIndices indexes;
   private CacheStats.Counts before;
 
   /**
@@ -93,6 +92,8 @@ public class SmallCacheBenchmark {
     public long requests;
     public long bytesFetched;
     public long roundTripWaves;
+    /** Waves by dependency, as {@link ColdSearchBenchmark.Requests#dependencyWaves} counts them. */
+    public long dependencyWaves;
   }
 
   @Setup(Level.Trial)
@@ -125,6 +126,7 @@ public class SmallCacheBenchmark {
     counts.requests = store.stats().snapshot().requests();
     counts.bytesFetched = store.stats().snapshot().bytesRead();
     counts.roundTripWaves = store.stats().snapshot().roundTripWaves();
+    counts.dependencyWaves = indexes.lastCost().waves();
     return result;
   }
 

@@ -26,6 +26,8 @@ import org.apache.lucene.search.Sort;
 public final class MountedIndices implements Indices {
   private final Catalog catalog;
   private final String[] names;
+  /** The cost of the last search through {@link #collect} or {@link #top}, for tracing. */
+  private volatile dev.permafrost.catalog.SearchCost lastCost;
 
   private MountedIndices(Catalog catalog, String[] names) {
     this.catalog = catalog;
@@ -58,19 +60,27 @@ public final class MountedIndices implements Indices {
     }
   }
 
+  /** What the last search cost (its dependency waves among them), or null before the first. */
+  public dev.permafrost.catalog.SearchCost lastCost() {
+    return lastCost;
+  }
+
   public Catalog catalog() {
     return catalog;
   }
 
   @Override
   public <C extends Collector, T> T collect(Query query, CollectorManager<C, T> manager) throws IOException {
-    return catalog.search(SearchRequest.builder(query).indices(names).build(), manager).result();
+    var response = catalog.search(SearchRequest.builder(query).indices(names).build(), manager);
+    lastCost = response.cost();
+    return response.result();
   }
 
   @Override
   public Hits top(Query query, Sort sort, int size, String field) throws IOException {
     SearchResponse response = catalog.search(
         SearchRequest.builder(query).indices(names).sort(sort).size(size).fields(field).exactTotalHits(true).build());
+    lastCost = response.cost();
     List<String> values = new ArrayList<>(response.hits().size());
     for (SearchResponse.Hit hit : response.hits()) {
       values.add(hit.document().get(field));

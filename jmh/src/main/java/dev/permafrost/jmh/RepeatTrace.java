@@ -1,0 +1,132 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.jmh;
+
+import dev.permafrost.blob.StorePolicy;
+import dev.permafrost.catalog.SearchCost;
+import dev.permafrost.jmh.store.BlobIndexes;
+import dev.permafrost.jmh.store.LatencyModel;
+import dev.permafrost.jmh.store.LatencyModelBlobStore;
+import dev.permafrost.jmh.store.MountedIndices;
+import dev.permafrost.jmh.store.RequestStats;
+import dev.permafrost.jmh.workload.Workload;
+import dev.permafrost.jmh.workload.Workloads;
+import dev.permafrost.sample.Dataset;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.CacheStats;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Command line: a workload repeated through a small cache, as {@link SmallCacheBenchmark} measures it (snapshots
+ * mounted in a catalog, the modelled store), one line per repeat: its time, its waves by dependency and by the
+ * clock, its requests and bytes, and what the cache did (hits, misses, reads straight from the store, evictions);
+ * then, for the slowest repeat, its requests wave by wave and file by file. Where a repeat's time goes when it is
+ * far from the others.
+ *
+ * <pre>
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.RepeatTrace [scale] [workload] [cacheShare] [repeats] [regionSize] [lines]
+ * </pre>
+ *
+ * {@code lines}: {@code all} prints every request of the slowest repeat, else only the summary per wave.
+ */
+public final class RepeatTrace {
+  private RepeatTrace() {}
+
+  public static void main(String[] args) throws Exception {
+    String scale = args.length > 0 ? args[0] : "smoke";
+    String name = args.length > 1 ? args[1] : "dashboard";
+    double share = args.length > 2 ? Double.parseDouble(args[2]) : 0.005;
+    int repeats = args.length > 3 ? Integer.parseInt(args[3]) : 20;
+    String regionParam = args.length > 4 ? args[4] : "default";
+    boolean allLines = args.length > 5 && args[5].equals("all");
+    Dataset dataset = BenchmarkData.dataset(scale);
+    Workload workload = Workloads.byName(name, dataset.spec());
+    Path cacheDir = BenchmarkData.scratch("repeat-trace-cache");
+    Map<String, String> files = fileNames(dataset);
+    try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()),
+            LatencyModel.of(30, 80));
+        SharedRegionCache cache = BlobIndexes.cache(cacheDir, (long) (share * dataset.indexBytes()),
+            BlobIndexes.regionSize(regionParam, dataset));
+        MountedIndices indices = MountedIndices.mount(SnapshotRepository.open(store), dataset.indexNames(), cache)) {
+      System.out.println("# " + scale + " " + name + ", cache " + cache.sizeInBytes() + " bytes ("
+          + share * 100 + "% of " + dataset.indexBytes() + "), regions of " + cache.stats().regionSize());
+      System.out.println("run        ms  waves clock  reqs      MB   hits misses direct  hit%  evicted  inUse");
+      List<String> slowest = List.of();
+      long slowestMillis = -1;
+      int slowestRun = -1;
+      for (int run = 0; run <= repeats; run++) {
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        CacheStats before = cache.stats();
+        store.stats().reset();
+        store.trace(lines::add);
+        long start = System.nanoTime();
+        indices.run(workload);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        store.trace(null);
+        CacheStats after = cache.stats();
+        RequestStats.Snapshot requests = store.stats().snapshot();
+        SearchCost cost = indices.lastCost();
+        long hits = after.total().hits() - before.total().hits();
+        long misses = after.total().misses() - before.total().misses();
+        long direct = after.total().directReads() - before.total().directReads();
+        System.out.printf(Locale.ROOT, "%-6s %6d %6d %5d %5d %7.1f %6d %6d %6d %5.1f %8d %6d%n",
+            run == 0 ? "cold" : String.valueOf(run), millis, cost == null ? -1 : cost.waves(), requests.roundTripWaves(),
+            requests.requests(), requests.bytesRead() / 1e6, hits, misses, direct,
+            hits + misses + direct == 0 ? 0 : 100.0 * hits / (hits + misses + direct),
+            after.evictions() - before.evictions(), after.regionsInUse());
+        if (run > 0 && millis > slowestMillis) {
+          slowestMillis = millis;
+          slowestRun = run;
+          slowest = List.copyOf(lines);
+        }
+      }
+      System.out.println("# the slowest repeat, " + slowestRun + " (" + slowestMillis + " ms), by clock wave:");
+      TreeMap<String, long[]> byWave = new TreeMap<>();
+      for (String line : slowest) {
+        String named = line;
+        for (var e : files.entrySet()) {
+          named = named.replace(e.getKey(), e.getValue());
+        }
+        if (allLines) {
+          System.out.println(named);
+        }
+        String[] parts = named.trim().split("\\s+");
+        String wave = String.format(Locale.ROOT, "%3s", parts[1]);
+        String thread = parts[2].replaceAll("-?\\d+$", "");
+        String file = parts[3];
+        String ext = file.contains(".") ? file.substring(file.lastIndexOf('.')) : file;
+        long length = Long.parseLong(parts[parts.length - 1].replaceAll("[^0-9]", ""));
+        long[] c = byWave.computeIfAbsent(wave + " " + String.format(Locale.ROOT, "%-28s", thread) + " " + ext,
+            k -> new long[2]);
+        c[0]++;
+        c[1] += length;
+      }
+      byWave.forEach((k, c) -> System.out.printf(Locale.ROOT, "wave %s %5d requests %10d bytes%n", k, c[0], c[1]));
+    } finally {
+      BenchmarkData.delete(cacheDir);
+    }
+  }
+
+  private static Map<String, String> fileNames(Dataset dataset) throws java.io.IOException {
+    Map<String, String> files = new HashMap<>();
+    SnapshotRepository repo = SnapshotRepository.open(dataset.openStore());
+    for (String snapshot : dataset.indexNames()) {
+      for (FileEntry f : repo.readManifest(snapshot).files()) {
+        if (f.blobName() != null) {
+          files.put(f.blobName(), snapshot.substring(snapshot.length() - 2) + "/" + f.name());
+        }
+      }
+    }
+    return files;
+  }
+}
