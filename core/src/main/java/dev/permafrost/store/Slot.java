@@ -402,18 +402,23 @@ final class Slot extends SlotGeneration implements Fillable {
 
   /**
    * Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being
-   * fetched; if it starts any, the region is held against eviction until a reader moves into it (see
-   * {@link #isHeld}): prefetched bytes are not thrown out before the reader they were fetched for gets to them. The
+   * fetched, and holds the region against eviction until a reader moves into it (see {@link #isHeld}), whether it
+   * started fills or found the bytes cached: prefetched bytes are not thrown out before the reader they were fetched
+   * for gets to them, nor announced bytes that were cached already. The
    * fills are registered here and added to {@code batch}: the caller hands the batch to the {@link Filler}
    * ({@link Filler#start(List, BlobChecksums, FetchOrigin)}), which fetches the fills of adjacent regions in one
    * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
    */
   void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
-    if (complete && owner == blob && this.index == index) {
-      return; // nothing to fetch: a warm search's prefetches take no lock (racy: a region changing hands is skipped)
+    if (complete && unread && owner == blob && this.index == index) {
+      return; // cached and held for a reader already: a repeated prefetch takes no lock (racy: a hint only)
     }
     synchronized (this) {
-      if (owner == blob && this.index == index && startMissing(blob, file, from, to, null, batch)) {
+      if (owner == blob && this.index == index) {
+        startMissing(blob, file, from, to, null, batch);
+        // Held whether its bytes are coming or cached already: a region a search announced is read soon, and must
+        // not be the one thing left to evict while the search's other prefetches are held (its reader would then
+        // fetch it again, a region a round trip).
         heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
         unread = true;
       }

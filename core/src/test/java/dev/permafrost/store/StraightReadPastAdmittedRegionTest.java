@@ -36,7 +36,7 @@ class StraightReadPastAdmittedRegionTest {
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
 
   /** Admits what it favours and nothing else; every cached region is worth 1. */
-  private static final class Favouring implements EvictionPolicy {
+  static final class Favouring implements EvictionPolicy {
     final List<Long> favoured = new ArrayList<>();
 
     @Override
