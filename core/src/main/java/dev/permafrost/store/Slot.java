@@ -67,8 +67,9 @@ final class Slot extends SlotGeneration implements Fillable {
   static final int CUT_AT_REGION_END = 3;
   private static final long MAX_WAIT_NANOS = 200_000_000L;
   /**
-   * How long a prefetched region stays held after its first reader moves into it: a reader that moved into a whole
-   * region reads it through one window, without moving again, and must not see it evicted while it reads.
+   * How long a region that a prefetch outside any work announced stays held after its first reader moves into it: a
+   * reader that moved into a whole region reads it through one window, without moving again, and must not see it
+   * evicted while it reads. (A region work announced stays held until the work settles, not for a time.)
    */
   static final long READ_GRACE_NANOS = 1_000_000_000L;
   private static final VarHandle FILLED = MethodHandles.arrayElementVarHandle(long[].class);
@@ -102,13 +103,22 @@ final class Slot extends SlotGeneration implements Fillable {
    */
   volatile boolean fetchedAhead;
   /**
-   * Until when (nanoTime) the region is held against eviction: a prefetch fetched it for a reader that has not moved
-   * into it yet (held for up to the cache's maxReadWait from the prefetch's start), or a reader has just moved into
-   * it ({@link #READ_GRACE_NANOS}). 0: not held. See {@link #isHeld}.
+   * Until when (nanoTime) the region is held against eviction, at the latest: announced by a prefetch (for up to the
+   * cache's maxReadWait from the prefetch, the bound on a hold whose work never settles or whose reader never comes);
+   * 0 when its last work hold is released, or {@link #READ_GRACE_NANOS} after a reader moved into a region a
+   * prefetch outside any work announced. 0: not held. See {@link #isHeld}.
    */
   private volatile long heldUntil;
-  /** Whether a prefetch brought pages of the region that no reader has moved into yet. */
+  /**
+   * Whether a prefetch outside any piece of work ({@link ReadCost}) announced the region and no reader has moved into
+   * it yet.
+   */
   private volatile boolean unread;
+  /**
+   * How many holds of work that announced the region ({@link ReadCost#releaseWhenSettled}) are not released yet: the
+   * region stays held until its work settles, however often its readers move in and out. Written under the monitor.
+   */
+  private volatile int workHolds;
   /** Whether the slot is in its pool's free lists. Guarded by the pool's monitor, not this one. */
   boolean free;
   /** Guarded by this. */
@@ -149,6 +159,7 @@ final class Slot extends SlotGeneration implements Fillable {
     readerFetched = false;
     fetchedAhead = false;
     unread = false;
+    workHolds = 0;
     heldUntil = 0;
     this.index = index;
     this.owner = blob;
@@ -176,6 +187,7 @@ final class Slot extends SlotGeneration implements Fillable {
       index = -1;
       fetchedAhead = false;
       unread = false;
+      workHolds = 0;
       heldUntil = 0;
       Arrays.fill(filled, 0L);
       restored = null;
@@ -402,9 +414,10 @@ final class Slot extends SlotGeneration implements Fillable {
 
   /**
    * Starts fills, without waiting, for the pages of [from, to) (region offsets) that are neither filled nor being
-   * fetched, and holds the region against eviction until a reader moves into it (see {@link #isHeld}), whether it
-   * started fills or found the bytes cached: prefetched bytes are not thrown out before the reader they were fetched
-   * for gets to them, nor announced bytes that were cached already. The
+   * fetched, and holds the region against eviction (see {@link #isHeld}), whether it started fills or found the bytes
+   * cached: announced bytes are not thrown out before the reader they were announced for gets to them. Announced by a
+   * piece of work ({@link ReadCost#current}: a search's part of one index), the region is held until that work
+   * settles; outside any work, until a reader moves into it. The
    * fills are registered here and added to {@code batch}: the caller hands the batch to the {@link Filler}
    * ({@link Filler#start(List, BlobChecksums, FetchOrigin)}), which fetches the fills of adjacent regions in one
    * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
@@ -413,6 +426,7 @@ final class Slot extends SlotGeneration implements Fillable {
     if (complete && unread && owner == blob && this.index == index) {
       return; // cached and held for a reader already: a repeated prefetch takes no lock (racy: a hint only)
     }
+    ReadCost work = ReadCost.current();
     synchronized (this) {
       if (owner == blob && this.index == index) {
         startMissing(blob, file, from, to, null, batch);
@@ -420,8 +434,24 @@ final class Slot extends SlotGeneration implements Fillable {
         // not be the one thing left to evict while the search's other prefetches are held (its reader would then
         // fetch it again, a region a round trip).
         heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
-        unread = true;
+        if (work != null) {
+          workHolds++;
+          int held = generation;
+          work.releaseWhenSettled(() -> releaseWorkHold(held));
+        } else {
+          unread = true;
+        }
       }
+    }
+  }
+
+  /** A piece of work that announced the region settled: let go of its hold, unless the slot changed hands since. */
+  private synchronized void releaseWorkHold(int heldAt) {
+    if (generation != heldAt || workHolds == 0) {
+      return;
+    }
+    if (--workHolds == 0 && !unread) {
+      heldUntil = 0;
     }
   }
 
@@ -439,13 +469,15 @@ final class Slot extends SlotGeneration implements Fillable {
   /** A reader moved into the region: it stays held for {@link #READ_GRACE_NANOS} more (no longer, if sooner). */
   private void readerArrived() {
     unread = false;
-    heldUntil = Math.min(heldUntil, System.nanoTime() + READ_GRACE_NANOS);
+    if (workHolds == 0) {
+      heldUntil = Math.min(heldUntil, System.nanoTime() + READ_GRACE_NANOS);
+    }
   }
 
   /**
-   * Whether the region is held against eviction at {@code now}: prefetched and not yet reached by a reader (for at
-   * most the cache's maxReadWait after the prefetch began), or reached by its first reader less than
-   * {@link #READ_GRACE_NANOS} ago. The pool skips a held slot as it skips one being filled; with every slot held or
+   * Whether the region is held against eviction at {@code now}: announced by work that has not settled, or by a
+   * prefetch outside any work and not yet reached by a reader (either for at most the cache's maxReadWait after the
+   * prefetch), or reached by that reader less than {@link #READ_GRACE_NANOS} ago. The pool skips a held slot as it skips one being filled; with every slot held or
    * busy, what comes next is not admitted (a prefetch's column is then read straight from the store, see
    * {@link ScanRead}). Racy: read without the monitor, a hint for eviction only.
    */

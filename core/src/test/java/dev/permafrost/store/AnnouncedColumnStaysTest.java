@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -62,25 +63,11 @@ class AnnouncedColumnStaysTest {
       store.reads.clear();
 
       // the repeat's collectors announce both columns, the cached one first, then read them
-      Object outer = ReadIntent.opening(Boolean.TRUE);
-      RandomAccessInput sliceA;
-      RandomAccessInput sliceB;
-      try {
-        sliceA = a.randomAccessSlice(0, 2 * REGION);
-        sliceB = b.randomAccessSlice(0, 2 * REGION);
-      } finally {
-        ReadIntent.opening(outer);
-      }
+      List<RandomAccessInput> slices = announce(a, b);
       ReadIntent.startWanted();
-      byte[] gotA = new byte[2 * REGION];
-      byte[] gotB = new byte[2 * REGION];
-      for (int i = 0; i < gotA.length; i += 4096) { // a collector reads value after value
-        sliceA.readBytes(i, gotA, i, 4096);
-      }
-      sliceB.readBytes(0, gotB, 0, gotB.length);
+      assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(slices.get(0)));
+      assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(slices.get(1)));
       ReadIntent.forgetStarted();
-      assertArrayEquals(Arrays.copyOf(cached, gotA.length), gotA);
-      assertArrayEquals(Arrays.copyOf(newcomer, gotB.length), gotB);
 
       Waits.awaitNoFetch(cache);
       assertNull(store.reads.get("blobs/s-a.bin"), () -> "the announced column was evicted before its reader came"
@@ -88,5 +75,88 @@ class AnnouncedColumnStaysTest {
       assertEquals(1, store.reads.get("blobs/s-b.bin").size(), () -> "the column that found no room is read straight"
           + " from the store in one request: " + store.reads.get("blobs/s-b.bin").stream().map(Arrays::toString).toList());
     }
+  }
+
+  /**
+   * A search's hold on what it announced ends with the search, not after a time: once an index's part of a search
+   * settles, the next search may evict what it read, however soon it comes. (Held for a second after it was read, the
+   * regions of a search that ended a moment ago were the whole cache, and a dashboard repeated at once could admit
+   * nothing: its terms and postings, fetched by readers, were read straight from the store every time.)
+   */
+  @Test
+  void aSearchsHoldOnWhatItAnnouncedEndsWhenItSettles() throws Exception {
+    Random random = new Random(seed);
+    byte[] cached = new byte[2 * REGION + 1000];
+    byte[] newcomer = new byte[2 * REGION + 1000];
+    random.nextBytes(cached);
+    random.nextBytes(newcomer);
+    FetchOnceTest.RecordingBlobStore store = new FetchOnceTest.RecordingBlobStore(
+        FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    SnapshotManifest manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer), 0,
+        32 << 10);
+    StraightReadPastAdmittedRegionTest.Favouring policy = new StraightReadPastAdmittedRegionTest.Favouring();
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(2 * REGION + 4096)
+            .regionSize(REGION).tailRegionSize(REGION).evictionPolicy(policy).build();
+        BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
+        IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
+        IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
+      dir.openedFile("a.bin").cachedBlob.offerWhole(cached);
+      CachedBlob oldBlob = dir.openedFile("a.bin").cachedBlob;
+      CachedBlob newBlob = dir.openedFile("b.bin").cachedBlob;
+      policy.favoured.addAll(List.of(newBlob.regionKey(0), newBlob.regionKey(1)));
+
+      ReadCost first = new ReadCost();
+      try (ReadCost.Scope counted = ReadCost.attach(first)) {
+        RandomAccessInput slice = announce(a).get(0);
+        ReadIntent.startWanted();
+        assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(slice));
+        ReadIntent.forgetStarted();
+        // still searching: what it announced and read stays, what it announces next finds no room
+        RandomAccessInput other = announce(b).get(0);
+        ReadIntent.startWanted();
+        assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(other));
+        ReadIntent.forgetStarted();
+        assertNull(newBlob.slot(0), "the first search's regions are held while it runs");
+      } finally {
+        first.settle();
+      }
+      Waits.awaitNoFetch(cache);
+
+      ReadCost next = new ReadCost();
+      try (ReadCost.Scope counted = ReadCost.attach(next)) {
+        RandomAccessInput slice = announce(b).get(0);
+        ReadIntent.startWanted();
+        assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(slice));
+        ReadIntent.forgetStarted();
+      } finally {
+        next.settle();
+      }
+      assertTrue(newBlob.slot(0) != null && newBlob.slot(1) != null && newBlob.slot(0).hasBytesAt(0)
+          && newBlob.slot(1).hasBytesAt(REGION - 1), "the next search admitted the regions it values more");
+      assertTrue(oldBlob.slot(0) == null && oldBlob.slot(1) == null, "in place of the settled search's");
+    }
+  }
+
+  /** Opens each input's first two regions as a column a collector names ({@link ColumnPrefetch} does this). */
+  private static List<RandomAccessInput> announce(IndexInput... inputs) throws java.io.IOException {
+    Object outer = ReadIntent.opening(Boolean.TRUE);
+    try {
+      List<RandomAccessInput> slices = new java.util.ArrayList<>();
+      for (IndexInput in : inputs) {
+        slices.add(in.randomAccessSlice(0, 2 * REGION));
+      }
+      return slices;
+    } finally {
+      ReadIntent.opening(outer);
+    }
+  }
+
+  /** The column's two regions, read 4 KiB at a time as a collector reads value after value. */
+  private static byte[] readValueAfterValue(RandomAccessInput slice) throws java.io.IOException {
+    byte[] got = new byte[2 * REGION];
+    for (int i = 0; i < got.length; i += 4096) {
+      slice.readBytes(i, got, i, 4096);
+    }
+    return got;
   }
 }

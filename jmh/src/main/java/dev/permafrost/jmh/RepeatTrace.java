@@ -34,10 +34,12 @@ import java.util.TreeMap;
  * far from the others.
  *
  * <pre>
- * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.RepeatTrace [scale] [workload] [cacheShare] [repeats] [regionSize] [lines]
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.RepeatTrace [scale] [workload] [cacheShare] [repeats] [regionSize] [lines] [rounds]
  * </pre>
  *
  * {@code lines}: {@code all} prints every request of the slowest repeat, else only the summary per wave.
+ * {@code rounds}: how many times to clear the cache and run cold then the repeats, in one JVM (default 1): a later
+ * round's first repeat runs compiled code, so it shows what the cache's state costs apart from the JIT's warm-up.
  */
 public final class RepeatTrace {
   private RepeatTrace() {}
@@ -49,6 +51,7 @@ public final class RepeatTrace {
     int repeats = args.length > 3 ? Integer.parseInt(args[3]) : 20;
     String regionParam = args.length > 4 ? args[4] : "default";
     boolean allLines = args.length > 5 && args[5].equals("all");
+    int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 1;
     Dataset dataset = BenchmarkData.dataset(scale);
     Workload workload = Workloads.byName(name, dataset.spec());
     Path cacheDir = BenchmarkData.scratch("repeat-trace-cache");
@@ -64,6 +67,12 @@ public final class RepeatTrace {
       List<String> slowest = List.of();
       long slowestMillis = -1;
       int slowestRun = -1;
+      for (int round = 1; round <= rounds; round++) {
+      if (round > 1) {
+        slowestMillis = -1; // the slowest repeat of the last round is shown
+        cache.clear();
+        System.out.println("# round " + round + ": the cache cleared");
+      }
       for (int run = 0; run <= repeats; run++) {
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
         CacheStats before = cache.stats();
@@ -90,7 +99,8 @@ public final class RepeatTrace {
           slowest = List.copyOf(lines);
         }
       }
-      System.out.println("# the slowest repeat, " + slowestRun + " (" + slowestMillis + " ms), by clock wave:");
+      }
+      System.out.println("# the slowest repeat of the last round, " + slowestRun + " (" + slowestMillis + " ms), by clock wave:");
       TreeMap<String, long[]> byWave = new TreeMap<>();
       for (String line : slowest) {
         String named = line;
