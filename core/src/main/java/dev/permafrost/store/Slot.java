@@ -477,9 +477,10 @@ final class Slot extends SlotGeneration implements Fillable {
   /**
    * Whether the region is held against eviction at {@code now}: announced by work that has not settled, or by a
    * prefetch outside any work and not yet reached by a reader (either for at most the cache's maxReadWait after the
-   * prefetch), or reached by that reader less than {@link #READ_GRACE_NANOS} ago. The pool skips a held slot as it skips one being filled; with every slot held or
-   * busy, what comes next is not admitted (a prefetch's column is then read straight from the store, see
-   * {@link ScanRead}). Racy: read without the monitor, a hint for eviction only.
+   * prefetch), or reached by that reader less than {@link #READ_GRACE_NANOS} ago. The pool skips a held slot as it
+   * skips one being filled; with every slot held or busy, what comes next is not admitted (a prefetch's column is
+   * then read straight from the store, see {@link ScanRead}). Racy: read without the monitor, a hint for eviction
+   * only.
    */
   boolean isHeld(long now) {
     long until = heldUntil;

@@ -51,9 +51,10 @@
  *       {@code Slot#awaitPage} (cached, joined or fetched) or reads straight from the store.
  *   <li>Who decides what is evicted? {@code SlotPool#take} samples windows of the file and asks the
  *       {@code EvictionPolicy} ({@code CostAwareTinyLfu}) what each is worth against the newcomer; a window with a
- *       slot being filled, or held for the reader of a prefetch ({@code Slot#isHeld}), is skipped.
- *   <li>How does a search avoid fetching bytes twice? Prefetched regions are held until their reader comes
- *       ({@code Slot#prefetch}); the fills of adjacent regions are one request ({@code Filler#start(List, ...)});
+ *       slot being filled, or held for a prefetch's work or reader ({@code Slot#isHeld}), is skipped.
+ *   <li>How does a search avoid fetching bytes twice? Regions a prefetch announced (fetched or cached) are held
+ *       until the work that announced them settles ({@code Slot#prefetch}, {@code ReadCost#settle}), outside any
+ *       work until their reader comes; the fills of adjacent regions are one request ({@code Filler#start(List, ...)});
  *       columns the cache refused are read straight from the store once per run ({@code ReadIntent#startWanted}),
  *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#straightReadHolding});
  *       a region admitted amid such a read's stretch comes with it and is filled from it
