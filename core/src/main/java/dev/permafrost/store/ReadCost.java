@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -39,6 +40,10 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ReadCost {
   private static final ThreadLocal<Reading> CURRENT = new ThreadLocal<>();
 
+  private static final AtomicLong IDS = new AtomicLong();
+
+  /** This work's number, unique in the process and never 0: what the cache notes of it without keeping it. */
+  final long id = IDS.incrementAndGet();
   private final ReadCost parent;
   /** The outermost cost: it keeps what every request of the work brought ({@link #fetched}). */
   private final ReadCost root;

@@ -119,6 +119,11 @@ final class Slot extends SlotGeneration implements Fillable {
    * region stays held until its work settles, however often its readers move in and out. Written under the monitor.
    */
   private volatile int workHolds;
+  /**
+   * The {@link ReadCost#id} of the work that last took a hold on the region (its repeated announcements take no
+   * lock), or 0: an id, so that the cache never keeps a work (and what it holds) reachable. As above.
+   */
+  private volatile long heldBy;
   /** Whether the slot is in its pool's free lists. Guarded by the pool's monitor, not this one. */
   boolean free;
   /** Guarded by this. */
@@ -160,6 +165,7 @@ final class Slot extends SlotGeneration implements Fillable {
     fetchedAhead = false;
     unread = false;
     workHolds = 0;
+    heldBy = 0;
     heldUntil = 0;
     this.index = index;
     this.owner = blob;
@@ -188,6 +194,7 @@ final class Slot extends SlotGeneration implements Fillable {
       fetchedAhead = false;
       unread = false;
       workHolds = 0;
+      heldBy = 0;
       heldUntil = 0;
       Arrays.fill(filled, 0L);
       restored = null;
@@ -423,10 +430,10 @@ final class Slot extends SlotGeneration implements Fillable {
    * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
    */
   void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
-    if (complete && unread && owner == blob && this.index == index) {
-      return; // cached and held for a reader already: a repeated prefetch takes no lock (racy: a hint only)
-    }
     ReadCost work = ReadCost.current();
+    if (complete && (work == null ? unread : heldBy == work.id) && owner == blob && this.index == index) {
+      return; // cached and held for this reader or work already: a repeated prefetch takes no lock (racy: a hint)
+    }
     synchronized (this) {
       if (owner == blob && this.index == index) {
         startMissing(blob, file, from, to, null, batch);
@@ -435,6 +442,10 @@ final class Slot extends SlotGeneration implements Fillable {
         // fetch it again, a region a round trip).
         heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
         if (work != null) {
+          if (heldBy == work.id && workHolds > 0) {
+            return; // this work holds it already: one hold per work, released once
+          }
+          heldBy = work.id;
           workHolds++;
           int held = generation;
           work.releaseWhenSettled(() -> releaseWorkHold(held));
@@ -450,8 +461,11 @@ final class Slot extends SlotGeneration implements Fillable {
     if (generation != heldAt || workHolds == 0) {
       return;
     }
-    if (--workHolds == 0 && !unread) {
-      heldUntil = 0;
+    if (--workHolds == 0) {
+      heldBy = 0;
+      if (!unread) {
+        heldUntil = 0;
+      }
     }
   }
 
