@@ -20,6 +20,7 @@ import java.util.Random;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,21 +38,31 @@ class AnnouncedColumnStaysTest {
   @TempDir Path tmp;
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
 
-  @Test
-  void aCachedColumnAnnouncedBeforeAnotherIsReadFromTheCache() throws Exception {
+  // each file: a column of two regions, then a little more (a slice that runs into the footer is not a column's)
+  private final byte[] cached = new byte[2 * REGION + 1000];
+  private final byte[] newcomer = new byte[2 * REGION + 1000];
+  private FetchOnceTest.RecordingBlobStore store;
+  private SnapshotManifest manifest;
+  private final StraightReadPastAdmittedRegionTest.Favouring policy = new StraightReadPastAdmittedRegionTest.Favouring();
+
+  @BeforeEach
+  void twoFiles() throws Exception {
     Random random = new Random(seed);
-    // each file: a column of two regions, then a little more (a slice that runs into the footer is not a column's)
-    byte[] cached = new byte[2 * REGION + 1000];
-    byte[] newcomer = new byte[2 * REGION + 1000];
     random.nextBytes(cached);
     random.nextBytes(newcomer);
-    FetchOnceTest.RecordingBlobStore store = new FetchOnceTest.RecordingBlobStore(
-        FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    SnapshotManifest manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer), 0,
-        32 << 10);
-    StraightReadPastAdmittedRegionTest.Favouring policy = new StraightReadPastAdmittedRegionTest.Favouring();
-    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(2 * REGION + 4096)
-            .regionSize(REGION).tailRegionSize(REGION).evictionPolicy(policy).build();
+    store = new FetchOnceTest.RecordingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer), 0, 32 << 10);
+  }
+
+  /** A cache with room for a.bin (its two regions and its tail) and nothing more. */
+  private SharedRegionCache roomForA() throws Exception {
+    return SharedRegionCache.builder().path(tmp.resolve("cache")).size(2 * REGION + 4096).regionSize(REGION)
+        .tailRegionSize(REGION).evictionPolicy(policy).build();
+  }
+
+  @Test
+  void aCachedColumnAnnouncedBeforeAnotherIsReadFromTheCache() throws Exception {
+    try (SharedRegionCache cache = roomForA();
         BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
         IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
         IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
@@ -85,18 +96,7 @@ class AnnouncedColumnStaysTest {
    */
   @Test
   void aSearchsHoldOnWhatItAnnouncedEndsWhenItSettles() throws Exception {
-    Random random = new Random(seed);
-    byte[] cached = new byte[2 * REGION + 1000];
-    byte[] newcomer = new byte[2 * REGION + 1000];
-    random.nextBytes(cached);
-    random.nextBytes(newcomer);
-    FetchOnceTest.RecordingBlobStore store = new FetchOnceTest.RecordingBlobStore(
-        FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    SnapshotManifest manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer), 0,
-        32 << 10);
-    StraightReadPastAdmittedRegionTest.Favouring policy = new StraightReadPastAdmittedRegionTest.Favouring();
-    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(2 * REGION + 4096)
-            .regionSize(REGION).tailRegionSize(REGION).evictionPolicy(policy).build();
+    try (SharedRegionCache cache = roomForA();
         BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
         IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
         IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {

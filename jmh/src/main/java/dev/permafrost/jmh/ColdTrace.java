@@ -62,15 +62,7 @@ public final class ColdTrace {
           long millis = (System.nanoTime() - start) / 1_000_000;
           store.trace(null);
           if (run == 1) {
-            java.util.Map<String, String> files = new java.util.HashMap<>();
-            SnapshotRepository repo = SnapshotRepository.open(dataset.openStore());
-            for (String snapshot : dataset.indexNames()) {
-              for (dev.permafrost.snapshot.FileEntry f : repo.readManifest(snapshot).files()) {
-                if (f.blobName() != null) {
-                  files.put(f.blobName(), snapshot.substring(snapshot.length() - 2) + "/" + f.name());
-                }
-              }
-            }
+            java.util.Map<String, String> files = RepeatTrace.fileNames(dataset);
             for (String line : lines) {
               for (var e : files.entrySet()) {
                 line = line.replace(e.getKey(), e.getValue());

@@ -127,7 +127,8 @@ public final class RepeatTrace {
     }
   }
 
-  private static Map<String, String> fileNames(Dataset dataset) throws java.io.IOException {
+  /** Each blob of the data set's snapshots by a short name: the index's day and the file ("05/_6.dvd"). */
+  static Map<String, String> fileNames(Dataset dataset) throws java.io.IOException {
     Map<String, String> files = new HashMap<>();
     SnapshotRepository repo = SnapshotRepository.open(dataset.openStore());
     for (String snapshot : dataset.indexNames()) {
