@@ -541,12 +541,11 @@ final class Slot extends SlotGeneration implements Fillable {
 
   /**
    * Starts fills for the pages of [from, to) neither filled nor being fetched; with {@code held}, a reader's, held
-   * for it; with {@code batch}, registered and added to it, not queued. Returns whether it started any.
+   * for it; with {@code batch}, registered and added to it, not queued.
    */
-  private boolean startMissing(RegionOwner blob, FetchOrigin file, long from, long to, List<Fill> held,
+  private void startMissing(RegionOwner blob, FetchOrigin file, long from, long to, List<Fill> held,
       List<Filler.Piece> batch) {
     assert Thread.holdsLock(this);
-    boolean started = false;
     to = Math.min(to, length);
     for (long rel = from; rel < to; ) {
       int page = pageOf(rel);
@@ -558,7 +557,6 @@ final class Slot extends SlotGeneration implements Fillable {
         next = (long) (page + 1) << pageShift; // a restored page is verified when read, not fetched again
       } else {
         Fill fill = startFill(blob, file, page, to - ((long) page << pageShift), false, batch);
-        started = true;
         if (held != null) {
           fill.waiters++;
           held.add(fill);
@@ -570,7 +568,6 @@ final class Slot extends SlotGeneration implements Fillable {
       assert next > rel : "prefetch made no progress at " + rel + " in " + this + ", fills " + fills;
       rel = next;
     }
-    return started;
   }
 
   /** Registers a fill from {@code page} and queues it, or with {@code batch} adds it there for the caller to queue. */

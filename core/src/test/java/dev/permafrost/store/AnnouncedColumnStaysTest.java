@@ -12,7 +12,9 @@ import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.testutil.Waits;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -138,10 +140,10 @@ class AnnouncedColumnStaysTest {
   }
 
   /** Opens each input's first two regions as a column a collector names ({@link ColumnPrefetch} does this). */
-  private static List<RandomAccessInput> announce(IndexInput... inputs) throws java.io.IOException {
+  private static List<RandomAccessInput> announce(IndexInput... inputs) throws IOException {
     Object outer = ReadIntent.opening(Boolean.TRUE);
     try {
-      List<RandomAccessInput> slices = new java.util.ArrayList<>();
+      List<RandomAccessInput> slices = new ArrayList<>();
       for (IndexInput in : inputs) {
         slices.add(in.randomAccessSlice(0, 2 * REGION));
       }
@@ -152,7 +154,7 @@ class AnnouncedColumnStaysTest {
   }
 
   /** The column's two regions, read 4 KiB at a time as a collector reads value after value. */
-  private static byte[] readValueAfterValue(RandomAccessInput slice) throws java.io.IOException {
+  private static byte[] readValueAfterValue(RandomAccessInput slice) throws IOException {
     byte[] got = new byte[2 * REGION];
     for (int i = 0; i < got.length; i += 4096) {
       slice.readBytes(i, got, i, 4096);

@@ -17,6 +17,7 @@ import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -128,7 +129,7 @@ public final class RepeatTrace {
   }
 
   /** Each blob of the data set's snapshots by a short name: the index's day and the file ("05/_6.dvd"). */
-  static Map<String, String> fileNames(Dataset dataset) throws java.io.IOException {
+  static Map<String, String> fileNames(Dataset dataset) throws IOException {
     Map<String, String> files = new HashMap<>();
     SnapshotRepository repo = SnapshotRepository.open(dataset.openStore());
     for (String snapshot : dataset.indexNames()) {

@@ -4,6 +4,7 @@
 package dev.permafrost.jmh.store;
 
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.SearchCost;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.jmh.workload.Indices;
@@ -27,7 +28,7 @@ public final class MountedIndices implements Indices {
   private final Catalog catalog;
   private final String[] names;
   /** The cost of the last search through {@link #collect} or {@link #top}, for tracing. */
-  private volatile dev.permafrost.catalog.SearchCost lastCost;
+  private volatile SearchCost lastCost;
 
   private MountedIndices(Catalog catalog, String[] names) {
     this.catalog = catalog;
@@ -61,7 +62,7 @@ public final class MountedIndices implements Indices {
   }
 
   /** What the last search cost (its dependency waves among them), or null before the first. */
-  public dev.permafrost.catalog.SearchCost lastCost() {
+  public SearchCost lastCost() {
     return lastCost;
   }
 
