@@ -36,13 +36,13 @@ class ArchitectureTest {
 
   static {
     STORE_LAYERS.put("Lucene face", Set.of("BlobDirectory", "SharedRegionCache", "ColumnPrefetch",
-        "HitPrefetchingCollector", "BlobIndexInput", "BlobFile", "ReadIntent", "ScanRead"));
-    STORE_LAYERS.put("One blob", Set.of("CachedBlob", "BlobTable"));
+        "HitPrefetchingCollector", "BlobIndexInput", "IndexFile", "ReadIntent"));
+    STORE_LAYERS.put("One blob", Set.of("CachedBlob", "BlobTable", "DirectRead"));
     STORE_LAYERS.put("Cache space", Set.of("Slot", "SlotGeneration", "SlotPool", "RegionOwner", "WindowTarget",
-        "EvictionPolicy", "CostAwareTinyLfu", "FrequencySketch", "CacheFile"));
+        "EvictionPolicy", "CostAwareTinyLfu", "FrequencySketch", "CacheSpace"));
     STORE_LAYERS.put("Fetching", Set.of("Filler", "FetchTask", "Fill", "Fillable", "FetchOrigin", "VerifiedFetch",
         "BlobChecksums"));
-    STORE_LAYERS.put("Support", Set.of("RegionFile", "CacheRecord", "CacheSummary", "CacheStats", "CacheStatsCounter",
+    STORE_LAYERS.put("Support", Set.of("CacheFile", "CacheRecord", "CacheSummary", "CacheStats", "CacheStatsCounter",
         "CacheWriteFailedException", "ReadCost", "ReadDeadline", "HeapWindow", "ScanBudget", "WarnOnce"));
   }
 

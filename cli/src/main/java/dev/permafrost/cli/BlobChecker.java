@@ -46,8 +46,8 @@ final class BlobChecker {
 
   /** Checks {@code file} of {@code manifest}. */
   Result check(SnapshotManifest manifest, FileEntry file) {
-    if (file.isInlined()) {
-      return new Result(0, checkInlined(file));
+    if (file.isKeptWhole()) {
+      return new Result(0, checkKeptWhole(file));
     }
     List<String> problems = new ArrayList<>();
     String tableBlob = manifest.chunkTableBlob(file);
@@ -82,8 +82,8 @@ final class BlobChecker {
     return new Result(bytesRead, problems);
   }
 
-  private static List<String> checkInlined(FileEntry file) {
-    byte[] bytes = file.inlinedBytes();
+  private static List<String> checkKeptWhole(FileEntry file) {
+    byte[] bytes = file.wholeBytes();
     if (bytes.length < CodecUtil.footerLength()) {
       return List.of("the manifest keeps " + bytes.length + " bytes of it, shorter than a Lucene footer");
     }
@@ -106,10 +106,10 @@ final class BlobChecker {
     CRC32C chunkCrc = new CRC32C();
     byte[] tail = new byte[Long.BYTES]; // the last 8 bytes seen: the footer's checksum once the blob is read
     byte[] buffer = new byte[BUFFER];
-    List<FileEntry.HotRange> hot = file.hotRanges();
-    byte[][] hotSeen = new byte[hot.size()][];
-    for (int i = 0; i < hot.size(); i++) {
-      hotSeen[i] = new byte[hot.get(i).bytes().length];
+    List<FileEntry.WarmRange> warm = file.warmRanges();
+    byte[][] warmSeen = new byte[warm.size()][];
+    for (int i = 0; i < warm.size(); i++) {
+      warmSeen[i] = new byte[warm.get(i).bytes().length];
     }
     int badChunks = 0;
     List<String> named = new ArrayList<>();
@@ -122,7 +122,7 @@ final class BlobChecker {
         lucene.update(buffer, 0, within);
       }
       keepTail(tail, buffer, n, start);
-      copyHot(hot, hotSeen, buffer, n, start);
+      copyWarm(warm, warmSeen, buffer, n, start);
       if (chunkSize > 0) {
         int offset = 0;
         while (offset < n) {
@@ -163,9 +163,9 @@ final class BlobChecker {
       problems.add("blob " + file.blobName() + " has Lucene checksum " + hex(lucene.getValue()) + " and footer "
           + hex(footer) + ", the manifest records " + hex(file.checksum()));
     }
-    for (int i = 0; i < hot.size(); i++) {
-      if (!Arrays.equals(hot.get(i).bytes(), hotSeen[i])) {
-        problems.add("blob " + file.blobName() + ": " + BlobStoreException.range(hot.get(i).offset(), hot.get(i).bytes().length)
+    for (int i = 0; i < warm.size(); i++) {
+      if (!Arrays.equals(warm.get(i).bytes(), warmSeen[i])) {
+        problems.add("blob " + file.blobName() + ": " + BlobStoreException.range(warm.get(i).offset(), warm.get(i).bytes().length)
             + " differ from the bytes the manifest keeps of them");
       }
     }
@@ -182,14 +182,14 @@ final class BlobChecker {
     }
   }
 
-  /** Copies the part of {@code buffer} (at {@code start} in the blob) that falls in each hot range. */
-  private static void copyHot(List<FileEntry.HotRange> hot, byte[][] seen, byte[] buffer, int n, long start) {
+  /** Copies the part of {@code buffer} (at {@code start} in the blob) that falls in each warm range. */
+  private static void copyWarm(List<FileEntry.WarmRange> warm, byte[][] seen, byte[] buffer, int n, long start) {
     long end = start + n;
-    for (int i = 0; i < hot.size(); i++) {
-      long from = Math.max(start, hot.get(i).offset());
-      long to = Math.min(end, hot.get(i).end());
+    for (int i = 0; i < warm.size(); i++) {
+      long from = Math.max(start, warm.get(i).offset());
+      long to = Math.min(end, warm.get(i).end());
       if (from < to) {
-        System.arraycopy(buffer, (int) (from - start), seen[i], (int) (from - hot.get(i).offset()), (int) (to - from));
+        System.arraycopy(buffer, (int) (from - start), seen[i], (int) (from - warm.get(i).offset()), (int) (to - from));
       }
     }
   }

@@ -83,9 +83,9 @@ final class InfoCommand implements Callable<Integer> {
           + Formats.plural(info.segmentCount(), "segment"));
       row(out, "documents", Formats.count(info.numDocs()) + " live, " + Formats.count(info.maxDoc() - info.numDocs())
           + " deleted (maxDoc " + Formats.count(info.maxDoc()) + ")");
-      long inlined = manifest.files().stream().filter(FileEntry::isInlined).count();
+      long keptWhole = manifest.files().stream().filter(FileEntry::isKeptWhole).count();
       row(out, "size", Formats.plural(info.fileCount(), "file") + ", " + Formats.bytes(info.totalBytes()) + " ("
-          + Formats.count(info.totalBytes()) + " bytes); " + inlined + " kept whole in the manifest ("
+          + Formats.count(info.totalBytes()) + " bytes); " + keptWhole + " kept whole in the manifest ("
           + Formats.bytes(bytes.length) + ")");
       if (info.pointRanges().isEmpty()) {
         row(out, "point ranges", "none recorded (take the snapshot with --point-field to record some)");
@@ -111,13 +111,13 @@ final class InfoCommand implements Callable<Integer> {
   }
 
   private static String where(SnapshotManifest manifest, FileEntry f) {
-    if (f.isInlined()) {
+    if (f.isKeptWhole()) {
       return "manifest (kept whole)";
     }
-    long hot = f.hotRanges().stream().mapToLong(r -> r.bytes().length).sum();
+    long warm = f.warmRanges().stream().mapToLong(r -> r.bytes().length).sum();
     String table = manifest.chunkTableBlob(f);
     return f.blobName() + (table != null ? " + chunk table" : manifest.chunkSize() > 0 ? " (whole-file crc32c)" : "")
-        + "; " + Formats.bytes(hot) + " in the manifest";
+        + "; " + Formats.bytes(warm) + " in the manifest";
   }
 
   /** The manifest's codec and format version from its header, and what the version means. */

@@ -108,7 +108,7 @@ final class VerifyCommand implements Callable<Integer> {
           }
           List<Future<BlobChecker.Result>> results = new ArrayList<>();
           for (FileEntry f : manifest.files()) {
-            results.add(f.isInlined() ? executor.submit(() -> checker.check(manifest, f))
+            results.add(f.isKeptWhole() ? executor.submit(() -> checker.check(manifest, f))
                 : byBlob.computeIfAbsent(f.blobName() + '\n' + manifest.chunkSize(),
                     k -> executor.submit(() -> checker.check(manifest, f))));
           }

@@ -213,7 +213,7 @@ class FileSystemCliTest {
     // nothing kept whole in the manifest: small files become blobs of one chunk, with no chunk table
     try (BlobStore store = FileSystemBlobStore.open(repoDir, false);
         FSDirectory local = FSDirectory.open(day2)) {
-      SnapshotRepository.open(store).createSnapshot("small", local, SnapshotOptions.DEFAULTS.withInlineLimits(0, 0));
+      SnapshotRepository.open(store).createSnapshot("small", local, SnapshotOptions.DEFAULTS.withKeepWholeLimits(0, 0));
     }
     SnapshotManifest manifest = manifest("small");
     FileEntry small = manifest.files().stream()

@@ -165,7 +165,7 @@ final class MountedIndex implements ReaderPool.Member {
 
   /**
    * What a reader holds on the heap, estimated: Lucene 10's readers no longer report it (no {@code Accountable}),
-   * so this counts the manifest's bytes kept in memory (inlined metadata files and the ranges opening reads), which
+   * so this counts the manifest's bytes kept in memory (metadata files kept whole and the ranges opening reads), which
    * the reader parses, twice over, plus a few KB per segment.
    */
   private static long estimateHeap(SnapshotManifest manifest, DirectoryReader reader) {

@@ -575,7 +575,7 @@ final class MultiIndexSearch implements AutoCloseable {
     if (fields.isEmpty()) {
       return;
     }
-    ColumnPrefetch.prefetch(reader, fields); // every segment in one call: each keeps its straight reads
+    ColumnPrefetch.prefetch(reader, fields); // every segment in one call: each keeps its direct reads
   }
 
   private static TopDocs merge(SearchRequest request, List<TopDocs> results) {

@@ -10,21 +10,21 @@ import java.util.Objects;
 /**
  * One index file of a snapshot, as the manifest records it: its name, length and Lucene checksum, the blob that
  * holds its bytes, and the bytes kept in the manifest itself. A small or metadata file is kept whole
- * ({@link #isInlined()}, and has no blob); every other file keeps its header, footer and the ranges that opening
- * a {@code DirectoryReader} reads ({@link #hotRanges()}), so that a cold open needs no blob request.
+ * ({@link #isKeptWhole()}, and has no blob); every other file keeps its header, footer and the ranges that opening
+ * a {@code DirectoryReader} reads ({@link #warmRanges()}), so that a cold open needs no blob request.
  */
 public final class FileEntry {
   private final String name;
   private final long length;
   private final long checksum;
   private final String blobName;
-  private final byte[] inlined;
-  private final List<HotRange> hotRanges;
+  private final byte[] whole;
+  private final List<WarmRange> warmRanges;
   private final int wholeCrc32c;
 
   /** A range of a file's bytes kept in the manifest. */
-  public record HotRange(long offset, byte[] bytes) {
-    public HotRange {
+  public record WarmRange(long offset, byte[] bytes) {
+    public WarmRange {
       Objects.requireNonNull(bytes);
       if (offset < 0) {
         throw new IllegalArgumentException("negative offset " + offset);
@@ -37,7 +37,7 @@ public final class FileEntry {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof HotRange r && r.offset == offset && Arrays.equals(r.bytes, bytes);
+      return o instanceof WarmRange r && r.offset == offset && Arrays.equals(r.bytes, bytes);
     }
 
     @Override
@@ -51,27 +51,27 @@ public final class FileEntry {
     }
   }
 
-  FileEntry(String name, long length, long checksum, String blobName, byte[] inlined, List<HotRange> hotRanges) {
-    this(name, length, checksum, blobName, inlined, hotRanges, 0);
+  FileEntry(String name, long length, long checksum, String blobName, byte[] whole, List<WarmRange> warmRanges) {
+    this(name, length, checksum, blobName, whole, warmRanges, 0);
   }
 
-  FileEntry(String name, long length, long checksum, String blobName, byte[] inlined, List<HotRange> hotRanges,
+  FileEntry(String name, long length, long checksum, String blobName, byte[] whole, List<WarmRange> warmRanges,
       int wholeCrc32c) {
     this.wholeCrc32c = wholeCrc32c;
     this.name = Objects.requireNonNull(name);
     this.length = length;
     this.checksum = checksum;
     this.blobName = blobName;
-    this.inlined = inlined;
-    this.hotRanges = List.copyOf(hotRanges);
-    assert (inlined == null) != (blobName == null) : "a file is either inlined or has a blob: " + name;
-    assert inlined == null || inlined.length == length : "inlined bytes of " + name + " do not match its length";
-    assert rangesAreSortedAndDisjoint(this.hotRanges, length) : "hot ranges of " + name + ": " + this.hotRanges;
+    this.whole = whole;
+    this.warmRanges = List.copyOf(warmRanges);
+    assert (whole == null) != (blobName == null) : "a file is either kept whole or has a blob: " + name;
+    assert whole == null || whole.length == length : "bytes kept whole of " + name + " do not match its length";
+    assert rangesAreSortedAndDisjoint(this.warmRanges, length) : "warm ranges of " + name + ": " + this.warmRanges;
   }
 
-  private static boolean rangesAreSortedAndDisjoint(List<HotRange> ranges, long length) {
+  private static boolean rangesAreSortedAndDisjoint(List<WarmRange> ranges, long length) {
     long previousEnd = 0;
-    for (HotRange r : ranges) {
+    for (WarmRange r : ranges) {
       if (r.offset() < previousEnd || r.end() > length) {
         return false;
       }
@@ -82,7 +82,7 @@ public final class FileEntry {
 
   /**
    * An entry for a blob that is read whole and checked against the checksum in its last 8 bytes (a CodecUtil
-   * footer) and the CRC32C of all of it, such as a manifest: nothing of it is kept inline.
+   * footer) and the CRC32C of all of it, such as a manifest: nothing of it is kept in the manifest.
    */
   public static FileEntry ofWholeBlob(String name, String blobName, long length, long footerChecksum, int crc32c) {
     return new FileEntry(name, length, footerChecksum, blobName, null, List.of(), crc32c);
@@ -102,7 +102,7 @@ public final class FileEntry {
   }
 
   /** A file kept whole in the manifest: for a {@link SnapshotSource} reading another format. */
-  public static FileEntry ofInlined(String name, long checksum, byte[] bytes) {
+  public static FileEntry keptWhole(String name, long checksum, byte[] bytes) {
     return new FileEntry(name, bytes.length, checksum, null, bytes.clone(), List.of());
   }
 
@@ -121,7 +121,7 @@ public final class FileEntry {
     return checksum;
   }
 
-  /** The blob that holds the file's bytes, or null if the file is inlined in the manifest. */
+  /** The blob that holds the file's bytes, or null if the file is kept whole in the manifest. */
   public String blobName() {
     return blobName;
   }
@@ -136,31 +136,31 @@ public final class FileEntry {
 
   /** This entry with the CRC32C of the whole file. */
   FileEntry withWholeCrc32c(int crc) {
-    return new FileEntry(name, length, checksum, blobName, inlined, hotRanges, crc);
+    return new FileEntry(name, length, checksum, blobName, whole, warmRanges, crc);
   }
 
   /** Whether the whole file is kept in the manifest. */
-  public boolean isInlined() {
-    return inlined != null;
+  public boolean isKeptWhole() {
+    return whole != null;
   }
 
-  /** The whole file's bytes if it is inlined (do not modify), else null. */
-  public byte[] inlinedBytes() {
-    return inlined;
+  /** The whole file's bytes if it is kept whole in the manifest (do not modify), else null. */
+  public byte[] wholeBytes() {
+    return whole;
   }
 
-  /** The ranges of a non-inlined file kept in the manifest, sorted and disjoint; empty for an inlined file. */
-  public List<HotRange> hotRanges() {
-    return hotRanges;
+  /** The ranges of a file not kept whole kept in the manifest, sorted and disjoint; empty for a file kept whole. */
+  public List<WarmRange> warmRanges() {
+    return warmRanges;
   }
 
   /** Bytes this entry keeps on heap. */
   public long heapBytes() {
     long bytes = 64 + name.length() * 2L + (blobName == null ? 0 : blobName.length() * 2L);
-    if (inlined != null) {
-      bytes += inlined.length;
+    if (whole != null) {
+      bytes += whole.length;
     }
-    for (HotRange r : hotRanges) {
+    for (WarmRange r : warmRanges) {
       bytes += 32 + r.bytes().length;
     }
     return bytes;
@@ -168,6 +168,6 @@ public final class FileEntry {
 
   @Override
   public String toString() {
-    return name + " (" + length + " bytes, " + (isInlined() ? "inlined" : "blob " + blobName + ", hot " + hotRanges) + ")";
+    return name + " (" + length + " bytes, " + (isKeptWhole() ? "kept whole" : "blob " + blobName + ", warm " + warmRanges) + ")";
   }
 }

@@ -26,7 +26,7 @@ import org.apache.lucene.store.DataOutput;
 
 /**
  * The immutable description of one snapshot: the commit's metadata and, for every index file, its length,
- * checksum, blob and the bytes kept inline. Stored as one blob, framed by Lucene's {@link CodecUtil} header and
+ * checksum, blob and the bytes kept in the manifest. Stored as one blob, framed by Lucene's {@link CodecUtil} header and
  * checksummed footer, so that truncation and corruption are detected when it is read.
  */
 public final class SnapshotManifest {
@@ -90,7 +90,7 @@ public final class SnapshotManifest {
     return chunkSize;
   }
 
-  /** The blob of {@code file}'s chunk table, or null if it has none (inlined, at most one chunk, or no tables). */
+  /** The blob of {@code file}'s chunk table, or null if it has none (kept whole, at most one chunk, or no tables). */
   public String chunkTableBlob(FileEntry file) {
     return file.blobName() != null && ChunkTable.hasTable(file.length(), chunkSize)
         ? ChunkTable.blobName(file.blobName(), chunkSize) : null;
@@ -128,7 +128,7 @@ public final class SnapshotManifest {
     return byName.get(name);
   }
 
-  /** Heap held by the file entries (names, inlined and hot bytes). */
+  /** Heap held by the file entries (names, whole files and warm ranges). */
   public long heapBytes() {
     long bytes = 256;
     for (FileEntry f : files) {
@@ -175,14 +175,14 @@ public final class SnapshotManifest {
         out.writeString(f.name());
         out.writeVLong(f.length());
         out.writeLong(f.checksum());
-        if (f.isInlined()) {
+        if (f.isKeptWhole()) {
           out.writeByte((byte) 1);
-          out.writeBytes(f.inlinedBytes(), f.inlinedBytes().length);
+          out.writeBytes(f.wholeBytes(), f.wholeBytes().length);
         } else {
           out.writeByte((byte) 0);
           out.writeString(f.blobName());
-          out.writeVInt(f.hotRanges().size());
-          for (FileEntry.HotRange r : f.hotRanges()) {
+          out.writeVInt(f.warmRanges().size());
+          for (FileEntry.WarmRange r : f.warmRanges()) {
             out.writeVLong(r.offset());
             writeBytes(out, r.bytes());
           }
@@ -266,24 +266,24 @@ public final class SnapshotManifest {
         byte kind = in.readByte();
         if (kind == 1) {
           if (length > bytes.length) {
-            throw new CorruptIndexException("inlined file " + fileName + " is longer than the manifest", source);
+            throw new CorruptIndexException("file kept whole " + fileName + " is longer than the manifest", source);
           }
-          byte[] inlined = new byte[(int) length];
-          in.readBytes(inlined, 0, inlined.length);
-          files.add(new FileEntry(fileName, length, checksum, null, inlined, List.of()));
+          byte[] whole = new byte[(int) length];
+          in.readBytes(whole, 0, whole.length);
+          files.add(new FileEntry(fileName, length, checksum, null, whole, List.of()));
         } else if (kind == 0) {
           String blobName = in.readString();
           int rangeCount = in.readVInt();
-          List<FileEntry.HotRange> ranges = new ArrayList<>(rangeCount);
+          List<FileEntry.WarmRange> ranges = new ArrayList<>(rangeCount);
           long previousEnd = 0;
           for (int r = 0; r < rangeCount; r++) {
             long offset = in.readVLong();
-            byte[] hot = readBytes(in, bytes.length);
-            if (offset < previousEnd || offset + hot.length > length) {
-              throw new CorruptIndexException("hot range of " + fileName + " is out of order or bounds", source);
+            byte[] warm = readBytes(in, bytes.length);
+            if (offset < previousEnd || offset + warm.length > length) {
+              throw new CorruptIndexException("warm range of " + fileName + " is out of order or bounds", source);
             }
-            previousEnd = offset + hot.length;
-            ranges.add(new FileEntry.HotRange(offset, hot));
+            previousEnd = offset + warm.length;
+            ranges.add(new FileEntry.WarmRange(offset, warm));
           }
           int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(length, chunkSize) ? in.readInt() : 0;
           files.add(new FileEntry(fileName, length, checksum, blobName, null, ranges, wholeCrc32c));

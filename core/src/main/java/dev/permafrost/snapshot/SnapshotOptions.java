@@ -14,10 +14,10 @@ import org.apache.lucene.search.Query;
  *
  * @param pointFields point fields whose min and max values the manifest records (e.g. {@code @timestamp})
  * @param uploadThreads how many files upload at once (default 4)
- * @param inlineLimit files up to this many bytes are kept whole in the manifest (default 16 KiB)
- * @param metadataInlineLimit metadata files ({@code .si}, {@code .fnm}, {@code .cfe} and the codecs' {@code *m}
+ * @param keepWholeLimit files up to this many bytes are kept whole in the manifest (default 16 KiB)
+ * @param metadataKeepWholeLimit metadata files ({@code .si}, {@code .fnm}, {@code .cfe} and the codecs' {@code *m}
  *     meta files) up to this many bytes are kept whole (default 1 MiB)
- * @param hotBytesLimit at most this many recorded bytes of one non-inlined file are kept in the manifest
+ * @param warmBytesPerFile at most this many recorded bytes of one file not kept whole are kept in the manifest
  *     (default 1 MiB)
  * @param chunkSize every file's bytes are checksummed in chunks of this size ({@link ChunkTable}), a power of two
  *     from 4 KiB to 1 MiB (default 32 KiB); every range read from the store is verified chunk by chunk, so reads
@@ -31,9 +31,9 @@ import org.apache.lucene.search.Query;
 public record SnapshotOptions(
     List<String> pointFields,
     int uploadThreads,
-    int inlineLimit,
-    int metadataInlineLimit,
-    int hotBytesLimit,
+    int keepWholeLimit,
+    int metadataKeepWholeLimit,
+    int warmBytesPerFile,
     int chunkSize,
     SnapshotProgress.Listener listener,
     List<WarmSearch> warmSearches,
@@ -74,8 +74,8 @@ public record SnapshotOptions(
     if (uploadThreads < 1) {
       throw new IllegalArgumentException("uploadThreads must be at least 1, got " + uploadThreads);
     }
-    if (inlineLimit < 0 || metadataInlineLimit < 0 || hotBytesLimit < 0) {
-      throw new IllegalArgumentException("inline and hot-bytes limits must not be negative");
+    if (keepWholeLimit < 0 || metadataKeepWholeLimit < 0 || warmBytesPerFile < 0) {
+      throw new IllegalArgumentException("keep-whole and warm-bytes limits must not be negative");
     }
     if (chunkSize < ChunkTable.MIN_CHUNK_SIZE || chunkSize > ChunkTable.MAX_CHUNK_SIZE || Integer.bitCount(chunkSize) != 1) {
       throw new IllegalArgumentException("chunkSize must be a power of two from " + ChunkTable.MIN_CHUNK_SIZE + " to "
@@ -84,33 +84,33 @@ public record SnapshotOptions(
   }
 
   public SnapshotOptions withPointFields(String... fields) {
-    return new SnapshotOptions(List.of(fields), uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
-        listener, warmSearches, warmBytesLimit);
+    return new SnapshotOptions(List.of(fields), uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        chunkSize, listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withUploadThreads(int threads) {
-    return new SnapshotOptions(pointFields, threads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
+    return new SnapshotOptions(pointFields, threads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        chunkSize, listener, warmSearches, warmBytesLimit);
+  }
+
+  public SnapshotOptions withKeepWholeLimits(int keepWhole, int metadataKeepWhole) {
+    return new SnapshotOptions(pointFields, uploadThreads, keepWhole, metadataKeepWhole, warmBytesPerFile, chunkSize,
         listener, warmSearches, warmBytesLimit);
   }
 
-  public SnapshotOptions withInlineLimits(int inline, int metadataInline) {
-    return new SnapshotOptions(pointFields, uploadThreads, inline, metadataInline, hotBytesLimit, chunkSize,
-        listener, warmSearches, warmBytesLimit);
-  }
-
-  public SnapshotOptions withHotBytesLimit(int limit) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, limit, chunkSize,
+  public SnapshotOptions withWarmBytesPerFile(int limit) {
+    return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, limit, chunkSize,
         listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withChunkSize(int bytes) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, bytes,
-        listener, warmSearches, warmBytesLimit);
+    return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        bytes, listener, warmSearches, warmBytesLimit);
   }
 
   public SnapshotOptions withListener(SnapshotProgress.Listener l) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
-        l, warmSearches, warmBytesLimit);
+    return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        chunkSize, l, warmSearches, warmBytesLimit);
   }
 
   /**
@@ -131,12 +131,12 @@ public record SnapshotOptions(
    * dictionaries too), up to {@link #warmBytesLimit()}. Replaces any warm searches given before.
    */
   public SnapshotOptions withWarmSearches(List<WarmSearch> searches) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
-        listener, searches, warmBytesLimit);
+    return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        chunkSize, listener, searches, warmBytesLimit);
   }
 
   public SnapshotOptions withWarmBytesLimit(int limit) {
-    return new SnapshotOptions(pointFields, uploadThreads, inlineLimit, metadataInlineLimit, hotBytesLimit, chunkSize,
-        listener, warmSearches, limit);
+    return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        chunkSize, listener, warmSearches, limit);
   }
 }

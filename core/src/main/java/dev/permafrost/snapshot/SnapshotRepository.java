@@ -251,7 +251,7 @@ public final class SnapshotRepository implements SnapshotSource {
 
   /** Whether the manifest keeps {@code file} whole (so no range of it is worth a share of a byte budget). */
   private static boolean keptWhole(String file, long length, SnapshotOptions options) {
-    return length <= options.inlineLimit() || (isMetadata(file) && length <= options.metadataInlineLimit());
+    return length <= options.keepWholeLimit() || (isMetadata(file) && length <= options.metadataKeepWholeLimit());
   }
 
   private static boolean isMetadata(String file) {
@@ -287,19 +287,19 @@ public final class SnapshotRepository implements SnapshotSource {
     } finally {
       reads = recording.stopRecording();
     }
-    List<WarmRange> all = new ArrayList<>();
+    List<RecordedRange> all = new ArrayList<>();
     for (String file : reads.files()) {
       if (keptWhole(file, reader.directory().fileLength(file), options)) {
         continue; // in the manifest whole anyway
       }
       for (long[] r : reads.rangesOf(file, 64)) {
-        all.add(new WarmRange(file, r[0], r[1]));
+        all.add(new RecordedRange(file, r[0], r[1]));
       }
     }
     all.sort(java.util.Comparator.comparingLong(r -> r.end - r.start));
     Map<String, List<long[]>> kept = new java.util.HashMap<>();
     long budget = options.warmBytesLimit();
-    for (WarmRange r : all) {
+    for (RecordedRange r : all) {
       if (r.end - r.start > budget) {
         break; // every range after this one is as long or longer
       }
@@ -309,7 +309,7 @@ public final class SnapshotRepository implements SnapshotSource {
     return kept;
   }
 
-  private record WarmRange(String file, long start, long end) {}
+  private record RecordedRange(String file, long start, long end) {}
 
   private FileEntry describeFile(Directory dir, String file, ReadRecordingDirectory.Reads openReads,
       List<long[]> warm, SnapshotOptions options) throws IOException {
@@ -333,7 +333,7 @@ public final class SnapshotRepository implements SnapshotSource {
       List<long[]> ranges = new ArrayList<>();
       ranges.add(new long[] {0, Math.min(length, headerLength(in))});
       ranges.add(new long[] {length - CodecUtil.footerLength(), length});
-      long budget = options.hotBytesLimit();
+      long budget = options.warmBytesPerFile();
       for (long[] r : openReads.rangesOf(file, 0)) {
         long end = Math.min(r[1], length);
         if (end - r[0] > budget) {
@@ -345,14 +345,14 @@ public final class SnapshotRepository implements SnapshotSource {
       for (long[] r : warm) {
         ranges.add(new long[] {r[0], Math.min(r[1], length)});
       }
-      List<FileEntry.HotRange> hot = new ArrayList<>();
+      List<FileEntry.WarmRange> kept = new ArrayList<>();
       for (long[] r : merge(ranges)) {
         byte[] bytes = new byte[(int) (r[1] - r[0])];
         in.seek(r[0]);
         in.readBytes(bytes, 0, bytes.length);
-        hot.add(new FileEntry.HotRange(r[0], bytes));
+        kept.add(new FileEntry.WarmRange(r[0], bytes));
       }
-      return new FileEntry(file, length, checksum, BLOBS_PREFIX + address(in, file, length, checksum), null, hot);
+      return new FileEntry(file, length, checksum, BLOBS_PREFIX + address(in, file, length, checksum), null, kept);
     }
   }
 
@@ -419,7 +419,7 @@ public final class SnapshotRepository implements SnapshotSource {
     List<Upload> uploads = new ArrayList<>();
     Set<String> scheduled = new HashSet<>();
     for (FileEntry e : entries) {
-      if (e.isInlined() || !scheduled.add(e.blobName())) {
+      if (e.isKeptWhole() || !scheduled.add(e.blobName())) {
         skipped.add(() -> progress.done(e, false));
         continue;
       }

@@ -5,7 +5,7 @@
 /**
  * The snapshot format and its repository: {@link dev.permafrost.snapshot.SnapshotRepository} takes, lists and
  * deletes snapshots of Lucene commits in a blob store; a {@link dev.permafrost.snapshot.SnapshotManifest} describes
- * one (files, their checksums, the bytes it keeps inline: those a cold open reads and, if the snapshot was taken
+ * one (files, their checksums, the bytes it keeps: those a cold open reads and, if the snapshot was taken
  * with warm searches ({@link dev.permafrost.snapshot.SnapshotOptions#withWarmSearches}), those they read; the facts
  * a search can use without opening the index);
  * {@link dev.permafrost.snapshot.ChunkTable}s hold the checksum of every chunk of every file, against which reads are

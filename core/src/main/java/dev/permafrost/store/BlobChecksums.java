@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class BlobChecksums {
   /** Fills of a blob without checksums are aligned to the cache file's pages. */
-  static final int UNVERIFIED_UNIT = RegionFile.PAGE_SIZE;
+  static final int UNVERIFIED_UNIT = CacheFile.PAGE_SIZE;
 
   final String blobName;
   final String fileName;

@@ -54,7 +54,7 @@ public final class BlobDirectory extends Directory {
   private final String storeId;
   private final SharedRegionCache cache;
   private final String indexName;
-  private final ConcurrentHashMap<String, BlobFile> files = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, IndexFile> files = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private BlobDirectory(SnapshotManifest manifest, BlobStore store, SharedRegionCache cache, String indexName) {
@@ -155,10 +155,10 @@ public final class BlobDirectory extends Directory {
   public IndexInput openInput(String name, IOContext context) throws IOException {
     ensureOpen();
     FileEntry entry = entry(name);
-    BlobFile file = files.computeIfAbsent(name, n -> {
-      CachedBlob blob = entry.isInlined() ? null
+    IndexFile file = files.computeIfAbsent(name, n -> {
+      CachedBlob blob = entry.isKeptWhole() ? null
           : cache.acquire(storeId, entry, manifest.chunkSize());
-      return new BlobFile(entry, manifest.name(), store, storeId, blob, cache.counter(indexName, extension(name)),
+      return new IndexFile(entry, manifest.name(), store, storeId, blob, cache.counter(indexName, extension(name)),
           cache.scanBudget);
     });
     if (closed) { // closed while we acquired: give it back
@@ -166,13 +166,13 @@ public final class BlobDirectory extends Directory {
       throw new AlreadyClosedException("this BlobDirectory is closed: " + this);
     }
     // a damaged file's error names where its bytes are stored
-    String where = entry.isInlined() ? " in " + manifest.name() : " in " + manifest.name() + ", blob " + entry.blobName();
+    String where = entry.isKeptWhole() ? " in " + manifest.name() : " in " + manifest.name() + ", blob " + entry.blobName();
     return new BlobIndexInput("BlobIndexInput(" + name + where + ")", file, fillSize(context),
         context.hints(FileTypeHint.class).noneMatch(h -> h == FileTypeHint.INDEX));
   }
 
   /** What the inputs of {@code name} share, once one was opened (else null); for tests of the read path. */
-  BlobFile openedFile(String name) {
+  IndexFile openedFile(String name) {
     return files.get(name);
   }
 
@@ -254,7 +254,7 @@ public final class BlobDirectory extends Directory {
     }
   }
 
-  private void release(BlobFile file) {
+  private void release(IndexFile file) {
     if (file.cachedBlob != null && files.remove(file.name, file)) {
       cache.release(file.cachedBlob);
     }
@@ -267,7 +267,7 @@ public final class BlobDirectory extends Directory {
       return;
     }
     closed = true;
-    for (BlobFile f : files.values()) {
+    for (IndexFile f : files.values()) {
       release(f);
     }
     log.info("unmounted snapshot '{}' ('{}')", manifest.name(), indexName);

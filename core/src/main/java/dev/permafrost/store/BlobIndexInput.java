@@ -18,7 +18,7 @@ import org.apache.lucene.util.BitUtil;
 
 /**
  * Reads one file of a mounted snapshot. Bytes come from a "window": a run of bytes known to be readable, either
- * in the shared cache file (read through its memory mapping), in the manifest, or fetched straight from the store.
+ * in the shared cache file (read through its memory mapping), in the manifest, or fetched directly from the store.
  * A read inside the window is a bounds check, a positional read, and a check that the window's cache region has
  * not changed hands since (its generation); no lock, no allocation. Anything else goes to {@link #moveWindow},
  * which finds or fetches the bytes.
@@ -34,12 +34,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   static final int MAX_FILL = 8 << 20;
   private static final int PREFETCH_LIMIT = 16 << 20;
   /** The longest stretch of manifest-kept bytes inside a prefetched range that is fetched along with it. */
-  private static final int HOT_GAP_FETCHED = 64 << 10;
+  private static final int WARM_GAP_FETCHED = 64 << 10;
   /** One move between cached regions in this many is recorded in the frequency sketch (a power of two). */
   static final int ACCESS_SAMPLE = 8;
   private static final int KIND_NONE = 0;
   private static final int KIND_CACHE = 1;
-  private static final int KIND_MANIFEST = 2;
+  private static final int KIND_WARM_SET = 2;
   private static final int KIND_DIRECT = 3;
 
   /** State shared by a master input and all its clones and slices. */
@@ -47,7 +47,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     volatile boolean closed;
   }
 
-  private final BlobFile file;
+  private final IndexFile file;
   private final Master master;
   private final boolean isMaster;
   private final long sliceStart;
@@ -81,14 +81,14 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   // at once: cache.stats() is exact about them.
   private static final int STATS_BATCH = 64;
   private long pendingCacheBytes;
-  private long pendingManifestBytes;
+  private long pendingWarmSetBytes;
   private int pendingMoves;
 
   /**
-   * The bytes of this input (a column a collector named) read straight from the store when the cache did not admit
-   * them, shared with its clones, or null. See {@link ScanRead}.
+   * The bytes of this input (a column a collector named) read directly from the store when the cache did not admit
+   * them, shared with its clones, or null. See {@link DirectRead}.
    */
-  private ScanRead scanRead;
+  private DirectRead directRead;
   /** A private clone of the cache mapping, for bulk reads that need a file pointer. */
   private IndexInput cacheInput;
   private final byte[] scratch = new byte[Long.BYTES];
@@ -108,7 +108,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   /** The input tracked by {@link #cost} before this one (its list of inputs runs through them), or null. */
   private ReadCost.Input nextTracked;
 
-  BlobIndexInput(String description, BlobFile file, int baseFill, boolean fillsCrossRegions) {
+  BlobIndexInput(String description, IndexFile file, int baseFill, boolean fillsCrossRegions) {
     super(description);
     this.file = file;
     this.master = new Master();
@@ -131,13 +131,13 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     this.fillsCrossRegions = from.fillsCrossRegions;
     this.fillSize = from.fillSize;
     this.pos = sliceStart;
-    this.scanRead = from.scanRead;
+    this.directRead = from.directRead;
     // The window is immutable shared state: a clone can keep using it, clipped to its own bounds; but not a clone
     // made for work that fetched some of this blob, whose threads must see which of its requests they read from
     // (see setWindow)
     long start = Math.max(from.winStart, sliceStart);
     long end = Math.min(from.winEnd, sliceEnd);
-    if (start < end && (from.winKind == KIND_MANIFEST || cost == null || !cost.asksForBytes()
+    if (start < end && (from.winKind == KIND_WARM_SET || cost == null || !cost.asksForBytes()
         || !readsWhatItsWorkFetched(file))) {
       this.winStart = start;
       this.winEnd = end;
@@ -481,7 +481,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   }
 
   /** Whether the current thread reads for work that asked the store for bytes of {@code file}'s blob. */
-  private static boolean readsWhatItsWorkFetched(BlobFile file) {
+  private static boolean readsWhatItsWorkFetched(IndexFile file) {
     ReadCost.Reading reading = ReadCost.reading();
     return reading != null && file.cachedBlob != null && reading.fetched(file.cachedBlob.checksums);
   }
@@ -519,7 +519,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
             cost.fromCache(served);
           }
         }
-        case KIND_MANIFEST -> pendingManifestBytes += served;
+        case KIND_WARM_SET -> pendingWarmSetBytes += served;
         default -> {}
       }
       served = 0;
@@ -542,16 +542,16 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       counter.bytesReadFromCache.add(pendingCacheBytes);
       pendingCacheBytes = 0;
     }
-    if (pendingManifestBytes != 0) {
-      counter.bytesReadFromManifest.add(pendingManifestBytes);
-      pendingManifestBytes = 0;
+    if (pendingWarmSetBytes != 0) {
+      counter.bytesReadFromWarmSet.add(pendingWarmSetBytes);
+      pendingWarmSetBytes = 0;
     }
   }
 
   private void setWindow(long start, long end, long delta, RandomAccessInput access, SlotGeneration slot, int generation,
       int kind) {
     flushServed();
-    if (kind != KIND_MANIFEST && cost != null && cost.asksForBytes()) {
+    if (kind != KIND_WARM_SET && cost != null && cost.asksForBytes()) {
       // the reading thread moves to the wave of the request of its work that brought these bytes, if one did; and the
       // window holds no bytes of another request, whose wave the thread would then read unseen. Only for inputs made
       // for work that asked the store for something: a warm search's, or one counted by no work, pays nothing here
@@ -568,7 +568,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     winSlot = slot;
     winGeneration = generation;
     winKind = kind;
-    assert winStart < winEnd && (kind == KIND_MANIFEST || (wanted >= winStart && wanted < winEnd))
+    assert winStart < winEnd && (kind == KIND_WARM_SET || (wanted >= winStart && wanted < winEnd))
         : "[" + winStart + ", " + winEnd + ") for " + wanted;
   }
 
@@ -590,10 +590,10 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     // reading on from the window's end, or skipping a little past it (a column read for sparse hits, a run of point
     // leaves with gaps), is a scan: its fills grow
     boolean sequential = winKind != KIND_NONE && p >= winEnd && p - winEnd < fillSize;
-    int hot = file.hotRange(p);
-    if (hot >= 0) {
-      setWindow(file.hotStart(hot), file.hotEnd(hot), -file.hotStart(hot), file.hotWindow(hot), SlotGeneration.FIXED,
-          SlotGeneration.FIXED.generation, KIND_MANIFEST);
+    int warm = file.warmRange(p);
+    if (warm >= 0) {
+      setWindow(file.warmStart(warm), file.warmEnd(warm), -file.warmStart(warm), file.warmWindow(warm), SlotGeneration.FIXED,
+          SlotGeneration.FIXED.generation, KIND_WARM_SET);
       return;
     }
     fillSize = sequential ? Math.min(MAX_FILL, fillSize * 2) : baseFill;
@@ -606,9 +606,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     if (probeSkips(p)) {
       throw ReadIntent.NOT_CACHED;
     }
-    CachedBlob.StraightRead scan = scanRead;
-    if ((scan == null || !scan.holds(p)) && blob.hasStraightReads()) {
-      scan = blob.straightReadHolding(p); // another input's straight read has these bytes, or is bringing them
+    DirectRead scan = directRead;
+    if ((scan == null || !scan.holds(p)) && blob.hasDirectReads()) {
+      scan = blob.directReadHolding(p); // another input's direct read has these bytes, or is bringing them
     }
     if (scan != null && scan.holds(p)) {
       if (ReadIntent.probing() && !scan.ready()) {
@@ -616,20 +616,20 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       }
       HeapWindow bytes;
       try {
-        bytes = scan.await();
+        bytes = blob.awaitDirectRead(scan);
       } catch (IOException e) {
-        if (scan == scanRead) {
-          scanRead = null; // as after a failed fill: the next read tries again, the usual way
+        if (scan == directRead) {
+          directRead = null; // as after a failed fill: the next read tries again, the usual way
         }
         throw e;
       }
       if (bytes != null) {
-        setWindow(scan.from(), scan.to(), -scan.from(), bytes, SlotGeneration.FIXED, SlotGeneration.FIXED.generation,
+        setWindow(scan.start, scan.end, -scan.start, bytes, SlotGeneration.FIXED, SlotGeneration.FIXED.generation,
             KIND_DIRECT);
         return;
       }
-      if (scan == scanRead) {
-        scanRead = null; // called off: read as any other refused region
+      if (scan == directRead) {
+        directRead = null; // called off: read as any other refused region
       }
     }
     if (ReadIntent.probing()) {
@@ -643,7 +643,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     // a collector's threads reading its hits' values: their reads are points, not runs (no carrying on), and what the
     // cache does not admit is not read around it (the bytes would be thrown away and read again)
     boolean prefetching = ReadIntent.prefetching();
-    int result;
+    CachedBlob.Served result;
     try {
       result = blob.window(index, p, fillSize, fillsCrossRegions && !prefetching, !prefetching, file, this);
     } catch (CorruptIndexException e) {
@@ -653,13 +653,14 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     } catch (IOException e) {
       throw new IOException(e.getMessage() + " (reading " + file + ")", e);
     }
-    if (result == CachedBlob.REFUSED) {
-      throw ReadIntent.NOT_CACHED;
-    } else if (result == CachedBlob.MISS) {
-      file.counter.misses.increment();
-      flushStats();
-    } else if (result == CachedBlob.HIT) {
-      countHit();
+    switch (result) {
+      case REFUSED -> throw ReadIntent.NOT_CACHED;
+      case FETCHED -> {
+        file.counter.misses.increment();
+        flushStats();
+      }
+      case CACHED -> countHit();
+      case DIRECT -> { } // counted by the direct read
     }
     assert p >= winStart && p < winEnd : p + " outside the window [" + winStart + ", " + winEnd + ")";
   }
@@ -671,7 +672,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
 
   /**
    * Starts fetching [offset, offset+length) of this input; {@code scan}: this input will read all of it, so what the
-   * cache does not admit is read straight from the store now, in one request, for this input and its clones.
+   * cache does not admit is read directly from the store now, in one request, for this input and its clones.
    */
   private void prefetch(long offset, long length, boolean scan) throws IOException {
     ensureOpen();
@@ -692,33 +693,33 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     List<Filler.Piece> batch = new ArrayList<>();
     try {
       for (long p = start; p < end; ) {
-        int hot = file.hotRange(p);
-        if (hot >= 0) {
-          p = file.hotEnd(hot);
+        int warm = file.warmRange(p);
+        if (warm >= 0) {
+          p = file.warmEnd(warm);
           continue;
         }
         // what the manifest keeps is not fetched, but a short stretch of it between two that are is fetched along:
         // cutting a column around a warm set's small pieces would cost a request per piece
-        long stop = Math.min(end, file.nextHotStart(p));
+        long stop = Math.min(end, file.nextWarmStart(p));
         while (stop < end) {
-          int gap = file.hotRange(stop);
-          long resume = file.hotEnd(gap);
-          if (resume >= end || resume - stop > HOT_GAP_FETCHED) {
+          int gap = file.warmRange(stop);
+          long resume = file.warmEnd(gap);
+          if (resume >= end || resume - stop > WARM_GAP_FETCHED) {
             break;
           }
-          stop = Math.min(end, file.nextHotStart(resume));
+          stop = Math.min(end, file.nextWarmStart(resume));
         }
-        long[] refused = blob.prefetch(p, stop, file, batch);
+        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch);
         if (refused != null) {
-          refusedFrom = Math.min(refusedFrom, refused[0]);
-          refusedTo = Math.max(refusedTo, refused[1]);
+          refusedFrom = Math.min(refusedFrom, refused.from());
+          refusedTo = Math.max(refusedTo, refused.to());
         }
         p = stop;
       }
       if (scan && refusedFrom < refusedTo) {
-        // the stretch is read straight in one request: regions admitted amid it come with it, not fetched again
+        // the stretch is read directly in one request: regions admitted amid it come with it, not fetched again
         CachedBlob.withdrawInside(batch, blob.checksums.fetchStart(refusedFrom), blob.checksums.fetchEnd(refusedTo));
-        ReadIntent.wantStraight(file, sliceStart, refusedFrom, refusedTo);
+        ReadIntent.wantDirect(file, sliceStart, refusedFrom, refusedTo);
       }
     } finally {
       blob.startFills(batch, file); // registered fills must be queued, even if this failed part way
@@ -776,21 +777,22 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   public RandomAccessInput randomAccessSlice(long offset, long length) throws IOException {
     BlobIndexInput slice = slice("randomaccess", offset, length);
     CachedBlob blob = file.cachedBlob;
-    if (blob != null && slice.scanRead == null) {
-      // a column this thread named a moment ago (ColumnPrefetch), read straight from the store: read it from there
-      slice.scanRead = ReadIntent.takeStraightRead(blob, slice.sliceStart);
+    if (blob != null && slice.directRead == null) {
+      // a column this thread named a moment ago (ColumnPrefetch), read directly from the store: read it from there
+      slice.directRead = ReadIntent.takeDirectRead(blob, slice.sliceStart);
     }
-    Object opening = ReadIntent.opening();
+    ReadIntent.Opening opening = ReadIntent.opening();
     if (opening != null) {
       // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
       // sliced to the end of the file): only its head is a column's.
       long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
       long bytes = Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES);
-      if (opening instanceof long[] measure) {
-        measure[0] += bytes;
-        measure[1] = Math.max(measure[1], baseFill);
-      } else {
-        slice.prefetch(0, bytes, (Boolean) opening);
+      switch (opening) {
+        case ReadIntent.Measure m -> {
+          m.wholeBytes += bytes;
+          m.largestFill = Math.max(m.largestFill, baseFill);
+        }
+        case ReadIntent.FetchWhole whole -> slice.prefetch(0, bytes, whole == ReadIntent.FetchWhole.FOR_THIS_THREAD);
       }
     }
     return slice;

@@ -18,16 +18,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Lock order: the table's map is updated under its per-key locks (compute); they are taken with the pool's
  * monitor held (an eviction that empties a blob), never the other way round, and no slot monitor is taken under them.
  */
-final class BlobTable implements CachedBlob.Table {
+final class BlobTable {
   private final ConcurrentHashMap<String, CachedBlob> blobs = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong();
   private final SlotPool pool;
-  private final CacheFile cacheFile;
+  private final CacheSpace cacheSpace;
   private final int tailRegionSize;
 
-  BlobTable(SlotPool pool, CacheFile cacheFile, int tailRegionSize) {
+  BlobTable(SlotPool pool, CacheSpace cacheSpace, int tailRegionSize) {
     this.pool = pool;
-    this.cacheFile = cacheFile;
+    this.cacheSpace = cacheSpace;
     this.tailRegionSize = tailRegionSize;
   }
 
@@ -36,8 +36,8 @@ final class BlobTable implements CachedBlob.Table {
   }
 
   private CachedBlob newBlob(String key, FileEntry file, int chunkSize) {
-    return new CachedBlob(ids.incrementAndGet(), key, new BlobChecksums(file, chunkSize), pool, cacheFile,
-        tailRegionSize, this);
+    return new CachedBlob(ids.incrementAndGet(), key, new BlobChecksums(file, chunkSize), pool, cacheSpace,
+        tailRegionSize, this::noRegionsLeft);
   }
 
   /**
@@ -71,8 +71,8 @@ final class BlobTable implements CachedBlob.Table {
     });
   }
 
-  @Override
-  public void noRegionsLeft(CachedBlob blob) {
+  /** No slot holds a region of {@code blob} any more: forgets it if no directory reads it. */
+  private void noRegionsLeft(CachedBlob blob) {
     blobs.computeIfPresent(blob.key, (k, b) -> b == blob && b.refs == 0 && b.slotsHeld() == 0 ? null : b);
   }
 

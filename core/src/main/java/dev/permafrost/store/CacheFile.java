@@ -3,57 +3,150 @@
  */
 package dev.permafrost.store;
 
-import org.apache.lucene.store.AlreadyClosedException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.Lock;
+import org.apache.lucene.store.LockObtainFailedException;
+import org.apache.lucene.store.MMapDirectory;
+import org.apache.lucene.store.NativeFSLockFactory;
 import org.apache.lucene.store.RandomAccessInput;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.lucene.util.IOUtils;
 
 /**
- * The cache file as its slots use it: the file and its mapping ({@link RegionFile}), the {@link Filler} that writes
- * fetched bytes into it, the longest a reader waits for the store, and whether the cache is still open. One per cache,
- * shared by every slot; it knows nothing of slots or blobs.
+ * The cache file on disk: one file of fixed size holding every slot, created, locked, sized and mapped here, and
+ * written only through {@link #write}. Reads go through a memory mapping made by Lucene's {@link MMapDirectory}
+ * (on Java 21 its {@code MemorySegment} access is the fastest portable way to map a file).
+ *
+ * <p>One cache per directory: a native lock is taken on a separate file ({@value #LOCK_NAME}) before the cache
+ * file is touched, and held until {@link #close()}. The lock file is never mapped or opened elsewhere, because
+ * closing any channel of a file drops the process's lock on it (and Lucene's mapping opens and closes one on the
+ * cache file). A second cache on the same directory, in this process or another, fails before it can resize or
+ * write the file.
  */
-final class CacheFile {
-  private static final Logger log = LoggerFactory.getLogger(CacheFile.class);
+final class CacheFile implements Closeable {
+  static final String FILE_NAME = "permafrost-regions.cache";
+  static final String LOCK_NAME = "permafrost-regions.lock";
+  /** The cache file's page: the unit of its slots' fill bitmaps, and the smallest slot. */
+  static final int PAGE_SIZE = 4096;
 
-  final RegionFile regionFile;
-  final Filler filler;
-  /** The longest a reader waits for the store: see {@link SharedRegionCache.Builder#maxReadWait}. */
-  final long maxReadWaitNanos;
-  private final WarnOnce restoredMismatches = new WarnOnce(log);
-  private volatile boolean closed;
+  private final Path file;
+  private final long size;
+  private final MMapDirectory directory;
+  private final Lock lock;
+  private final FileChannel channel;
+  private final IndexInput mapped;
+  private final RandomAccessInput mappedAccess;
 
-  CacheFile(RegionFile regionFile, Filler filler, long maxReadWaitNanos) {
-    this.regionFile = regionFile;
-    this.filler = filler;
-    this.maxReadWaitNanos = maxReadWaitNanos;
+  private CacheFile(Path dir, long size, boolean preallocate) throws IOException {
+    this.file = dir.resolve(FILE_NAME);
+    this.size = size;
+    this.directory = new MMapDirectory(dir, NativeFSLockFactory.INSTANCE);
+    Lock obtained = null;
+    FileChannel ch = null;
+    IndexInput map = null;
+    boolean success = false;
+    try {
+      try {
+        obtained = directory.obtainLock(LOCK_NAME);
+      } catch (LockObtainFailedException e) {
+        throw new IllegalStateException("the cache directory " + dir + " is in use by another SharedRegionCache, in"
+            + " this process or another (it holds the lock on " + dir.resolve(LOCK_NAME) + "); give each cache its"
+            + " own directory, or close the other cache first", e);
+      }
+      ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      resize(ch, size, preallocate);
+      map = directory.openInput(FILE_NAME, IOContext.DEFAULT);
+      success = true;
+    } finally {
+      if (!success) {
+        IOUtils.closeWhileHandlingException(map, ch, obtained, directory);
+      }
+    }
+    this.lock = obtained;
+    this.channel = ch;
+    this.mapped = map;
+    this.mappedAccess = (RandomAccessInput) map;
   }
 
-  /** The memory mapping of the whole cache file, for positional reads from any thread. */
-  RandomAccessInput mapped() {
-    return regionFile.mapped();
+  /**
+   * Locks {@code dir}, then creates or resizes its cache file to exactly {@code size} bytes and maps it.
+   *
+   * @param preallocate write zeros over new space, so that the disk space is really taken now
+   * @throws IllegalStateException if another cache holds the directory
+   */
+  static CacheFile open(Path dir, long size, boolean preallocate) throws IOException {
+    return new CacheFile(dir, size, preallocate);
   }
 
-  boolean isClosed() {
-    return closed;
-  }
-
-  /** Marks the cache closed: from now on {@link #ensureOpen} throws, and waiting readers notice within 200 ms. */
-  void markClosed() {
-    closed = true;
-  }
-
-  void ensureOpen() {
-    if (closed) {
-      throw new AlreadyClosedException("the shared region cache at " + regionFile.path() + " is closed");
+  private void resize(FileChannel ch, long bytes, boolean preallocate) throws IOException {
+    long current = ch.size();
+    if (current > bytes) {
+      ch.truncate(bytes);
+      return;
+    }
+    if (current == bytes) {
+      return;
+    }
+    FileStore store = Files.getFileStore(file);
+    if (store.getUsableSpace() < bytes - current) {
+      throw new IOException("not enough disk space for a cache file of " + bytes + " bytes at " + file
+          + " (usable: " + store.getUsableSpace() + " bytes); give a smaller size");
+    }
+    try {
+      if (preallocate) {
+        ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
+        for (long pos = current; pos < bytes; ) {
+          zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - pos));
+          pos += ch.write(zeros, pos);
+        }
+        ch.force(false);
+      } else {
+        ch.write(ByteBuffer.wrap(new byte[1]), bytes - 1);
+      }
+    } catch (IOException e) {
+      ch.truncate(current);
+      throw new IOException("cannot allocate the cache file " + file + " of " + bytes + " bytes: " + e.getMessage(), e);
     }
   }
 
-  /** Logs (once at WARN, then at DEBUG) a restored unit that did not match its recorded checksum. */
-  void restoredMismatch(BlobChecksums blob, int index, long regionOffset, int length, int expected, int actual) {
-    restoredMismatches.warn("restored", "bytes [{}, +{}) of region {} of blob {} ({}) in the cache file {} do not match"
-        + " the crc32c recorded at the last clean close ({} recorded, {} found): the file was changed while the cache"
-        + " was closed; the region's unverified bytes are dropped and fetched again", regionOffset, length, index,
-        blob.blobName, blob.fileName, regionFile.path(), Integer.toHexString(expected), Integer.toHexString(actual));
+  /** Writes {@code length} bytes of {@code bytes} at {@code position} of the file. */
+  void write(byte[] bytes, int offset, int length, long position) throws IOException {
+    assert position >= 0 && position + length <= size : "write of " + length + " at " + position + " past " + size;
+    ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length);
+    while (buffer.hasRemaining()) {
+      position += channel.write(buffer, position);
+    }
+  }
+
+  /** Syncs the file's written bytes to the disk. */
+  void force() throws IOException {
+    channel.force(false);
+  }
+
+  /** The mapping of the whole file, for positional reads from any thread. */
+  RandomAccessInput mapped() {
+    return mappedAccess;
+  }
+
+  Path path() {
+    return file;
+  }
+
+  long size() {
+    return size;
+  }
+
+  /** Unmaps, closes and unlocks, the lock last. */
+  @Override
+  public void close() throws IOException {
+    IOUtils.close(mapped, channel, directory, lock);
   }
 }

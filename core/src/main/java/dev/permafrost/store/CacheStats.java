@@ -15,10 +15,10 @@ import java.util.Map;
  *     when a region needs one, and merged back when freed)
  * @param regionsInUse slots holding a region of some file
  * @param evictions regions taken from one file to give to another
- * @param fillsInFlight fetches from the store asked for and not done yet: fills of the cache, reads straight from the
+ * @param fillsInFlight fetches from the store asked for and not done yet: fills of the cache, reads directly from the
  *     store, chunk tables (queued or running)
  * @param cacheWriteFailures fills that could not write to the cache file (a full disk): their readers read
- *     straight from the store instead
+ *     directly from the store instead
  * @param total counts over every index and file type
  * @param perIndex counts per mounted index (by the name it was mounted under)
  * @param perExtension counts per Lucene file extension ({@code tim}, {@code doc}, {@code dvd}, ...)
@@ -46,10 +46,10 @@ public record CacheStats(
    *     ranges, and when it is closed: this one lags a little behind the reads, at no cost to them)
    * @param fetches requests to the blob store that filled the cache
    * @param bytesFetched bytes those requests brought into the cache
-   * @param directReads requests served straight from the store, bypassing the cache (a region was not admitted,
+   * @param directReads requests served directly from the store, bypassing the cache (a region was not admitted,
    *     nothing could be evicted, or the cache file could not be written); verified like fills
    * @param bytesReadDirect bytes of those requests
-   * @param bytesReadFromManifest bytes served from the manifest (inlined files, headers, footers)
+   * @param bytesReadFromWarmSet bytes served from the manifest (files kept whole, headers, footers)
    * @param checksumMismatches fetched chunks (or whole files) whose bytes did not match the checksum the snapshot
    *     recorded: each was fetched again, and never served; a second mismatch failed the read
    * @param chunkTableFetches requests for chunk tables (one per blob when it is first read, sent in parallel with
@@ -63,7 +63,7 @@ public record CacheStats(
       long bytesFetched,
       long directReads,
       long bytesReadDirect,
-      long bytesReadFromManifest,
+      long bytesReadFromWarmSet,
       long checksumMismatches,
       long chunkTableFetches) {
     public static final Counts ZERO = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -77,7 +77,7 @@ public record CacheStats(
           bytesFetched + o.bytesFetched,
           directReads + o.directReads,
           bytesReadDirect + o.bytesReadDirect,
-          bytesReadFromManifest + o.bytesReadFromManifest,
+          bytesReadFromWarmSet + o.bytesReadFromWarmSet,
           checksumMismatches + o.checksumMismatches,
           chunkTableFetches + o.chunkTableFetches);
     }

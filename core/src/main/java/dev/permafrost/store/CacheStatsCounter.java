@@ -14,7 +14,7 @@ final class CacheStatsCounter {
   final LongAdder bytesFetched = new LongAdder();
   final LongAdder directReads = new LongAdder();
   final LongAdder bytesReadDirect = new LongAdder();
-  final LongAdder bytesReadFromManifest = new LongAdder();
+  final LongAdder bytesReadFromWarmSet = new LongAdder();
   final LongAdder checksumMismatches = new LongAdder();
   final LongAdder chunkTableFetches = new LongAdder();
 
@@ -27,7 +27,7 @@ final class CacheStatsCounter {
         bytesFetched.sum(),
         directReads.sum(),
         bytesReadDirect.sum(),
-        bytesReadFromManifest.sum(),
+        bytesReadFromWarmSet.sum(),
         checksumMismatches.sum(),
         chunkTableFetches.sum());
   }

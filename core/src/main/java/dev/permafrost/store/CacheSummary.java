@@ -91,9 +91,9 @@ public record CacheSummary(
       throw new java.nio.file.NoSuchFileException(dir.toString(), null, "no such cache directory");
     }
     if (!Files.isDirectory(dir)) {
-      throw new java.nio.file.NotDirectoryException(dir + " (a cache directory holds " + RegionFile.FILE_NAME + ")");
+      throw new java.nio.file.NotDirectoryException(dir + " (a cache directory holds " + CacheFile.FILE_NAME + ")");
     }
-    Path file = dir.resolve(RegionFile.FILE_NAME);
+    Path file = dir.resolve(CacheFile.FILE_NAME);
     long cacheFileBytes = Files.exists(file) ? Files.size(file) : -1;
     CacheRecord.Loaded loaded = CacheRecord.peek(dir);
     if (loaded.coldReason() != null) {

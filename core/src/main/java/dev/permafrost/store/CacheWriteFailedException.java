@@ -7,7 +7,7 @@ import java.io.IOException;
 
 /**
  * Writing fetched bytes into the cache file failed (a full disk, an I/O error): the fill gives up, its pages stay
- * missing, and the readers waiting for it read straight from the store instead of failing.
+ * missing, and the readers waiting for it read directly from the store instead of failing.
  */
 final class CacheWriteFailedException extends IOException {
   private static final long serialVersionUID = 1L;

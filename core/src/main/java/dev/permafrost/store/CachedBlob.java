@@ -10,14 +10,15 @@ import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The cache's view of one blob: how it is cut into regions, which slot holds each region, and how a read of it is
- * served (from a slot, fetching what is missing; or straight from the store when the cache does not admit a region).
+ * served (from a slot, fetching what is missing; or directly from the store when the cache does not admit a region).
  * Shared by every mounted index that uses the blob (blobs are content-addressed). Closing the last directory that
  * reads it does not evict its regions: they stay until evicted (or cleared), and the cache forgets the blob once no
- * one reads it and no slot holds any of it ({@link Table}).
+ * one reads it and no slot holds any of it (the cache's blob table hears of it through {@code noRegionsLeft}).
  *
  * <p>A blob is cut into full regions of the full slot size, and its tail (what is left after the last full
  * region, which for a small blob is all of it) into regions of the tail region size. Each region takes a slot of
@@ -26,42 +27,21 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * is its {@link BlobChecksums}.
  */
 final class CachedBlob implements RegionOwner {
-  /** {@link #window}'s results: the bytes were cached, fetched into the cache, read straight from the store, or refused. */
-  static final int HIT = 0;
-  static final int MISS = 1;
-  static final int DIRECT = 2;
-  /** The region is not admitted and the reader asked not to read around the cache. */
-  static final int REFUSED = 3;
+  /** Positions [from, to) of a blob. */
+  record Stretch(long from, long to) {}
 
-  /**
-   * Bytes of a blob read straight from the store into heap for a scan ({@link ScanRead}), which every input of the
-   * blob that moves into them reads from while some input still holds the read.
-   */
-  interface StraightRead {
-    /** Whether blob position {@code p} is in [{@link #from}, {@link #to}). */
-    boolean holds(long p);
-
-    /** The first byte the read covers (a blob position). */
-    long from();
-
-    /** The end of what the read covers (a blob position). */
-    long to();
-
-    /** Whether the bytes are in (a reader asking now does not wait). */
-    boolean ready();
-
-    /** Whether the read failed or was called off (its bytes will never be in). */
-    boolean failed();
-
-    /** The bytes of [from, to), waiting for them until the reader's deadline; null if the read was called off. */
-    HeapWindow await() throws IOException;
+  /** Where {@link #window} found the bytes. */
+  enum Served {
+    /** In the cache. */
+    CACHED,
+    /** Fetched into the cache while the reader waited. */
+    FETCHED,
+    /** Read directly from the store: the region was not admitted, or the cache file could not be written. */
+    DIRECT,
+    /** Not read: the region is not admitted and the reader asked not to read around the cache. */
+    REFUSED
   }
 
-  /** What a blob tells the table of blobs it is kept in. */
-  interface Table {
-    /** No slot holds a region of {@code blob} any more: forget it if no directory reads it. */
-    void noRegionsLeft(CachedBlob blob);
-  }
 
   final long id;
   final String key;
@@ -69,8 +49,9 @@ final class CachedBlob implements RegionOwner {
   final String blobName;
   final long length;
   private final SlotPool pool;
-  private final CacheFile cacheFile;
-  private final Table table;
+  private final CacheSpace cacheSpace;
+  /** Told when no slot holds a region of this blob any more: the table of blobs forgets it if no directory reads it. */
+  private final Consumer<CachedBlob> noRegionsLeft;
   private final int fullSize;
   private final int tailSize;
   private final int minSlotSize;
@@ -85,24 +66,25 @@ final class CachedBlob implements RegionOwner {
   /** How many slots hold a region of this blob. */
   private final AtomicInteger slotsHeld = new AtomicInteger();
   /**
-   * The straight reads of this blob ({@link StraightRead}) that some input may still hold: an input moving into bytes one
+   * The direct reads of this blob ({@link DirectRead}) that some input may still hold: an input moving into bytes one
    * of them holds (or is bringing) reads them from it rather than fetching them again. Weak: a read no input refers
    * to is gone. Copy on write, under this blob's monitor.
    */
-  private volatile List<WeakReference<StraightRead>> straightReads = List.of();
+  private volatile List<WeakReference<DirectRead>> openDirectReads = List.of();
 
   /**
    * @param tailSize the size of the regions a blob's tail is cut into: a power of two, at most {@code pool.maxSize}
    */
-  CachedBlob(long id, String key, BlobChecksums checksums, SlotPool pool, CacheFile cacheFile, int tailSize, Table table) {
+  CachedBlob(long id, String key, BlobChecksums checksums, SlotPool pool, CacheSpace cacheSpace, int tailSize,
+      Consumer<CachedBlob> noRegionsLeft) {
     this.id = id;
     this.key = key;
     this.checksums = checksums;
     this.blobName = checksums.blobName;
     this.length = checksums.length;
     this.pool = pool;
-    this.cacheFile = cacheFile;
-    this.table = table;
+    this.cacheSpace = cacheSpace;
+    this.noRegionsLeft = noRegionsLeft;
     assert Integer.bitCount(tailSize) == 1 && tailSize <= pool.maxSize && tailSize >= pool.minSize : tailSize;
     this.fullSize = pool.maxSize;
     this.tailSize = tailSize;
@@ -184,7 +166,7 @@ final class CachedBlob implements RegionOwner {
     Slot s = slots.get(index);
     if (s != null && !s.holds(this, index) && slots.compareAndSet(index, s, null)
         && slotsHeld.decrementAndGet() == 0) {
-      table.noRegionsLeft(this);
+      noRegionsLeft.accept(this);
     }
   }
 
@@ -204,7 +186,7 @@ final class CachedBlob implements RegionOwner {
       if (s != null) {
         return s;
       }
-      cacheFile.ensureOpen();
+      cacheSpace.ensureOpen();
       Slot slot = pool.take(this, index, reader);
       if (slot == null) {
         return null;
@@ -229,27 +211,74 @@ final class CachedBlob implements RegionOwner {
 
   // ---- reads ----
 
-  /** Notes a straight read of this blob, for other inputs that move into its bytes ({@link #straightReadHolding}). */
-  synchronized void addStraightRead(StraightRead read) {
-    List<WeakReference<StraightRead>> live = new ArrayList<>(straightReads.size() + 1);
-    for (WeakReference<StraightRead> ref : straightReads) {
+  /** Notes a direct read of this blob, for other inputs that move into its bytes ({@link #directReadHolding}). */
+  private synchronized void addDirectRead(DirectRead read) {
+    List<WeakReference<DirectRead>> live = new ArrayList<>(openDirectReads.size() + 1);
+    for (WeakReference<DirectRead> ref : openDirectReads) {
       if (ref.get() != null) {
         live.add(ref);
       }
     }
     live.add(new WeakReference<>(read));
-    straightReads = List.copyOf(live);
+    openDirectReads = List.copyOf(live);
   }
 
-  /** Whether a straight read of this blob may still be held by an input (a hint: the list is checked on moves only). */
-  boolean hasStraightReads() {
-    return !straightReads.isEmpty();
+  /**
+   * Starts reading [{@code from}, {@code to}) of this blob directly from the store for {@code origin}, or returns
+   * null if {@code budget} has no room (or the cache is closed): the scan then reads those regions as it goes.
+   */
+  DirectRead startDirectRead(ScanBudget budget, FetchOrigin origin, long from, long to) {
+    long start = checksums.fetchStart(from);
+    long end = checksums.fetchEnd(to);
+    long bytes = end - start;
+    if (!budget.take(bytes)) {
+      return null;
+    }
+    Filler.DirectTask task = startDirect(start, end, origin);
+    if (task == null) {
+      budget.giveBack(bytes);
+      return null;
+    }
+    DirectRead read = new DirectRead(task, budget, bytes);
+    addDirectRead(read);
+    return read;
   }
 
-  /** A straight read of this blob that holds position {@code p} and has not failed, or null. */
-  StraightRead straightReadHolding(long p) {
-    for (WeakReference<StraightRead> ref : straightReads) {
-      StraightRead read = ref.get();
+  /**
+   * The bytes of {@code read}, waiting for them until the reader's deadline; null if the read was called off (every
+   * reader gave up once): the caller reads as if there were no direct read. The first to get them offers the regions
+   * the cache admitted amid the stretch to their slots, filled without a fetch.
+   */
+  HeapWindow awaitDirectRead(DirectRead read) throws IOException {
+    HeapWindow w = read.window;
+    if (w == null) {
+      byte[] bytes;
+      try {
+        bytes = awaitDirect(read.task);
+      } catch (FetchTask.Cancelled e) {
+        return null;
+      }
+      w = new HeapWindow(bytes);
+      synchronized (read) {
+        if (read.window != null) {
+          return read.window;
+        }
+        read.window = w;
+      }
+      offerAdmitted(bytes, read.start, read.end);
+    }
+    return w;
+  }
+
+  /** Whether a direct read of this blob may still be held by an input (a hint: the list is checked on moves only). */
+  boolean hasDirectReads() {
+    return !openDirectReads.isEmpty();
+  }
+
+  /** A direct read of this blob that holds position {@code p} and has not failed, or null. */
+  DirectRead directReadHolding(long p) {
+    for (WeakReference<DirectRead> ref : openDirectReads) {
+      DirectRead read = ref.get();
       if (read != null && read.holds(p) && !read.failed()) {
         return read;
       }
@@ -281,35 +310,34 @@ final class CachedBlob implements RegionOwner {
 
   /**
    * Points {@code target} at readable bytes that include position {@code p} of region {@code index}: from the
-   * cache (fetching what is missing), or straight from the store when the region is not admitted or the cache
+   * cache (fetching what is missing), or directly from the store when the region is not admitted or the cache
    * file cannot be written.
    *
    * @param crossRegions whether a fill that the region's end cuts short of {@code fillSize} goes on into the next
    *     region, fetched beside it (see {@link #carryOn})
-   * @param readAround whether a region the cache does not admit is read straight from the store (false: return
-   *     {@link #REFUSED})
-   * @return {@link #HIT}, {@link #MISS}, {@link #DIRECT} or {@link #REFUSED}
+   * @param readAround whether a region the cache does not admit is read directly from the store (false: return
+   *     {@link Served#REFUSED})
    */
-  int window(int index, long p, int fillSize, boolean crossRegions, boolean readAround, FetchOrigin origin,
+  Served window(int index, long p, int fillSize, boolean crossRegions, boolean readAround, FetchOrigin origin,
       WindowTarget target) throws IOException {
     Slot cached = slots.get(index);
     if (cached != null && cached.offerFilled(this, index, p, target)) {
-      return HIT;
+      return Served.CACHED;
     }
     for (;;) {
       Slot slot = slotFor(index, true);
       if (slot == null) {
         if (!readAround) {
-          return REFUSED;
+          return Served.REFUSED;
         }
         readDirect(index, p, fillSize, crossRegions, origin, target);
-        return DIRECT;
+        return Served.DIRECT;
       }
-      int result;
+      Slot.PageResult result;
       try {
         long rel = p - regionStart(index);
         result = slot.awaitPage(this, index, rel, fillSize, crossRegions, origin, target);
-        if (result == Slot.CUT_AT_REGION_END) {
+        if (result == Slot.PageResult.CUT_AT_REGION_END) {
           // the reader's fill stops at the region's end: what it wants past it is fetched beside it, from the next
           // region, so that reading on across the boundary does not cost another round trip
           long regionEnd = regionStart(index) + regionLength(index);
@@ -325,27 +353,30 @@ final class CachedBlob implements RegionOwner {
               h.slot().letGo(h.fill(), gaveUp);
             }
           }
-          if (result == Slot.HIT) {
-            result = Slot.MISS; // this reader started the fetch; it was done before the reader came back to wait
+          if (result == Slot.PageResult.CACHED) {
+            result = Slot.PageResult.FETCHED; // this reader started the fetch, done before it came back to wait
           }
         }
       } catch (CacheWriteFailedException e) {
         readDirect(index, p, fillSize, crossRegions, origin, target);
-        return DIRECT;
+        return Served.DIRECT;
       }
-      if (result == Slot.HIT) {
-        return HIT;
+      switch (result) {
+        case CACHED -> {
+          return Served.CACHED;
+        }
+        case FETCHED -> {
+          return Served.FETCHED;
+        }
+        case STALE -> { } // the slot moved on: look the region up again
+        case CUT_AT_REGION_END -> throw new AssertionError("a second wait does not report a cut");
       }
-      if (result == Slot.MISS) {
-        return MISS;
-      }
-      assert result == Slot.STALE : result;
       regionReleased(index);
     }
   }
 
   /**
-   * Reads at least the page holding {@code p} (and up to {@code fillSize} bytes) straight from the store, verified;
+   * Reads at least the page holding {@code p} (and up to {@code fillSize} bytes) directly from the store, verified;
    * with {@code crossRegions}, on past the region's end as a fill carries on, through the regions after it that no
    * slot holds (a scan the cache does not admit reads a growing stretch a request, not a region; a region the cache
    * holds, or is filling, is read from there). The whole regions after the first that the read brought are offered
@@ -354,7 +385,7 @@ final class CachedBlob implements RegionOwner {
   private void readDirect(int index, long p, int fillSize, boolean crossRegions, FetchOrigin origin,
       WindowTarget target) throws IOException {
     long regionStart = regionStart(index);
-    long start = Math.max(regionStart, p - p % RegionFile.PAGE_SIZE);
+    long start = Math.max(regionStart, p - p % CacheFile.PAGE_SIZE);
     long want = Math.min(length, Math.max(start + fillSize, p + 1));
     long limit = regionStart + regionLength(index);
     for (int next = index + 1; crossRegions && limit < want && slots.get(next) == null; next++) {
@@ -363,8 +394,8 @@ final class CachedBlob implements RegionOwner {
     long end = Math.min(limit, want);
     long from = checksums.fetchStart(start);
     long to = checksums.fetchEnd(end);
-    byte[] bytes = cacheFile.filler.fetchDirect(checksums, origin, from, to,
-        ReadDeadline.forWait(System.nanoTime(), cacheFile.maxReadWaitNanos));
+    byte[] bytes = cacheSpace.filler.fetchDirect(checksums, origin, from, to,
+        ReadDeadline.forWait(System.nanoTime(), cacheSpace.maxReadWaitNanos));
     target.setHeapWindow(from, to, new HeapWindow(bytes));
     for (int next = index + 1; next < regionCount() && regionStart(next) + regionLength(next) <= to; next++) {
       recordAccess(next);
@@ -376,25 +407,25 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
-   * Starts reading [from, to) (aligned for verification) straight from the store on the prefetch lane, for a reader
+   * Starts reading [from, to) (aligned for verification) directly from the store on the prefetch lane, for a reader
    * that will ask for it later ({@link #awaitDirect}); null if the cache is closed.
    */
   Filler.DirectTask startDirect(long from, long to, FetchOrigin origin) {
-    return cacheFile.filler.startDirect(checksums, origin, from, to);
+    return cacheSpace.filler.startDirect(checksums, origin, from, to);
   }
 
   /** Waits for a direct read's bytes until the reader's deadline; see {@link Filler#awaitDirect}. */
   byte[] awaitDirect(Filler.DirectTask task) throws IOException {
-    return cacheFile.filler.awaitDirect(task, ReadDeadline.forWait(System.nanoTime(), cacheFile.maxReadWaitNanos));
+    return cacheSpace.filler.awaitDirect(task, ReadDeadline.forWait(System.nanoTime(), cacheSpace.maxReadWaitNanos));
   }
 
   /**
    * Registers fills, added to {@code batch} (which the caller hands to {@link #startFills}), for what is missing of
    * [start, end) in the regions the cache admits, and returns the stretch of it that the cache did not admit, from the
-   * first refused region to the end of the last (a scan may read it straight from the store), or null if every
+   * first refused region to the end of the last (a scan may read it directly from the store), or null if every
    * region was admitted.
    */
-  long[] prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch) {
+  Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch) {
     long refusedFrom = -1;
     long refusedTo = -1;
     for (long p = start; p < end; ) {
@@ -410,17 +441,17 @@ final class CachedBlob implements RegionOwner {
       }
       p = regionEnd;
     }
-    return refusedFrom < 0 ? null : new long[] {refusedFrom, refusedTo};
+    return refusedFrom < 0 ? null : new Stretch(refusedFrom, refusedTo);
   }
 
   /** Starts the fills of {@code batch} (registered by {@link #prefetch}): one request for each run of adjacent ones. */
   void startFills(List<Filler.Piece> batch, FetchOrigin origin) {
-    cacheFile.filler.start(batch, checksums, origin);
+    cacheSpace.filler.start(batch, checksums, origin);
   }
 
   /**
    * Takes out of {@code batch}, unqueued, the fills inside [from, to): admitted regions amid refused ones, which a
-   * straight read of that stretch brings anyway (one request, no byte twice) and offers to their slots
+   * direct read of that stretch brings anyway (one request, no byte twice) and offers to their slots
    * ({@link #offerAdmitted}).
    */
   static void withdrawInside(List<Filler.Piece> batch, long from, long to) {
@@ -434,7 +465,7 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
-   * Offers the whole regions within [from, to), whose bytes are {@code bytes} (verified, read straight from the
+   * Offers the whole regions within [from, to), whose bytes are {@code bytes} (verified, read directly from the
    * store), to the slots that hold them and have none of their bytes yet: a stretch read past admitted regions fills
    * them without a fetch of their own.
    */
@@ -455,7 +486,7 @@ final class CachedBlob implements RegionOwner {
    * Starts fetching the missing pages of [start, end), the rest of a reader's fill that its region's end cut short
    * (the pieces of adjacent regions in one request), on the prefetch lane but admitted and valued as a reader's
    * fetch; returns them, held for the reader. A region the cache does not admit is skipped: the reader reads it
-   * straight from the store if it gets there.
+   * directly from the store if it gets there.
    */
   private List<HeldFill> carryOn(long start, long end, FetchOrigin origin) {
     List<HeldFill> held = new ArrayList<>(2);
@@ -477,7 +508,7 @@ final class CachedBlob implements RegionOwner {
         p = regionEnd;
       }
     } finally {
-      cacheFile.filler.start(batch, checksums, origin); // the next regions' pieces, one request each run
+      cacheSpace.filler.start(batch, checksums, origin); // the next regions' pieces, one request each run
     }
     return held;
   }

@@ -51,7 +51,7 @@ public final class ColumnPrefetch {
   /**
    * Starts fetching the doc-values columns of {@code fields} in every segment of {@code reader}; returns at once.
    * For a search that is about to collect every segment on this thread (a sorted search): one call for all of them,
-   * because a call forgets the columns that this thread's previous call read straight from the store.
+   * because a call forgets the columns that this thread's previous call read directly from the store.
    */
   public static void prefetch(IndexReader reader, Collection<String> fields) throws IOException {
     List<LeafReader> segments = new ArrayList<>(reader.leaves().size());
@@ -65,12 +65,13 @@ public final class ColumnPrefetch {
     if (ReadIntent.opening() == null) {
       ReadIntent.forgetStarted(); // the columns of the last call: its collectors have opened them by now
     }
-    openWhole(segments, fields, Boolean.TRUE);
+    openWhole(segments, fields, ReadIntent.FetchWhole.FOR_THIS_THREAD);
   }
 
-  /** Opens the doc values of {@code fields} in each segment, their slices to be fetched whole ({@code mode}: see {@link ReadIntent#opening()}). */
-  private static void openWhole(List<LeafReader> segments, Collection<String> fields, Boolean mode) throws IOException {
-    Object outer = ReadIntent.opening(mode);
+  /** Opens the doc values of {@code fields} in each segment, their slices to be fetched whole as {@code mode} says. */
+  private static void openWhole(List<LeafReader> segments, Collection<String> fields, ReadIntent.FetchWhole mode)
+      throws IOException {
+    ReadIntent.Opening outer = ReadIntent.opening(mode);
     try {
       for (LeafReader reader : segments) {
         for (String field : fields) {
@@ -93,19 +94,19 @@ public final class ColumnPrefetch {
 
   /**
    * Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment whole, into the cache only,
-   * for reads on other threads; this thread's straight reads of an earlier call stay.
+   * for reads on other threads; this thread's direct reads of an earlier call stay.
    */
   static void fetchWhole(LeafReader reader, Collection<String> fields) throws IOException {
-    openWhole(List.of(reader), fields, Boolean.FALSE);
+    openWhole(List.of(reader), fields, ReadIntent.FetchWhole.INTO_CACHE);
   }
 
   /**
    * What fetching {@code field}'s columns whole would bring, in bytes, and the fill one read of a value starts
    * (0 and 0 on a directory other than a {@link BlobDirectory}); fetches nothing.
    */
-  static long[] measure(LeafReader reader, FieldInfo field) throws IOException {
-    long[] size = new long[2];
-    Object outer = ReadIntent.opening(size);
+  static ReadIntent.Measure measure(LeafReader reader, FieldInfo field) throws IOException {
+    ReadIntent.Measure size = new ReadIntent.Measure();
+    ReadIntent.Opening outer = ReadIntent.opening(size);
     try {
       open(reader, field.name, field.getDocValuesType());
     } finally {

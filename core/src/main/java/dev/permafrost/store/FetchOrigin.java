@@ -8,7 +8,7 @@ import dev.permafrost.blob.BlobStore;
 /**
  * Where a fetch reads from and what it reports to: the store of the mounted file that asked for it, how long the
  * store policy lets a read of it take, and the counters of that file. Defined here, in the fetching layer, and
- * implemented by the file the reads are for ({@link BlobFile}); its {@code toString} names the file in messages.
+ * implemented by the file the reads are for ({@link IndexFile}); its {@code toString} names the file in messages.
  */
 interface FetchOrigin {
   BlobStore store();

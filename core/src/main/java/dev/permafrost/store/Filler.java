@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fetches ranges of blobs into the cache file, and for readers straight from the store, on two lanes: demand
+ * Fetches ranges of blobs into the cache file, and for readers directly from the store, on two lanes: demand
  * fetches (a reader waits) on up to {@code fetchThreads} threads, prefetches on up to {@code prefetchThreads}
  * others, so that a demand fetch never queues behind a prefetch; a prefetch that a reader comes to wait for moves to
  * the demand lane. A third pool loads chunk tables (so that a table travels in parallel with the fill that needs it,
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
 final class Filler {
   private static final Logger log = LoggerFactory.getLogger(Filler.class);
 
-  private final RegionFile regionFile;
+  private final CacheFile cacheFile;
   private final CacheStatsCounter global;
   private final ThreadPoolExecutor demand;
   private final ThreadPoolExecutor prefetches;
@@ -55,8 +55,8 @@ final class Filler {
   /** Fills that could not write to the cache file (their readers read directly instead). */
   final LongAdder cacheWriteFailures = new LongAdder();
 
-  Filler(RegionFile regionFile, int fetchThreads, int prefetchThreads, CacheStatsCounter global) {
-    this.regionFile = regionFile;
+  Filler(CacheFile cacheFile, int fetchThreads, int prefetchThreads, CacheStatsCounter global) {
+    this.cacheFile = cacheFile;
     this.global = global;
     this.demand = lane(fetchThreads, "permafrost-cache-fetch");
     this.prefetches = lane(prefetchThreads, "permafrost-cache-prefetch");
@@ -166,7 +166,7 @@ final class Filler {
   }
 
   /**
-   * Reads [from, to) of {@code blob} straight from the store (a region that is not cached), verified, on the demand
+   * Reads [from, to) of {@code blob} directly from the store (a region that is not cached), verified, on the demand
    * lane; waits for it until {@code limit}, and calls it off if the wait ends first.
    */
   byte[] fetchDirect(BlobChecksums blob, FetchOrigin file, long from, long to, ReadDeadline limit) throws IOException {
@@ -179,13 +179,13 @@ final class Filler {
       demand.execute(task);
     } catch (RuntimeException e) {
       task.cancel(Runnable::run);
-      throw new IOException("the shared region cache at " + regionFile.path() + " is closed; cannot read " + blob.blobName, e);
+      throw new IOException("the shared region cache at " + cacheFile.path() + " is closed; cannot read " + blob.blobName, e);
     }
     return awaitDirect(task, limit);
   }
 
   /**
-   * Starts reading [from, to) of {@code blob} straight from the store on the prefetch lane, for a reader that will
+   * Starts reading [from, to) of {@code blob} directly from the store on the prefetch lane, for a reader that will
    * ask for it later ({@link #awaitDirect}); null if the cache is closed.
    */
   DirectTask startDirect(BlobChecksums blob, FetchOrigin file, long from, long to) {
@@ -238,13 +238,13 @@ final class Filler {
         throw io;
       }
       throw new IOException("reading " + BlobStoreException.range(from, to - from) + " of blob " + blob.blobName
-          + " straight from " + file.storeDescription() + " failed: " + cause, cause);
+          + " directly from " + file.storeDescription() + " failed: " + cause, cause);
     } catch (TimeoutException e) {
       task.cancel(tables);
       throw new dev.permafrost.blob.BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
           "timed out after " + seconds(System.nanoTime() - start) + " waiting for "
               + BlobStoreException.range(from, to - from) + " of " + file + " (blob " + blob.blobName + ") to be read"
-              + " straight from the store: the wait is bounded by " + limit.what + "; the read was called off", null);
+              + " directly from the store: the wait is bounded by " + limit.what + "; the read was called off", null);
     } catch (InterruptedException e) {
       task.cancel(tables);
       Thread.currentThread().interrupt();
@@ -312,10 +312,10 @@ final class Filler {
   CacheWriteFailedException writeFailed(IOException e, BlobChecksums blob) {
     cacheWriteFailures.increment();
     if (writeFailureLogged.compareAndSet(false, true)) {
-      log.warn("writing to the cache file {} failed ({}); reads are served straight from the store until writes"
-          + " succeed again (logged once)", regionFile.path(), e.toString());
+      log.warn("writing to the cache file {} failed ({}); reads are served directly from the store until writes"
+          + " succeed again (logged once)", cacheFile.path(), e.toString());
     }
-    return new CacheWriteFailedException("writing " + blob.blobName + " to the cache file " + regionFile.path()
+    return new CacheWriteFailedException("writing " + blob.blobName + " to the cache file " + cacheFile.path()
         + " failed: " + e.getMessage(), e);
   }
 
@@ -340,7 +340,7 @@ final class Filler {
     }
   }
 
-  /** A read straight from the store into heap bytes: fetch, verify, hand over. */
+  /** A read directly from the store into heap bytes: fetch, verify, hand over. */
   final class DirectTask extends FetchTask {
     final CompletableFuture<byte[]> result = new CompletableFuture<>();
     final BlobChecksums blob;
@@ -474,7 +474,7 @@ final class Filler {
       long regionStart = piece.slot.regionStart();
       beginWrite(); // no interrupt from here: it would close the cache file's channel
       try {
-        regionFile.write(bytes, at, (int) (to - from), piece.slot.cacheOffset() + (from - regionStart));
+        cacheFile.write(bytes, at, (int) (to - from), piece.slot.cacheOffset() + (from - regionStart));
       } catch (IOException e) {
         throw writeFailed(e, blob);
       }

@@ -10,7 +10,7 @@ import org.apache.lucene.util.BitUtil;
 
 /**
  * Positional little-endian reads over a byte array: how a {@link BlobIndexInput} serves bytes kept in the manifest
- * and bytes read straight from the store. Immutable, so one instance can serve many inputs.
+ * and bytes read directly from the store. Immutable, so one instance can serve many inputs.
  */
 final class HeapWindow implements RandomAccessInput {
   private final byte[] bytes;

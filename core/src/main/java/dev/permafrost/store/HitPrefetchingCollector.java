@@ -263,8 +263,8 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
       if (misses[f] < WHOLE_COLUMN_HITS) {
         continue; // a few reads run side by side on the fetch lane: one wave, fewer bytes than the column
       }
-      long[] size = ColumnPrefetch.measure(reader, fields.get(f));
-      if (size[0] > 0 && 4L * misses[f] * size[1] >= size[0]) {
+      ReadIntent.Measure size = ColumnPrefetch.measure(reader, fields.get(f));
+      if (size.wholeBytes > 0 && 4L * misses[f] * size.largestFill >= size.wholeBytes) {
         whole.add(fields.get(f).name);
       }
     }

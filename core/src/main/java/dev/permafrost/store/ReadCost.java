@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the reads of one piece of work (a search, or one index of it) cost the store, counted for it alone even while
- * other work reads through the same cache: the store requests its reads made (fetches into the cache, reads straight
+ * other work reads through the same cache: the store requests its reads made (fetches into the cache, reads directly
  * from the store, chunk tables), the bytes those requests asked for, the bytes served from the cache, the time its
  * readers waited for the store, and the waves of dependent requests on its critical path.
  *
@@ -68,7 +68,7 @@ public final class ReadCost {
    * allocation per input): the bytes they served from the cache and have not reported yet count too.
    */
   private volatile Input tracked;
-  /** What this work holds until it settles (the heap of its reads straight from the store). */
+  /** What this work holds until it settles (the heap of its reads directly from the store). */
   private final Queue<Held> held = new ConcurrentLinkedQueue<>();
   /** The costs whose counts count in this one: their inputs' unreported bytes count here too. */
   private final Queue<ReadCost> children = new ConcurrentLinkedQueue<>();
@@ -387,7 +387,7 @@ public final class ReadCost {
     } while (!TRACKED.compareAndSet(this, head, input));
   }
 
-  /** Something a piece of work holds until it is done (a column read straight from the store holds heap). */
+  /** Something a piece of work holds until it is done (a column read directly from the store holds heap). */
   interface Held {
     /** The work is done: let go. Called once by {@link #settle}; must not fail. */
     void release();
@@ -401,7 +401,7 @@ public final class ReadCost {
   /**
    * Counts now what this work's inputs served from the cache and have not reported yet, and stops tracking them: for
    * work that is done (an index's part of a search, as its task ends, on the thread that just read through them), so
-   * that reading the counts later walks no inputs gone cold. The columns this work read straight from the store
+   * that reading the counts later walks no inputs gone cold. The columns this work read directly from the store
    * ({@code ColumnPrefetch}) give their heap back to the cache's scan budget now, not when the garbage collector
    * finds them unreferenced: the next search has the whole budget. Call it once the work is done: an input it tracked
    * that other work reads later (a reader this work opened) may count its last window here twice, and reads it from

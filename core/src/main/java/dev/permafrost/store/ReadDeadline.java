@@ -8,7 +8,7 @@ import java.util.Locale;
 
 /**
  * A deadline for the current thread's reads from {@link BlobDirectory}s: a read that has to wait for bytes from the
- * store (a fetch into the cache, or a read straight from the store) gives up by it with a
+ * store (a fetch into the cache, or a read directly from the store) gives up by it with a
  * {@link dev.permafrost.blob.BlobStoreTimeoutException} naming the snapshot, file, blob and range, and calls the fetch
  * off if no other reader waits for it. Without one, a wait ends after the cache's
  * {@link SharedRegionCache.Builder#maxReadWait(Duration) maxReadWait}; with one, at whichever comes first.

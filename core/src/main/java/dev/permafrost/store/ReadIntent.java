@@ -10,14 +10,14 @@ import java.util.List;
 /**
  * What the current thread's reads are for, as a search's helpers say it and the inputs read it: a probe that must
  * not wait for the store, or a prefetch that must not read around the cache ({@link HitPrefetchingCollector}); doc
- * values being opened to be fetched whole or measured, and the columns read straight from the store for this thread
+ * values being opened to be fetched whole or measured, and the columns read directly from the store for this thread
  * ({@link ColumnPrefetch}). Thread-locals, each looked up at most once per slow read or per slice opened, never on a
  * read of cached bytes.
  */
 final class ReadIntent {
   /**
    * Thrown by a probing read whose bytes are not in the cache, and by a prefetching read of a region the cache does
-   * not admit (read straight from the store, its bytes would be thrown away and read again). Never seen outside
+   * not admit (read directly from the store, its bytes would be thrown away and read again). Never seen outside
    * the collector: no stack.
    */
   static final IOException NOT_CACHED = new IOException("not cached") {
@@ -33,27 +33,41 @@ final class ReadIntent {
   enum Mode { PROBE, PREFETCH }
 
   private static final ThreadLocal<Mode> MODE = new ThreadLocal<>();
+  /** What opening doc values on this thread does with their random-access slices, or null for nothing. */
+  private static final ThreadLocal<Opening> OPENING = new ThreadLocal<>();
   /**
-   * What opening doc values on this thread does with their random-access slices, or null for nothing: TRUE, fetch
-   * them whole for a collector on this thread (what the cache does not admit is read straight from the store, for
-   * it); FALSE, fetch them whole into the cache only, for reads on other threads; a {@code long[]}, measure them
-   * ({bytes a whole fetch would bring, the fill of one read}). One thread-local, looked up once per slice.
-   */
-  private static final ThreadLocal<Object> OPENING = new ThreadLocal<>();
-  /**
-   * The columns this thread's last {@link ColumnPrefetch} call read straight from the store (the cache did not admit
+   * The columns this thread's last {@link ColumnPrefetch} call read directly from the store (the cache did not admit
    * them), each until the doc values a collector opens next, on the same thread, take it. Dropped at the next call:
    * until then a column no collector opened holds its share of the cache's scan budget.
    */
-  private static final ThreadLocal<List<StraightColumn>> STARTED = new ThreadLocal<>();
-  /** The columns the call being made wants read straight from the store, started together at its end. */
+  private static final ThreadLocal<List<DirectColumn>> STARTED = new ThreadLocal<>();
+  /** The columns the call being made wants read directly from the store, started together at its end. */
   private static final ThreadLocal<List<Wanted>> WANTED = new ThreadLocal<>();
 
-  /** A column beginning at {@code column} (absolute) of its blob, and the read that holds its refused stretch. */
-  private record StraightColumn(ScanRead read, long column) {}
+  /** A column beginning at {@code column} (absolute) of {@code blob}, and the read that holds its refused stretch. */
+  private record DirectColumn(CachedBlob blob, DirectRead read, long column) {}
 
   /** [from, to) of {@code file}, refused by the cache, of the column beginning at {@code column}. */
-  private record Wanted(BlobFile file, long column, long from, long to) {}
+  private record Wanted(IndexFile file, long column, long from, long to) {}
+
+  /** What opening doc values does with their random-access slices: fetch them whole, or measure them. */
+  sealed interface Opening permits FetchWhole, Measure {}
+
+  /** Fetch each slice whole (up to {@link ColumnPrefetch#MAX_COLUMN_BYTES}). */
+  enum FetchWhole implements Opening {
+    /** For a collector on this thread: what the cache does not admit is read directly from the store for it. */
+    FOR_THIS_THREAD,
+    /** Into the cache only, for reads on other threads: what the cache does not admit is left. */
+    INTO_CACHE
+  }
+
+  /** Measure each slice, fetching nothing: what fetching them whole would bring, and the fill one read starts. */
+  static final class Measure implements Opening {
+    /** The bytes fetching the slices whole would bring. */
+    long wholeBytes;
+    /** The largest fill one read of a value starts. */
+    long largestFill;
+  }
 
   private ReadIntent() {}
 
@@ -80,18 +94,14 @@ final class ReadIntent {
 
   // ---- opening columns ----
 
-  /**
-   * What random-access slices opened by this thread now are for: null, nothing; TRUE or FALSE, to be fetched whole
-   * (TRUE: what the cache does not admit is read straight from the store for this thread); a {@code long[]}, to be
-   * measured (add the bytes a whole fetch would bring to [0], the largest fill of one read to [1]).
-   */
-  static Object opening() {
+  /** What random-access slices opened by this thread now are for, or null for nothing. */
+  static Opening opening() {
     return OPENING.get();
   }
 
-  /** Sets what opening slices is for (null: nothing); returns what it was, for {@link #opening(Object)} to restore. */
-  static Object opening(Object what) {
-    Object outer = OPENING.get();
+  /** Sets what opening slices is for (null: nothing); returns what it was, for {@link #opening(Opening)} to restore. */
+  static Opening opening(Opening what) {
+    Opening outer = OPENING.get();
     if (what == null) {
       OPENING.remove();
     } else {
@@ -100,16 +110,16 @@ final class ReadIntent {
     return outer;
   }
 
-  /** Forgets the columns this thread's last call read straight from the store: its collectors have opened them. */
+  /** Forgets the columns this thread's last call read directly from the store: its collectors have opened them. */
   static void forgetStarted() {
     STARTED.remove();
   }
 
   /**
    * Notes that [{@code from}, {@code to}) of {@code file}, the part the cache refused of the column beginning at
-   * {@code column}, is to be read straight from the store for this thread, by {@link #startWanted}.
+   * {@code column}, is to be read directly from the store for this thread, by {@link #startWanted}.
    */
-  static void wantStraight(BlobFile file, long column, long from, long to) {
+  static void wantDirect(IndexFile file, long column, long from, long to) {
     List<Wanted> wanted = WANTED.get();
     if (wanted == null) {
       WANTED.set(wanted = new ArrayList<>(4));
@@ -118,9 +128,9 @@ final class ReadIntent {
   }
 
   /**
-   * Starts the straight reads this thread wanted since the last call, one request for each stretch of a blob that the
+   * Starts the direct reads this thread wanted since the last call, one request for each stretch of a blob that the
    * columns' parts cover without a gap (aligned for verification, so that two columns never fetch the same chunk),
-   * and keeps each column's read for its collector ({@link #takeStraightRead}).
+   * and keeps each column's read for its collector ({@link #takeDirectRead}).
    */
   static void startWanted() {
     List<Wanted> wanted = WANTED.get();
@@ -128,7 +138,7 @@ final class ReadIntent {
     if (wanted == null) {
       return;
     }
-    List<StraightColumn> started = STARTED.get();
+    List<DirectColumn> started = STARTED.get();
     if (started == null) {
       STARTED.set(started = new ArrayList<>(wanted.size()));
     }
@@ -143,10 +153,10 @@ final class ReadIntent {
           && blob.checksums.fetchStart(wanted.get(j).from) <= to; j++) {
         to = Math.max(to, blob.checksums.fetchEnd(wanted.get(j).to));
       }
-      ScanRead read = ScanRead.start(first.file, first.from, to);
+      DirectRead read = blob.startDirectRead(first.file.scanBudget, first.file, first.from, to);
       if (read != null) {
         for (int k = i; k < j; k++) {
-          started.add(new StraightColumn(read, wanted.get(k).column));
+          started.add(new DirectColumn(blob, read, wanted.get(k).column));
         }
       }
       i = j;
@@ -155,14 +165,14 @@ final class ReadIntent {
 
   /**
    * Hands over the column beginning at {@code column} (absolute) of {@code blob} that this thread's last call read
-   * straight from the store, to the input about to read it (the thread forgets it), or null.
+   * directly from the store, to the input about to read it (the thread forgets it), or null.
    */
-  static ScanRead takeStraightRead(CachedBlob blob, long column) {
-    List<StraightColumn> reads = STARTED.get();
+  static DirectRead takeDirectRead(CachedBlob blob, long column) {
+    List<DirectColumn> reads = STARTED.get();
     if (reads != null && OPENING.get() == null) {
       for (int i = 0; i < reads.size(); i++) {
-        StraightColumn r = reads.get(i);
-        if (r.read.blob == blob && r.column == column) {
+        DirectColumn r = reads.get(i);
+        if (r.blob == blob && r.column == column) {
           return reads.remove(i).read;
         }
       }

@@ -6,7 +6,7 @@ package dev.permafrost.store;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The heap that columns read straight from the store ({@link ScanRead}) may take at once, given back when the work
+ * The heap that columns read directly from the store ({@link DirectRead}) may take at once, given back when the work
  * that started a read settles or no input refers to it any more: see {@link SharedRegionCache.Builder#scanBufferBytes}.
  */
 final class ScanBudget {

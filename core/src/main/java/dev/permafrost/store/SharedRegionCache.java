@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * where a region's worth is how often it is used (an ageing frequency sketch), weighted up if a reader had to wait
  * for its fetch (a terms index, a terms block, a postings head: a dependent round trip of every cold query) rather
  * than receiving it in a prefetch (a doc-values column a collector named, fetched beside the rest in one round
- * trip). A region that is not admitted, or that finds nothing to evict, is read straight from the blob store
+ * trip). A region that is not admitted, or that finds nothing to evict, is read directly from the blob store
  * (verified the same way) and counted as a direct read. Regions being filled are never evicted. The cache file never
- * grows past its size; if it cannot be written (a full disk), reads are served straight from the store. A cache too
+ * grows past its size; if it cannot be written (a full disk), reads are served directly from the store. A cache too
  * small for the data read again and again says so, once, in the log.
  *
  * <p>The cache survives a restart: {@link #close()} writes down which slots hold which ranges of which blobs, with
@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SharedRegionCache implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
-  static final String FILE_NAME = RegionFile.FILE_NAME;
-  static final int PAGE_SIZE = RegionFile.PAGE_SIZE;
+  static final String FILE_NAME = CacheFile.FILE_NAME;
+  static final int PAGE_SIZE = CacheFile.PAGE_SIZE;
   /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
   public static final Duration DEFAULT_MAX_READ_WAIT = Duration.ofSeconds(30);
 
@@ -77,9 +77,9 @@ public final class SharedRegionCache implements AutoCloseable {
   /** Heap a slot takes beyond its page bitmap (object, fill list, checksums, the pool's maps), for the heap check. */
   private static final int SLOT_HEAP = 256;
 
-  private final RegionFile regionFile;
-  /** The file as the slots use it: with the filler, the wait bound and whether the cache is open. */
   private final CacheFile cacheFile;
+  /** The file as the slots use it: with the filler, the wait bound and whether the cache is open. */
+  private final CacheSpace cacheSpace;
   final SlotPool pool;
   private final BlobTable blobs;
   final int tailRegionSize;
@@ -87,7 +87,7 @@ public final class SharedRegionCache implements AutoCloseable {
   private final Filler filler;
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
   final CacheStatsCounter global = new CacheStatsCounter();
-  /** The heap that scan reads may still take: see {@link Builder#scanBufferBytes}. */
+  /** The heap that direct reads of scans may still take: see {@link Builder#scanBufferBytes}. */
   final ScanBudget scanBudget;
 
   private SharedRegionCache(Builder b) throws IOException {
@@ -125,13 +125,13 @@ public final class SharedRegionCache implements AutoCloseable {
     this.tailRegionSize = tailSize;
     this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
     boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
-    this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
-    this.filler = new Filler(regionFile, b.fetchThreads, b.prefetchThreads, global);
-    this.cacheFile = new CacheFile(regionFile, filler, b.maxReadWait.toNanos());
+    this.cacheFile = CacheFile.open(dir, sizeInBytes, b.preallocate);
+    this.filler = new Filler(cacheFile, b.fetchThreads, b.prefetchThreads, global);
+    this.cacheSpace = new CacheSpace(cacheFile, filler, b.maxReadWait.toNanos());
     this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(),
-        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(sketchRegions), cacheFile);
+        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(sketchRegions), cacheSpace);
     assert pool.bytes == sizeInBytes;
-    this.blobs = new BlobTable(pool, cacheFile, tailSize);
+    this.blobs = new BlobTable(pool, cacheSpace, tailSize);
     this.scanBudget = new ScanBudget(b.scanBufferBytes);
     String restored;
     try {
@@ -140,12 +140,12 @@ public final class SharedRegionCache implements AutoCloseable {
           : fileExisted ? blobs.restore(record)
           : "starting cold: the cache file was gone, though the last close left a record";
     } catch (IOException | RuntimeException e) {
-      IOUtils.closeWhileHandlingException(regionFile);
+      IOUtils.closeWhileHandlingException(cacheFile);
       filler.close(0);
       throw e;
     }
     log.info("shared region cache at {}: {} in slots of {} (full regions) down to {}, tail regions of {}; {}",
-        regionFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(regionSize), ByteSizes.format(minSlotSize),
+        cacheFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(regionSize), ByteSizes.format(minSlotSize),
         ByteSizes.format(tailSize), restored);
   }
 
@@ -373,7 +373,7 @@ public final class SharedRegionCache implements AutoCloseable {
 
     /**
      * The longest a read waits for bytes from the store (a fetch into the cache, queueing included, or a read
-     * straight from the store), counted from when that reader began to wait (default 30s). Past it the read fails
+     * directly from the store), counted from when that reader began to wait (default 30s). Past it the read fails
      * with a {@link dev.permafrost.blob.BlobStoreTimeoutException} naming the snapshot, file, blob and range, and
      * the fetch is called off if no other reader waits for it. A {@link ReadDeadline} set by the reading thread
      * (the {@code Catalog} sets one per search with a timeout) ends the wait sooner.
@@ -387,7 +387,7 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * The most heap that columns read straight from the store may hold at once (default an eighth of the maximum
+     * The most heap that columns read directly from the store may hold at once (default an eighth of the maximum
      * heap, at most 256mb; 0 turns such reads off). When a collector names the doc-values columns it will scan
      * ({@link ColumnPrefetch}) and the cache does not admit their regions (a cache smaller than what is scanned:
      * the regions that readers wait for are worth more), each run of refused regions is read in one request, beside
@@ -480,7 +480,7 @@ public final class SharedRegionCache implements AutoCloseable {
     CachedBlob blob = acquire(storeId, entry, WHOLE);
     byte[] bytes = new byte[Math.toIntExact(ref.length())];
     try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
-        new BlobFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), scanBudget),
+        new IndexFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), scanBudget),
         BlobIndexInput.SEQUENTIAL_FILL, true)) {
       in.readBytes(bytes, 0, bytes.length);
     } catch (org.apache.lucene.index.CorruptIndexException e) {
@@ -585,22 +585,22 @@ public final class SharedRegionCache implements AutoCloseable {
       total = total.plus(indexTotal);
     }
     int[] slots = pool.countSlots();
-    return new CacheStats(regionFile.size(), pool.maxSize, tailRegionSize, slots[0], slots[1], pool.evictions.sum(),
+    return new CacheStats(cacheFile.size(), pool.maxSize, tailRegionSize, slots[0], slots[1], pool.evictions.sum(),
         filler.inFlight(), filler.cacheWriteFailures.sum(), total, perIndex, perExtension);
   }
 
   /** The path of the cache file. */
   public Path file() {
-    return regionFile.path();
+    return cacheFile.path();
   }
 
   /** Bytes of the cache file given to regions; the file is exactly this long. */
   public long sizeInBytes() {
-    return regionFile.size();
+    return cacheFile.size();
   }
 
   void ensureOpen() {
-    cacheFile.ensureOpen();
+    cacheSpace.ensureOpen();
   }
 
   /**
@@ -611,20 +611,20 @@ public final class SharedRegionCache implements AutoCloseable {
    */
   @Override
   public void close() throws IOException {
-    if (cacheFile.isClosed()) {
+    if (cacheSpace.isClosed()) {
       return;
     }
-    cacheFile.markClosed();
+    cacheSpace.markClosed();
     filler.close(10);
     String recorded;
     try {
       recorded = writeRecord();
     } catch (IOException | RuntimeException e) {
       recorded = "could not record its contents, the next start is cold: " + e;
-      log.warn("shared region cache at {}: {}", regionFile.path(), recorded);
+      log.warn("shared region cache at {}: {}", cacheFile.path(), recorded);
     }
-    regionFile.close();
-    log.info("shared region cache at {} closed; {}", regionFile.path(), recorded);
+    cacheFile.close();
+    log.info("shared region cache at {} closed; {}", cacheFile.path(), recorded);
   }
 
   // ---- the record of a clean close ----
@@ -632,14 +632,14 @@ public final class SharedRegionCache implements AutoCloseable {
   /** Syncs the cache file, then writes down every slot that holds filled units; says what it recorded. */
   private String writeRecord() throws IOException {
     BlobTable.Recorded recorded = blobs.record();
-    regionFile.force(); // the bytes are on disk before the record says they are there
-    CacheRecord.write(regionFile.path().getParent(), layout, recorded.blobs(), recorded.slots());
+    cacheFile.force(); // the bytes are on disk before the record says they are there
+    CacheRecord.write(cacheFile.path().getParent(), layout, recorded.blobs(), recorded.slots());
     return "recorded " + recorded.slots().size() + " regions in " + ByteSizes.format(recorded.slotBytes())
         + " of slots for the next start";
   }
 
   @Override
   public String toString() {
-    return "SharedRegionCache(" + regionFile.path() + ", " + ByteSizes.format(regionFile.size()) + ")";
+    return "SharedRegionCache(" + cacheFile.path() + ", " + ByteSizes.format(cacheFile.size()) + ")";
   }
 }

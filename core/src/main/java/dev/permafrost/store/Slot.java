@@ -57,14 +57,21 @@ final class Slot extends SlotGeneration implements Fillable {
    * SlotPool), so size and cacheOffset are final.
    */
 
-  static final int STALE = -1;
-  static final int HIT = 0;
-  static final int MISS = 1;
-  /**
-   * {@link #awaitPage}'s answer when it started a fill that its region's end cut short of what the reader wants,
-   * without waiting for it: the caller fetches the rest from the next region beside it, then waits.
-   */
-  static final int CUT_AT_REGION_END = 3;
+  /** What {@link #awaitPage} found. */
+  enum PageResult {
+    /** The page was there. */
+    CACHED,
+    /** The reader waited for a fill (its own or one it joined). */
+    FETCHED,
+    /** The slot no longer holds the region: look it up again. */
+    STALE,
+    /**
+     * It started a fill that its region's end cut short of what the reader wants, without waiting for it: the caller
+     * fetches the rest from the next region beside it, then waits.
+     */
+    CUT_AT_REGION_END
+  }
+
   private static final long MAX_WAIT_NANOS = 200_000_000L;
   /**
    * How long a region that a prefetch outside any work announced stays held after its first reader moves into it: a
@@ -75,7 +82,7 @@ final class Slot extends SlotGeneration implements Fillable {
   private static final VarHandle FILLED = MethodHandles.arrayElementVarHandle(long[].class);
 
   /** The cache file this slot is part of (null in tests of the pool alone). */
-  final CacheFile cacheFile;
+  final CacheSpace cacheSpace;
   final long cacheOffset;
   final int size;
   final int pageSize;
@@ -137,9 +144,9 @@ final class Slot extends SlotGeneration implements Fillable {
   /** Guarded by this. */
   private final List<Fill> fills = new ArrayList<>(2);
 
-  Slot(CacheFile cacheFile, long cacheOffset, int size, int pageSize) {
+  Slot(CacheSpace cacheSpace, long cacheOffset, int size, int pageSize) {
     assert Integer.bitCount(pageSize) == 1 && size % pageSize == 0;
-    this.cacheFile = cacheFile;
+    this.cacheSpace = cacheSpace;
     this.cacheOffset = cacheOffset;
     this.size = size;
     this.pageSize = pageSize;
@@ -294,7 +301,7 @@ final class Slot extends SlotGeneration implements Fillable {
     if (generation != g) {
       return false;
     }
-    target.setCacheWindow(start, end, cacheOffset - start, cacheFile.mapped(), this, g);
+    target.setCacheWindow(start, end, cacheOffset - start, cacheSpace.mapped(), this, g);
     return true;
   }
 
@@ -315,7 +322,7 @@ final class Slot extends SlotGeneration implements Fillable {
     if (generation != g) {
       return false;
     }
-    target.setCacheWindow(start + from, start + to, cacheOffset - start, cacheFile.mapped(), this, g);
+    target.setCacheWindow(start + from, start + to, cacheOffset - start, cacheSpace.mapped(), this, g);
     return true;
   }
 
@@ -324,17 +331,18 @@ final class Slot extends SlotGeneration implements Fillable {
    * way) if needed, and points {@code target} at the run of filled pages around it.
    *
    * @param fillSize how many bytes a new fill should fetch if the reader keeps reading (aligned and bounded here)
-   * @param reportCut whether to return {@link #CUT_AT_REGION_END}, without waiting, when the fill it starts is cut
-   *     short by the region's end (and the blob goes on)
-   * @return {@link #HIT} if the page was there, {@link #MISS} if the reader waited, {@link #STALE} if the slot no
-   *     longer holds the region (look it up again), or {@link #CUT_AT_REGION_END}
+   * @param reportCut whether to return {@link PageResult#CUT_AT_REGION_END}, without waiting, when the fill it starts
+   *     is cut short by the region's end (and the blob goes on)
+   * @return {@link PageResult#CACHED} if the page was there, {@link PageResult#FETCHED} if the reader waited,
+   *     {@link PageResult#STALE} if the slot no
+   *     longer holds the region (look it up again), or {@link PageResult#CUT_AT_REGION_END}
    * @throws IOException the fill's failure, a {@link BlobStoreTimeoutException} at the reader's deadline (see
    *     {@link ReadDeadline}), or an {@link InterruptedIOException} (the interrupt status kept)
    */
-  synchronized int awaitPage(RegionOwner blob, int index, long rel, int fillSize, boolean reportCut, FetchOrigin file,
-      WindowTarget target) throws IOException {
+  synchronized PageResult awaitPage(RegionOwner blob, int index, long rel, int fillSize, boolean reportCut,
+      FetchOrigin file, WindowTarget target) throws IOException {
     if (owner != blob || this.index != index) {
-      return STALE;
+      return PageResult.STALE;
     }
     if (fetchedAhead) {
       fetchedAhead = false; // this reader's move into the region was counted as a use (it was not a hit's move)
@@ -368,12 +376,12 @@ final class Slot extends SlotGeneration implements Fillable {
                 && fileStart + length < blob.checksums().length) {
               gaveUp = false;
               awaited = null; // started, not waited for yet: the caller comes back for it
-              return CUT_AT_REGION_END;
+              return PageResult.CUT_AT_REGION_END;
             }
           } else if (!awaited.demand) {
             awaited.demand = true; // a reader waits for this prefetch now
             if (awaited.task != null) { // else not queued yet: it is queued on the demand lane (see queued)
-              cacheFile.filler.promote(awaited.task);
+              cacheSpace.filler.promote(awaited.task);
             }
           }
           awaited.waiters++;
@@ -381,14 +389,14 @@ final class Slot extends SlotGeneration implements Fillable {
         }
         long now = System.nanoTime();
         if (limit == null) {
-          limit = ReadDeadline.forWait(now, cacheFile.maxReadWaitNanos);
+          limit = ReadDeadline.forWait(now, cacheSpace.maxReadWaitNanos);
           waitStart = now;
         }
         long remaining = limit.deadlineNanos - now;
         if (remaining <= 0) {
           throw timedOut(blob, file, awaited, limit);
         }
-        cacheFile.ensureOpen();
+        cacheSpace.ensureOpen();
         try {
           long wait = Math.min(remaining, MAX_WAIT_NANOS);
           wait(wait / 1_000_000, (int) (wait % 1_000_000));
@@ -399,13 +407,13 @@ final class Slot extends SlotGeneration implements Fillable {
         }
         if (owner != blob || this.index != index) {
           gaveUp = false;
-          return STALE;
+          return PageResult.STALE;
         }
       }
       gaveUp = false;
       target.setCacheWindow(fileStart + filledRunStart(page), fileStart + filledRunEnd(page, length),
-          cacheOffset - fileStart, cacheFile.mapped(), this, generation);
-      return limit != null ? MISS : HIT;
+          cacheOffset - fileStart, cacheSpace.mapped(), this, generation);
+      return limit != null ? PageResult.FETCHED : PageResult.CACHED;
     } finally {
       if (limit != null) {
         ReadCost cost = ReadCost.current();
@@ -440,7 +448,7 @@ final class Slot extends SlotGeneration implements Fillable {
         // Held whether its bytes are coming or cached already: a region a search announced is read soon, and must
         // not be the one thing left to evict while the search's other prefetches are held (its reader would then
         // fetch it again, a region a round trip).
-        heldUntil = System.nanoTime() + cacheFile.maxReadWaitNanos;
+        heldUntil = System.nanoTime() + cacheSpace.maxReadWaitNanos;
         if (work != null) {
           if (heldBy == work.id && workHolds > 0) {
             return; // this work holds it already: one hold per work, released once
@@ -470,7 +478,7 @@ final class Slot extends SlotGeneration implements Fillable {
   }
 
   /**
-   * Takes back {@code fill}, registered by {@link #prefetch} and never queued: its bytes come another way (a straight
+   * Takes back {@code fill}, registered by {@link #prefetch} and never queued: its bytes come another way (a direct
    * read offers them, see {@link #offer}). A reader that joined it meanwhile looks again (and fetches if need be).
    */
   synchronized void withdraw(Fill fill) {
@@ -493,7 +501,7 @@ final class Slot extends SlotGeneration implements Fillable {
    * prefetch outside any work and not yet reached by a reader (either for at most the cache's maxReadWait after the
    * prefetch), or reached by that reader less than {@link #READ_GRACE_NANOS} ago. The pool skips a held slot as it
    * skips one being filled; with every slot held or busy, what comes next is not admitted (a prefetch's column is
-   * then read straight from the store, see {@link ScanRead}). Racy: read without the monitor, a hint for eviction
+   * then read directly from the store, see {@link DirectRead}). Racy: read without the monitor, a hint for eviction
    * only.
    */
   boolean isHeld(long now) {
@@ -503,8 +511,8 @@ final class Slot extends SlotGeneration implements Fillable {
 
   /**
    * Starts fills, without waiting, for the missing pages of [from, to) (region offsets) that carry on a reader's
-   * fill its region's end cut short ({@link #CUT_AT_REGION_END}): on the prefetch lane (a reader that comes to wait
-   * promotes them) but worth a reader's fetch ({@link #readerFetched}), each held for that reader as if it waited
+   * fill its region's end cut short ({@link PageResult#CUT_AT_REGION_END}): on the prefetch lane (a reader that comes
+   * to wait promotes them) but worth a reader's fetch ({@link #readerFetched}), each held for that reader as if it waited
    * for it, and added to {@code held}, until the reader lets go of them ({@link #letGo}). So if the reader gives up,
    * no fetch runs on for nobody.
    */
@@ -533,7 +541,7 @@ final class Slot extends SlotGeneration implements Fillable {
   private void callOff(Fill fill) {
     assert Thread.holdsLock(this);
     if (fill.task != null) {
-      cacheFile.filler.cancel(fill.task);
+      cacheSpace.filler.cancel(fill.task);
     } else {
       fill.calledOff = true;
     }
@@ -584,7 +592,7 @@ final class Slot extends SlotGeneration implements Fillable {
     if (batch != null) {
       batch.add(new Filler.Piece(this, fill));
     } else {
-      cacheFile.filler.start(this, fill, blob.checksums(), file);
+      cacheSpace.filler.start(this, fill, blob.checksums(), file);
     }
     return fill;
   }
@@ -617,7 +625,7 @@ final class Slot extends SlotGeneration implements Fillable {
   /**
    * Writes the region's bytes, {@code bytes} from {@code offset} (already verified), into the slot if it holds region
    * {@code index} of {@code blob} and none of it is filled or being fetched: bytes the caller has in hand (a manifest
-   * just read, a stretch read straight from the store) enter the cache without a fetch. A failed write leaves the
+   * just read, a stretch read directly from the store) enter the cache without a fetch. A failed write leaves the
    * pages missing.
    */
   void offer(RegionOwner blob, int index, byte[] bytes, int offset) {
@@ -629,10 +637,10 @@ final class Slot extends SlotGeneration implements Fillable {
       assert offset >= 0 && offset + (long) length <= bytes.length;
       fill = new Fill(0, length, false, System.nanoTime(), Long.MAX_VALUE);
       fills.add(fill);
-      readerFetched = true; // its caller read it and waited for it (a manifest, a reader's straight read)
+      readerFetched = true; // its caller read it and waited for it (a manifest, a reader's direct read)
     }
     try {
-      cacheFile.regionFile.write(bytes, offset, (int) fill.end, cacheOffset);
+      cacheSpace.cacheFile.write(bytes, offset, (int) fill.end, cacheOffset);
       progress(fill, 0, fill.end, unitCrcs(bytes, offset, 0, fill.end));
     } catch (IOException e) {
       finish(fill, e);
@@ -760,12 +768,12 @@ final class Slot extends SlotGeneration implements Fillable {
    */
   private void verifyRestored(RegionOwner blob, int page, FetchOrigin file) throws IOException {
     assert Thread.holdsLock(this) && isRestored(page);
-    cacheFile.ensureOpen();
+    cacheSpace.ensureOpen();
     int u = (int) (((long) page << pageShift) / unit);
     long start = (long) u * unit;
     int n = (int) Math.min(unit, length - start);
     byte[] bytes = new byte[n];
-    cacheFile.mapped().readBytes(cacheOffset + start, bytes, 0, n);
+    cacheSpace.mapped().readBytes(cacheOffset + start, bytes, 0, n);
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, n);
     if ((int) crc.getValue() == unitCrcs[u]) {
@@ -779,7 +787,7 @@ final class Slot extends SlotGeneration implements Fillable {
     }
     restored = null;
     file.counter().checksumMismatches.increment();
-    cacheFile.restoredMismatch(blob.checksums(), index, start, n, unitCrcs[u], (int) crc.getValue());
+    cacheSpace.restoredMismatch(blob.checksums(), index, start, n, unitCrcs[u], (int) crc.getValue());
   }
 
   private long filledRunStart(int page) {

@@ -9,7 +9,7 @@ package dev.permafrost.store;
  * bytes were its region's (seqlock style). A class of its own so that a window can hold it without naming the slot.
  */
 class SlotGeneration {
-  /** The generation of windows over heap bytes (kept in the manifest, read straight from the store): never changes. */
+  /** The generation of windows over heap bytes (kept in the manifest, read directly from the store): never changes. */
   static final SlotGeneration FIXED = new SlotGeneration();
 
   /** Written only by the slot, under its monitor. */

@@ -73,7 +73,7 @@ final class SlotPool {
   private final String cacheName;
   private final EvictionPolicy policy;
   /** What every slot cut from this pool is part of. */
-  private final CacheFile cacheFile;
+  private final CacheSpace cacheSpace;
   private int placed;
   private int hotEvicted;
   private int hotRefused;
@@ -83,10 +83,10 @@ final class SlotPool {
    * @param bytes the file's size, at most this many bytes are used (rounded down to {@code minSize})
    * @param cacheName what the thrash warning calls the cache
    * @param policy what regions are worth, when one must be evicted
-   * @param cacheFile what the slots are part of (null to test the allocation alone)
+   * @param cacheSpace what the slots are part of (null to test the allocation alone)
    */
   SlotPool(long bytes, int maxSize, int minSize, int pageSize, String cacheName, EvictionPolicy policy,
-      CacheFile cacheFile) {
+      CacheSpace cacheSpace) {
     assert Integer.bitCount(maxSize) == 1 && Integer.bitCount(minSize) == 1 && minSize <= maxSize;
     assert Integer.bitCount(pageSize) == 1 && pageSize <= minSize;
     this.maxSize = maxSize;
@@ -94,18 +94,18 @@ final class SlotPool {
     this.pageSize = pageSize;
     this.cacheName = cacheName;
     this.policy = policy;
-    this.cacheFile = cacheFile;
+    this.cacheSpace = cacheSpace;
     for (int size = minSize; size <= maxSize && size > 0; size <<= 1) {
       free.add(new TreeMap<>());
     }
     this.wholeEnd = bytes / maxSize * maxSize;
     long offset = 0;
     for (; offset < wholeEnd; offset += maxSize) {
-      addFree(new Slot(cacheFile, offset, maxSize, pageSize));
+      addFree(new Slot(cacheSpace, offset, maxSize, pageSize));
     }
     for (int size = maxSize >>> 1; size >= minSize; size >>>= 1) {
       if (bytes - offset >= size) {
-        addFree(new Slot(cacheFile, offset, size, pageSize));
+        addFree(new Slot(cacheSpace, offset, size, pageSize));
         offset += size;
       }
     }
@@ -198,8 +198,8 @@ final class SlotPool {
   private Slot split(Slot s, long keep) {
     assert !s.free && s.owner == null && s.size > minSize;
     int half = s.size >>> 1;
-    Slot low = new Slot(cacheFile, s.cacheOffset, half, pageSize);
-    Slot high = new Slot(cacheFile, s.cacheOffset + half, half, pageSize);
+    Slot low = new Slot(cacheSpace, s.cacheOffset, half, pageSize);
+    Slot high = new Slot(cacheSpace, s.cacheOffset + half, half, pageSize);
     slots.remove(s.cacheOffset);
     boolean keepLow = keep < high.cacheOffset;
     Slot kept = keepLow ? low : high;
@@ -257,7 +257,7 @@ final class SlotPool {
       buddy.free = false;
       slots.remove(buddyOffset);
       slots.remove(s.cacheOffset);
-      Slot merged = new Slot(cacheFile, Math.min(s.cacheOffset, buddyOffset), s.size << 1, pageSize);
+      Slot merged = new Slot(cacheSpace, Math.min(s.cacheOffset, buddyOffset), s.size << 1, pageSize);
       slots.put(merged.cacheOffset, merged);
       s = merged;
     }
@@ -407,7 +407,7 @@ final class SlotPool {
       thrashWarned = true;
       log.warn("the shared region cache at {} is thrashing: of the last {} regions it had to place, {} evicted regions"
           + " read more than once and {} regions read more than once found nothing colder to evict and were read"
-          + " straight from the store. Slots of every size are cut from the whole cache as needed, so no other layout"
+          + " directly from the store. Slots of every size are cut from the whole cache as needed, so no other layout"
           + " would help: the data searched again and again does not fit in its {} bytes. Give the cache a larger size"
           + " (logged once)", cacheName, placed, hotEvicted, hotRefused, bytes);
     }

@@ -43,7 +43,7 @@ final class VerifiedFetch {
 
   private final BlobChecksums blob;
   private final FetchOrigin origin;
-  /** Whether this is a read straight from the store (counted as a direct read), not a fill of the cache. */
+  /** Whether this is a read directly from the store (counted as a direct read), not a fill of the cache. */
   private final boolean direct;
   private final FetchTask task;
   /** The cache's own counters, which count fills too; null for a direct read. */

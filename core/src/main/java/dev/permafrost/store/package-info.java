@@ -21,15 +21,17 @@
  * <ol>
  *   <li><b>Lucene face</b>: {@code BlobDirectory}, {@code SharedRegionCache} (the public facade: builder, stats,
  *       manifests, clearing, close), {@code BlobIndexInput} (the {@code IndexInput}: windows and the hot path),
- *       {@code BlobFile} (what one file's inputs share), {@code ColumnPrefetch}, {@code HitPrefetchingCollector},
- *       {@code ReadIntent} (what a thread's reads are for) and {@code ScanRead} (a column read straight from the store).
+ *       {@code IndexFile} (one file of a mounted index: what its inputs share), {@code ColumnPrefetch},
+ *       {@code HitPrefetchingCollector} and {@code ReadIntent} (what a thread's reads are for).
  *   <li><b>One blob</b>: {@code CachedBlob} (one blob as the cache sees it: region math, which slot holds which region,
- *       how a read of a region is served) and {@code BlobTable} (every blob the cache knows; the record of a clean
- *       close and its restore).
+ *       how a read of a region is served, and the direct reads of it inputs may share), {@code DirectRead} (a
+ *       column's stretch read directly from the store into heap, and its share of the scan budget) and
+ *       {@code BlobTable} (every blob the cache knows; the record of a clean close and its restore).
  *   <li><b>Cache space</b>: {@code Slot} (one slot's life and its fill state: the only code that waits or notifies),
  *       {@code SlotPool} (the file's space as slots of power-of-two sizes, and sampled eviction),
  *       {@code EvictionPolicy} with {@code CostAwareTinyLfu} and {@code FrequencySketch} (what a region is worth),
- *       {@code CacheFile} (the file, the filler and the wait bound, as slots use them). Its interfaces up:
+ *       {@code CacheSpace} (what every slot shares: the cache file, the filler, the wait bound and whether the cache is
+ *       open). Its interfaces up:
  *       {@code RegionOwner} (what a slot needs of the blob it holds a region of, and how it tells the blob the region
  *       is gone) and {@code WindowTarget} with {@code SlotGeneration} (how a slot points a reader at readable bytes,
  *       and what the reader checks after reading them).
@@ -38,7 +40,7 @@
  *       {@code BlobChecksums} (what verifies a blob). Its interfaces up: {@code Fillable} (a fill's fetch telling its slot
  *       it is queued, under the slot's monitor, and of written ranges, which wakes readers) and {@code FetchOrigin} (the store, deadlines and counters of the file a
  *       fetch is for).
- *   <li><b>Support</b>, used by all: {@code RegionFile} (the cache file: created, locked, sized, mapped and written
+ *   <li><b>Support</b>, used by all: {@code CacheFile} (the cache file: created, locked, sized, mapped and written
  *       only here), {@code CacheRecord}, {@code CacheSummary}, the stats, {@code ReadCost}, {@code ReadDeadline},
  *       {@code HeapWindow}, {@code ScanBudget}, {@code WarnOnce}.
  * </ol>
@@ -48,22 +50,22 @@
  * <ul>
  *   <li>Where is a read served? {@code BlobIndexInput}: a read inside its window is a bounds check, a read from the
  *       mapping and a generation check; a move goes to {@code CachedBlob#window}, which asks the region's
- *       {@code Slot#awaitPage} (cached, joined or fetched) or reads straight from the store.
+ *       {@code Slot#awaitPage} (cached, joined or fetched) or reads directly from the store.
  *   <li>Who decides what is evicted? {@code SlotPool#take} samples windows of the file and asks the
  *       {@code EvictionPolicy} ({@code CostAwareTinyLfu}) what each is worth against the newcomer; a window with a
  *       slot being filled, or held for a prefetch's work or reader ({@code Slot#isHeld}), is skipped.
  *   <li>How does a search avoid fetching bytes twice? Regions a prefetch announced (fetched or cached) are held
  *       until the work that announced them settles ({@code Slot#prefetch}, {@code ReadCost#settle}), outside any
  *       work until their reader comes; the fills of adjacent regions are one request ({@code Filler#start(List, ...)});
- *       columns the cache refused are read straight from the store once per run ({@code ReadIntent#startWanted}),
- *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#straightReadHolding});
+ *       columns the cache refused are read directly from the store once per run ({@code ReadIntent#startWanted}),
+ *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#directReadHolding});
  *       a region admitted amid such a read's stretch comes with it and is filled from it
  *       ({@code CachedBlob#withdrawInside}, {@code #offerAdmitted}).
  *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table or whole-file
  *       checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
  *   <li>What happens when a fetch fails? {@code Filler}'s tasks end the fill ({@code Fillable#finish}): its waiters in
  *       {@code Slot#awaitPage} throw its error, or start a fetch of their own if it was called off; a failed write to
- *       the cache file sends the reader straight to the store ({@code CachedBlob#window}).
+ *       the cache file sends the reader directly to the store ({@code CachedBlob#window}).
  * </ul>
  *
  * <h2>A slot's life</h2>
@@ -84,7 +86,7 @@
  *       ({@code RegionOwner#regionReleased})</td></tr>
  *   <tr><td>filling</td><td>its owner, and the fills writing into it</td><td>a fill registered
  *       ({@code awaitPage}, {@code prefetch}, {@code carryOn}, {@code offer})</td><td>its last fill's end
- *       ({@code Fillable#progress} or {@code #finish}), or a prefetch's fill taken back unqueued because a straight read
+ *       ({@code Fillable#progress} or {@code #finish}), or a prefetch's fill taken back unqueued because a direct read
  *       brings its bytes ({@code Slot#withdraw}); never taken meanwhile</td></tr>
  * </table>
  */

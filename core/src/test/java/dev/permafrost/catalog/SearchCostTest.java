@@ -88,7 +88,7 @@ class SearchCostTest {
         }
         // nothing kept in the manifest: searching reads the store
         SnapshotRepository.open(fs).createSnapshot("idx-" + i, local,
-            SnapshotOptions.DEFAULTS.withInlineLimits(0, 0).withHotBytesLimit(0).withPointFields("@timestamp"));
+            SnapshotOptions.DEFAULTS.withKeepWholeLimits(0, 0).withWarmBytesPerFile(0).withPointFields("@timestamp"));
       }
       blobsOf.put("idx-" + i, repo.readManifest("idx-" + i).files().stream().map(FileEntry::blobName).toList());
     }

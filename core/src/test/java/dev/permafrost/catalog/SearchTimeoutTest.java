@@ -74,7 +74,7 @@ class SearchTimeoutTest {
       RandomIndexes.build(local, random, 3000, 1);
       // nothing kept in the manifest: opening a reader and searching both need the store
       SnapshotRepository.open(fs).createSnapshot("idx-" + i, local,
-          SnapshotOptions.DEFAULTS.withInlineLimits(0, 0).withHotBytesLimit(0));
+          SnapshotOptions.DEFAULTS.withKeepWholeLimits(0, 0).withWarmBytesPerFile(0));
       try (DirectoryReader reader = DirectoryReader.open(local)) {
         counts.add((long) new IndexSearcher(reader).count(QUERY));
       }

@@ -138,22 +138,22 @@ class SnapshotRepositoryTest {
       for (FileEntry f : manifest.files()) {
         assertEquals(dir.fileLength(f.name()), f.length(), f.name());
         total += f.length();
-        if (f.isInlined()) {
-          assertArrayEquals(readFile(dir, f.name(), 0, (int) f.length()), f.inlinedBytes(), f.name());
+        if (f.isKeptWhole()) {
+          assertArrayEquals(readFile(dir, f.name(), 0, (int) f.length()), f.wholeBytes(), f.name());
         } else {
           try (InputStream in = store.read(f.blobName())) {
             assertArrayEquals(readFile(dir, f.name(), 0, (int) f.length()), in.readAllBytes(), f.name());
           }
-          assertFalse(f.hotRanges().isEmpty());
-          assertEquals(0, f.hotRanges().getFirst().offset(), "the header is kept: " + f);
-          assertEquals(f.length(), f.hotRanges().getLast().end(), "the footer is kept: " + f);
-          for (FileEntry.HotRange r : f.hotRanges()) {
+          assertFalse(f.warmRanges().isEmpty());
+          assertEquals(0, f.warmRanges().getFirst().offset(), "the header is kept: " + f);
+          assertEquals(f.length(), f.warmRanges().getLast().end(), "the footer is kept: " + f);
+          for (FileEntry.WarmRange r : f.warmRanges()) {
             assertArrayEquals(readFile(dir, f.name(), r.offset(), r.bytes().length), r.bytes(), f.name() + " " + r);
           }
         }
       }
       assertEquals(total, info.totalBytes());
-      assertTrue(manifest.files().stream().anyMatch(f -> !f.isInlined()), "the test index is too small");
+      assertTrue(manifest.files().stream().anyMatch(f -> !f.isKeptWhole()), "the test index is too small");
 
       PointRange ts = info.pointRanges().get("@timestamp");
       assertNotNull(ts);
@@ -287,7 +287,7 @@ class SnapshotRepositoryTest {
           victim = f;
         }
       }
-      assertTrue(biggest > 20_000, "need a file that is uploaded, not inlined");
+      assertTrue(biggest > 20_000, "need a file that is uploaded, not kept whole");
       long at = biggest / 2;
       try (var ch = java.nio.channels.FileChannel.open(path.resolve(victim), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
         java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
@@ -375,17 +375,17 @@ class SnapshotRepositoryTest {
   }
 
   @Test
-  void smallAndMetadataFilesAreInlinedWithoutBlobs() throws IOException {
+  void smallAndMetadataFilesAreKeptWholeWithoutBlobs() throws IOException {
     try (Directory dir = index("inline", 2000, 2)) {
-      repo.createSnapshot("s", dir, SnapshotOptions.DEFAULTS.withInlineLimits(1024, 1 << 20));
+      repo.createSnapshot("s", dir, SnapshotOptions.DEFAULTS.withKeepWholeLimits(1024, 1 << 20));
       SnapshotManifest manifest = repo.readManifest("s");
       for (FileEntry f : manifest.files()) {
         if (f.name().startsWith("segments_") || f.name().endsWith(".si") || f.name().endsWith(".fnm")) {
-          assertTrue(f.isInlined(), f.toString());
+          assertTrue(f.isKeptWhole(), f.toString());
           assertNull(f.blobName());
         }
         if (f.length() <= 1024) {
-          assertTrue(f.isInlined(), f.toString());
+          assertTrue(f.isKeptWhole(), f.toString());
         }
       }
     }

@@ -27,23 +27,23 @@ public final class TestManifests {
 
   private TestManifests() {}
 
-  /** Uploads every file to {@code blobs/<prefix><name>} and returns a manifest for them, with nothing inlined. */
+  /** Uploads every file to {@code blobs/<prefix><name>} and returns a manifest for them, with nothing kept whole. */
   public static SnapshotManifest upload(BlobStore store, String snapshot, String prefix, Map<String, byte[]> files) throws IOException {
     return upload(store, snapshot, prefix, files, 0);
   }
 
   /**
-   * As {@link #upload(BlobStore, String, String, Map)}, but files up to {@code inlineLimit} bytes are kept whole in
+   * As {@link #upload(BlobStore, String, String, Map)}, but files up to {@code keepWholeLimit} bytes are kept whole in
    * the manifest, and other files keep their first and last 16 bytes there.
    */
-  public static SnapshotManifest upload(BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int inlineLimit)
+  public static SnapshotManifest upload(BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int keepWholeLimit)
       throws IOException {
-    return upload(store, snapshot, prefix, files, inlineLimit, CHUNK_SIZE);
+    return upload(store, snapshot, prefix, files, keepWholeLimit, CHUNK_SIZE);
   }
 
   /** As above, with chunk tables of {@code chunkSize} bytes (0: none, as a snapshot of format 1 has). */
   public static SnapshotManifest upload(
-      BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int inlineLimit, int chunkSize)
+      BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int keepWholeLimit, int chunkSize)
       throws IOException {
     List<FileEntry> entries = new ArrayList<>();
     long total = 0;
@@ -51,7 +51,7 @@ public final class TestManifests {
       byte[] bytes = e.getValue();
       total += bytes.length;
       long checksum = luceneChecksum(bytes);
-      if (bytes.length <= inlineLimit) {
+      if (bytes.length <= keepWholeLimit) {
         entries.add(new FileEntry(e.getKey(), bytes.length, checksum, null, bytes, List.of()));
         continue;
       }
@@ -63,10 +63,10 @@ public final class TestManifests {
         byte[] tableBytes = table.build().toBytes(checksum);
         store.write(ChunkTable.blobName(blob, chunkSize), new ByteArrayInputStream(tableBytes), tableBytes.length);
       }
-      List<FileEntry.HotRange> hot = new ArrayList<>();
-      if (inlineLimit > 0 && bytes.length > 64) {
-        hot.add(new FileEntry.HotRange(0, java.util.Arrays.copyOf(bytes, 16)));
-        hot.add(new FileEntry.HotRange(bytes.length - 16, java.util.Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length)));
+      List<FileEntry.WarmRange> hot = new ArrayList<>();
+      if (keepWholeLimit > 0 && bytes.length > 64) {
+        hot.add(new FileEntry.WarmRange(0, java.util.Arrays.copyOf(bytes, 16)));
+        hot.add(new FileEntry.WarmRange(bytes.length - 16, java.util.Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length)));
       }
       int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(bytes.length, chunkSize) ? ChunkTable.crc32c(bytes, 0, bytes.length) : 0;
       entries.add(new FileEntry(e.getKey(), bytes.length, checksum, blob, null, hot, wholeCrc32c));

@@ -143,14 +143,14 @@ class WarmSetTest {
     store.reset();
     try (BlobDirectory dir = BlobDirectory.open(repo, manifest, cache, "warm")) {
       for (FileEntry file : manifest.files()) {
-        if (file.isInlined()) {
+        if (file.isKeptWhole()) {
           continue;
         }
-        dvdKept |= file.name().endsWith(".dvd") && file.hotRanges().size() > 2; // more than header and footer
+        dvdKept |= file.name().endsWith(".dvd") && file.warmRanges().size() > 2; // more than header and footer
         // every kept range, read back through the directory, is the local file's
         try (IndexInput mine = dir.openInput(file.name(), IOContext.DEFAULT);
             IndexInput theirs = local.openInput(file.name(), IOContext.DEFAULT)) {
-          for (FileEntry.HotRange r : file.hotRanges()) {
+          for (FileEntry.WarmRange r : file.warmRanges()) {
             byte[] a = new byte[r.bytes().length];
             byte[] b = new byte[a.length];
             mine.seek(r.offset());
@@ -207,7 +207,7 @@ class WarmSetTest {
   private long hotBytes(String snapshot) throws IOException {
     long bytes = 0;
     for (FileEntry file : cache.readManifest(repo, snapshot).files()) {
-      for (FileEntry.HotRange r : file.hotRanges()) {
+      for (FileEntry.WarmRange r : file.warmRanges()) {
         bytes += r.bytes().length;
       }
     }

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * reader, they are the only regions the newcomer can evict (the ones just fetched are held), and the reader then
  * fetches them again, a region a round trip: at {@code medium} scale with a 0.5% cache, one repeat of the dashboard
  * took 100 dependent waves that way (the others 3 to 17). A column a search announced stays until it is read; what
- * finds no room is read straight from the store, in one request.
+ * finds no room is read directly from the store, in one request.
  */
 class AnnouncedColumnStaysTest {
   private static final int REGION = 64 << 10;
@@ -45,7 +45,7 @@ class AnnouncedColumnStaysTest {
   private final byte[] newcomer = new byte[2 * REGION + 1000];
   private FetchOnceTest.RecordingBlobStore store;
   private SnapshotManifest manifest;
-  private final StraightReadPastAdmittedRegionTest.Favouring policy = new StraightReadPastAdmittedRegionTest.Favouring();
+  private final DirectReadPastAdmittedRegionTest.Favouring policy = new DirectReadPastAdmittedRegionTest.Favouring();
 
   @BeforeEach
   void twoFiles() throws Exception {
@@ -85,7 +85,7 @@ class AnnouncedColumnStaysTest {
       Waits.awaitNoFetch(cache);
       assertNull(store.reads.get("blobs/s-a.bin"), () -> "the announced column was evicted before its reader came"
           + " and fetched again: " + store.reads.get("blobs/s-a.bin").stream().map(Arrays::toString).toList());
-      assertEquals(1, store.reads.get("blobs/s-b.bin").size(), () -> "the column that found no room is read straight"
+      assertEquals(1, store.reads.get("blobs/s-b.bin").size(), () -> "the column that found no room is read directly"
           + " from the store in one request: " + store.reads.get("blobs/s-b.bin").stream().map(Arrays::toString).toList());
     }
   }
@@ -94,7 +94,7 @@ class AnnouncedColumnStaysTest {
    * A search's hold on what it announced ends with the search, not after a time: once an index's part of a search
    * settles, the next search may evict what it read, however soon it comes. (Held for a second after it was read, the
    * regions of a search that ended a moment ago were the whole cache, and a dashboard repeated at once could admit
-   * nothing: its terms and postings, fetched by readers, were read straight from the store every time.)
+   * nothing: its terms and postings, fetched by readers, were read directly from the store every time.)
    */
   @Test
   void aSearchsHoldOnWhatItAnnouncedEndsWhenItSettles() throws Exception {
@@ -141,7 +141,7 @@ class AnnouncedColumnStaysTest {
 
   /** Opens each input's first two regions as a column a collector names ({@link ColumnPrefetch} does this). */
   private static List<RandomAccessInput> announce(IndexInput... inputs) throws IOException {
-    Object outer = ReadIntent.opening(Boolean.TRUE);
+    ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
     try {
       List<RandomAccessInput> slices = new ArrayList<>();
       for (IndexInput in : inputs) {

@@ -61,7 +61,7 @@ class CacheSummaryTest {
     assertTrue(summary.recorded(), summary.coldReason());
     assertEquals(SIZE, summary.sizeInBytes());
     assertEquals(REGION, summary.regionSize());
-    assertEquals(Files.size(cacheDir.resolve(RegionFile.FILE_NAME)), summary.cacheFileBytes());
+    assertEquals(Files.size(cacheDir.resolve(CacheFile.FILE_NAME)), summary.cacheFileBytes());
     Set<String> blobs = new HashSet<>();
     for (CacheSummary.Blob b : summary.blobs()) {
       assertEquals(store.describe(), b.store(), "the store as the cache knew it");

@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A dashboard-like search over several mounted indices at once (a term and a range, and a collector that names the
  * columns it scans), through a cache far smaller than what the search reads: no byte of any blob is fetched twice
- * in one search (what was prefetched stays until its reader reads it, or is read straight from the store in one
+ * in one search (what was prefetched stays until its reader reads it, or is read directly from the store in one
  * request), and the answers equal the local indices'.
  */
 class FetchOnceTest {

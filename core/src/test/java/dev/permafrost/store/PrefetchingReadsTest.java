@@ -150,10 +150,10 @@ class PrefetchingReadsTest {
         long waves = readBinaryColumnThrough(tiny, want, budget);
         if (budget == 0) {
           asItGoes = waves;
-          // read straight as the reader reaches it, a stretch growing from 128 KiB: one request after another
+          // read directly as the reader reaches it, a stretch growing from 128 KiB: one request after another
           assertTrue(waves >= 4, "without heap for it the 3.8 MB column is read as the reader goes: " + waves);
         } else {
-          // the chunk table, then the column's straight read, sent before the reader needs it
+          // the chunk table, then the column's direct read, sent before the reader needs it
           assertTrue(waves <= 3 && waves < asItGoes, "what the cache did not admit is read in one request, ahead: "
               + waves + " waves against " + asItGoes + " as the reader goes, seed " + seed);
         }
@@ -202,20 +202,20 @@ class PrefetchingReadsTest {
   }
 
   @Test
-  void aColumnReadStraightForAWorkGivesItsHeapBackWhenTheWorkSettlesSoTheNextWorkReadsItStraightToo() throws Exception {
+  void aColumnReadDirectlyForAWorkGivesItsHeapBackWhenTheWorkSettlesSoTheNextWorkReadsItDirectlyToo() throws Exception {
     long[] want = localColumn();
     long taken;
     try (SharedRegionCache roomy = tinyCache("roomy", 64 << 20)) {
       taken = (64 << 20) - readColumnInWork(roomy, want, 64 << 20)[1];
     }
-    assertTrue(taken > 4 * (32 << 10), "the column is read straight, most of it: " + taken + " bytes");
+    assertTrue(taken > 4 * (32 << 10), "the column is read directly, most of it: " + taken + " bytes");
     // room for one read of the column, not two: the second work has it only if the first gave it back
     long budget = taken + taken / 2;
     try (SharedRegionCache tiny = tinyCache("tiny", budget)) {
       long[] first = readColumnInWork(tiny, want, budget);
       assertEquals(budget, first[2], "the first work's column heap is back once it settled, seed " + seed);
       long[] second = readColumnInWork(tiny, want, budget);
-      assertTrue(second[0] <= first[0], "the second work reads the column straight too: " + second[0]
+      assertTrue(second[0] <= first[0], "the second work reads the column directly too: " + second[0]
           + " requests against the first's " + first[0] + " (the chunk table is read once), seed " + seed);
       assertEquals(budget, second[2]);
     }
@@ -298,7 +298,7 @@ class PrefetchingReadsTest {
   }
 
   @Test
-  void aColumnReadStraightFromTheStoreThatFailsIsReadAgainTheUsualWay() throws Exception {
+  void aColumnReadDirectlyFromTheStoreThatFailsIsReadAgainTheUsualWay() throws Exception {
     long[] want = localColumn();
     dev.permafrost.blob.FaultInjectingBlobStore faulty =
         new dev.permafrost.blob.FaultInjectingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false), seed);
@@ -313,7 +313,7 @@ class PrefetchingReadsTest {
       // every response of the index's blob (its chunk table is read by now) comes back with a byte flipped
       faulty.targets(name -> !name.endsWith(".crc32c-32k")).flipRate(1);
       ColumnPrefetch.prefetch(leaf, "n");
-      assertTrue(tiny.scanBudget.available() < budget, "the column is read straight from the store");
+      assertTrue(tiny.scanBudget.available() < budget, "the column is read directly from the store");
       NumericDocValues n = leaf.getNumericDocValues("n");
       int failures = 0;
       for (int doc = 0; doc < DOCS; doc++) {
@@ -338,7 +338,7 @@ class PrefetchingReadsTest {
   }
 
   @Test
-  void theColumnsOfEverySegmentNamedInOneCallAreAllReadStraightFromTheStore() throws Exception {
+  void theColumnsOfEverySegmentNamedInOneCallAreAllReadDirectlyFromTheStore() throws Exception {
     Directory segmented = FSDirectory.open(tmp.resolve("segmented"));
     int segments = 3;
     long[] want = new long[DOCS];
@@ -366,8 +366,8 @@ class PrefetchingReadsTest {
         assertBudgetGivenBack(tiny, budget);
       }
     }
-    // one call: per segment its chunk table, one straight read, and at most one region the cache had room for. A call
-    // forgets the straight reads of the call before it: a call per segment made up front leaves only the last
+    // one call: per segment its chunk table, one direct read, and at most one region the cache had room for. A call
+    // forgets the direct reads of the call before it: a call per segment made up front leaves only the last
     // segment's in hand, and the others' columns are read again region by region unless their reads are still
     // alive for their blobs (not collected yet), so it is never cheaper
     assertTrue(requests[1] <= 3 * segments, "one call for every segment: " + requests[1] + " requests, seed " + seed);
@@ -415,8 +415,8 @@ class PrefetchingReadsTest {
             n.longValue();
           }
         })));
-    long pieces = cache.readManifest(repo, "warm").files().stream().mapToLong(f -> f.hotRanges().size()).sum()
-        - cache.readManifest(repo, "snap").files().stream().mapToLong(f -> f.hotRanges().size()).sum();
+    long pieces = cache.readManifest(repo, "warm").files().stream().mapToLong(f -> f.warmRanges().size()).sum()
+        - cache.readManifest(repo, "snap").files().stream().mapToLong(f -> f.warmRanges().size()).sum();
     assertTrue(pieces > 20, "the warm set cuts the column into pieces: " + pieces);
     // one region holds the whole column, checksummed in 32 KiB chunks: cut around the pieces, a fetch per piece
     long[] requests = new long[2];

@@ -100,7 +100,7 @@ class QueuedFillTest {
   }
 
   /** Registers fills for the whole of regions [first, last] of d.bin, as a prefetch does, without queuing them. */
-  private List<Filler.Piece> registerPrefetch(BlobFile file, int first, int last) {
+  private List<Filler.Piece> registerPrefetch(IndexFile file, int first, int last) {
     CachedBlob blob = file.cachedBlob;
     List<Filler.Piece> batch = new ArrayList<>();
     for (int index = first; index <= last; index++) {
@@ -117,7 +117,7 @@ class QueuedFillTest {
         IndexInput in = dir.openInput("d.bin", POINT_READS)) {
       blocker.prefetch(0, 10);
       assertTrue(blockerSent.await(1, TimeUnit.MINUTES), "the prefetch lane's one thread is busy");
-      BlobFile file = dir.openedFile("d.bin");
+      IndexFile file = dir.openedFile("d.bin");
       List<Filler.Piece> batch = registerPrefetch(file, 0, 1); // one run of two adjacent regions
       Filler.Piece second = batch.get(1);
       ExecutorService readers = Executors.newSingleThreadExecutor();
@@ -138,7 +138,7 @@ class QueuedFillTest {
           assertNull(second.fill().task, "not queued yet");
           assertTrue(second.fill().demand, "the reader asked for it");
         }
-        ((Slot) batch.get(0).slot()).cacheFile.filler.start(batch, file.cachedBlob.checksums, file);
+        ((Slot) batch.get(0).slot()).cacheSpace.filler.start(batch, file.cachedBlob.checksums, file);
         // the prefetch lane is still held: only the demand lane can bring the reader its byte
         assertEquals(bytes[(int) at], read.get(1, TimeUnit.MINUTES));
         assertEquals(1, requestsFor(DATA), "one request for the run of both regions");
@@ -152,7 +152,7 @@ class QueuedFillTest {
   @Test
   void aReaderWhoGivesUpBeforeAPrefetchIsQueuedCallsItsFetchOff() throws Exception {
     try (IndexInput in = dir.openInput("d.bin", POINT_READS)) {
-      BlobFile file = dir.openedFile("d.bin");
+      IndexFile file = dir.openedFile("d.bin");
       List<Filler.Piece> batch = registerPrefetch(file, 0, 0);
       Filler.Piece piece = batch.get(0);
       // the reader joins the registered fill and gives up at once: its deadline has passed
@@ -162,7 +162,7 @@ class QueuedFillTest {
       }
       ReadCost cost = new ReadCost();
       try (ReadCost.Scope s = ReadCost.attach(cost)) {
-        ((Slot) batch.get(0).slot()).cacheFile.filler.start(batch, file.cachedBlob.checksums, file);
+        ((Slot) batch.get(0).slot()).cacheSpace.filler.start(batch, file.cachedBlob.checksums, file);
       }
       synchronized (piece.slot()) {
         assertTrue(piece.fill().done, "called off as it was queued: " + piece.fill());

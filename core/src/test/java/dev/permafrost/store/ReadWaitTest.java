@@ -66,7 +66,7 @@ class ReadWaitTest {
       SnapshotRepository.open(fs).createSnapshot("snap", local);
       faulty = new FaultInjectingBlobStore(fs, seed);
       SnapshotManifest manifest = SnapshotRepository.open(fs).readManifest("snap");
-      large = manifest.files().stream().filter(f -> !f.isInlined()).max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
+      large = manifest.files().stream().filter(f -> !f.isKeptWhole()).max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
     }
     assertTrue(large.length() > 96 << 10, "the test needs a file of several regions, got " + large);
     // hangs hit the large file's data only (its chunk table loads normally); the policy's deadlines are far away
@@ -104,7 +104,7 @@ class ReadWaitTest {
 
   /** The first position at or after {@code p} that is not kept in the manifest: reading it needs the store. */
   private long cold(long p) {
-    for (FileEntry.HotRange r : large.hotRanges()) {
+    for (FileEntry.WarmRange r : large.warmRanges()) {
       if (p >= r.offset() && p < r.end()) {
         p = r.end();
       }
@@ -171,7 +171,7 @@ class ReadWaitTest {
   @Test
   void aReaderOfARegionThatIsNotAdmittedGivesUpToo() throws Exception {
     faulty.hangRate(1);
-    // one 32 KiB slot: while a hung fill holds it, a read of another region cannot take it and reads straight from the store
+    // one 32 KiB slot: while a hung fill holds it, a read of another region cannot take it and reads directly from the store
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("tiny")).size(32 << 10).regionSize(32 << 10)
         .tailRegionSize(32 << 10).maxReadWait(Duration.ofMinutes(1)).build();
     toClose.add(cache);
@@ -190,7 +190,7 @@ class ReadWaitTest {
       second.seek(cold(large.length() - 40_000));
       BlobStoreTimeoutException e = assertThrows(BlobStoreTimeoutException.class, second::readByte);
       assertNamesTheRead(e, large);
-      assertTrue(e.getMessage().contains("straight from the store") || e.getMessage().contains("fetched into the cache"),
+      assertTrue(e.getMessage().contains("directly from the store") || e.getMessage().contains("fetched into the cache"),
           e.getMessage());
     }
     faulty.heal();

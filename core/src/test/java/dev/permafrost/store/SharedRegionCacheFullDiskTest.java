@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A cache file on a disk that is really full (a small tmpfs that {@code scripts/servers/small-disk.sh} mounts, filled
- * up by this test): fills cannot write, and searches are served straight from the store, right, and do not fail.
+ * up by this test): fills cannot write, and searches are served directly from the store, right, and do not fail.
  */
 class SharedRegionCacheFullDiskTest {
   @TempDir Path tmp;
@@ -58,7 +58,7 @@ class SharedRegionCacheFullDiskTest {
   }
 
   @Test
-  void whenTheCacheFileCannotBeWrittenReadsAreServedStraightFromTheStore() throws Exception {
+  void whenTheCacheFileCannotBeWrittenReadsAreServedDirectlyFromTheStore() throws Exception {
     long seed = Long.getLong("tests.seed", System.nanoTime());
     Random random = new Random(seed);
     Path disk = smallDisk();

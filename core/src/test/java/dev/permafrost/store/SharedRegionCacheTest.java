@@ -232,7 +232,7 @@ class SharedRegionCacheTest {
   /** Waits until {@code readers} readers wait for the fetch of the region of {@code file} holding {@code position}. */
   private static void awaitWaiting(BlobDirectory dir, String file, long position, int readers) throws InterruptedException {
     Waits.await(readers + " readers waiting for " + file + " at " + position, () -> {
-      BlobFile f = dir.openedFile(file);
+      IndexFile f = dir.openedFile(file);
       Slot slot = f == null ? null : f.cachedBlob.slot(f.cachedBlob.regionIndex(position));
       return slot != null && slot.waitingReaders() == readers;
     });
@@ -399,7 +399,7 @@ class SharedRegionCacheTest {
       }
     }
     assertArrayEquals(cold, got, "seed " + seed);
-    assertTrue(cache.stats().total().directReads() > directBefore, "the scan is read straight from the store");
+    assertTrue(cache.stats().total().directReads() > directBefore, "the scan is read directly from the store");
     int requests = store.rangeReads.get() - before;
     // fills grow from 128 KiB, doubling as the scan reads on: 128 + 256 + 512 KiB cover the file; region by region it
     // would be 64 requests
@@ -496,7 +496,7 @@ class SharedRegionCacheTest {
   }
 
   @Test
-  void whenNothingCanBeEvictedReadsAreServedStraightFromTheStore() throws Exception {
+  void whenNothingCanBeEvictedReadsAreServedDirectlyFromTheStore() throws Exception {
     Map<String, byte[]> files = Map.of("a.bin", bytes(40_000), "b.bin", bytes(40_000));
     GatedStore store = new GatedStore(fsStore);
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full")).size(16 << 10).regionSize(16 << 10)

@@ -37,7 +37,7 @@ public class TestBlobDirectory extends BaseDirectoryTestCase {
   private static final class SnapshottingDirectory extends FilterDirectory {
     private final FileSystemBlobStore store;
     private final SharedRegionCache cache;
-    private final int inlineLimit;
+    private final int keepWholeLimit;
     private final List<BlobDirectory> mounted = new ArrayList<>();
 
     SnapshottingDirectory(Directory local, Path path) throws IOException {
@@ -46,7 +46,7 @@ public class TestBlobDirectory extends BaseDirectoryTestCase {
       this.store = FileSystemBlobStore.open(root.resolve("store"), false);
       this.cache = SharedRegionCache.builder().path(root.resolve("cache")).size(64 << 10).regionSize(8 << 10)
           .tailRegionSize(1 << 10).fetchThreads(2).build();
-      this.inlineLimit = random().nextBoolean() ? 0 : 32;
+      this.keepWholeLimit = random().nextBoolean() ? 0 : 32;
     }
 
     @Override
@@ -57,7 +57,7 @@ public class TestBlobDirectory extends BaseDirectoryTestCase {
         local.readBytes(bytes, 0, bytes.length);
       }
       String snapshot = "s-" + UUID.randomUUID();
-      SnapshotManifest manifest = TestManifests.upload(store, snapshot, snapshot + "/", Map.of(name, bytes), inlineLimit);
+      SnapshotManifest manifest = TestManifests.upload(store, snapshot, snapshot + "/", Map.of(name, bytes), keepWholeLimit);
       BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "conformance");
       synchronized (mounted) {
         mounted.add(dir);

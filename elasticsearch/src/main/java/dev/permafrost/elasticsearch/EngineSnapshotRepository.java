@@ -410,7 +410,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
             + " its bytes (meta_hash) are " + (bytes == null ? "missing" : bytes.length + " bytes, not " + length), null);
       }
       verifyWhole(bytes, checksum, physical, blob);
-      return FileEntry.ofInlined(physical, checksum, bytes);
+      return FileEntry.keptWhole(physical, checksum, bytes);
     }
     long partBytes = f.path("part_size").asLong(Long.MAX_VALUE);
     if (partBytes <= 0) {
@@ -454,9 +454,9 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   static SegmentInfos readCommit(List<FileEntry> files, String segmentsFile, String where) throws SnapshotException {
     try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
       for (FileEntry f : files) {
-        if (f.isInlined()) {
+        if (f.isKeptWhole()) {
           try (IndexOutput out = dir.createOutput(f.name(), IOContext.DEFAULT)) {
-            out.writeBytes(f.inlinedBytes(), f.inlinedBytes().length);
+            out.writeBytes(f.wholeBytes(), f.wholeBytes().length);
           }
         }
       }

@@ -50,7 +50,7 @@ class UnknownCodecTest {
           try (IndexInput in = dir.openInput(name, IOContext.READONCE)) {
             byte[] bytes = new byte[(int) in.length()];
             in.readBytes(bytes, 0, bytes.length);
-            files.add(FileEntry.ofInlined(name, 0, bytes));
+            files.add(FileEntry.keptWhole(name, 0, bytes));
           }
         }
       }

@@ -30,7 +30,7 @@ import java.util.TreeMap;
 /**
  * Command line: a workload repeated through a small cache, as {@link SmallCacheBenchmark} measures it (snapshots
  * mounted in a catalog, the modelled store), one line per repeat: its time, its waves by dependency and by the
- * clock, its requests and bytes, and what the cache did (hits, misses, reads straight from the store, evictions);
+ * clock, its requests and bytes, and what the cache did (hits, misses, reads directly from the store, evictions);
  * then, for the slowest repeat, its requests wave by wave and file by file. Where a repeat's time goes when it is
  * far from the others.
  *

@@ -120,7 +120,7 @@ public class SmallCacheBenchmark {
     Workload.Result result = indexes.run(work);
     CacheStats.Counts after = cache.stats().total();
     long hits = after.hits() - before.hits();
-    // Reads the cache did not admit go straight to the store: they are misses too.
+    // Reads the cache did not admit go directly to the store: they are misses too.
     long misses = after.misses() - before.misses() + after.directReads() - before.directReads();
     counts.hitRatioPercent = hits + misses == 0 ? 0 : 100.0 * hits / (hits + misses);
     counts.requests = store.stats().snapshot().requests();

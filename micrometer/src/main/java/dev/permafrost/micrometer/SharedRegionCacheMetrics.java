@@ -24,8 +24,8 @@ import java.util.function.ToDoubleFunction;
  *       {@code result=miss} (it waited for a fetch); {@code cache.puts}, fetches that filled the cache;
  *       {@code cache.evictions}, regions taken from one file for another; {@code cache.size}, regions in use.
  *   <li>Permafrost's own: {@code permafrost.cache.fetched} (bytes fetched into the cache),
- *       {@code permafrost.cache.direct.reads} (requests served straight from the store, bypassing the cache),
- *       {@code permafrost.cache.read} (bytes served, tagged {@code source=cache|direct|manifest}),
+ *       {@code permafrost.cache.direct.reads} (requests served directly from the store, bypassing the cache),
+ *       {@code permafrost.cache.read} (bytes served, tagged {@code source=cache|direct|warm_set}),
  *       {@code permafrost.cache.fills.in.flight}, {@code permafrost.cache.checksum.mismatches},
  *       {@code permafrost.cache.write.failures}, {@code permafrost.cache.capacity} (bytes of the cache file) and
  *       {@code permafrost.cache.regions} (slots, free or not).
@@ -97,13 +97,13 @@ public final class SharedRegionCacheMetrics extends CacheMeterBinder<SharedRegio
     counter(registry, "permafrost.cache.fetched", "Bytes fetched from the blob store into the cache", BaseUnits.BYTES,
         tags, s -> s.total().bytesFetched());
     counter(registry, "permafrost.cache.direct.reads",
-        "Requests served straight from the blob store, bypassing the cache", null, tags, s -> s.total().directReads());
+        "Requests served directly from the blob store, bypassing the cache", null, tags, s -> s.total().directReads());
     counter(registry, "permafrost.cache.read", "Bytes served to readers, by where they came from", BaseUnits.BYTES,
         Tags.concat(tags, "source", "cache"), s -> s.total().bytesReadFromCache());
     counter(registry, "permafrost.cache.read", "Bytes served to readers, by where they came from", BaseUnits.BYTES,
         Tags.concat(tags, "source", "direct"), s -> s.total().bytesReadDirect());
     counter(registry, "permafrost.cache.read", "Bytes served to readers, by where they came from", BaseUnits.BYTES,
-        Tags.concat(tags, "source", "manifest"), s -> s.total().bytesReadFromManifest());
+        Tags.concat(tags, "source", "warm_set"), s -> s.total().bytesReadFromWarmSet());
     counter(registry, "permafrost.cache.checksum.mismatches",
         "Fetched chunks whose bytes did not match their recorded checksum (never served)", null, tags,
         s -> s.total().checksumMismatches());

@@ -72,7 +72,7 @@ class MetricsTest {
     SnapshotRepository repo = SnapshotRepository.open(store);
     try (Directory dir = FSDirectory.open(tmp.resolve("index"))) {
       // nothing kept whole in the manifest, so searches fetch from the store
-      repo.createSnapshot("logs", dir, SnapshotOptions.DEFAULTS.withInlineLimits(0, 0).withHotBytesLimit(0)
+      repo.createSnapshot("logs", dir, SnapshotOptions.DEFAULTS.withKeepWholeLimits(0, 0).withWarmBytesPerFile(0)
           .withPointFields("@timestamp"));
     }
     cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size("16mb").build();
@@ -113,7 +113,7 @@ class MetricsTest {
     assertEquals(warm.total().hits(), counter("cache.gets", "result", "hit"));
     assertEquals(warm.total().fetches(), counter("cache.puts"), "a warm search fetches nothing more");
     assertEquals(warm.total().bytesReadFromCache(), counter("permafrost.cache.read", "source", "cache"));
-    assertEquals(warm.total().bytesReadFromManifest(), counter("permafrost.cache.read", "source", "manifest"));
+    assertEquals(warm.total().bytesReadFromWarmSet(), counter("permafrost.cache.read", "source", "warm_set"));
     assertEquals(0, gauge("permafrost.cache.fills.in.flight"));
     assertEquals(warm.evictions(), counter("cache.evictions"));
     assertEquals("test", registry.get("cache.puts").tag("cache", "permafrost").functionCounter().getId().getTag("app"));

@@ -72,7 +72,7 @@ class ObservationsTest {
     });
     BlobStore fs = FileSystemBlobStore.open(tmp.resolve("repo"), false);
     try (Directory dir = FSDirectory.open(tmp.resolve("index"))) {
-      SnapshotRepository.open(fs).createSnapshot("logs", dir, SnapshotOptions.DEFAULTS.withInlineLimits(0, 0).withHotBytesLimit(0));
+      SnapshotRepository.open(fs).createSnapshot("logs", dir, SnapshotOptions.DEFAULTS.withKeepWholeLimits(0, 0).withWarmBytesPerFile(0));
     }
     SnapshotRepository repo = SnapshotRepository.open(StorePolicy.DEFAULT.apply(new ObservedBlobStore(fs, registry)));
     try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size("16mb").build();

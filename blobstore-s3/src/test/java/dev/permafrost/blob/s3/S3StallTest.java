@@ -103,7 +103,7 @@ class S3StallTest {
     direct = S3TestStores.builder().prefix(prefix).build();
     // nothing kept in the manifest: every search reads its terms and postings from the store
     SnapshotRepository.open(direct).createSnapshot(SNAPSHOT, local,
-        SnapshotOptions.DEFAULTS.withInlineLimits(0, 0).withHotBytesLimit(0));
+        SnapshotOptions.DEFAULTS.withKeepWholeLimits(0, 0).withWarmBytesPerFile(0));
     URI minio = URI.create(S3TestStores.endpoint());
     proxy = toxiproxy.createProxy("permafrost-s3-stalls-" + UUID.randomUUID().toString().substring(0, 8), "127.0.0.1:0",
         minio.getHost() + ":" + minio.getPort());

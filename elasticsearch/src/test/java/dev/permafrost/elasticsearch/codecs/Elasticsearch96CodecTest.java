@@ -136,7 +136,7 @@ class Elasticsearch96CodecTest {
     SnapshotManifest manifest = repository.parseManifest(shard, repository.readManifestBytes(shard));
     Path dir = Files.createDirectories(tmp.resolve(name));
     for (FileEntry f : manifest.files()) {
-      byte[] bytes = f.isInlined() ? f.inlinedBytes() : Files.readAllBytes(repo.resolve(f.blobName()));
+      byte[] bytes = f.isKeptWhole() ? f.wholeBytes() : Files.readAllBytes(repo.resolve(f.blobName()));
       assertEquals(f.length(), bytes.length, f.name());
       Files.write(dir.resolve(f.name()), bytes);
     }

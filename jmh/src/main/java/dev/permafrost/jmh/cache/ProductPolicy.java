@@ -78,7 +78,7 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
 
   /**
    * Which accesses of {@code trace} (files named {@code "<index>/<file>"}) read a region whose every byte the
-   * snapshot's manifest holds (an inlined file, or hot ranges covering it): the product serves them without its
+   * snapshot's manifest holds (a file kept whole, or warm ranges covering it): the product serves them without its
    * cache, every time, so a like-for-like replay leaves them out for every policy (kept in, the product would count
    * hits that the compulsory-miss ceiling says no cache can have).
    */
@@ -148,16 +148,16 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
     }
   }
 
-  /** The first position of [from, to) that is not in the manifest (inlined or a hot range), or -1. */
+  /** The first position of [from, to) that is not in the manifest (kept whole or a warm range), or -1. */
   private static long firstUncachedByManifest(FileEntry entry, long from, long to) {
-    if (entry.isInlined()) {
+    if (entry.isKeptWhole()) {
       return -1;
     }
     long p = from;
     boolean moved = true;
     while (moved && p < to) {
       moved = false;
-      for (FileEntry.HotRange hot : entry.hotRanges()) {
+      for (FileEntry.WarmRange hot : entry.warmRanges()) {
         if (p >= hot.offset() && p < hot.offset() + hot.bytes().length) {
           p = hot.offset() + hot.bytes().length;
           moved = true;

@@ -84,12 +84,12 @@ final class Views {
 
   /** Counts of one kind of read. */
   record Counts(long hits, long misses, double hitRatio, long bytesReadFromCache, long fetches, long bytesFetched,
-      long directReads, long bytesReadDirect, long bytesReadFromManifest, long checksumMismatches,
+      long directReads, long bytesReadDirect, long bytesReadFromWarmSet, long checksumMismatches,
       long chunkTableFetches, long storeRequests) {
 
     static Counts of(CacheStats.Counts c) {
       return new Counts(c.hits(), c.misses(), c.hitRatio(), c.bytesReadFromCache(), c.fetches(), c.bytesFetched(),
-          c.directReads(), c.bytesReadDirect(), c.bytesReadFromManifest(), c.checksumMismatches(),
+          c.directReads(), c.bytesReadDirect(), c.bytesReadFromWarmSet(), c.checksumMismatches(),
           c.chunkTableFetches(), c.storeRequests());
     }
   }

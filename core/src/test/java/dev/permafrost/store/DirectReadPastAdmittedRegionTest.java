@@ -25,12 +25,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A column read straight from the store covers the stretch from the first region the cache refused to the end of the
+ * A column read directly from the store covers the stretch from the first region the cache refused to the end of the
  * last, in one request; a region the cache admitted amid that stretch comes with it, and is neither fetched again by a
  * fill of its own nor left empty. The cache's admissions are made on purpose here (a policy that admits one region
  * and refuses the others), not left to the sampling of a busy cache.
  */
-class StraightReadPastAdmittedRegionTest {
+class DirectReadPastAdmittedRegionTest {
   private static final int REGION = 64 << 10;
   @TempDir Path tmp;
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
@@ -62,7 +62,7 @@ class StraightReadPastAdmittedRegionTest {
   }
 
   @Test
-  void aRegionAdmittedAmidAStraightReadComesWithItAndIsCached() throws Exception {
+  void aRegionAdmittedAmidADirectReadComesWithItAndIsCached() throws Exception {
     Random random = new Random(seed);
     byte[] column = new byte[3 * REGION + 1000]; // the column, then more (a slice to the file's end is a jump table's)
     byte[] other = new byte[4 * REGION];
@@ -86,7 +86,7 @@ class StraightReadPastAdmittedRegionTest {
       store.reads.clear();
 
       // a collector names the column it will scan (as ColumnPrefetch does): regions 0 and 2 are refused, 1 admitted
-      Object outer = ReadIntent.opening(Boolean.TRUE);
+      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
       RandomAccessInput slice;
       try {
         slice = in.randomAccessSlice(0, 3 * REGION);
@@ -106,7 +106,7 @@ class StraightReadPastAdmittedRegionTest {
       assertEquals(1, store.reads.get("blobs/s-c.bin").size(), "one request for the whole column: "
           + store.reads.get("blobs/s-c.bin").stream().map(Arrays::toString).toList());
       assertTrue(blob.slot(1) != null && blob.slot(1).hasBytesAt(0) && blob.slot(1).hasBytesAt(REGION - 1),
-          "the admitted region holds its bytes, which came with the straight read");
+          "the admitted region holds its bytes, which came with the direct read");
       assertTrue(blob.slot(0) == null && blob.slot(2) == null, "the others were not admitted");
     }
   }

@@ -13,7 +13,7 @@ import java.util.List;
  * manifest, the cached view of the file's blob, the store to fetch it from (with its deadlines), the counters its
  * reads go to, and the heap its scans may read into. It is the origin of every fetch made for its inputs.
  */
-final class BlobFile implements FetchOrigin {
+final class IndexFile implements FetchOrigin {
   final String name;
   final String snapshot;
   final long length;
@@ -21,16 +21,16 @@ final class BlobFile implements FetchOrigin {
   /** Null for a file kept whole in the manifest. */
   final CachedBlob cachedBlob;
   final CacheStatsCounter counter;
-  /** The heap columns read straight from the store may take (shared by the whole cache). */
+  /** The heap columns read directly from the store may take (shared by the whole cache). */
   final ScanBudget scanBudget;
   private final StorePolicy policy;
   private final String storeDescription;
-  /** Sorted, disjoint ranges [hotStarts[i], hotEnds[i]) kept in the manifest, and their bytes. */
-  private final long[] hotStarts;
-  private final long[] hotEnds;
-  private final HeapWindow[] hotWindows;
+  /** Sorted, disjoint ranges [warmStarts[i], warmEnds[i]) kept in the manifest, and their bytes. */
+  private final long[] warmStarts;
+  private final long[] warmEnds;
+  private final HeapWindow[] warmWindows;
 
-  BlobFile(FileEntry entry, String snapshot, BlobStore store, String storeDescription, CachedBlob cachedBlob,
+  IndexFile(FileEntry entry, String snapshot, BlobStore store, String storeDescription, CachedBlob cachedBlob,
       CacheStatsCounter counter, ScanBudget scanBudget) {
     this.name = entry.name();
     this.snapshot = snapshot;
@@ -41,33 +41,33 @@ final class BlobFile implements FetchOrigin {
     this.cachedBlob = cachedBlob;
     this.counter = counter;
     this.scanBudget = scanBudget;
-    if (entry.isInlined()) {
-      hotStarts = new long[] {0};
-      hotEnds = new long[] {entry.length()};
-      hotWindows = new HeapWindow[] {new HeapWindow(entry.inlinedBytes())};
+    if (entry.isKeptWhole()) {
+      warmStarts = new long[] {0};
+      warmEnds = new long[] {entry.length()};
+      warmWindows = new HeapWindow[] {new HeapWindow(entry.wholeBytes())};
     } else {
-      List<FileEntry.HotRange> ranges = entry.hotRanges();
-      hotStarts = new long[ranges.size()];
-      hotEnds = new long[ranges.size()];
-      hotWindows = new HeapWindow[ranges.size()];
+      List<FileEntry.WarmRange> ranges = entry.warmRanges();
+      warmStarts = new long[ranges.size()];
+      warmEnds = new long[ranges.size()];
+      warmWindows = new HeapWindow[ranges.size()];
       for (int i = 0; i < ranges.size(); i++) {
-        hotStarts[i] = ranges.get(i).offset();
-        hotEnds[i] = ranges.get(i).end();
-        hotWindows[i] = new HeapWindow(ranges.get(i).bytes());
+        warmStarts[i] = ranges.get(i).offset();
+        warmEnds[i] = ranges.get(i).end();
+        warmWindows[i] = new HeapWindow(ranges.get(i).bytes());
       }
     }
-    assert cachedBlob != null || entry.isInlined();
+    assert cachedBlob != null || entry.isKeptWhole();
   }
 
   /** The index of the manifest range holding {@code position}, or -1. */
-  int hotRange(long position) {
+  int warmRange(long position) {
     int lo = 0;
-    int hi = hotStarts.length - 1;
+    int hi = warmStarts.length - 1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (hotEnds[mid] <= position) {
+      if (warmEnds[mid] <= position) {
         lo = mid + 1;
-      } else if (hotStarts[mid] > position) {
+      } else if (warmStarts[mid] > position) {
         hi = mid - 1;
       } else {
         return mid;
@@ -77,30 +77,30 @@ final class BlobFile implements FetchOrigin {
   }
 
   /** The start of the first manifest range after {@code position}, or Long.MAX_VALUE. */
-  long nextHotStart(long position) {
+  long nextWarmStart(long position) {
     int lo = 0;
-    int hi = hotStarts.length;
+    int hi = warmStarts.length;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (hotStarts[mid] <= position) {
+      if (warmStarts[mid] <= position) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
-    return lo < hotStarts.length ? hotStarts[lo] : Long.MAX_VALUE;
+    return lo < warmStarts.length ? warmStarts[lo] : Long.MAX_VALUE;
   }
 
-  long hotStart(int range) {
-    return hotStarts[range];
+  long warmStart(int range) {
+    return warmStarts[range];
   }
 
-  long hotEnd(int range) {
-    return hotEnds[range];
+  long warmEnd(int range) {
+    return warmEnds[range];
   }
 
-  HeapWindow hotWindow(int range) {
-    return hotWindows[range];
+  HeapWindow warmWindow(int range) {
+    return warmWindows[range];
   }
 
   @Override
