@@ -584,9 +584,9 @@ public final class SharedRegionCache implements AutoCloseable {
       perIndex.put(byIndex.getKey(), indexTotal);
       total = total.plus(indexTotal);
     }
-    int[] slots = pool.countSlots();
-    return new CacheStats(cacheFile.size(), pool.maxSize, tailRegionSize, slots[0], slots[1], pool.evictions.sum(),
-        filler.inFlight(), filler.cacheWriteFailures.sum(), total, perIndex, perExtension);
+    SlotPool.SlotCount slots = pool.countSlots();
+    return new CacheStats(cacheFile.size(), pool.maxSize, tailRegionSize, slots.slots(), slots.inUse(),
+        pool.evictions.sum(), filler.inFlight(), filler.cacheWriteFailures.sum(), total, perIndex, perExtension);
   }
 
   /** The path of the cache file. */

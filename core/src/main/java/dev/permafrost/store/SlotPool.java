@@ -423,13 +423,16 @@ final class SlotPool {
     return thrashWarned;
   }
 
-  /** How many slots the file is cut into now, and how many of them hold a region: {slots, in use}. */
-  synchronized int[] countSlots() {
+  /** How many slots the file is cut into now, and how many of them hold a region. */
+  record SlotCount(int slots, int inUse) {}
+
+  /** How many slots the file is cut into now, and how many of them hold a region. */
+  synchronized SlotCount countSlots() {
     int inUse = 0;
     for (Slot s : slots.values()) {
       inUse += s.owner != null ? 1 : 0;
     }
-    return new int[] {slots.size(), inUse};
+    return new SlotCount(slots.size(), inUse);
   }
 
   /** Every slot now, free or not; for clearing and tests. */
