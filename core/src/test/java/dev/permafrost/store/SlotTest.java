@@ -654,7 +654,8 @@ class SlotTest {
     Slot slot = filled(lent[0], 1);
     CountDownLatch eachValidatedOnce = new CountDownLatch(readerCount);
     AtomicLong validated = new AtomicLong();
-    ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+    AtomicLong wrongReads = new AtomicLong();
+    ConcurrentLinkedQueue<String> firstWrong = new ConcurrentLinkedQueue<>();
     ExecutorService threads = Executors.newFixedThreadPool(readerCount + 1);
     try {
       List<Future<?>> tasks = new ArrayList<>();
@@ -692,15 +693,15 @@ class SlotTest {
               counted = true;
               eachValidatedOnce.countDown();
             }
-            if (!Arrays.equals(read, o.bytes(from, n))) {
+            if (!Arrays.equals(read, o.bytes(from, n)) && wrongReads.incrementAndGet() <= 3) {
               String whose = "no owner's";
               for (Owner other : lent) {
                 if (Arrays.equals(read, other.bytes(from, n))) {
                   whose = other + "'s";
                 }
               }
-              wrong.add("a read of [" + from + ", +" + n + ") validated for " + o + " at generation " + t.generation
-                  + " returned " + whose + " bytes");
+              firstWrong.add("a read of [" + from + ", +" + n + ") validated for " + o + " at generation "
+                  + t.generation + " returned " + whose + " bytes");
             }
             kept = t;
             keptFor = o;
@@ -732,7 +733,7 @@ class SlotTest {
     } finally {
       threads.shutdownNow();
     }
-    assertEquals(List.of(), List.copyOf(wrong), "seed " + seed);
+    assertEquals(0, wrongReads.get(), "seed " + seed + ", the first: " + firstWrong);
     assertTrue(validated.get() >= readerCount, "every reader validated at least its first read");
   }
 
@@ -869,12 +870,12 @@ class SlotTest {
     Fill fill = prefetch(slot, a, 1, 0, REGION).get(0);
     land(slot, a, fill, 0, PAGE);
     int before = slot.generation;
-    assertFalse(slot.tryTake(null));
-    assertFalse(slot.tryTake(a));
+    assertFalse(slot.tryTake(null), "filling: not evicted");
+    assertFalse(slot.tryTake(a), "filling: not freed by its owner either");
     assertEquals(before, slot.generation);
     assertEquals(List.of(), a.released);
     assertTrue(slot.holds(a, 1));
-    assertTrue(slot.hasBytesAt(0));
+    assertTrue(slot.hasBytesAt(0), "what landed stays");
 
     land(slot, a, fill, PAGE, REGION);
     assertTrue(slot.tryTake(a), "the fill ended: the slot can change hands");
@@ -1203,7 +1204,7 @@ class SlotTest {
     int[] crcs = unitCrcs(region, PAGE);
     int before = slot.generation;
     assertTrue(slot.restore(a, 1, PAGE, new long[] {0b1011}, crcs)); // units 0, 1 and 3
-    assertEquals(before + 2, slot.generation);
+    assertEquals(before + 2, slot.generation, "two bumps, as for an assign");
     assertTrue(slot.holds(a, 1));
     assertTrue(slot.hasBytesAt(0));
     assertTrue(slot.hasBytesAt(PAGE));
@@ -1283,8 +1284,8 @@ class SlotTest {
       slot.prefetch(a, 1, 0, REGION, origin, batch);
       slot.prefetch(a, 1, 0, REGION, origin, batch);
     }
-    assertEquals(List.of(), batch, "cached: nothing to fetch, held all the same");
-    assertTrue(slot.isHeld(System.nanoTime()));
+    assertEquals(List.of(), batch, "cached: nothing to fetch");
+    assertTrue(slot.isHeld(System.nanoTime()), "held all the same");
     assertTrue(slot.offerFilled(a, 1, REGION, new Target()), "readers come and go");
     assertTrue(slot.isHeld(System.nanoTime()), "held until the work settles, not until its reader comes");
     assertNull(pool.take(b, 0, true), "the only slot is held: the newcomer is not admitted");
@@ -1346,7 +1347,7 @@ class SlotTest {
     Slot slot = filled(a, 1);
     slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>());
     long announced = System.nanoTime();
-    assertTrue(slot.isHeld(announced));
+    assertTrue(slot.isHeld(announced), "announced: held");
     assertTrue(slot.isHeld(announced + HOUR / 2), "no reader yet: held up to the cache's maxReadWait");
     assertFalse(slot.isHeld(announced + HOUR), "and no longer");
 
