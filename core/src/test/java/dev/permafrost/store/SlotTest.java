@@ -60,7 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * waiting before the test goes on), so no verdict depends on the machine's speed.
  */
 class SlotTest {
-  private static final int PAGE = RegionFile.PAGE_SIZE;
+  private static final int PAGE = CacheFile.PAGE_SIZE;
   private static final int REGION = 16 * PAGE;
   /** Every fake blob: three full regions and a short one, so that a fill never fetches a whole blob. */
   private static final long BLOB_LENGTH = 3L * REGION + 1000;
@@ -71,16 +71,16 @@ class SlotTest {
   private final GatedStore store = new GatedStore();
   private final Origin origin = new Origin();
   private final List<Thread> readers = new CopyOnWriteArrayList<>();
-  private RegionFile regionFile;
-  private Filler filler;
   private CacheFile cacheFile;
+  private Filler filler;
+  private CacheSpace cacheSpace;
   private int slotsCut;
 
   @BeforeEach
   void setUp() throws IOException {
-    regionFile = RegionFile.open(tmp, 4L * REGION, false);
-    filler = new Filler(regionFile, 2, 1, new CacheStatsCounter());
-    cacheFile = new CacheFile(regionFile, filler, HOUR); // no reader gives up on the cache's bound in these tests
+    cacheFile = CacheFile.open(tmp, 4L * REGION, false);
+    filler = new Filler(cacheFile, 2, 1, new CacheStatsCounter());
+    cacheSpace = new CacheSpace(cacheFile, filler, HOUR); // no reader gives up on the cache's bound in these tests
   }
 
   @AfterEach
@@ -91,7 +91,7 @@ class SlotTest {
       t.join(TimeUnit.MINUTES.toMillis(1));
     }
     filler.close(10);
-    regionFile.close();
+    cacheFile.close();
   }
 
   // ---- fakes ----
@@ -410,8 +410,8 @@ class SlotTest {
   }
 
   /** A reader on a thread of its own: the test sees it wait, interrupts it, and takes its answer. */
-  private record Reader(Thread thread, CompletableFuture<Integer> result) {
-    int get() throws Exception {
+  private record Reader(Thread thread, CompletableFuture<Slot.PageResult> result) {
+    Slot.PageResult get() throws Exception {
       return result.get(1, TimeUnit.MINUTES);
     }
 
@@ -429,7 +429,7 @@ class SlotTest {
    */
   private Slot newSlot() {
     assert slotsCut < 3 : "the file holds three test slots beside the pool's";
-    return new Slot(cacheFile, (3L - slotsCut++) * REGION, REGION, PAGE);
+    return new Slot(cacheSpace, (3L - slotsCut++) * REGION, REGION, PAGE);
   }
 
   private static Slot own(Slot slot, Owner owner, int index) {
@@ -446,8 +446,8 @@ class SlotTest {
     return slot;
   }
 
-  private Reader start(String name, Callable<Integer> read) {
-    CompletableFuture<Integer> result = new CompletableFuture<>();
+  private Reader start(String name, Callable<Slot.PageResult> read) {
+    CompletableFuture<Slot.PageResult> result = new CompletableFuture<>();
     Thread t = new Thread(() -> {
       try {
         result.complete(read.call());
@@ -490,7 +490,7 @@ class SlotTest {
   /** The filler's step: writes the region offsets [from, to) of {@code owner}'s bytes and tells the slot. */
   private void land(Slot slot, Owner owner, Fill fill, long from, long to) throws IOException {
     byte[] bytes = owner.bytes(slot.regionStart() + from, Math.toIntExact(to - from));
-    regionFile.write(bytes, 0, bytes.length, slot.cacheOffset + from);
+    cacheFile.write(bytes, 0, bytes.length, slot.cacheOffset + from);
     slot.progress(fill, from, to, slot.unitCrcs(bytes, 0, from, to));
   }
 
@@ -756,7 +756,7 @@ class SlotTest {
     assertFalse(r.result().isDone(), "the bytes have not landed");
 
     request.release();
-    assertEquals(Slot.MISS, r.get());
+    assertEquals(Slot.PageResult.FETCHED, r.get());
     assertFalse(slot.isFilling(), "the fill ended with its last byte, in the same step");
     assertEquals(2 * PAGE, slot.filledBytes());
     assertEquals(1, t.windows);
@@ -783,8 +783,8 @@ class SlotTest {
     assertEquals(1, filler.inFlight(), "one fetch for both readers");
 
     request.release();
-    assertEquals(Slot.MISS, r1.get());
-    assertEquals(Slot.MISS, r2.get());
+    assertEquals(Slot.PageResult.FETCHED, r1.get());
+    assertEquals(Slot.PageResult.FETCHED, r2.get());
     await("the fetch to end", () -> filler.inFlight() == 0);
     assertEquals(List.of(request), store.sent, "the store was asked once");
     assertEquals(REGION, second.start);
@@ -797,7 +797,7 @@ class SlotTest {
     Owner a = new Owner(1);
     Slot slot = filled(a, 1);
     Target t = new Target();
-    assertEquals(Slot.HIT, slot.awaitPage(a, 1, 300, PAGE, false, origin, t));
+    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, 300, PAGE, false, origin, t));
     assertEquals(REGION, t.start);
     assertEquals(2L * REGION, t.end, "the whole region");
     assertEquals(0, filler.inFlight());
@@ -908,7 +908,7 @@ class SlotTest {
     Request retry = store.next();
     assertEquals(REGION, retry.offset, "the next reader fetches again");
     retry.release();
-    assertEquals(Slot.MISS, again.get());
+    assertEquals(Slot.PageResult.FETCHED, again.get());
     assertTrue(slot.tryTake(a), "and the slot can change hands");
     assertEquals(List.of(1), a.released);
   }
@@ -953,7 +953,7 @@ class SlotTest {
     Reader next = awaitPage(slot, a, 1, 100, PAGE, new Target());
     Request request = store.next();
     request.release();
-    assertEquals(Slot.MISS, next.get(), "the next reader fetches for itself");
+    assertEquals(Slot.PageResult.FETCHED, next.get(), "the next reader fetches for itself");
   }
 
   @Test
@@ -973,7 +973,7 @@ class SlotTest {
       assertFalse(fill.calledOff);
     }
     land(slot, a, fill, 0, REGION);
-    assertEquals(Slot.MISS, staying.get());
+    assertEquals(Slot.PageResult.FETCHED, staying.get());
   }
 
   @Test
@@ -1003,7 +1003,7 @@ class SlotTest {
     assertEquals(REGION, own.offset);
     assertEquals(PAGE, own.length, "its own fill, as large as it asks");
     own.release();
-    assertEquals(Slot.MISS, r.get(), "a fill called off is not the reader's failure");
+    assertEquals(Slot.PageResult.FETCHED, r.get(), "a fill called off is not the reader's failure");
   }
 
   @Test
@@ -1020,7 +1020,7 @@ class SlotTest {
       assertTrue(queuedFirst.demand);
     }
     land(slot, a, queuedFirst, 0, REGION);
-    assertEquals(Slot.MISS, r.get());
+    assertEquals(Slot.PageResult.FETCHED, r.get());
 
     Slot other = own(newSlot(), a, 2);
     Fill queuedLater = prefetch(other, a, 2, 0, REGION).get(0);
@@ -1032,7 +1032,7 @@ class SlotTest {
     }
     assertEquals(Fill.Start.DEMAND, queue(other, queuedLater).start, "queued on the demand lane");
     land(other, a, queuedLater, 0, REGION);
-    assertEquals(Slot.MISS, early.get());
+    assertEquals(Slot.PageResult.FETCHED, early.get());
   }
 
   @Test
@@ -1052,7 +1052,7 @@ class SlotTest {
     Request own = store.next();
     assertEquals(REGION, own.offset, "the waiter looked again and fetched");
     own.release();
-    assertEquals(Slot.MISS, r.get());
+    assertEquals(Slot.PageResult.FETCHED, r.get());
   }
 
   @Test
@@ -1061,7 +1061,7 @@ class SlotTest {
     Slot slot = own(newSlot(), a, 1);
     Target t = new Target();
     long rel = REGION - PAGE + 10; // the last page, for a reader that wants two
-    assertEquals(Slot.CUT_AT_REGION_END, slot.awaitPage(a, 1, rel, 2 * PAGE, true, origin, t));
+    assertEquals(Slot.PageResult.CUT_AT_REGION_END, slot.awaitPage(a, 1, rel, 2 * PAGE, true, origin, t));
     assertEquals(0, t.windows, "not waited for");
     assertTrue(slot.isFilling(), "but started");
     Request request = store.next();
@@ -1071,14 +1071,14 @@ class SlotTest {
     Reader back = awaitPage(slot, a, 1, rel, 2 * PAGE, t); // the caller comes back to wait for it
     awaitWaiting(slot, 1);
     request.release();
-    assertEquals(Slot.MISS, back.get());
+    assertEquals(Slot.PageResult.FETCHED, back.get());
     assertEquals(2L * REGION, t.end);
 
     Slot last = own(newSlot(), a, 3);
     Reader atTheEnd = start("reader of the last region",
         () -> last.awaitPage(a, 3, 10, 2 * PAGE, true, origin, new Target()));
     store.next().release();
-    assertEquals(Slot.MISS, atTheEnd.get(), "the blob's last region: nothing to carry on into, so it waits");
+    assertEquals(Slot.PageResult.FETCHED, atTheEnd.get(), "the blob's last region: nothing to carry on into, so it waits");
   }
 
   @Test
@@ -1093,7 +1093,7 @@ class SlotTest {
       slot.withdraw(fill);
       assertTrue(slot.tryTake(null));
     }
-    assertEquals(Slot.STALE, r.get());
+    assertEquals(Slot.PageResult.STALE, r.get());
     assertEquals(0, t.windows);
     assertEquals(List.of(1), a.released);
   }
@@ -1103,8 +1103,8 @@ class SlotTest {
     Owner a = new Owner(1);
     Owner b = new Owner(2);
     Slot slot = own(newSlot(), a, 1);
-    assertEquals(Slot.STALE, slot.awaitPage(a, 0, 100, PAGE, false, origin, new Target()));
-    assertEquals(Slot.STALE, slot.awaitPage(b, 1, 100, PAGE, false, origin, new Target()));
+    assertEquals(Slot.PageResult.STALE, slot.awaitPage(a, 0, 100, PAGE, false, origin, new Target()));
+    assertEquals(Slot.PageResult.STALE, slot.awaitPage(b, 1, 100, PAGE, false, origin, new Target()));
     assertFalse(slot.isFilling());
     assertFalse(slot.offerFilled(b, 1, REGION, new Target()));
     assertEquals(List.of(), prefetch(slot, b, 1, 0, REGION), "nor does a prefetch for another region");
@@ -1118,7 +1118,7 @@ class SlotTest {
     Fill fill = prefetch(slot, a, 1, 0, REGION).get(0);
     Reader r = awaitPage(slot, a, 1, 100, PAGE, new Target());
     awaitWaiting(slot, 1);
-    cacheFile.markClosed();
+    cacheSpace.markClosed();
     assertInstanceOf(AlreadyClosedException.class, r.failure());
     synchronized (slot) {
       assertEquals(0, fill.waiters);
@@ -1200,7 +1200,7 @@ class SlotTest {
     Slot slot = newSlot();
     a.slot = slot;
     byte[] region = a.regionBytes(1);
-    regionFile.write(region, 0, REGION, slot.cacheOffset);
+    cacheFile.write(region, 0, REGION, slot.cacheOffset);
     int[] crcs = unitCrcs(region, PAGE);
     int before = slot.generation;
     assertTrue(slot.restore(a, 1, PAGE, new long[] {0b1011}, crcs)); // units 0, 1 and 3
@@ -1214,10 +1214,10 @@ class SlotTest {
     assertFalse(slot.offerFilled(a, 1, REGION, new Target()), "the lock-free path offers verified pages only");
 
     Target t = new Target();
-    assertEquals(Slot.HIT, slot.awaitPage(a, 1, 10, PAGE, false, origin, t));
+    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, 10, PAGE, false, origin, t));
     assertEquals(REGION, t.start);
     assertEquals(REGION + PAGE, t.end, "its unit, verified");
-    assertEquals(Slot.HIT, slot.awaitPage(a, 1, PAGE + 10, PAGE, false, origin, t));
+    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, PAGE + 10, PAGE, false, origin, t));
     assertEquals(REGION + 2 * PAGE, t.end);
     assertArrayEquals(a.bytes(REGION, 2 * PAGE), t.read(REGION, 2 * PAGE));
     assertEquals(2 * PAGE, slot.filledBytes());
@@ -1239,7 +1239,7 @@ class SlotTest {
     byte[] region = a.regionBytes(1);
     int[] crcs = unitCrcs(region, PAGE);
     region[PAGE + 7] ^= 1; // changed while the cache was closed
-    regionFile.write(region, 0, REGION, slot.cacheOffset);
+    cacheFile.write(region, 0, REGION, slot.cacheOffset);
     assertTrue(slot.restore(a, 1, PAGE, new long[] {0b11}, crcs));
     Target t = new Target();
     Reader r = awaitPage(slot, a, 1, PAGE + 10, PAGE, t);
@@ -1248,7 +1248,7 @@ class SlotTest {
     assertEquals(1, origin.counter.checksumMismatches.sum());
     assertFalse(slot.hasBytesAt(0), "the region's other unverified units are dropped too");
     request.release();
-    assertEquals(Slot.MISS, r.get());
+    assertEquals(Slot.PageResult.FETCHED, r.get());
     assertArrayEquals(a.bytes(REGION + PAGE, PAGE), t.read(REGION + PAGE, PAGE));
   }
 
@@ -1273,7 +1273,7 @@ class SlotTest {
     Owner a = new Owner(1);
     Owner b = new Owner(2);
     Values values = new Values();
-    SlotPool pool = new SlotPool(REGION, REGION, REGION, PAGE, "slot test", values, cacheFile);
+    SlotPool pool = new SlotPool(REGION, REGION, REGION, PAGE, "slot test", values, cacheSpace);
     Slot slot = pool.take(a, 1, true);
     own(slot, a, 1);
     slot.offer(a, 1, a.regionBytes(1), 0);
@@ -1362,7 +1362,7 @@ class SlotTest {
   void thePoolSkipsASlotBeingFilledAndEvictsItOnceFilled() throws Exception {
     Owner a = new Owner(1);
     Owner b = new Owner(2);
-    SlotPool pool = new SlotPool(REGION, REGION, REGION, PAGE, "slot test", new Values(), cacheFile);
+    SlotPool pool = new SlotPool(REGION, REGION, REGION, PAGE, "slot test", new Values(), cacheSpace);
     Slot slot = pool.take(a, 1, true);
     own(slot, a, 1);
     Reader r = awaitPage(slot, a, 1, 100, REGION, new Target());
@@ -1373,7 +1373,7 @@ class SlotTest {
     assertEquals(List.of(), a.released);
 
     request.release();
-    assertEquals(Slot.MISS, r.get());
+    assertEquals(Slot.PageResult.FETCHED, r.get());
     assertSame(slot, pool.take(b, 0, true));
     assertEquals(List.of(1), a.released);
   }
@@ -1382,7 +1382,7 @@ class SlotTest {
   void freeToHandedOutToOwnedAndBackThroughThePool() {
     Owner a = new Owner(1);
     Owner b = new Owner(2);
-    SlotPool pool = new SlotPool(REGION, REGION, REGION, PAGE, "slot test", new Values(), cacheFile);
+    SlotPool pool = new SlotPool(REGION, REGION, REGION, PAGE, "slot test", new Values(), cacheSpace);
     Slot slot = pool.slots()[0];
     assertTrue(slot.free);
     assertSame(slot, pool.take(a, 1, true));
