@@ -11,7 +11,6 @@ import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.SnapshotSource;
-import dev.permafrost.snapshot.SnapshotOptions;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * One bounded on-disk cache of blob byte ranges, shared by every {@link BlobDirectory} of a node.
  *
  * <p>The cache is one file of fixed size. A blob is cut into full regions ({@link Builder#regionSize}, by default
- * 1/16,384 of the cache, between 256 KiB and 16 MiB) for the body of a large file, and tail regions
+ * 1/16,384 of the cache, between 32 KiB and 16 MiB) for the body of a large file, and tail regions
  * ({@link Builder#tailRegionSize}) for the rest; each region takes a slot of the cache file as large as the smallest
  * power of two that holds it, cut from the whole file when it is needed (slots are halved and merged back, a buddy allocator), so that thousands of small files and a few large
  * ones share the cache by need, with no share set aside for either. Within a region, only the chunks that reads
@@ -61,21 +60,8 @@ import org.slf4j.LoggerFactory;
 public final class SharedRegionCache implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
   static final String FILE_NAME = RegionFile.FILE_NAME;
-  static final int PAGE_SIZE = RegionFile.PAGE_SIZE;
   /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
   public static final Duration DEFAULT_MAX_READ_WAIT = Duration.ofSeconds(30);
-
-  /** How many full regions a cache holds by default: see {@link #defaultRegionSize}. */
-  static final long DEFAULT_REGIONS = 16_384;
-  /** The smallest default full region: a verification chunk of a snapshot made with the default options. */
-  static final int MIN_DEFAULT_REGION = SnapshotOptions.DEFAULT_CHUNK_SIZE;
-  /** The largest default full region. */
-  static final int MAX_DEFAULT_REGION = 16 << 20;
-
-  /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
-  static final int MAX_SLOTS = 1 << 18;
-  /** Heap a slot takes beyond its page bitmap (object, fill list, checksums, the pool's maps), for the heap check. */
-  private static final int SLOT_HEAP = 256;
 
   private final RegionFile regionFile;
   /** The file as the slots use it: with the filler, the wait bound and whether the cache is open. */
@@ -99,39 +85,23 @@ public final class SharedRegionCache implements AutoCloseable {
       throw new IllegalArgumentException("the cache path " + dir + " exists and is not a directory; give a directory");
     }
     Files.createDirectories(dir);
-    long size = resolveSize(b, dir);
-    int regionSize = b.regionSize == 0 ? defaultRegionSize(size) : checkPowerOfTwo("regionSize", b.regionSize);
     if (b.tailRegionShare < 0 || b.tailRegionShare >= 1) {
       throw new IllegalArgumentException("tailRegionShare must be in [0, 1), got " + b.tailRegionShare);
     }
-    boolean fullOnly = b.tailRegionShare == 0;
-    int tailSize = fullOnly ? regionSize
-        : checkPowerOfTwo("tailRegionSize", b.tailRegionSize != 0 ? b.tailRegionSize : defaultTailRegionSize(regionSize));
-    if (tailSize > regionSize) {
-      throw new IllegalArgumentException("tailRegionSize (" + tailSize + ") must not exceed regionSize (" + regionSize + ")");
-    }
-    int pageSize = Math.min(PAGE_SIZE, tailSize);
-    int minSlotSize = fullOnly ? regionSize : minSlotSize(size, pageSize, tailSize);
-    if (size < minSlotSize) {
-      throw new IllegalArgumentException(
-          "cache size " + size + " bytes holds no region of " + minSlotSize + " bytes; give a larger size");
-    }
-    long sizeInBytes = size / minSlotSize * minSlotSize;
-    checkDisk(dir, sizeInBytes, b.size);
-    // the sketch counts regions of a typical small file (32 KiB) or larger
-    int sketchRegions = (int) Math.min(MAX_SLOTS,
-        Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
-    checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
-    this.tailRegionSize = tailSize;
-    this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
+    CacheSizing.Sizes s = CacheSizing.resolve(
+        new CacheSizing.Settings(b.size, b.headroom, b.regionSize, b.tailRegionSize, b.tailRegionShare == 0), disk(dir),
+        Runtime.getRuntime().maxMemory());
+    this.tailRegionSize = s.tailRegionSize();
+    this.layout = new CacheRecord.Layout(s.sizeInBytes(), s.regionSize(), s.tailRegionSize(), s.minSlotSize(),
+        s.pageSize());
     boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
-    this.regionFile = RegionFile.open(dir, sizeInBytes, b.preallocate);
+    this.regionFile = RegionFile.open(dir, s.sizeInBytes(), b.preallocate);
     this.filler = new Filler(regionFile, b.fetchThreads, b.prefetchThreads, global);
     this.cacheFile = new CacheFile(regionFile, filler, b.maxReadWait.toNanos());
-    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(),
-        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(sketchRegions), cacheFile);
-    assert pool.bytes == sizeInBytes;
-    this.blobs = new BlobTable(pool, cacheFile, tailSize);
+    this.pool = new SlotPool(s.sizeInBytes(), s.regionSize(), s.minSlotSize(), s.pageSize(), dir.toString(),
+        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(s.sketchRegions()), cacheFile);
+    assert pool.bytes == s.sizeInBytes();
+    this.blobs = new BlobTable(pool, cacheFile, s.tailRegionSize());
     this.scanBudget = new ScanBudget(b.scanBufferBytes);
     String restored;
     try {
@@ -145,119 +115,16 @@ public final class SharedRegionCache implements AutoCloseable {
       throw e;
     }
     log.info("shared region cache at {}: {} in slots of {} (full regions) down to {}, tail regions of {}; {}",
-        regionFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(regionSize), ByteSizes.format(minSlotSize),
-        ByteSizes.format(tailSize), restored);
+        regionFile.path(), ByteSizes.format(s.sizeInBytes()), ByteSizes.format(s.regionSize()),
+        ByteSizes.format(s.minSlotSize()), ByteSizes.format(s.tailRegionSize()), restored);
   }
 
-  /**
-   * The smallest slot: a page, or more in a large cache, so that the cache never holds more than {@link #MAX_SLOTS}
-   * slots (and their heap); never more than a tail region.
-   */
-  static int minSlotSize(long size, int pageSize, int tailRegionSize) {
-    int min = pageSize;
-    while (min < tailRegionSize && (long) min * MAX_SLOTS < size) {
-      min <<= 1;
-    }
-    return min;
-  }
-
-  /** Fails, before anything is allocated, if the disk cannot hold the cache file (an existing one counts as room). */
-  private static void checkDisk(Path dir, long bytes, String spec) throws IOException {
+  /** The disk {@code dir} is on, and the length of a cache file already in it, for {@link CacheSizing}. */
+  private static CacheSizing.Disk disk(Path dir) throws IOException {
     FileStore store = Files.getFileStore(dir);
     Path existing = dir.resolve(FILE_NAME);
-    long room = store.getUsableSpace() + (Files.exists(existing) ? Files.size(existing) : 0);
-    if (bytes > room) {
-      throw new IllegalArgumentException("cache size " + spec + " (" + ByteSizes.format(bytes) + ") does not fit on the disk"
-          + " at " + dir + ": " + room + " bytes usable there; give a smaller size, or a share of the disk such as \"80%\"");
-    }
-  }
-
-  /**
-   * Fails if the slot table, cut into the smallest slots (the most it can take), and the frequency sketch would take
-   * more than a quarter of the heap: a clear message instead of running out of memory.
-   */
-  private static void checkHeap(long sizeInBytes, int regionSize, int minSlotSize, int pageSize, int sketchRegions) {
-    long slots = sizeInBytes / minSlotSize;
-    long perSlot = SLOT_HEAP + 8L * ((minSlotSize / pageSize + 63) / 64);
-    long needed = slots * perSlot + 32L * sketchRegions; // the sketch: up to 32 one-byte counters a region
-    long heap = Runtime.getRuntime().maxMemory();
-    if (needed > heap / 4) {
-      throw new IllegalArgumentException("a cache of " + ByteSizes.format(sizeInBytes) + " in slots of "
-          + ByteSizes.format(minSlotSize) + " to " + ByteSizes.format(regionSize) + " needs up to about " + (needed >> 20)
-          + " MB of heap for its slot table, more than a quarter of this JVM's " + (heap >> 20) + " MB: give a larger"
-          + " regionSize (or tailRegionSize), a smaller size, or more heap");
-    }
-  }
-
-  /**
-   * The full region of a cache of {@code size} bytes when none is set: the largest power of two that the cache holds
-   * {@link #DEFAULT_REGIONS} times, between {@link #MIN_DEFAULT_REGION} and {@link #MAX_DEFAULT_REGION}. A region is
-   * the cache's unit of space: a read of a few KB of structure (a terms block, a postings head, a point tree's
-   * nodes) takes a slot of its region, so regions must be small against the cache for a cache of a small share of the
-   * data to hold a search's structure (at 10 GiB of data, a 55 MB cache of 16 MiB regions holds 3 of them; of 32 KiB
-   * regions, a read's own chunk, 1,700); a large read is not cut into requests by regions (adjacent regions are
-   * fetched in one request), so small regions cost requests only where reads are sparse. The bound below keeps the
-   * slot table and the sketch small in huge caches.
-   */
-  static int defaultRegionSize(long size) {
-    long target = Long.highestOneBit(Math.max(1, size / DEFAULT_REGIONS));
-    return (int) Math.max(MIN_DEFAULT_REGION, Math.min(MAX_DEFAULT_REGION, target));
-  }
-
-  /**
-   * A sixteenth of a full region, but no smaller than a snapshot's default chunk: a fill reads whole chunks to verify
-   * them, so a tail region smaller than a chunk would fetch the chunk for a part of it.
-   */
-  static int defaultTailRegionSize(int regionSize) {
-    return Math.min(regionSize, Math.max(SnapshotOptions.DEFAULT_CHUNK_SIZE, regionSize / 16));
-  }
-
-  private static int checkPowerOfTwo(String setting, long value) {
-    if (value < 512 || value > (1 << 30) || Long.bitCount(value) != 1) {
-      throw new IllegalArgumentException(setting + " must be a power of two between 512 bytes and 1gb, got " + value);
-    }
-    return (int) value;
-  }
-
-  private static long resolveSize(Builder b, Path dir) throws IOException {
-    if (b.size == null) {
-      throw new IllegalArgumentException("the cache size is not set: give size(\"10gb\") or size(\"80%\")");
-    }
-    String spec = b.size.trim();
-    if (!spec.endsWith("%")) {
-      try {
-        return ByteSizes.parse(spec);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("cache size must be a byte size (10gb) or a share of the disk (80%), got '" + spec + "'", e);
-      }
-    }
-    double share = parseShare("size", spec);
-    FileStore store = Files.getFileStore(dir);
-    long total = store.getTotalSpace();
-    long existing = Files.exists(dir.resolve(FILE_NAME)) ? Files.size(dir.resolve(FILE_NAME)) : 0;
-    long headroom = b.headroom.trim().endsWith("%")
-        ? (long) (total * parseShare("headroom", b.headroom.trim()))
-        : ByteSizes.parse(b.headroom);
-    long wanted = (long) (total * share);
-    long available = store.getUsableSpace() + existing - headroom;
-    long size = Math.min(wanted, available);
-    if (size <= 0) {
-      throw new IllegalArgumentException("cache size " + spec + " of the disk at " + dir + " leaves nothing once the headroom of "
-          + b.headroom + " is kept free (usable: " + store.getUsableSpace() + " bytes)");
-    }
-    return size;
-  }
-
-  private static double parseShare(String setting, String spec) {
-    try {
-      double percent = Double.parseDouble(spec.substring(0, spec.length() - 1).trim());
-      if (percent <= 0 || percent > 100) {
-        throw new NumberFormatException();
-      }
-      return percent / 100;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("cache " + setting + " share must be between 0% and 100%, got '" + spec + "'");
-    }
+    return new CacheSizing.Disk(dir, store.getTotalSpace(), store.getUsableSpace(),
+        Files.exists(existing) ? Files.size(existing) : 0);
   }
 
   /** Starts building a cache. */
@@ -314,7 +181,7 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * The size of a full region: a power of two (default: the cache's size / 16,384, as a power of two between 256kb
+     * The size of a full region: a power of two (default: the cache's size / 16,384, as a power of two between 32kb
      * and 16mb; 0 restores it). The region is the cache's unit of space (a sparse read takes a slot of its region),
      * and the largest slot.
      */

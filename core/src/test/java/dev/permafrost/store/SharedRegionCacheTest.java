@@ -609,18 +609,18 @@ class SharedRegionCacheTest {
 
   @Test
   void theDefaultRegionIsSmallAgainstTheCache() throws Exception {
-    assertEquals(32 << 10, SharedRegionCache.defaultRegionSize(55L << 20), "a 55 MB cache: 1,760 regions of 32 KiB");
-    assertEquals(128 << 10, SharedRegionCache.defaultRegionSize(2_100L << 20), "2.1 GB: 16,800 of 128 KiB");
-    assertEquals(512 << 10, SharedRegionCache.defaultRegionSize(10_500L << 20), "10.5 GB: 20,000 of 512 KiB");
-    assertEquals(16 << 20, SharedRegionCache.defaultRegionSize(1L << 40), "1 TiB: 65,536 of 16 MiB, no larger");
-    assertEquals(32 << 10, SharedRegionCache.defaultRegionSize(1 << 20), "never below a chunk, 32 KiB");
+    assertEquals(32 << 10, CacheSizing.defaultRegionSize(55L << 20), "a 55 MB cache: 1,760 regions of 32 KiB");
+    assertEquals(128 << 10, CacheSizing.defaultRegionSize(2_100L << 20), "2.1 GB: 16,800 of 128 KiB");
+    assertEquals(512 << 10, CacheSizing.defaultRegionSize(10_500L << 20), "10.5 GB: 20,000 of 512 KiB");
+    assertEquals(16 << 20, CacheSizing.defaultRegionSize(1L << 40), "1 TiB: 65,536 of 16 MiB, no larger");
+    assertEquals(32 << 10, CacheSizing.defaultRegionSize(1 << 20), "never below a chunk, 32 KiB");
     for (long size : new long[] {64L << 20, 256L << 20}) {
       // built without a regionSize, or with 0: the default for its size (larger sizes are the function's, above,
       // without a cache file of gigabytes)
       try (SharedRegionCache c = SharedRegionCache.builder().path(tmp.resolve("default-" + size)).size(size).build();
           SharedRegionCache zero = SharedRegionCache.builder().path(tmp.resolve("zero-" + size)).size(size)
               .regionSize(0).build()) {
-        assertEquals(SharedRegionCache.defaultRegionSize(size), c.pool.maxSize, "size " + size);
+        assertEquals(CacheSizing.defaultRegionSize(size), c.pool.maxSize, "size " + size);
         assertEquals(c.pool.maxSize, zero.pool.maxSize, "size " + size);
       }
     }
