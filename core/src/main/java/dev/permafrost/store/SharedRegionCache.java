@@ -85,11 +85,8 @@ public final class SharedRegionCache implements AutoCloseable {
       throw new IllegalArgumentException("the cache path " + dir + " exists and is not a directory; give a directory");
     }
     Files.createDirectories(dir);
-    if (b.tailRegionShare < 0 || b.tailRegionShare >= 1) {
-      throw new IllegalArgumentException("tailRegionShare must be in [0, 1), got " + b.tailRegionShare);
-    }
     CacheSizing.Sizes s = CacheSizing.resolve(
-        new CacheSizing.Settings(b.size, b.headroom, b.regionSize, b.tailRegionSize, b.tailRegionShare == 0), disk(dir),
+        new CacheSizing.Settings(b.size, b.headroom, b.regionSize, b.tailRegionSize, b.fullRegionsOnly), disk(dir),
         Runtime.getRuntime().maxMemory());
     this.tailRegionSize = s.tailRegionSize();
     this.layout = new CacheRecord.Layout(s.sizeInBytes(), s.regionSize(), s.tailRegionSize(), s.minSlotSize(),
@@ -139,7 +136,7 @@ public final class SharedRegionCache implements AutoCloseable {
     private String headroom = "5%";
     private long regionSize;
     private long tailRegionSize;
-    private double tailRegionShare = 0.125;
+    private boolean fullRegionsOnly;
     private int fetchThreads = 32;
     private int prefetchThreads = 32;
     private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
@@ -202,15 +199,12 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * No longer sets a share aside: slots of every size are cut from the whole cache as needed. {@code 0} still
-     * means that every region, tails and small files included, takes a whole full region; any other value in
-     * [0, 1) is accepted and has no effect.
-     *
-     * @deprecated the cache lends its space to regions of every size on demand; only {@code 0} has an effect
+     * Whether every region, a file's tail and all of a small file included, takes a slot of a whole full region
+     * (default false: tails take tail regions, the last one the smallest slot that holds it). Small files then waste
+     * most of their slots; this is for comparing the cache with models of slots of one size (the jmh replays).
      */
-    @Deprecated
-    public Builder tailRegionShare(double share) {
-      this.tailRegionShare = share;
+    public Builder fullRegionsOnly(boolean fullRegionsOnly) {
+      this.fullRegionsOnly = fullRegionsOnly;
       return this;
     }
 

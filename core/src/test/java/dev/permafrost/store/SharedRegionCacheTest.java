@@ -836,10 +836,9 @@ class SharedRegionCacheTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation") // the setting is deprecated; 0 keeps its meaning
-  void aTailRegionShareOfZeroStillPutsEveryRegionInAFullOne() throws IOException {
+  void fullRegionsOnlyPutsEveryRegionInAFullOne() throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full-only")).size(256 << 10)
-        .regionSize(64 << 10).tailRegionShare(0).build();
+        .regionSize(64 << 10).fullRegionsOnly(true).build();
     toClose.add(cache);
     BlobDirectory dir = mount(fsStore, cache, Map.of("small.bin", bytes(10_000)), "full-only");
     MountedIndexTest.readAll(dir, "small.bin");
@@ -847,10 +846,9 @@ class SharedRegionCacheTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation") // tailRegionShare(0): every region takes a full one, as before
   void aShareOfTheDiskKeepsTheHeadroomAndTheCacheFileIsLocked() throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("share")).size("0.001%").headroom("1mb")
-        .regionSize(4096).tailRegionShare(0).preallocate(false).build();
+        .regionSize(4096).fullRegionsOnly(true).preallocate(false).build();
     toClose.add(cache);
     long total = Files.getFileStore(tmp).getTotalSpace();
     assertTrue(cache.sizeInBytes() <= total * 0.00001 && cache.sizeInBytes() > 0, String.valueOf(cache.sizeInBytes()));
