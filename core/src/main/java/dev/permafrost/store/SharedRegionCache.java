@@ -5,11 +5,11 @@ package dev.permafrost.store;
 
 import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.ManifestCache;
 import dev.permafrost.snapshot.ManifestRef;
-import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
-import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.SnapshotSource;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How it is built, layer by layer, is in the package description.
  */
-public final class SharedRegionCache implements AutoCloseable {
+public final class SharedRegionCache implements AutoCloseable, ManifestCache {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
   static final String FILE_NAME = RegionFile.FILE_NAME;
   /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
@@ -306,70 +306,40 @@ public final class SharedRegionCache implements AutoCloseable {
   private static final int WHOLE = Integer.MAX_VALUE;
 
   /**
-   * Reads a snapshot's manifest from its repository (one request) and keeps its bytes in the cache, so that
-   * {@link #readManifest(SnapshotSource, ManifestRef)} can read it again without a request while they stay.
-   *
-   * @see SnapshotRepository#readManifest(String)
+   * Keeps a manifest's bytes, just read from {@code store}, as a blob of one chunk: see {@link CachedManifests}.
    */
-  public SnapshotManifest readManifest(SnapshotSource repository, String snapshot) throws IOException {
-    ensureOpen();
-    byte[] bytes = repository.readManifestBytes(snapshot);
-    SnapshotManifest manifest = repository.parseManifest(snapshot, bytes);
-    ManifestRef ref = manifest.ref();
-    BlobStore store = repository.store();
-    CachedBlob blob = acquire(store.describe(), FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(),
-        ref.footerChecksum(), ref.crc32c()), WHOLE);
+  @Override
+  public void keepManifest(BlobStore store, ManifestRef ref, byte[] bytes) {
+    CachedBlob blob = acquire(store.describe(), manifestEntry(ref), WHOLE);
     try {
       blob.offerWhole(bytes);
     } finally {
       release(blob);
     }
-    return manifest;
   }
 
   /**
-   * Reads a manifest again: from the cache when it is there (no request), else from the repository (one request),
-   * checked to be the very manifest {@code ref} names.
-   *
-   * @throws SnapshotException naming the snapshot and blob if the manifest is gone or no longer the same
+   * Reads a manifest's bytes from the cache when they are there (no request), else from {@code store} (one request),
+   * verified against {@code ref} and counted in the stats under the snapshot's name: see {@link CachedManifests}.
    */
-  public SnapshotManifest readManifest(SnapshotSource repository, ManifestRef ref) throws IOException {
-    ensureOpen();
-    BlobStore store = repository.store();
+  @Override
+  public byte[] manifestBytes(BlobStore store, ManifestRef ref) throws IOException {
     String storeId = store.describe();
-    FileEntry entry = FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(), ref.footerChecksum(), ref.crc32c());
-    CachedBlob blob = acquire(storeId, entry, WHOLE);
+    FileEntry entry = manifestEntry(ref);
     byte[] bytes = new byte[Math.toIntExact(ref.length())];
+    CachedBlob blob = acquire(storeId, entry, WHOLE);
     try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
         new BlobFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), scanBudget),
         BlobIndexInput.SEQUENTIAL_FILL, true)) {
       in.readBytes(bytes, 0, bytes.length);
-    } catch (org.apache.lucene.index.CorruptIndexException e) {
-      throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-          + " in " + storeId + ") is no longer the one that was mounted: " + e.getMessage(), e);
-    } catch (dev.permafrost.blob.BlobNotFoundException e) {
-      throw new SnapshotException.NotFound("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName() + " in "
-          + storeId + ") is gone: the snapshot was deleted since it was mounted", e);
-    } catch (IOException e) {
-      Throwable notFound = e;
-      while (notFound != null && !(notFound instanceof dev.permafrost.blob.BlobNotFoundException)) {
-        notFound = notFound.getCause();
-      }
-      if (notFound != null) {
-        throw new SnapshotException.NotFound("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-            + " in " + storeId + ") is gone: the snapshot was deleted since it was mounted", e);
-      }
-      if (lengthChanged(store, ref)) {
-        throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-            + " in " + storeId + ") is no longer the one that was mounted: it is not " + ref.length() + " bytes long"
-            + " any more", e);
-      }
-      throw new SnapshotException("cannot read the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-          + " in " + storeId + "): " + e.getMessage(), e);
     } finally {
       release(blob);
     }
-    return repository.parseManifest(ref.snapshot(), bytes);
+    return bytes;
+  }
+
+  private static FileEntry manifestEntry(ManifestRef ref) {
+    return FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(), ref.footerChecksum(), ref.crc32c());
   }
 
   /**
@@ -382,14 +352,6 @@ public final class SharedRegionCache implements AutoCloseable {
     ManifestRef ref = manifest.ref();
     if (ref != null) {
       blobs.evictIfUnread(blobs.get(storeId, ref.blobName(), WHOLE));
-    }
-  }
-
-  private static boolean lengthChanged(BlobStore store, ManifestRef ref) {
-    try {
-      return store.length(ref.blobName()) != ref.length();
-    } catch (IOException | RuntimeException e) {
-      return false; // the read's own failure is the one to report
     }
   }
 

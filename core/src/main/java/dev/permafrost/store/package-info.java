@@ -20,7 +20,7 @@
  *
  * <ol>
  *   <li><b>Lucene face</b>: {@code BlobDirectory}, {@code SharedRegionCache} (the public facade: builder, stats,
- *       manifests, clearing, close), {@code BlobIndexInput} (the {@code IndexInput}: windows and the hot path),
+ *       manifests' bytes, clearing, close), {@code BlobIndexInput} (the {@code IndexInput}: windows and the hot path),
  *       {@code BlobFile} (what one file's inputs share), {@code ColumnPrefetch}, {@code HitPrefetchingCollector},
  *       {@code ReadIntent} (what a thread's reads are for) and {@code ScanRead} (a column read straight from the store).
  *   <li><b>One blob</b>: {@code CachedBlob} (one blob as the cache sees it: region math, which slot holds which region,
