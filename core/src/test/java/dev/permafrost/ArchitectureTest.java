@@ -43,7 +43,8 @@ class ArchitectureTest {
     STORE_LAYERS.put("Fetching", Set.of("Filler", "FetchTask", "Fill", "Fillable", "FetchOrigin", "VerifiedFetch",
         "BlobChecksums"));
     STORE_LAYERS.put("Support", Set.of("CacheFile", "CacheRecord", "CacheSummary", "CacheStats", "CacheStatsCounter",
-        "CacheWriteFailedException", "ReadCost", "ReadDeadline", "HeapWindow", "ScanBudget", "WarnOnce"));
+        "CacheWriteFailedException", "ReadCost", "ReadDeadline", "HeapWindow", "ScanBudget", "WarnOnce",
+        "CacheSizing"));
   }
 
   private static final String STORE = "dev.permafrost.store";

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotOptions;
@@ -240,7 +241,7 @@ class FileSystemCliTest {
         SharedRegionCache cache = SharedRegionCache.builder().path(cacheDir).size("64mb").regionSize(1 << 20).build()) {
       SnapshotRepository repository = SnapshotRepository.open(store);
       described = repository.store().describe();
-      manifest = cache.readManifest(repository, "snap");
+      manifest = CachedManifests.read(repository, "snap", cache);
       try (BlobDirectory dir = BlobDirectory.open(repository, manifest, cache, "snap");
           DirectoryReader reader = DirectoryReader.open(dir)) {
         new IndexSearcher(reader).count(new TermQuery(new Term("message", "error")));

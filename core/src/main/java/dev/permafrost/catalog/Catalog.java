@@ -4,6 +4,7 @@
 package dev.permafrost.catalog;
 
 import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.SharedRegionCache;
@@ -173,8 +174,8 @@ public final class Catalog implements AutoCloseable {
     if (mounts.containsKey(name)) {
       throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
     }
-    SnapshotManifest manifest = spec.manifest() == null ? cache.readManifest(repository, snapshot)
-        : cache.readManifest(repository, spec.manifest());
+    SnapshotManifest manifest = spec.manifest() == null ? CachedManifests.read(repository, snapshot, cache)
+        : CachedManifests.read(repository, spec.manifest(), cache);
     MountedIndex index;
     if (mode == MountMode.FULL_COPY) {
       // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout

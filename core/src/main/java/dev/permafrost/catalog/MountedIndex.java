@@ -3,6 +3,7 @@
  */
 package dev.permafrost.catalog;
 
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -124,7 +125,7 @@ final class MountedIndex implements ReaderPool.Member {
     ReaderPool.Ticket reserved = null;
     try {
       reserved = pool.reserve(this, deadlineNanos);
-      SnapshotManifest read = cache.readManifest(repository, manifest);
+      SnapshotManifest read = CachedManifests.read(repository, manifest, cache);
       Directory dir = BlobDirectory.open(repository, read, cache, name);
       if (fullCopy != null) {
         dir = new FullCopyDirectory(dir, fullCopy); // its files complete locally are read from the copy
@@ -234,7 +235,7 @@ final class MountedIndex implements ReaderPool.Member {
       pool.closed(closed);
     }
     try {
-      cache.evict(repository, cache.readManifest(repository, manifest));
+      cache.evict(repository, CachedManifests.read(repository, manifest, cache));
     } catch (IOException e) {
       // the manifest is gone or changed: its regions leave by eviction
     }

@@ -14,8 +14,8 @@ import org.apache.lucene.store.Directory;
  * OpenSearch) is another, that presents each of its Lucene commits as a {@link SnapshotManifest} whose
  * {@link SnapshotManifest#ref() ref} names the one blob its facts are read from.
  *
- * <p>The cache and the catalog read a manifest once with {@link #readManifestBytes}, keep those bytes in the shared
- * cache, and turn them into a manifest with {@link #parseManifest} whenever they need it again (each time a closed
+ * <p>{@link CachedManifests} reads a manifest once with {@link #readManifestBytes}, keeps those bytes in the shared
+ * cache, and turns them into a manifest with {@link #parseManifest} whenever it is needed again (each time a closed
  * index reopens), so a source must parse the same bytes into the same manifest every time, reading at most what it
  * keeps of its repository once read (never per parse).
  */

@@ -4,6 +4,7 @@
 package dev.permafrost.store;
 
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -86,9 +87,8 @@ public final class BlobDirectory extends Directory {
   }
 
   /**
-   * Mounts a manifest already read from {@code repository} (for instance again, through
-   * {@link SharedRegionCache#readManifest(SnapshotRepository, dev.permafrost.snapshot.ManifestRef)}), counting its
-   * reads under {@code indexName}. Reads nothing.
+   * Mounts a manifest already read from {@code repository} (for instance again, from the cache, through
+   * {@link CachedManifests}), counting its reads under {@code indexName}. Reads nothing.
    */
   public static BlobDirectory open(SnapshotSource repository, SnapshotManifest manifest, SharedRegionCache cache,
       String indexName) {

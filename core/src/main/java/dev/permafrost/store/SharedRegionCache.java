@@ -5,13 +5,12 @@ package dev.permafrost.store;
 
 import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.ManifestCache;
 import dev.permafrost.snapshot.ManifestRef;
-import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
-import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.SnapshotSource;
-import dev.permafrost.snapshot.SnapshotOptions;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * One bounded on-disk cache of blob byte ranges, shared by every {@link BlobDirectory} of a node.
  *
  * <p>The cache is one file of fixed size. A blob is cut into full regions ({@link Builder#regionSize}, by default
- * 1/16,384 of the cache, between 256 KiB and 16 MiB) for the body of a large file, and tail regions
+ * 1/16,384 of the cache, between 32 KiB and 16 MiB) for the body of a large file, and tail regions
  * ({@link Builder#tailRegionSize}) for the rest; each region takes a slot of the cache file as large as the smallest
  * power of two that holds it, cut from the whole file when it is needed (slots are halved and merged back, a buddy allocator), so that thousands of small files and a few large
  * ones share the cache by need, with no share set aside for either. Within a region, only the chunks that reads
@@ -58,27 +57,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How it is built, layer by layer, is in the package description.
  */
-public final class SharedRegionCache implements AutoCloseable {
+public final class SharedRegionCache implements AutoCloseable, ManifestCache {
   private static final Logger log = LoggerFactory.getLogger(SharedRegionCache.class);
   static final String FILE_NAME = CacheFile.FILE_NAME;
-  static final int PAGE_SIZE = CacheFile.PAGE_SIZE;
   /** The default of {@link Builder#maxReadWait}: every wait for the store ends within it. */
   public static final Duration DEFAULT_MAX_READ_WAIT = Duration.ofSeconds(30);
 
-  /** How many full regions a cache holds by default: see {@link #defaultRegionSize}. */
-  static final long DEFAULT_REGIONS = 16_384;
-  /** The smallest default full region: a verification chunk of a snapshot made with the default options. */
-  static final int MIN_DEFAULT_REGION = SnapshotOptions.DEFAULT_CHUNK_SIZE;
-  /** The largest default full region. */
-  static final int MAX_DEFAULT_REGION = 16 << 20;
-
-  /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
-  static final int MAX_SLOTS = 1 << 18;
-  /** Heap a slot takes beyond its page bitmap (object, fill list, checksums, the pool's maps), for the heap check. */
-  private static final int SLOT_HEAP = 256;
-
   private final CacheFile cacheFile;
-  /** The file as the slots use it: with the filler, the wait bound and whether the cache is open. */
+  /** What every slot shares: the cache file, the filler, the wait bound and whether the cache is open. */
   private final CacheSpace cacheSpace;
   final SlotPool pool;
   private final BlobTable blobs;
@@ -99,39 +85,20 @@ public final class SharedRegionCache implements AutoCloseable {
       throw new IllegalArgumentException("the cache path " + dir + " exists and is not a directory; give a directory");
     }
     Files.createDirectories(dir);
-    long size = resolveSize(b, dir);
-    int regionSize = b.regionSize == 0 ? defaultRegionSize(size) : checkPowerOfTwo("regionSize", b.regionSize);
-    if (b.tailRegionShare < 0 || b.tailRegionShare >= 1) {
-      throw new IllegalArgumentException("tailRegionShare must be in [0, 1), got " + b.tailRegionShare);
-    }
-    boolean fullOnly = b.tailRegionShare == 0;
-    int tailSize = fullOnly ? regionSize
-        : checkPowerOfTwo("tailRegionSize", b.tailRegionSize != 0 ? b.tailRegionSize : defaultTailRegionSize(regionSize));
-    if (tailSize > regionSize) {
-      throw new IllegalArgumentException("tailRegionSize (" + tailSize + ") must not exceed regionSize (" + regionSize + ")");
-    }
-    int pageSize = Math.min(PAGE_SIZE, tailSize);
-    int minSlotSize = fullOnly ? regionSize : minSlotSize(size, pageSize, tailSize);
-    if (size < minSlotSize) {
-      throw new IllegalArgumentException(
-          "cache size " + size + " bytes holds no region of " + minSlotSize + " bytes; give a larger size");
-    }
-    long sizeInBytes = size / minSlotSize * minSlotSize;
-    checkDisk(dir, sizeInBytes, b.size);
-    // the sketch counts regions of a typical small file (32 KiB) or larger
-    int sketchRegions = (int) Math.min(MAX_SLOTS,
-        Math.max(sizeInBytes / regionSize, sizeInBytes / Math.max(minSlotSize, 32 << 10)));
-    checkHeap(sizeInBytes, regionSize, minSlotSize, pageSize, sketchRegions);
-    this.tailRegionSize = tailSize;
-    this.layout = new CacheRecord.Layout(sizeInBytes, regionSize, tailSize, minSlotSize, pageSize);
+    CacheSizing.Sizes s = CacheSizing.resolve(
+        new CacheSizing.Settings(b.size, b.headroom, b.regionSize, b.tailRegionSize, b.fullRegionsOnly), disk(dir),
+        Runtime.getRuntime().maxMemory());
+    this.tailRegionSize = s.tailRegionSize();
+    this.layout = new CacheRecord.Layout(s.sizeInBytes(), s.regionSize(), s.tailRegionSize(), s.minSlotSize(),
+        s.pageSize());
     boolean fileExisted = Files.exists(dir.resolve(FILE_NAME));
-    this.cacheFile = CacheFile.open(dir, sizeInBytes, b.preallocate);
+    this.cacheFile = CacheFile.open(dir, s.sizeInBytes(), b.preallocate);
     this.filler = new Filler(cacheFile, b.fetchThreads, b.prefetchThreads, global);
     this.cacheSpace = new CacheSpace(cacheFile, filler, b.maxReadWait.toNanos());
-    this.pool = new SlotPool(sizeInBytes, regionSize, minSlotSize, pageSize, dir.toString(),
-        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(sketchRegions), cacheSpace);
-    assert pool.bytes == sizeInBytes;
-    this.blobs = new BlobTable(pool, cacheSpace, tailSize);
+    this.pool = new SlotPool(s.sizeInBytes(), s.regionSize(), s.minSlotSize(), s.pageSize(), dir.toString(),
+        b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(s.sketchRegions()), cacheSpace);
+    assert pool.bytes == s.sizeInBytes();
+    this.blobs = new BlobTable(pool, cacheSpace, s.tailRegionSize());
     this.scanBudget = new ScanBudget(b.scanBufferBytes);
     String restored;
     try {
@@ -145,119 +112,16 @@ public final class SharedRegionCache implements AutoCloseable {
       throw e;
     }
     log.info("shared region cache at {}: {} in slots of {} (full regions) down to {}, tail regions of {}; {}",
-        cacheFile.path(), ByteSizes.format(sizeInBytes), ByteSizes.format(regionSize), ByteSizes.format(minSlotSize),
-        ByteSizes.format(tailSize), restored);
+        cacheFile.path(), ByteSizes.format(s.sizeInBytes()), ByteSizes.format(s.regionSize()),
+        ByteSizes.format(s.minSlotSize()), ByteSizes.format(s.tailRegionSize()), restored);
   }
 
-  /**
-   * The smallest slot: a page, or more in a large cache, so that the cache never holds more than {@link #MAX_SLOTS}
-   * slots (and their heap); never more than a tail region.
-   */
-  static int minSlotSize(long size, int pageSize, int tailRegionSize) {
-    int min = pageSize;
-    while (min < tailRegionSize && (long) min * MAX_SLOTS < size) {
-      min <<= 1;
-    }
-    return min;
-  }
-
-  /** Fails, before anything is allocated, if the disk cannot hold the cache file (an existing one counts as room). */
-  private static void checkDisk(Path dir, long bytes, String spec) throws IOException {
+  /** The disk {@code dir} is on, and the length of a cache file already in it, for {@link CacheSizing}. */
+  private static CacheSizing.Disk disk(Path dir) throws IOException {
     FileStore store = Files.getFileStore(dir);
     Path existing = dir.resolve(FILE_NAME);
-    long room = store.getUsableSpace() + (Files.exists(existing) ? Files.size(existing) : 0);
-    if (bytes > room) {
-      throw new IllegalArgumentException("cache size " + spec + " (" + ByteSizes.format(bytes) + ") does not fit on the disk"
-          + " at " + dir + ": " + room + " bytes usable there; give a smaller size, or a share of the disk such as \"80%\"");
-    }
-  }
-
-  /**
-   * Fails if the slot table, cut into the smallest slots (the most it can take), and the frequency sketch would take
-   * more than a quarter of the heap: a clear message instead of running out of memory.
-   */
-  private static void checkHeap(long sizeInBytes, int regionSize, int minSlotSize, int pageSize, int sketchRegions) {
-    long slots = sizeInBytes / minSlotSize;
-    long perSlot = SLOT_HEAP + 8L * ((minSlotSize / pageSize + 63) / 64);
-    long needed = slots * perSlot + 32L * sketchRegions; // the sketch: up to 32 one-byte counters a region
-    long heap = Runtime.getRuntime().maxMemory();
-    if (needed > heap / 4) {
-      throw new IllegalArgumentException("a cache of " + ByteSizes.format(sizeInBytes) + " in slots of "
-          + ByteSizes.format(minSlotSize) + " to " + ByteSizes.format(regionSize) + " needs up to about " + (needed >> 20)
-          + " MB of heap for its slot table, more than a quarter of this JVM's " + (heap >> 20) + " MB: give a larger"
-          + " regionSize (or tailRegionSize), a smaller size, or more heap");
-    }
-  }
-
-  /**
-   * The full region of a cache of {@code size} bytes when none is set: the largest power of two that the cache holds
-   * {@link #DEFAULT_REGIONS} times, between {@link #MIN_DEFAULT_REGION} and {@link #MAX_DEFAULT_REGION}. A region is
-   * the cache's unit of space: a read of a few KB of structure (a terms block, a postings head, a point tree's
-   * nodes) takes a slot of its region, so regions must be small against the cache for a cache of a small share of the
-   * data to hold a search's structure (at 10 GiB of data, a 55 MB cache of 16 MiB regions holds 3 of them; of 32 KiB
-   * regions, a read's own chunk, 1,700); a large read is not cut into requests by regions (adjacent regions are
-   * fetched in one request), so small regions cost requests only where reads are sparse. The bound below keeps the
-   * slot table and the sketch small in huge caches.
-   */
-  static int defaultRegionSize(long size) {
-    long target = Long.highestOneBit(Math.max(1, size / DEFAULT_REGIONS));
-    return (int) Math.max(MIN_DEFAULT_REGION, Math.min(MAX_DEFAULT_REGION, target));
-  }
-
-  /**
-   * A sixteenth of a full region, but no smaller than a snapshot's default chunk: a fill reads whole chunks to verify
-   * them, so a tail region smaller than a chunk would fetch the chunk for a part of it.
-   */
-  static int defaultTailRegionSize(int regionSize) {
-    return Math.min(regionSize, Math.max(SnapshotOptions.DEFAULT_CHUNK_SIZE, regionSize / 16));
-  }
-
-  private static int checkPowerOfTwo(String setting, long value) {
-    if (value < 512 || value > (1 << 30) || Long.bitCount(value) != 1) {
-      throw new IllegalArgumentException(setting + " must be a power of two between 512 bytes and 1gb, got " + value);
-    }
-    return (int) value;
-  }
-
-  private static long resolveSize(Builder b, Path dir) throws IOException {
-    if (b.size == null) {
-      throw new IllegalArgumentException("the cache size is not set: give size(\"10gb\") or size(\"80%\")");
-    }
-    String spec = b.size.trim();
-    if (!spec.endsWith("%")) {
-      try {
-        return ByteSizes.parse(spec);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("cache size must be a byte size (10gb) or a share of the disk (80%), got '" + spec + "'", e);
-      }
-    }
-    double share = parseShare("size", spec);
-    FileStore store = Files.getFileStore(dir);
-    long total = store.getTotalSpace();
-    long existing = Files.exists(dir.resolve(FILE_NAME)) ? Files.size(dir.resolve(FILE_NAME)) : 0;
-    long headroom = b.headroom.trim().endsWith("%")
-        ? (long) (total * parseShare("headroom", b.headroom.trim()))
-        : ByteSizes.parse(b.headroom);
-    long wanted = (long) (total * share);
-    long available = store.getUsableSpace() + existing - headroom;
-    long size = Math.min(wanted, available);
-    if (size <= 0) {
-      throw new IllegalArgumentException("cache size " + spec + " of the disk at " + dir + " leaves nothing once the headroom of "
-          + b.headroom + " is kept free (usable: " + store.getUsableSpace() + " bytes)");
-    }
-    return size;
-  }
-
-  private static double parseShare(String setting, String spec) {
-    try {
-      double percent = Double.parseDouble(spec.substring(0, spec.length() - 1).trim());
-      if (percent <= 0 || percent > 100) {
-        throw new NumberFormatException();
-      }
-      return percent / 100;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("cache " + setting + " share must be between 0% and 100%, got '" + spec + "'");
-    }
+    return new CacheSizing.Disk(dir, store.getTotalSpace(), store.getUsableSpace(),
+        Files.exists(existing) ? Files.size(existing) : 0);
   }
 
   /** Starts building a cache. */
@@ -272,7 +136,7 @@ public final class SharedRegionCache implements AutoCloseable {
     private String headroom = "5%";
     private long regionSize;
     private long tailRegionSize;
-    private double tailRegionShare = 0.125;
+    private boolean fullRegionsOnly;
     private int fetchThreads = 32;
     private int prefetchThreads = 32;
     private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
@@ -314,7 +178,7 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * The size of a full region: a power of two (default: the cache's size / 16,384, as a power of two between 256kb
+     * The size of a full region: a power of two (default: the cache's size / 16,384, as a power of two between 32kb
      * and 16mb; 0 restores it). The region is the cache's unit of space (a sparse read takes a slot of its region),
      * and the largest slot.
      */
@@ -335,15 +199,12 @@ public final class SharedRegionCache implements AutoCloseable {
     }
 
     /**
-     * No longer sets a share aside: slots of every size are cut from the whole cache as needed. {@code 0} still
-     * means that every region, tails and small files included, takes a whole full region; any other value in
-     * [0, 1) is accepted and has no effect.
-     *
-     * @deprecated the cache lends its space to regions of every size on demand; only {@code 0} has an effect
+     * Whether every region, a file's tail and all of a small file included, takes a slot of a whole full region
+     * (default false: tails take tail regions, the last one the smallest slot that holds it). Small files then waste
+     * most of their slots; this is for comparing the cache with models of slots of one size (the jmh replays).
      */
-    @Deprecated
-    public Builder tailRegionShare(double share) {
-      this.tailRegionShare = share;
+    public Builder fullRegionsOnly(boolean fullRegionsOnly) {
+      this.fullRegionsOnly = fullRegionsOnly;
       return this;
     }
 
@@ -445,70 +306,40 @@ public final class SharedRegionCache implements AutoCloseable {
   private static final int WHOLE = Integer.MAX_VALUE;
 
   /**
-   * Reads a snapshot's manifest from its repository (one request) and keeps its bytes in the cache, so that
-   * {@link #readManifest(SnapshotSource, ManifestRef)} can read it again without a request while they stay.
-   *
-   * @see SnapshotRepository#readManifest(String)
+   * Keeps a manifest's bytes, just read from {@code store}, as a blob of one chunk: see {@link CachedManifests}.
    */
-  public SnapshotManifest readManifest(SnapshotSource repository, String snapshot) throws IOException {
-    ensureOpen();
-    byte[] bytes = repository.readManifestBytes(snapshot);
-    SnapshotManifest manifest = repository.parseManifest(snapshot, bytes);
-    ManifestRef ref = manifest.ref();
-    BlobStore store = repository.store();
-    CachedBlob blob = acquire(store.describe(), FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(),
-        ref.footerChecksum(), ref.crc32c()), WHOLE);
+  @Override
+  public void keepManifest(BlobStore store, ManifestRef ref, byte[] bytes) {
+    CachedBlob blob = acquire(store.describe(), manifestEntry(ref), WHOLE);
     try {
       blob.offerWhole(bytes);
     } finally {
       release(blob);
     }
-    return manifest;
   }
 
   /**
-   * Reads a manifest again: from the cache when it is there (no request), else from the repository (one request),
-   * checked to be the very manifest {@code ref} names.
-   *
-   * @throws SnapshotException naming the snapshot and blob if the manifest is gone or no longer the same
+   * Reads a manifest's bytes from the cache when they are there (no request), else from {@code store} (one request),
+   * verified against {@code ref} and counted in the stats under the snapshot's name: see {@link CachedManifests}.
    */
-  public SnapshotManifest readManifest(SnapshotSource repository, ManifestRef ref) throws IOException {
-    ensureOpen();
-    BlobStore store = repository.store();
+  @Override
+  public byte[] manifestBytes(BlobStore store, ManifestRef ref) throws IOException {
     String storeId = store.describe();
-    FileEntry entry = FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(), ref.footerChecksum(), ref.crc32c());
-    CachedBlob blob = acquire(storeId, entry, WHOLE);
+    FileEntry entry = manifestEntry(ref);
     byte[] bytes = new byte[Math.toIntExact(ref.length())];
+    CachedBlob blob = acquire(storeId, entry, WHOLE);
     try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
         new IndexFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), scanBudget),
         BlobIndexInput.SEQUENTIAL_FILL, true)) {
       in.readBytes(bytes, 0, bytes.length);
-    } catch (org.apache.lucene.index.CorruptIndexException e) {
-      throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-          + " in " + storeId + ") is no longer the one that was mounted: " + e.getMessage(), e);
-    } catch (dev.permafrost.blob.BlobNotFoundException e) {
-      throw new SnapshotException.NotFound("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName() + " in "
-          + storeId + ") is gone: the snapshot was deleted since it was mounted", e);
-    } catch (IOException e) {
-      Throwable notFound = e;
-      while (notFound != null && !(notFound instanceof dev.permafrost.blob.BlobNotFoundException)) {
-        notFound = notFound.getCause();
-      }
-      if (notFound != null) {
-        throw new SnapshotException.NotFound("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-            + " in " + storeId + ") is gone: the snapshot was deleted since it was mounted", e);
-      }
-      if (lengthChanged(store, ref)) {
-        throw new SnapshotException.CorruptManifest("the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-            + " in " + storeId + ") is no longer the one that was mounted: it is not " + ref.length() + " bytes long"
-            + " any more", e);
-      }
-      throw new SnapshotException("cannot read the manifest of snapshot '" + ref.snapshot() + "' (" + ref.blobName()
-          + " in " + storeId + "): " + e.getMessage(), e);
     } finally {
       release(blob);
     }
-    return repository.parseManifest(ref.snapshot(), bytes);
+    return bytes;
+  }
+
+  private static FileEntry manifestEntry(ManifestRef ref) {
+    return FileEntry.ofWholeBlob(ref.blobName(), ref.blobName(), ref.length(), ref.footerChecksum(), ref.crc32c());
   }
 
   /**
@@ -521,14 +352,6 @@ public final class SharedRegionCache implements AutoCloseable {
     ManifestRef ref = manifest.ref();
     if (ref != null) {
       blobs.evictIfUnread(blobs.get(storeId, ref.blobName(), WHOLE));
-    }
-  }
-
-  private static boolean lengthChanged(BlobStore store, ManifestRef ref) {
-    try {
-      return store.length(ref.blobName()) != ref.length();
-    } catch (IOException | RuntimeException e) {
-      return false; // the read's own failure is the one to report
     }
   }
 

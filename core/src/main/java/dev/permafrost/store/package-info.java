@@ -20,7 +20,7 @@
  *
  * <ol>
  *   <li><b>Lucene face</b>: {@code BlobDirectory}, {@code SharedRegionCache} (the public facade: builder, stats,
- *       manifests, clearing, close), {@code BlobIndexInput} (the {@code IndexInput}: windows and the hot path),
+ *       manifests' bytes, clearing, close), {@code BlobIndexInput} (the {@code IndexInput}: windows and the hot path),
  *       {@code IndexFile} (one file of a mounted index: what its inputs share), {@code ColumnPrefetch},
  *       {@code HitPrefetchingCollector} and {@code ReadIntent} (what a thread's reads are for).
  *   <li><b>One blob</b>: {@code CachedBlob} (one blob as the cache sees it: region math, which slot holds which region,
@@ -42,7 +42,8 @@
  *       fetch is for).
  *   <li><b>Support</b>, used by all: {@code CacheFile} (the cache file: created, locked, sized, mapped and written
  *       only here), {@code CacheRecord}, {@code CacheSummary}, the stats, {@code ReadCost}, {@code ReadDeadline},
- *       {@code HeapWindow}, {@code ScanBudget}, {@code WarnOnce}.
+ *       {@code HeapWindow}, {@code ScanBudget}, {@code WarnOnce}, {@code CacheSizing} (how large the cache, its
+ *       regions and slots are: pure functions of the settings, the disk and the heap).
  * </ol>
  *
  * <h2>Where to look</h2>

@@ -136,7 +136,7 @@ class WarmSetTest {
       }
     };
     SnapshotInfo info = repo.createSnapshot("warm", local, SnapshotOptions.DEFAULTS.withWarmSearches(List.of(lookUpPaths)));
-    SnapshotManifest manifest = cache.readManifest(repo, "warm");
+    SnapshotManifest manifest = CachedManifests.read(repo, "warm", cache);
     boolean dvdKept = false;
     Waits.awaitNoFetch(cache);
     cache.clear();
@@ -206,7 +206,7 @@ class WarmSetTest {
 
   private long hotBytes(String snapshot) throws IOException {
     long bytes = 0;
-    for (FileEntry file : cache.readManifest(repo, snapshot).files()) {
+    for (FileEntry file : CachedManifests.read(repo, snapshot, cache).files()) {
       for (FileEntry.WarmRange r : file.warmRanges()) {
         bytes += r.bytes().length;
       }

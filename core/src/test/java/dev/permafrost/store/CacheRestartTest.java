@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -84,7 +85,7 @@ class CacheRestartTest {
 
   /** Mounts the snapshot from its manifest reference, searches it, reads every file whole, and closes the mount. */
   private void searchAndReadAll(ManifestRef ref) throws IOException {
-    SnapshotManifest manifest = cache.readManifest(repo, ref);
+    SnapshotManifest manifest = CachedManifests.read(repo, ref, cache);
     try (BlobDirectory dir = BlobDirectory.open(repo, manifest, cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       assertEquals(expected, oracle.answers(new IndexSearcher(reader)), "seed " + seed);
@@ -99,7 +100,7 @@ class CacheRestartTest {
   /** A first run: mounts by name, searches and reads everything, closes the cache cleanly. */
   private ManifestRef firstRun() throws IOException {
     open(SIZE, REGION);
-    ManifestRef ref = cache.readManifest(repo, "snap").ref();
+    ManifestRef ref = CachedManifests.read(repo, "snap", cache).ref();
     searchAndReadAll(ref);
     assertTrue(store.readRequests.get() > 1, "the first run fetches");
     assertEquals(0, cache.stats().evictions(), "the cache holds everything");
@@ -131,7 +132,7 @@ class CacheRestartTest {
   @Test
   void bytesChangedWhileTheCacheWasClosedAreDetectedAndFetchedAgain() throws IOException {
     open(SIZE, REGION);
-    ManifestRef ref = cache.readManifest(repo, "snap").ref();
+    ManifestRef ref = CachedManifests.read(repo, "snap", cache).ref();
     searchAndReadAll(ref);
     // flip a byte in a quarter of the cached pages, at random
     List<Long> damaged = new ArrayList<>();

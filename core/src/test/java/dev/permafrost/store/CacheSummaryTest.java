@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -46,7 +47,7 @@ class CacheSummaryTest {
     }
     SnapshotManifest manifest;
     try (SharedRegionCache cache = SharedRegionCache.builder().path(cacheDir).size(SIZE).regionSize(REGION).build()) {
-      manifest = cache.readManifest(repo, "snap");
+      manifest = CachedManifests.read(repo, "snap", cache);
       try (BlobDirectory dir = BlobDirectory.open(repo, manifest, cache, "snap")) {
         for (FileEntry f : manifest.files()) {
           MountedIndexTest.readAll(dir, f.name());

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.IOException;
 import java.io.InputStream;
@@ -137,7 +138,7 @@ class FetchOnceTest {
         .regionSize(64 << 10).tailRegionSize(32 << 10).build()) {
       List<DirectoryReader> readers = new ArrayList<>();
       for (int i = 0; i < INDICES; i++) {
-        BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "day-" + i), cache, "day-" + i);
+        BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "day-" + i, cache), cache, "day-" + i);
         readers.add(DirectoryReader.open(dir));
       }
       ExecutorService pool = Executors.newFixedThreadPool(2);

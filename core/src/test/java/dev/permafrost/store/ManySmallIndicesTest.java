@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -109,7 +110,7 @@ class ManySmallIndicesTest {
       store.reset();
       long before = cache.stats().total().storeRequests();
       for (int i = 0; i < INDICES; i++) {
-        SnapshotManifest manifest = cache.readManifest(repo, refs.get(i));
+        SnapshotManifest manifest = CachedManifests.read(repo, refs.get(i), cache);
         try (BlobDirectory dir = BlobDirectory.open(repo, manifest, cache, "small-" + i);
             DirectoryReader reader = DirectoryReader.open(dir)) {
           assertEquals(expected.get(i), oracle.answers(new IndexSearcher(reader)), "seed " + seed + ", index " + i);

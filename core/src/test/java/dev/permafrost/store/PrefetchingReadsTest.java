@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.testutil.Waits;
 import java.io.IOException;
@@ -104,7 +105,7 @@ class PrefetchingReadsTest {
 
   @Test
   void prefetchedColumnsAreReadWithoutAnotherRequestAndEqualTheLocalIndex() throws Exception {
-    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir);
         DirectoryReader expected = DirectoryReader.open(local)) {
       LeafReader leaf = reader.leaves().get(0).reader();
@@ -180,7 +181,7 @@ class PrefetchingReadsTest {
    * (outside a piece of work's scope when it ends, so that only the cleaner gives the heap back).
    */
   private long readBinaryColumnThrough(SharedRegionCache tiny, BytesRef[] want, long budget) throws IOException {
-    try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "snap"), tiny, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", tiny), tiny, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       fillWithStoredFields(dir);
       LeafReader leaf = reader.leaves().get(0).reader();
@@ -233,7 +234,7 @@ class PrefetchingReadsTest {
    * the heap back); returns the requests the read took, the budget left before the work settled and after.
    */
   private long[] readColumnInWork(SharedRegionCache tiny, long[] want, long budget) throws IOException {
-    try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "snap"), tiny, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", tiny), tiny, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       fillWithStoredFields(dir);
       LeafReader leaf = reader.leaves().get(0).reader();
@@ -306,7 +307,7 @@ class PrefetchingReadsTest {
     long budget = 64 << 20;
     try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-flaky")).size(2 * (32 << 10))
         .regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build();
-        BlobDirectory dir = BlobDirectory.open(flaky, tiny.readManifest(flaky, "snap"), tiny, "snap");
+        BlobDirectory dir = BlobDirectory.open(flaky, CachedManifests.read(flaky, "snap", tiny), tiny, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       fillWithStoredFields(dir);
       LeafReader leaf = reader.leaves().get(0).reader();
@@ -381,7 +382,7 @@ class PrefetchingReadsTest {
    */
   private long readSegmentsThrough(SharedRegionCache tiny, long[] want, int segments, boolean oneCall)
       throws IOException {
-    try (BlobDirectory dir = BlobDirectory.open(repo, tiny.readManifest(repo, "segmented"), tiny, "segmented");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "segmented", tiny), tiny, "segmented");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       assertEquals(segments, reader.leaves().size());
       fillWithStoredFields(dir);
@@ -415,8 +416,8 @@ class PrefetchingReadsTest {
             n.longValue();
           }
         })));
-    long pieces = cache.readManifest(repo, "warm").files().stream().mapToLong(f -> f.warmRanges().size()).sum()
-        - cache.readManifest(repo, "snap").files().stream().mapToLong(f -> f.warmRanges().size()).sum();
+    long pieces = CachedManifests.read(repo, "warm", cache).files().stream().mapToLong(f -> f.warmRanges().size()).sum()
+        - CachedManifests.read(repo, "snap", cache).files().stream().mapToLong(f -> f.warmRanges().size()).sum();
     assertTrue(pieces > 20, "the warm set cuts the column into pieces: " + pieces);
     // one region holds the whole column, checksummed in 32 KiB chunks: cut around the pieces, a fetch per piece
     long[] requests = new long[2];
@@ -431,7 +432,7 @@ class PrefetchingReadsTest {
   private long prefetchAndReadColumn(String snapshot) throws Exception {
     try (SharedRegionCache big = SharedRegionCache.builder().path(tmp.resolve("big-regions-" + snapshot))
         .size(64 << 20).regionSize(1 << 20).build();
-        BlobDirectory dir = BlobDirectory.open(repo, big.readManifest(repo, snapshot), big, snapshot);
+        BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, snapshot, big), big, snapshot);
         DirectoryReader reader = DirectoryReader.open(dir);
         DirectoryReader expected = DirectoryReader.open(local)) {
       LeafReader leaf = reader.leaves().get(0).reader();
@@ -462,7 +463,7 @@ class PrefetchingReadsTest {
       // one thread for fetches readers wait for: read hit by hit, the column's fills come one after another
       try (SharedRegionCache big = SharedRegionCache.builder().path(tmp.resolve("hits-" + wrapped)).size(64 << 20)
           .regionSize(1 << 20).fetchThreads(1).build();
-          BlobDirectory dir = BlobDirectory.open(repo, big.readManifest(repo, "snap"), big, "snap");
+          BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", big), big, "snap");
           DirectoryReader reader = DirectoryReader.open(dir)) {
         IndexSearcher searcher = new IndexSearcher(reader);
         assertEquals(DOCS / 1_000, searcher.search(spread, 1).totalHits.value()); // terms and postings cached
@@ -528,7 +529,7 @@ class PrefetchingReadsTest {
 
   @Test
   void withoutPrefetchTheSameReadsFetchAsTheyGo() throws Exception {
-    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       LeafReader leaf = reader.leaves().get(0).reader();
       awaitFills();
@@ -552,7 +553,7 @@ class PrefetchingReadsTest {
     Query rare = new TermQuery(new Term("tag", "rare"));
     List<String> plain;
     ReadCost plainCost = new ReadCost();
-    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       try (ReadCost.Scope s = ReadCost.attach(plainCost)) {
         plain = new IndexSearcher(reader).search(rare, ValuesCollector.manager());
@@ -561,7 +562,7 @@ class PrefetchingReadsTest {
     cache.clear();
     List<String> prefetched;
     ReadCost prefetchedCost = new ReadCost();
-    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       try (ReadCost.Scope s = ReadCost.attach(prefetchedCost)) {
         prefetched = new IndexSearcher(reader).search(rare,
@@ -584,7 +585,7 @@ class PrefetchingReadsTest {
     Query every = new TermQuery(new Term("every", "thousandth")); // 30 hits, one batch, values all cached
     java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
     List<String> got;
-    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = countingDocValues(DirectoryReader.open(dir), opened)) {
       IndexSearcher searcher = new IndexSearcher(reader);
       var manager = HitPrefetchingCollector.manager(ValuesCollector.manager(), List.of("n", "s", "b"), false);
@@ -654,7 +655,7 @@ class PrefetchingReadsTest {
 
   @Test
   void scoredTopHitsAreTheSameThroughTheWrapperWhateverTheBatch() throws Exception {
-    try (BlobDirectory dir = BlobDirectory.open(repo, cache.readManifest(repo, "snap"), cache, "snap");
+    try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = DirectoryReader.open(dir);
         DirectoryReader want = DirectoryReader.open(local)) {
       IndexSearcher searcher = new IndexSearcher(reader);

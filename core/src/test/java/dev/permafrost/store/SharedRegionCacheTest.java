@@ -609,18 +609,18 @@ class SharedRegionCacheTest {
 
   @Test
   void theDefaultRegionIsSmallAgainstTheCache() throws Exception {
-    assertEquals(32 << 10, SharedRegionCache.defaultRegionSize(55L << 20), "a 55 MB cache: 1,760 regions of 32 KiB");
-    assertEquals(128 << 10, SharedRegionCache.defaultRegionSize(2_100L << 20), "2.1 GB: 16,800 of 128 KiB");
-    assertEquals(512 << 10, SharedRegionCache.defaultRegionSize(10_500L << 20), "10.5 GB: 20,000 of 512 KiB");
-    assertEquals(16 << 20, SharedRegionCache.defaultRegionSize(1L << 40), "1 TiB: 65,536 of 16 MiB, no larger");
-    assertEquals(32 << 10, SharedRegionCache.defaultRegionSize(1 << 20), "never below a chunk, 32 KiB");
+    assertEquals(32 << 10, CacheSizing.defaultRegionSize(55L << 20), "a 55 MB cache: 1,760 regions of 32 KiB");
+    assertEquals(128 << 10, CacheSizing.defaultRegionSize(2_100L << 20), "2.1 GB: 16,800 of 128 KiB");
+    assertEquals(512 << 10, CacheSizing.defaultRegionSize(10_500L << 20), "10.5 GB: 20,000 of 512 KiB");
+    assertEquals(16 << 20, CacheSizing.defaultRegionSize(1L << 40), "1 TiB: 65,536 of 16 MiB, no larger");
+    assertEquals(32 << 10, CacheSizing.defaultRegionSize(1 << 20), "never below a chunk, 32 KiB");
     for (long size : new long[] {64L << 20, 256L << 20}) {
       // built without a regionSize, or with 0: the default for its size (larger sizes are the function's, above,
       // without a cache file of gigabytes)
       try (SharedRegionCache c = SharedRegionCache.builder().path(tmp.resolve("default-" + size)).size(size).build();
           SharedRegionCache zero = SharedRegionCache.builder().path(tmp.resolve("zero-" + size)).size(size)
               .regionSize(0).build()) {
-        assertEquals(SharedRegionCache.defaultRegionSize(size), c.pool.maxSize, "size " + size);
+        assertEquals(CacheSizing.defaultRegionSize(size), c.pool.maxSize, "size " + size);
         assertEquals(c.pool.maxSize, zero.pool.maxSize, "size " + size);
       }
     }
@@ -836,10 +836,9 @@ class SharedRegionCacheTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation") // the setting is deprecated; 0 keeps its meaning
-  void aTailRegionShareOfZeroStillPutsEveryRegionInAFullOne() throws IOException {
+  void fullRegionsOnlyPutsEveryRegionInAFullOne() throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("full-only")).size(256 << 10)
-        .regionSize(64 << 10).tailRegionShare(0).build();
+        .regionSize(64 << 10).fullRegionsOnly(true).build();
     toClose.add(cache);
     BlobDirectory dir = mount(fsStore, cache, Map.of("small.bin", bytes(10_000)), "full-only");
     MountedIndexTest.readAll(dir, "small.bin");
@@ -847,10 +846,9 @@ class SharedRegionCacheTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation") // tailRegionShare(0): every region takes a full one, as before
   void aShareOfTheDiskKeepsTheHeadroomAndTheCacheFileIsLocked() throws IOException {
     SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("share")).size("0.001%").headroom("1mb")
-        .regionSize(4096).tailRegionShare(0).preallocate(false).build();
+        .regionSize(4096).fullRegionsOnly(true).preallocate(false).build();
     toClose.add(cache);
     long total = Files.getFileStore(tmp).getTotalSpace();
     assertTrue(cache.sizeInBytes() <= total * 0.00001 && cache.sizeInBytes() > 0, String.valueOf(cache.sizeInBytes()));

@@ -70,10 +70,9 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
   private static final IOContext POINT_READ = IOContext.DEFAULT.withHints(FileTypeHint.INDEX);
 
   /** A cache of {@code bytes} in which every region, a file's tail and last one included, takes a whole slot. */
-  @SuppressWarnings("deprecation") // tailRegionShare(0) is kept for exactly this: every region a full slot
   private static SharedRegionCache fixedSlots(Path dir, long bytes, long regionSize) throws IOException {
     return SharedRegionCache.builder().path(dir).size(Math.max(bytes, 2 * regionSize)).regionSize(regionSize)
-        .tailRegionShare(0).preallocate(false).build();
+        .fullRegionsOnly(true).preallocate(false).build();
   }
 
   /**

@@ -15,6 +15,7 @@ import dev.permafrost.micrometer.CatalogMetrics;
 import dev.permafrost.micrometer.SearchObservations;
 import dev.permafrost.micrometer.SharedRegionCacheMetrics;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
 import java.io.IOException;
@@ -122,7 +123,8 @@ class PermafrostAutoConfigurationTest {
             // what was closed when the store closes
             closed.add("store closes; catalog closed: " + closed(() -> catalog.get().search(
                 dev.permafrost.catalog.SearchRequest.builder(new org.apache.lucene.search.MatchAllDocsQuery()).build()))
-                + ", cache closed: " + closed(() -> cache.get().readManifest(SnapshotRepository.open(this), "x")));
+                + ", cache closed: "
+                + closed(() -> BlobDirectory.open(SnapshotRepository.open(this), "x", cache.get())));
             super.close();
           }
         });
