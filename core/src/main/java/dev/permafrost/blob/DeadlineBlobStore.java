@@ -5,7 +5,6 @@ package dev.permafrost.blob;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -58,9 +57,8 @@ final class DeadlineBlobStore extends FilterBlobStore {
   }
 
   private BlobStoreTimeoutException timeout(String blobName, String what, long start, long length, Throwable cause) {
-    double seconds = (System.nanoTime() - start) / 1e9;
     return new BlobStoreTimeoutException(in.describe(), blobName,
-        "timed out " + what + " after " + String.format(Locale.ROOT, "%.1fs", seconds) + " (deadline: "
+        "timed out " + what + " after " + Durations.formatNanos(System.nanoTime() - start) + " (deadline: "
             + policy.explainDeadline(length) + "); the request was abandoned",
         cause);
   }

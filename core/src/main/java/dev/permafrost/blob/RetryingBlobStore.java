@@ -12,7 +12,6 @@ import java.net.SocketTimeoutException;
 import java.util.Collection;
 import java.util.List;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.lucene.index.CorruptIndexException;
@@ -213,7 +212,7 @@ final class RetryingBlobStore extends FilterBlobStore {
       if (attempts == 1) {
         return last;
       }
-      String note = " (gave up after " + attempts + " attempts in " + String.format(Locale.ROOT, "%.1fs", elapsedNanos / 1e9)
+      String note = " (gave up after " + attempts + " attempts in " + Durations.formatNanos(elapsedNanos)
           + "; " + StorePolicy.MAX_RETRIES + "=" + policy.maxRetries() + ", " + StorePolicy.RETRY_TIME_LIMIT + "="
           + PolicySettings.format(policy.retryTimeLimit()) + ")";
       return report(last, note);

@@ -19,12 +19,9 @@ import java.util.Set;
  * is reported by name instead of being ignored, and a malformed value names the setting at fault.
  */
 public final class StoreSettings {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StoreSettings.class);
   private final String backend;
   private final Map<String, String> values;
   private final Set<String> read = new HashSet<>();
-  /** Old names of renamed settings: old name -> current name. */
-  private final Map<String, String> aliases = new LinkedHashMap<>();
 
   public StoreSettings(String backend, Map<String, String> values) {
     this.backend = backend;
@@ -52,31 +49,11 @@ public final class StoreSettings {
     return new StoreSettings(uri.getScheme(), values);
   }
 
-  /** The raw value, or {@code defaultValue} if the setting is absent (under its name or a deprecated old name). */
+  /** The raw value, or {@code defaultValue} if the setting is absent. */
   public String get(String key, String defaultValue) {
     read.add(key);
     String value = values.get(key);
-    for (Map.Entry<String, String> alias : aliases.entrySet()) {
-      if (alias.getValue().equals(key) && values.containsKey(alias.getKey())) {
-        read.add(alias.getKey());
-        if (value != null) {
-          throw new IllegalArgumentException(backend + " blob store settings '" + alias.getKey() + "' and '" + key
-              + "' are the same setting ('" + alias.getKey() + "' is its deprecated old name): give only '" + key + "'");
-        }
-        value = values.get(alias.getKey());
-        LOG.warn("{} blob store setting '{}' is deprecated: call it '{}'", backend, alias.getKey(), key);
-      }
-    }
     return value == null ? defaultValue : value;
-  }
-
-  /**
-   * Accepts {@code oldName}, a setting's name before it was renamed, for {@code currentName} (with a warning that
-   * it is deprecated). Call before reading the setting.
-   */
-  public StoreSettings deprecatedName(String oldName, String currentName) {
-    aliases.put(oldName, currentName);
-    return this;
   }
 
   /** The settings given, by name (for a builder that passes them on). */

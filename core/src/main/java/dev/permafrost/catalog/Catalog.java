@@ -4,6 +4,7 @@
 package dev.permafrost.catalog;
 
 import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotSource;
@@ -223,7 +224,7 @@ public final class Catalog implements AutoCloseable {
       index.unmount(System.nanoTime() + unmountTimeout.toNanos());
     } catch (TimeoutException e) {
       throw new IllegalStateException("cannot unmount '" + name + "': " + e.getMessage() + " within the unmount time-out of "
-          + unmountTimeout.toMillis() + " ms; it stays mounted", e);
+          + Durations.format(unmountTimeout) + "; it stays mounted", e);
     }
     mounts.remove(name, index);
     log.info("unmounted '{}' (snapshot '{}')", name, index.manifest.snapshot());
@@ -241,7 +242,8 @@ public final class Catalog implements AutoCloseable {
     try {
       return index.acquire(System.nanoTime() + acquireTimeout.toNanos());
     } catch (TimeoutException e) {
-      throw new IllegalStateException(e.getMessage() + " (acquire time-out " + acquireTimeout.toMillis() + " ms)", e);
+      throw new IllegalStateException(
+          e.getMessage() + " (acquire time-out " + Durations.format(acquireTimeout) + ")", e);
     }
   }
 
@@ -268,8 +270,8 @@ public final class Catalog implements AutoCloseable {
   /** One INFO line for a search that took at least the slow-search threshold: the query, indices and cost. */
   private void logIfSlow(SearchRequest request, long tookMillis, SearchCost cost) {
     if (slowSearchMillis >= 0 && tookMillis >= slowSearchMillis) {
-      log.info("slow search ({} ms, threshold {} ms): {} in {}: {}", tookMillis, slowSearchMillis, request.query,
-          request.indices, cost.summary());
+      log.info("slow search ({}, threshold {}): {} in {}: {}", Durations.format(Duration.ofMillis(tookMillis)),
+          Durations.format(Duration.ofMillis(slowSearchMillis)), request.query, request.indices, cost.summary());
     }
   }
 

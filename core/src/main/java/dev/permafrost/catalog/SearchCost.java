@@ -3,6 +3,8 @@
  */
 package dev.permafrost.catalog;
 
+import dev.permafrost.blob.Durations;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -54,7 +56,8 @@ public record SearchCost(long storeRequests, long bytesFetched, long bytesFromCa
   /** One line for a log: the requests, waves, bytes, wait and indices. */
   public String summary() {
     return storeRequests + " store requests in " + waves + " waves (" + clockWaves + " by the clock), " + bytesFetched + " bytes fetched, " + bytesFromCache
-        + "+ bytes from the cache, " + storeWaitMillis + " ms waiting for the store, " + readersOpened + " readers opened;"
+        + "+ bytes from the cache, " + Durations.format(Duration.ofMillis(storeWaitMillis)) + " waiting for the store, "
+        + readersOpened + " readers opened;"
         + " indices: " + indicesSearched + " searched, " + skippedCanMatch + " skipped by their ranges, " + skippedEarlyStop
         + " not needed by the sorted top-N, " + skippedUnmounted + " unmounted, " + failed + " failed, " + timedOut
         + " timed out";

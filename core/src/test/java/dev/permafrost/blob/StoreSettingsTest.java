@@ -3,33 +3,18 @@
  */
 package dev.permafrost.blob;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
-import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Settings: parsing, unknown names, renamed names, and what a builder refuses. */
+/** Settings: parsing, unknown names, and what a builder refuses. */
 class StoreSettingsTest {
   private static final class TestBuilder extends BlobStoreBuilder<TestBuilder> {
     TestBuilder() {
       super("test");
     }
-  }
-
-  @Test
-  void aRenamedSettingIsAcceptedUnderItsOldNameButNotUnderBoth() {
-    StoreSettings old = StoreSettings.fromQuery(URI.create("s3://b/p?connection_timeout=3s")).deprecatedName("connection_timeout", "connect_timeout");
-    assertEquals(Duration.ofSeconds(3), old.getDuration("connect_timeout", Duration.ofSeconds(10)));
-    old.rejectUnknown(); // the old name counts as read
-
-    StoreSettings both = new StoreSettings("s3", Map.of("connection_timeout", "3s", "connect_timeout", "4s"))
-        .deprecatedName("connection_timeout", "connect_timeout");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> both.getDuration("connect_timeout", null));
-    assertTrue(e.getMessage().contains("connection_timeout") && e.getMessage().contains("connect_timeout"), e.getMessage());
   }
 
   @Test

@@ -246,7 +246,8 @@ class CatalogTest {
     catalog.unmount("idx-3");
     // a lease held throughout: the unmount's time-out passes however fast or slow the machine
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> catalog.unmount("idx-2"));
-    assertTrue(e.getMessage().contains("idx-2") && e.getMessage().contains("stays mounted"), e.getMessage());
+    assertTrue(e.getMessage().contains("idx-2") && e.getMessage().contains("time-out of 300 ms; it stays mounted"),
+        e.getMessage());
     assertEquals(expected.get(2), oracle.answers(lease.searcher()), "a failed unmount leaves the search alone");
 
     Thread unmounter = new Thread(() -> {

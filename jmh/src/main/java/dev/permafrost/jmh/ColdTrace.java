@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh;
 
+import dev.permafrost.blob.Durations;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
@@ -59,7 +60,7 @@ public final class ColdTrace {
           store.trace(run == 1 ? lines::add : null);
           long start = System.nanoTime();
           Workload.Result result = indices.run(workload);
-          long millis = (System.nanoTime() - start) / 1_000_000;
+          long nanos = System.nanoTime() - start;
           store.trace(null);
           if (run == 1) {
             java.util.Map<String, String> files = RepeatTrace.fileNames(dataset);
@@ -69,7 +70,8 @@ public final class ColdTrace {
               }
               System.out.println(line);
             }
-            System.out.println(name + ": " + result.hits() + " hits in " + millis + " ms; " + store.stats().snapshot());
+            System.out.println(name + ": " + result.hits() + " hits in " + Durations.formatNanos(nanos) + "; "
+                + store.stats().snapshot());
           }
         }
       }

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh;
 
+import dev.permafrost.blob.Durations;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.catalog.SearchCost;
 import dev.permafrost.jmh.store.BlobIndexes;
@@ -19,6 +20,7 @@ import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -101,7 +103,8 @@ public final class RepeatTrace {
         }
       }
       }
-      System.out.println("# the slowest repeat of the last round, " + slowestRun + " (" + slowestMillis + " ms), by clock wave:");
+      System.out.println("# the slowest repeat of the last round, " + slowestRun + " ("
+          + Durations.format(Duration.ofMillis(slowestMillis)) + "), by clock wave:");
       TreeMap<String, long[]> byWave = new TreeMap<>();
       for (String line : slowest) {
         String named = line;

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.sample;
 
+import dev.permafrost.blob.Durations;
 import java.nio.file.Path;
 
 /**
@@ -24,9 +25,9 @@ public final class DatasetGenerator {
     long start = System.nanoTime();
     Dataset dataset = Dataset.getOrCreate(base, spec);
     System.out.printf(
-        "%s%nready in %.1f s: %d events, %d index bytes (%.1f MiB)%n",
+        "%s%nready in %s: %d events, %d index bytes (%.1f MiB)%n",
         dataset,
-        (System.nanoTime() - start) / 1e9,
+        Durations.formatNanos(System.nanoTime() - start),
         (long) spec.days() * spec.eventsPerDay(),
         dataset.indexBytes(),
         dataset.indexBytes() / 1048576.0);

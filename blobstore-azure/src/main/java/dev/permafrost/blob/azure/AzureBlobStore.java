@@ -608,16 +608,6 @@ public final class AzureBlobStore extends AbstractBlobStore {
       return setting(AzureSettings.PART_SIZE, Long.toString(bytes));
     }
 
-    /**
-     * The size of each block of a split upload, in bytes.
-     *
-     * @deprecated renamed: use {@link #partSize(long)}, the setting {@value AzureSettings#PART_SIZE}
-     */
-    @Deprecated
-    public Builder blockSize(long bytes) {
-      return partSize(bytes);
-    }
-
     /** {@value AzureSettings#SINGLE_UPLOAD_THRESHOLD}, in bytes. */
     public Builder singleUploadThreshold(long bytes) {
       return setting(AzureSettings.SINGLE_UPLOAD_THRESHOLD, Long.toString(bytes));

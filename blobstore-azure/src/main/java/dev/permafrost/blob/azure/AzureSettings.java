@@ -40,15 +40,8 @@ public final class AzureSettings {
   public static final String READ_TIMEOUT = "read_timeout";
   /** Blobs up to this size are uploaded in a single Put Blob request, larger ones in blocks; default 16mb. */
   public static final String SINGLE_UPLOAD_THRESHOLD = "single_upload_threshold";
-  /** The size of each block (part) of a split upload; default 8mb. Formerly {@value #BLOCK_SIZE}. */
+  /** The size of each block (part) of a split upload; default 8mb. */
   public static final String PART_SIZE = "part_size";
-  /**
-   * The old name of {@value #PART_SIZE}, still accepted (with a warning in the log); giving both is an error.
-   *
-   * @deprecated use {@link #PART_SIZE}
-   */
-  @Deprecated
-  public static final String BLOCK_SIZE = "block_size";
   /** The size of each ranged GET a read stream issues; default 8mb. */
   public static final String DOWNLOAD_CHUNK_SIZE = "download_chunk_size";
   /** How many blobs a listing asks for per page; default 5000 (the most Azure returns). */
@@ -92,7 +85,6 @@ public final class AzureSettings {
   final int listPageSize;
 
   private AzureSettings(StoreSettings s, boolean clientGiven) {
-    s.deprecatedName(BLOCK_SIZE, PART_SIZE);
     if (clientGiven) {
       for (String name : CLIENT_SETTINGS) {
         if (s.get(name, null) != null) {

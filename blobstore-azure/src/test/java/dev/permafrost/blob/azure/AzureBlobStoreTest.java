@@ -227,7 +227,7 @@ class AzureBlobStoreTest {
     assertNoSecret(u.getMessage(), key);
   }
 
-  // ------------------------------------------------------------------------------------------ renamed settings
+  // ------------------------------------------------------------------------------------------ part size
 
   /** The committed blocks of a blob, as the service lists them. */
   private static int committedBlocks(AzureBlobStore store, String blobName) {
@@ -237,34 +237,28 @@ class AzureBlobStoreTest {
   }
 
   @Test
-  @SuppressWarnings("deprecation") // the deprecated builder method, on purpose
-  void partSizeAndItsOldNameBlockSize() throws IOException {
+  void partSizeByUriSettingOrMethodAndNotByItsOldName() throws IOException {
     String container = AzureTestStores.newContainer();
     String base = "azblob://" + container + "/PREFIX?endpoint=" + enc(AzureTestStores.endpoint()) + "&account="
         + AzureTestStores.account() + "&account_key=" + enc(AzureTestStores.key()) + "&single_upload_threshold=64kb";
     byte[] data = randomBytes(200_000); // 4 blocks of at most 64 KiB
-    try (AzureBlobStore byNewName = AzureBlobStore.open(URI.create(base.replace("PREFIX", "new") + "&part_size=64kb"));
-        AzureBlobStore byUri = AzureBlobStore.open(URI.create(base.replace("PREFIX", "uri") + "&block_size=64kb"));
-        BlobStore withPolicy = BlobStores.open(URI.create(base.replace("PREFIX", "policy") + "&block_size=64kb&max_retries=1"));
+    try (AzureBlobStore byUri = AzureBlobStore.open(URI.create(base.replace("PREFIX", "uri") + "&part_size=64kb"));
+        BlobStore withPolicy = BlobStores.open(URI.create(base.replace("PREFIX", "policy") + "&part_size=64kb&max_retries=1"));
         AzureBlobStore bySetting = AzureTestStores.credentials(AzureBlobStore.builder()).container(container)
-            .prefix("setting").singleUploadThreshold(64 << 10).setting("block_size", "64kb").build();
+            .prefix("setting").singleUploadThreshold(64 << 10).setting("part_size", "64kb").build();
         AzureBlobStore byMethod = AzureTestStores.credentials(AzureBlobStore.builder()).container(container)
-            .prefix("method").singleUploadThreshold(64 << 10).blockSize(64 << 10).build()) {
-      for (BlobStore store : List.of(byNewName, byUri, withPolicy, bySetting, byMethod)) {
+            .prefix("method").singleUploadThreshold(64 << 10).partSize(64 << 10).build()) {
+      for (BlobStore store : List.of(byUri, withPolicy, bySetting, byMethod)) {
         store.write("b", new ByteArrayInputStream(data), data.length);
         assertArrayEquals(data, store.read("b").readAllBytes());
         assertEquals(4, committedBlocks((AzureBlobStore) FilterBlobStore.unwrap(store), "b"), store.describe());
       }
     }
-    // Both names at once are refused, whichever way they come.
+    // The old name, block_size, is an unknown setting.
     IllegalArgumentException u = assertThrows(IllegalArgumentException.class,
-        () -> BlobStores.open(URI.create(base.replace("PREFIX", "both") + "&block_size=64kb&part_size=128kb")));
-    assertTrue(u.getMessage().contains("'block_size' and 'part_size' are the same setting"), u.getMessage());
+        () -> BlobStores.open(URI.create(base.replace("PREFIX", "old") + "&block_size=64kb")));
+    assertTrue(u.getMessage().contains("unknown") && u.getMessage().contains("block_size"), u.getMessage());
     assertNoSecret(u.getMessage(), AzureTestStores.key());
-    IllegalArgumentException b = assertThrows(IllegalArgumentException.class,
-        () -> AzureTestStores.credentials(AzureBlobStore.builder()).container(container)
-            .setting("block_size", "64kb").partSize(128 << 10).build());
-    assertTrue(b.getMessage().contains("give only 'part_size'"), b.getMessage());
   }
 
   // ------------------------------------------------------------------------------------------ bring your own client

@@ -847,26 +847,6 @@ public final class GcsBlobStore extends AbstractBlobStore {
       return setting(GcsSettings.PART_SIZE, Long.toString(bytes));
     }
 
-    /**
-     * The old name of {@link #singleUploadThreshold(long)}.
-     *
-     * @deprecated use {@link #singleUploadThreshold(long)}
-     */
-    @Deprecated
-    public Builder resumableThreshold(long bytes) {
-      return singleUploadThreshold(bytes);
-    }
-
-    /**
-     * The old name of {@link #partSize(long)}.
-     *
-     * @deprecated use {@link #partSize(long)}
-     */
-    @Deprecated
-    public Builder resumableChunkSize(long bytes) {
-      return partSize(bytes);
-    }
-
     /** {@value GcsSettings#LIST_PAGE_SIZE}. */
     public Builder listPageSize(int size) {
       return setting(GcsSettings.LIST_PAGE_SIZE, Integer.toString(size));

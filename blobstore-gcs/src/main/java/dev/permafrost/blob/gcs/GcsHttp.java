@@ -7,6 +7,7 @@ import com.google.api.client.http.HttpTransport;
 import com.google.api.client.http.LowLevelHttpRequest;
 import com.google.api.client.http.LowLevelHttpResponse;
 import com.google.api.client.util.StreamingContent;
+import dev.permafrost.blob.Durations;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -201,7 +202,8 @@ final class GcsHttp implements Closeable {
         throw ie;
       } catch (CancellationException e) {
         if (timer.fired()) {
-          throw new SocketTimeoutException("no response within the read timeout of " + readTimeoutMillis + "ms");
+          throw new SocketTimeoutException(
+              "no response within the read timeout of " + Durations.format(Duration.ofMillis(readTimeoutMillis)));
         }
         throw new IOException("the request was aborted", e);
       } catch (ExecutionException e) {
@@ -369,7 +371,8 @@ final class GcsHttp implements Closeable {
       } catch (IOException e) {
         if (timedOut) {
           SocketTimeoutException timeout =
-              new SocketTimeoutException("no data for the read timeout of " + readTimeoutMillis + "ms");
+              new SocketTimeoutException(
+                  "no data for the read timeout of " + Durations.format(Duration.ofMillis(readTimeoutMillis)));
           timeout.initCause(e);
           throw timeout;
         }

@@ -43,31 +43,13 @@ public final class GcsSettings {
   public static final String READ_TIMEOUT = "read_timeout";
   /**
    * Blobs up to this size are written in one request (buffered in memory); larger ones with a resumable upload in
-   * parts of {@value #PART_SIZE}; default 5mb. Formerly {@value #RESUMABLE_THRESHOLD}.
+   * parts of {@value #PART_SIZE}; default 5mb.
    */
   public static final String SINGLE_UPLOAD_THRESHOLD = "single_upload_threshold";
-  /**
-   * Bytes sent per request of a resumable upload, rounded up to a multiple of 256kb; default 16mb. Formerly
-   * {@value #RESUMABLE_CHUNK_SIZE}.
-   */
+  /** Bytes sent per request of a resumable upload, rounded up to a multiple of 256kb; default 16mb. */
   public static final String PART_SIZE = "part_size";
   /** Objects asked for per list request; default 1000 (the most GCS returns). */
   public static final String LIST_PAGE_SIZE = "list_page_size";
-
-  /**
-   * The old name of {@value #SINGLE_UPLOAD_THRESHOLD}, still accepted with a warning.
-   *
-   * @deprecated use {@link #SINGLE_UPLOAD_THRESHOLD}
-   */
-  @Deprecated
-  public static final String RESUMABLE_THRESHOLD = "resumable_threshold";
-  /**
-   * The old name of {@value #PART_SIZE}, still accepted with a warning.
-   *
-   * @deprecated use {@link #PART_SIZE}
-   */
-  @Deprecated
-  public static final String RESUMABLE_CHUNK_SIZE = "resumable_chunk_size";
 
   /** The public JSON API endpoint. */
   public static final String DEFAULT_ENDPOINT = "https://storage.googleapis.com";
@@ -114,9 +96,7 @@ public final class GcsSettings {
   final int partSize;
   final int listPageSize;
 
-  @SuppressWarnings("deprecation") // the old names, accepted as aliases
   private GcsSettings(StoreSettings s, CredentialsMode given) {
-    s.deprecatedName(RESUMABLE_THRESHOLD, SINGLE_UPLOAD_THRESHOLD).deprecatedName(RESUMABLE_CHUNK_SIZE, PART_SIZE);
     if (given == CredentialsMode.CLIENT) {
       for (String name : CLIENT_SETTINGS) {
         if (s.get(name, null) != null) {

@@ -16,6 +16,7 @@ import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.blob.StoreSettings;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -55,47 +56,11 @@ class GcsSettingsTest {
   }
 
   @Test
-  void theOldNamesOfRenamedSettingsAreStillAccepted() {
-    GcsSettings s = parse(Map.of("credentials", "none", "resumable_threshold", "2mb", "resumable_chunk_size", "300kb"));
-    assertEquals(2L << 20, s.singleUploadThreshold);
-    assertEquals(512 << 10, s.partSize, "rounded up to a multiple of 256 KiB");
-  }
-
-  @Test
-  void aSettingUnderItsOldAndItsNewNameIsRefused() {
-    for (String[] names : new String[][] {
-        {"resumable_threshold", "single_upload_threshold"}, {"resumable_chunk_size", "part_size"}}) {
+  void theOldNamesOfRenamedSettingsAreUnknown() {
+    for (String old : List.of("resumable_threshold", "resumable_chunk_size")) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> parse(Map.of("credentials", "none", names[0], "1mb", names[1], "1mb")));
-      assertTrue(e.getMessage().contains("'" + names[0] + "'") && e.getMessage().contains("'" + names[1] + "'")
-          && e.getMessage().contains("deprecated"), e.getMessage());
-    }
-  }
-
-  @Test
-  void theOldNamesWorkInAUriToo() throws Exception {
-    try (BlobStore opened = BlobStores.open(URI.create(
-        "gs://bucket/p?credentials=none&resumable_threshold=3mb&resumable_chunk_size=1mb"))) {
-      GcsSettings s = ((GcsBlobStore) FilterBlobStore.unwrap(opened)).settings();
-      assertEquals(3L << 20, s.singleUploadThreshold);
-      assertEquals(1 << 20, s.partSize);
-    }
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BlobStores.open(URI.create(
-        "gs://bucket/p?credentials=none&part_size=1mb&resumable_chunk_size=1mb")));
-    assertTrue(e.getMessage().contains("resumable_chunk_size") && e.getMessage().contains("part_size"), e.getMessage());
-  }
-
-  @Test
-  @SuppressWarnings("deprecation")
-  void theOldBuilderMethodsSetTheNewSettings() throws Exception {
-    try (GcsBlobStore store = GcsBlobStore.builder().bucket("bucket").noCredentials()
-        .resumableThreshold(3 << 20).resumableChunkSize(1 << 20).build()) {
-      assertEquals(3L << 20, store.settings().singleUploadThreshold);
-      assertEquals(1 << 20, store.settings().partSize);
-    }
-    try (GcsBlobStore store = GcsBlobStore.builder().bucket("bucket").noCredentials()
-        .resumableThreshold(3 << 20).singleUploadThreshold(2 << 20).build()) {
-      assertEquals(2L << 20, store.settings().singleUploadThreshold, "the same setting: the last call counts");
+          () -> parse(Map.of("credentials", "none", old, "1mb")));
+      assertTrue(e.getMessage().contains("unknown") && e.getMessage().contains(old), e.getMessage());
     }
   }
 

@@ -256,16 +256,6 @@ public final class S3BlobStore extends AbstractBlobStore {
     return singleUploadThreshold;
   }
 
-  /**
-   * The size, in bytes, from which blobs are multipart uploads: {@link #singleUploadThreshold()} + 1.
-   *
-   * @deprecated use {@link #singleUploadThreshold()}, one byte less
-   */
-  @Deprecated
-  public long multipartThreshold() {
-    return singleUploadThreshold + 1;
-  }
-
   /** The multipart part size in bytes. */
   public long partSize() {
     return partSize;
@@ -963,16 +953,6 @@ public final class S3BlobStore extends AbstractBlobStore {
       return setting(S3Settings.CONNECT_TIMEOUT, timeout);
     }
 
-    /**
-     * {@value S3Settings#CONNECT_TIMEOUT}.
-     *
-     * @deprecated use {@link #connectTimeout(Duration)}
-     */
-    @Deprecated
-    public Builder connectionTimeout(Duration timeout) {
-      return connectTimeout(timeout);
-    }
-
     /** {@value S3Settings#READ_TIMEOUT}. */
     public Builder readTimeout(Duration timeout) {
       return setting(S3Settings.READ_TIMEOUT, timeout);
@@ -986,20 +966,6 @@ public final class S3BlobStore extends AbstractBlobStore {
     /** {@value S3Settings#SINGLE_UPLOAD_THRESHOLD}, in bytes: larger blobs are multipart uploads. */
     public Builder singleUploadThreshold(long bytes) {
       return setting(S3Settings.SINGLE_UPLOAD_THRESHOLD, Long.toString(bytes));
-    }
-
-    /**
-     * Blobs of at least this size are multipart uploads: {@value S3Settings#SINGLE_UPLOAD_THRESHOLD} one byte less.
-     *
-     * @deprecated use {@link #singleUploadThreshold(long)}, one byte less
-     */
-    @Deprecated
-    public Builder multipartThreshold(long bytes) {
-      if (bytes < 1) {
-        throw new IllegalArgumentException(
-            "s3 blob store multipart threshold must be at least 1b, got " + bytes + " (use singleUploadThreshold)");
-      }
-      return singleUploadThreshold(bytes - 1);
     }
 
     /** {@value S3Settings#PART_SIZE}, in bytes. */

@@ -18,12 +18,6 @@ import java.util.Locale;
  * {@link S3BlobStore.Builder#setting(String, String)}; both are read here, through {@link StoreSettings}, so an
  * unknown or misspelt setting is rejected by name, and a malformed value names the setting at fault.
  *
- * <p>Two settings were renamed, to use the names the other backends use for the same things; their old names are
- * still accepted, with a warning, but not together with the new ones: {@value #DEPRECATED_CONNECTION_TIMEOUT} is
- * now {@value #CONNECT_TIMEOUT}, and {@value #DEPRECATED_MULTIPART_THRESHOLD} (blobs of <em>at least</em> this size
- * were split) is now {@value #SINGLE_UPLOAD_THRESHOLD} (blobs of <em>at most</em> this size go up in one request),
- * one byte less.
- *
  * <p>Retries, deadlines, hedging and rate limits are no settings of this backend: they belong to the
  * {@link dev.permafrost.blob.StorePolicy} around the store ({@code max_retries}, {@code request_timeout}, ... in an
  * {@code s3://} URI opened with {@link BlobStores#open(URI)}). The S3 client makes exactly one attempt per request.
@@ -56,21 +50,13 @@ public final class S3Settings {
   /** How many keys one ListObjectsV2 page asks for (1 to 1000); default 1000. */
   public static final String LIST_PAGE_SIZE = "list_page_size";
 
-  /** The deprecated old name of {@link #CONNECT_TIMEOUT}, still accepted. */
-  public static final String DEPRECATED_CONNECTION_TIMEOUT = "connection_timeout";
-  /**
-   * The deprecated old name of {@link #SINGLE_UPLOAD_THRESHOLD}, still accepted: blobs of at least this size were
-   * split, so its value is one byte more than the {@link #SINGLE_UPLOAD_THRESHOLD} it stands for.
-   */
-  public static final String DEPRECATED_MULTIPART_THRESHOLD = "multipart_threshold";
-
   /**
    * The settings that configure the S3 client (or its HTTP client or credentials), refused when the builder is
    * given the application's own {@code S3Client}.
    */
   static final List<String> CLIENT_SETTINGS =
       List.of(REGION, ENDPOINT, PATH_STYLE_ACCESS, ACCESS_KEY, SECRET_KEY, SESSION_TOKEN, PROFILE, CONNECT_TIMEOUT,
-          DEPRECATED_CONNECTION_TIMEOUT, READ_TIMEOUT, MAX_CONNECTIONS);
+          READ_TIMEOUT, MAX_CONNECTIONS);
 
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(50);
@@ -122,8 +108,6 @@ public final class S3Settings {
   final int listPageSize;
 
   private S3Settings(StoreSettings s, boolean clientGiven, boolean credentialsProviderGiven) {
-    s.deprecatedName(DEPRECATED_CONNECTION_TIMEOUT, CONNECT_TIMEOUT);
-    s.deprecatedName(DEPRECATED_MULTIPART_THRESHOLD, SINGLE_UPLOAD_THRESHOLD);
     this.clientGiven = clientGiven;
     if (clientGiven) {
       List<String> refused = CLIENT_SETTINGS.stream().filter(s.values()::containsKey).toList();
@@ -150,7 +134,6 @@ public final class S3Settings {
     this.readTimeout = positive(READ_TIMEOUT, s.getDuration(READ_TIMEOUT, DEFAULT_READ_TIMEOUT));
     this.maxConnections = s.getInt(MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
     long threshold = s.getBytes(SINGLE_UPLOAD_THRESHOLD, DEFAULT_SINGLE_UPLOAD_THRESHOLD);
-    boolean oldThresholdName = s.values().containsKey(DEPRECATED_MULTIPART_THRESHOLD); // both at once: get() threw
     this.partSize = s.getBytes(PART_SIZE, DEFAULT_PART_SIZE);
     this.listPageSize = s.getInt(LIST_PAGE_SIZE, DEFAULT_LIST_PAGE_SIZE);
     s.rejectUnknown();
@@ -188,15 +171,7 @@ public final class S3Settings {
           "s3 blob store setting '" + PART_SIZE + "' must be between 5mb (S3's smallest part) and 1gb, got "
               + ByteSizes.format(partSize));
     }
-    if (oldThresholdName) {
-      // "At least this size is split": one byte more than the largest blob sent in one request.
-      if (threshold < 1 || threshold > MAX_BUFFERED + 1) {
-        throw new IllegalArgumentException(
-            "s3 blob store setting '" + DEPRECATED_MULTIPART_THRESHOLD + "' (deprecated: use '" + SINGLE_UPLOAD_THRESHOLD
-                + "', one byte less) must be between 1b and 1gb, got " + ByteSizes.format(threshold));
-      }
-      threshold--;
-    } else if (threshold < 0 || threshold > MAX_BUFFERED) {
+    if (threshold < 0 || threshold > MAX_BUFFERED) {
       throw new IllegalArgumentException(
           "s3 blob store setting '" + SINGLE_UPLOAD_THRESHOLD + "' must be between 0b and 1gb (a blob sent in one"
               + " request is buffered in memory), got " + ByteSizes.format(threshold));

@@ -146,7 +146,7 @@ class S3BringYourOwnClientTest {
   void settingsThatConfigureAClientAreRefusedNextToOne() throws IOException {
     try (S3Client client = S3TestStores.newClient()) {
       for (String name : List.of("region", "endpoint", "path_style_access", "access_key", "secret_key", "session_token",
-          "profile", "connect_timeout", "connection_timeout", "read_timeout", "max_connections")) {
+          "profile", "connect_timeout", "read_timeout", "max_connections")) {
         String value = name.endsWith("timeout") ? "5s" : name.equals("max_connections") ? "5"
             : name.equals("path_style_access") ? "true" : name.equals("endpoint") ? "http://127.0.0.1:1"
             : "value-of-" + name;

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.examples.service;
 
+import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.snapshots.SnapshotSources;
@@ -73,7 +74,7 @@ class SampleData implements ApplicationRunner {
       }
     }
     savedMounts.save();
-    log.info("sample data ready in {} ms: {} daily indices of {} events mounted ({} snapshots taken now), from {}",
-        (System.nanoTime() - start) / 1_000_000, spec.days(), spec.eventsPerDay(), taken, dataset.root());
+    log.info("sample data ready in {}: {} daily indices of {} events mounted ({} snapshots taken now), from {}",
+        Durations.formatNanos(System.nanoTime() - start), spec.days(), spec.eventsPerDay(), taken, dataset.root());
   }
 }

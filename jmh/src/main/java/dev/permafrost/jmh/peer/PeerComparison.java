@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.MountInfo;
@@ -230,11 +231,12 @@ public final class PeerComparison {
       throw new IllegalStateException("OpenSearch could not serve the restored indices: " + unassigned);
     }
     PeerWorkloads.Answer first = workloads.openSearch(os, pattern(), "needle", true);
-    double firstMillis = (System.nanoTime() - start) / 1e6;
+    long firstNanos = System.nanoTime() - start;
+    double firstMillis = firstNanos / 1e6;
     StoreCounter.Counts firstCounts = counter.now().minus(before);
     results.add(new Run("OpenSearch", "first answer", "needle", firstMillis, firstCounts.requests(), firstCounts.bytes()));
     check("OpenSearch", "needle", first);
-    log("OpenSearch: first answer after %.0f ms", firstMillis);
+    log("OpenSearch: first answer after %s", Durations.formatNanos(firstNanos));
     long heapAfter = warmHeapAfterGc(cluster);
     facts.put("openSearchHeapPerIndex", (heapAfter - heapBefore) / spec.days());
     for (String w : PeerWorkloads.NAMES) {
@@ -362,12 +364,13 @@ public final class PeerComparison {
         long heapMounted = heapAfterGc(); // not timed
         long searchStart = System.nanoTime();
         PeerWorkloads.Answer first = workloads.permafrost(catalog, "needle", newest);
-        double firstMillis = (mountNanos + System.nanoTime() - searchStart) / 1e6;
+        long firstNanos = mountNanos + System.nanoTime() - searchStart;
+        double firstMillis = firstNanos / 1e6;
         StoreCounter.Counts firstCounts = counter.now().minus(before);
         results.add(new Run("Permafrost", "first answer", "needle", firstMillis, firstCounts.requests(),
             firstCounts.bytes()));
         check("Permafrost", "needle", first);
-        log("Permafrost: first answer after %.0f ms", firstMillis);
+        log("Permafrost: first answer after %s", Durations.formatNanos(firstNanos));
         long heapOpen = heapAfterGc();
         facts.put("permafrostHeapPerIndexMounted", (heapMounted - heapBefore) / spec.days());
         facts.put("permafrostHeapPerIndexOpen", (heapOpen - heapBefore) / spec.days());

@@ -4,6 +4,7 @@
 package dev.permafrost.jmh.peer;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.sample.AccessLogDocuments;
 import dev.permafrost.sample.AccessLogGenerator;
 import dev.permafrost.sample.DatasetSpec;
@@ -73,12 +74,12 @@ final class PeerData {
           f.get();
         }
         os.post("/" + index + "/_refresh", null);
-        System.err.printf("peer: indexed %s (%d events) after %.0f s%n", index, spec.eventsPerDay(),
-            (System.nanoTime() - start) / 1e9);
+        System.err.printf("peer: indexed %s (%d events) after %s%n", index, spec.eventsPerDay(),
+            Durations.formatNanos(System.nanoTime() - start));
       }
       os.post("/" + spec.indexName(0).replaceAll("[0-9.]+$", "") + "*/_forcemerge?max_num_segments=1", null);
       os.post("/" + spec.indexName(0).replaceAll("[0-9.]+$", "") + "*/_flush?force=true", null);
-      System.err.printf("peer: force-merged after %.0f s%n", (System.nanoTime() - start) / 1e9);
+      System.err.printf("peer: force-merged after %s%n", Durations.formatNanos(System.nanoTime() - start));
     } finally {
       senders.shutdownNow();
     }

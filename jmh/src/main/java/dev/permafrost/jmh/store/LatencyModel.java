@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh.store;
 
+import dev.permafrost.blob.Durations;
 import java.time.Duration;
 
 /**
@@ -38,7 +39,7 @@ public record LatencyModel(Duration timeToFirstByte, long bytesPerSecond) {
 
   @Override
   public String toString() {
-    return timeToFirstByte.toMillis() + " ms to first byte, "
+    return Durations.format(timeToFirstByte) + " to first byte, "
         + (bytesPerSecond == Long.MAX_VALUE ? "unbounded" : bytesPerSecond / 1_000_000 + " MB/s per stream");
   }
 }

@@ -5,6 +5,7 @@ package dev.permafrost.examples.service.engine;
 
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
@@ -82,8 +83,8 @@ public class EngineIndices implements ApplicationRunner {
         refused.add(index);
       }
     }
-    log.info("mounted {} shards of snapshot '{}' of the engine repository {} in {} ms{}", shards, snapshot,
-        store.describe(), (System.nanoTime() - start) / 1_000_000,
+    log.info("mounted {} shards of snapshot '{}' of the engine repository {} in {}{}", shards, snapshot,
+        store.describe(), Durations.formatNanos(System.nanoTime() - start),
         refused.isEmpty() ? "" : "; left out, in formats this reader cannot read: " + refused);
   }
 

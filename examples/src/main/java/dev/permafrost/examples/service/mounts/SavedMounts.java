@@ -3,6 +3,7 @@
  */
 package dev.permafrost.examples.service.mounts;
 
+import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountAllResult;
 import dev.permafrost.catalog.MountSpec;
@@ -66,8 +67,9 @@ public class SavedMounts implements ApplicationRunner {
     }
     long start = System.nanoTime();
     MountAllResult result = catalog.mountAll(repository, specs);
-    log.info("mounted again {} of the {} indices saved in {} in {} ms{}", result.mounted().size(), specs.size(), file,
-        (System.nanoTime() - start) / 1_000_000, result.failed().isEmpty() ? "" : "; failed: " + result.failed());
+    log.info("mounted again {} of the {} indices saved in {} in {}{}", result.mounted().size(), specs.size(), file,
+        Durations.formatNanos(System.nanoTime() - start),
+        result.failed().isEmpty() ? "" : "; failed: " + result.failed());
   }
 
   /** Writes down what is mounted now. */
