@@ -4,6 +4,7 @@
 package dev.permafrost.store;
 
 import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.ChunkTable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -242,7 +243,7 @@ final class Filler {
     } catch (TimeoutException e) {
       task.cancel(tables);
       throw new dev.permafrost.blob.BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
-          "timed out after " + seconds(System.nanoTime() - start) + " waiting for "
+          "timed out after " + Durations.formatNanos(System.nanoTime() - start) + " waiting for "
               + BlobStoreException.range(from, to - from) + " of " + file + " (blob " + blob.blobName + ") to be read"
               + " directly from the store: the wait is bounded by " + limit.what + "; the read was called off", null);
     } catch (InterruptedException e) {
@@ -317,11 +318,6 @@ final class Filler {
     }
     return new CacheWriteFailedException("writing " + blob.blobName + " to the cache file " + cacheFile.path()
         + " failed: " + e.getMessage(), e);
-  }
-
-  /** {@code nanos} as seconds, for messages. */
-  static String seconds(long nanos) {
-    return String.format(java.util.Locale.ROOT, "%.1fs", nanos / 1e9);
   }
 
   /** Stops fetching: queued fetches fail at once, running ones may finish within {@code waitSeconds}. */

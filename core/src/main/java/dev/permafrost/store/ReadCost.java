@@ -3,6 +3,7 @@
  */
 package dev.permafrost.store;
 
+import dev.permafrost.blob.Durations;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Map;
@@ -494,6 +495,6 @@ public final class ReadCost {
   @Override
   public String toString() {
     return requests() + " requests in " + waves() + " waves (" + clockWaves() + " by the clock), " + bytesFetched()
-        + " bytes fetched, " + bytesFromCache() + " from the cache, " + waitNanos() / 1_000_000 + " ms waiting";
+        + " bytes fetched, " + bytesFromCache() + " from the cache, " + Durations.formatNanos(waitNanos()) + " waiting";
   }
 }

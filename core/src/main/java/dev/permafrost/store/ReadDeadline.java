@@ -3,8 +3,8 @@
  */
 package dev.permafrost.store;
 
+import dev.permafrost.blob.Durations;
 import java.time.Duration;
-import java.util.Locale;
 
 /**
  * A deadline for the current thread's reads from {@link BlobDirectory}s: a read that has to wait for bytes from the
@@ -45,7 +45,7 @@ public final class ReadDeadline {
     long now = System.nanoTime();
     long nanos = timeout.toNanos();
     return at(nanos >= Long.MAX_VALUE - now ? Long.MAX_VALUE : now + nanos,
-        what + " of " + String.format(Locale.ROOT, "%.1fs", nanos / 1e9));
+        what + " of " + Durations.formatNanos(nanos));
   }
 
   /** Sets a deadline at {@code deadlineNanos} ({@link System#nanoTime()} based), named by {@code what} in errors. */
@@ -77,6 +77,6 @@ public final class ReadDeadline {
     if (d != null && d.deadlineNanos - own <= 0) {
       return d;
     }
-    return new ReadDeadline(own, "the cache's maxReadWait of " + String.format(Locale.ROOT, "%.1fs", maxWaitNanos / 1e9));
+    return new ReadDeadline(own, "the cache's maxReadWait of " + Durations.formatNanos(maxWaitNanos));
   }
 }

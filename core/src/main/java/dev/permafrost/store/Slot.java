@@ -5,6 +5,7 @@ package dev.permafrost.store;
 
 import dev.permafrost.blob.BlobStoreException;
 import dev.permafrost.blob.BlobStoreTimeoutException;
+import dev.permafrost.blob.Durations;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.invoke.MethodHandles;
@@ -617,7 +618,7 @@ final class Slot extends SlotGeneration implements Fillable {
     return new BlobStoreTimeoutException(file.storeDescription(), blobName,
         "gave up waiting for " + BlobStoreException.range(fileStart + fill.start, fill.end - fill.start) + " of " + file
             + " (blob " + blobName + ") to be fetched into the cache, asked for "
-            + Filler.seconds(System.nanoTime() - fill.createdNanos) + " ago: the wait is bounded by " + limit.what
+            + Durations.formatNanos(System.nanoTime() - fill.createdNanos) + " ago: the wait is bounded by " + limit.what
             + (fill.waiters > 1 ? "; the fetch goes on for the other readers waiting for it" : "; the fetch was called off"),
         null);
   }
