@@ -29,6 +29,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * no package's classes depend on each other in a cycle (a nested class counts as its outer class), and in
  * {@code dev.permafrost.store} no class depends on a class of a layer above its own. The layers are the ones the store
  * package's description names; every class of it must be in one.
+ *
+ * <p>{@link SourceCyclesTest} checks every module's packages for cycles on the sources instead. Both exist because
+ * each sees what the other cannot: javac inlines a {@code static final} constant of a primitive or String type into
+ * the class that reads it, so a class that only reads another's constants ({@code case B.REASON ->}) names it
+ * nowhere in its bytecode, and the cycle rule here passes over that pair; the sources show it. The bytecode, for
+ * its part, has the types resolved, which the layer rule needs and a reading by word cannot give.
  */
 class ArchitectureTest {
   /** The layers of {@code dev.permafrost.store}, from the top: each may use the ones below it, never one above. */

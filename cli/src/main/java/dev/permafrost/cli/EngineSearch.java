@@ -251,7 +251,7 @@ final class EngineSearch {
     for (String name : response.searched()) {
       searched.add(mounted.get(name).target());
     }
-    out.println("total: " + SearchCommand.total(response.totalHits()) + " in " + searched.size()
+    out.println("total: " + Formats.total(response.totalHits()) + " in " + searched.size()
         + (searched.size() == 1 ? " index" : " indices") + " (" + Formats.plural(response.searched().size(), "shard")
         + ")" + (response.skipped().isEmpty() ? "" : ", " + Formats.plural(response.skipped().size(), "shard")
         + " skipped"));

@@ -7,9 +7,10 @@ import dev.permafrost.snapshot.PointRange;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Locale;
+import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.util.NumericUtils;
 
-/** How the commands print sizes, counts and point values. */
+/** How the commands print sizes, counts, hit totals and point values. */
 final class Formats {
   /** Epoch milliseconds from 1970 to 2200 are also printed as instants: most 8-byte point fields are times. */
   private static final long LAST_PLAUSIBLE_MILLIS = 7_258_118_400_000L;
@@ -39,6 +40,12 @@ final class Formats {
   /** {@code n} and the noun, plural when {@code n != 1}: {@code 1 file}, {@code 3 files}. */
   static String plural(long n, String noun) {
     return count(n) + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /** {@code 1,234 hits}, or, for a lower bound, {@code at least 1,000 hits} and how to count them all. */
+  static String total(TotalHits total) {
+    return total.relation() == TotalHits.Relation.EQUAL_TO ? plural(total.value(), "hit")
+        : "at least " + plural(total.value(), "hit") + " (a lower bound; --exact-total counts them all)";
   }
 
   /**

@@ -19,7 +19,6 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.TotalHits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -220,17 +219,11 @@ final class SearchCommand implements Callable<Integer> {
       }
       out.println(line);
     }
-    out.println("total: " + total(response.totalHits()) + " in " + response.searched().size() + (response.searched().size() == 1 ? " index" : " indices")
+    out.println("total: " + Formats.total(response.totalHits()) + " in " + response.searched().size() + (response.searched().size() == 1 ? " index" : " indices")
         + (response.skipped().isEmpty() ? "" : ", " + response.skipped().size() + " skipped by their point ranges"));
     for (Map.Entry<String, String> failed : response.failed().entrySet()) {
       out.println("failed: " + failed.getKey() + ": " + failed.getValue());
     }
-  }
-
-  /** {@code 1,234 hits}, or, for a lower bound, {@code at least 1,000 hits} and how to count them all. */
-  static String total(TotalHits total) {
-    return total.relation() == TotalHits.Relation.EQUAL_TO ? Formats.plural(total.value(), "hit")
-        : "at least " + Formats.plural(total.value(), "hit") + " (a lower bound; --exact-total counts them all)";
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

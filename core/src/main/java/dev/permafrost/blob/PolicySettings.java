@@ -8,7 +8,9 @@ import java.time.Duration;
 /**
  * What the store policy's decorators ({@link DeadlineBlobStore}, {@link RequestLimitingBlobStore},
  * {@link RetryingBlobStore}) read of it. {@link StorePolicy} is the one implementation: the decorators it builds name
- * this class, not it, so that the policy and its decorators do not depend on each other.
+ * this class, not it, so that the policy and its decorators do not depend on each other; a message that names a
+ * setting gets the name from the policy ({@link #explainDeadline}, {@link #explainRetryLimits}), the one home of the
+ * settings' names.
  */
 abstract class PolicySettings {
   abstract int maxRetries();
@@ -30,6 +32,12 @@ abstract class PolicySettings {
 
   /** How a deadline was set, for messages. */
   abstract String explainDeadline(long length);
+
+  /** What bounds a call's retries, for messages, under the settings' names. */
+  abstract String explainRetryLimits();
+
+  /** The retry budget, for messages, under its setting's name. */
+  abstract String explainRetryBudget();
 
   static long saturatedAdd(long a, long b) {
     long r = a + b;

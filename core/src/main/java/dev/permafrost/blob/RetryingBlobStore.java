@@ -193,7 +193,7 @@ final class RetryingBlobStore extends FilterBlobStore {
       if (budget != null && !budget.tryRetry(e instanceof BlobStoreTimeoutException)) {
         Instant since = budget.failingSince();
         throw report(e, " (not retried: " + in.describe() + " has been failing since " + (since == null ? "just now" : since)
-            + ", and its retry budget (" + StorePolicy.RETRY_BUDGET + "=" + policy.retryBudget() + ") is spent; calls"
+            + ", and its retry budget (" + policy.explainRetryBudget() + ") is spent; calls"
             + " fail at their first failure until requests succeed again)");
       }
       StoreThreads.sleepNanos(delay, "waiting to retry " + what);
@@ -212,9 +212,8 @@ final class RetryingBlobStore extends FilterBlobStore {
       if (attempts == 1) {
         return last;
       }
-      String note = " (gave up after " + attempts + " attempts in " + Durations.formatNanos(elapsedNanos)
-          + "; " + StorePolicy.MAX_RETRIES + "=" + policy.maxRetries() + ", " + StorePolicy.RETRY_TIME_LIMIT + "="
-          + PolicySettings.format(policy.retryTimeLimit()) + ")";
+      String note = " (gave up after " + attempts + " attempts in " + Durations.formatNanos(elapsedNanos) + "; "
+          + policy.explainRetryLimits() + ")";
       return report(last, note);
     }
 

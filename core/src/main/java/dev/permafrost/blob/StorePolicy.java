@@ -252,6 +252,18 @@ public final class StorePolicy extends PolicySettings {
         + MIN_READ_THROUGHPUT + " " + ByteSizes.format(minReadThroughput) + "/s" : "");
   }
 
+  /** What bounds a call's retries, for messages: {@code max_retries=3, retry_time_limit=30s}. */
+  @Override
+  String explainRetryLimits() {
+    return MAX_RETRIES + "=" + maxRetries + ", " + RETRY_TIME_LIMIT + "=" + format(retryTimeLimit);
+  }
+
+  /** The retry budget, for messages: {@code retry_budget=100}. */
+  @Override
+  String explainRetryBudget() {
+    return RETRY_BUDGET + "=" + retryBudget;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof StorePolicy p && p.maxRetries == maxRetries && p.retryDelay.equals(retryDelay)

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param searched indices searched, by name
  * @param skipped indices skipped without being opened: their recorded ranges could not match, or a glob selected
  *     them and they were unmounted before the search reached them
- * @param skipReasons why each skipped index was skipped, by name
+ * @param skipReasons why each skipped index was skipped, by name (the same order as {@code skipped})
  * @param failed indices that failed, by name, with the failure (only with partial results allowed)
  * @param timedOutIndices indices that had not finished at the search's timeout (only with partial results allowed):
  *     those that Lucene's own loop stopped gave the collectors they had, the others none
@@ -23,7 +23,7 @@ import java.util.Map;
  * @param <T> the manager's result
  */
 public record CollectedResponse<T>(T result, List<String> searched, List<String> skipped,
-    Map<String, String> skipReasons, Map<String, String> failed, List<String> timedOutIndices, long tookMillis,
+    Map<String, SkipReason> skipReasons, Map<String, String> failed, List<String> timedOutIndices, long tookMillis,
     SearchCost cost) {
 
   /** Whether the search passed its timeout before every index finished (see {@link #timedOutIndices()}). */

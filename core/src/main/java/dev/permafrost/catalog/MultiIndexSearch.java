@@ -28,6 +28,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
@@ -92,41 +93,13 @@ final class MultiIndexSearch implements AutoCloseable {
     this.running = new Semaphore(threads);
   }
 
-  /** Why an index was skipped: its recorded ranges cannot match what the query requires. */
-  static final String CANNOT_MATCH = "its recorded point ranges cannot match the query";
-  /** Why an index was skipped: a sorted top-N's early stop (its recorded range cannot beat the hits found). */
-  static final String CANNOT_COMPETE = "its recorded range cannot beat the hits found";
-  /** Why an index was skipped: a glob selected it, and it was unmounted before the search reached it. */
-  static final String UNMOUNTED = "unmounted during the search";
-
-  /** The request's indices that can match its query; those that cannot go to {@code skipped}, with why. */
-  private List<MountedIndex> candidates(SearchRequest request, Map<String, String> skipped) {
-    List<MountedIndex> targets = this.targets.resolve(request.indices.toArray(String[]::new));
-    Map<String, PointRangeQuery> required = CanMatch.requiredRanges(request.query);
-    List<MountedIndex> candidates = new ArrayList<>();
-    for (MountedIndex index : targets) {
-      if (CanMatch.canMatch(index.pointRanges, required)) {
-        candidates.add(index);
-      } else {
-        skipped.put(index.name, CANNOT_MATCH);
-      }
-    }
-    return candidates;
-  }
-
   /**
    * Runs the request's query on every index that can match it, each with collectors from {@code manager}, and
    * reduces all their collectors at once. Its size, sort and fields do not apply.
    */
   <C extends Collector, T> CollectedResponse<T> collect(SearchRequest request, CollectorManager<C, T> manager)
       throws IOException {
-    long start = System.nanoTime();
-    Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
-    searches.increment();
-    Map<String, String> skipped = new LinkedHashMap<>();
-    List<MountedIndex> candidates = candidates(request, skipped);
-    Set<String> named = named(request);
-    SearchProfile profile = new SearchProfile(request.profile);
+    Run run = new Run(request);
     // each index's search gives back its collectors, to be reduced with all the others'
     CollectorManager<C, List<C>> perIndex = new CollectorManager<>() {
       @Override
@@ -141,63 +114,147 @@ final class MultiIndexSearch implements AutoCloseable {
         return List.copyOf(collectors);
       }
     };
-    List<Future<IndexResult<List<C>>>> futures = new ArrayList<>();
-    for (MountedIndex index : candidates) {
-      futures.add(submit(deadline, profile, index.name, () -> {
-        try (Lease lease = acquire(index, deadline)) {
-          profile.leased(lease);
-          IndexSearcher searcher = deadline.limit(lease.searcher());
-          List<C> collected = searcher.search(request.query, perIndex);
-          return new IndexResult<>(collected, searcher.timedOut());
-        }
-      }));
-    }
-    List<C> collectors = new ArrayList<>();
-    List<String> searched = new ArrayList<>();
-    List<String> timedOut = new ArrayList<>();
-    Map<String, String> failed = new LinkedHashMap<>();
-    for (int i = 0; i < candidates.size(); i++) {
-      MountedIndex index = candidates.get(i);
-      try {
-        IndexResult<List<C>> r = deadline.await(futures.get(i));
-        if (r == null || r.partial()) {
-          timedOut.add(index.name); // one still running gives nothing: its collectors are still being written
-        }
-        if (r != null) {
-          collectors.addAll(r.value());
-          searched.add(index.name);
-        }
-      } catch (ExecutionException e) {
-        if (vanished(e.getCause(), index, named)) {
-          skipped.put(index.name, UNMOUNTED);
-        } else if (deadline.explains(e.getCause())) {
-          timedOut.add(index.name);
-        } else {
-          failed(request, index, e.getCause(), futures, failed);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while searching " + request);
+    List<List<C>> each = run.searchAll(index -> {
+      try (Lease lease = acquire(index, run.deadline)) {
+        run.profile.leased(lease);
+        IndexSearcher searcher = run.deadline.limit(lease.searcher());
+        List<C> collected = searcher.search(request.query, perIndex);
+        return new IndexResult<>(collected, searcher.timedOut());
       }
-    }
-    checkTimedOut(request, deadline, timedOut, futures);
-    indicesSearched.add(searched.size());
-    indicesSkipped.add(skipped.size());
+    }, null, null);
+    List<C> collectors = new ArrayList<>();
+    each.forEach(collectors::addAll);
     T result = manager.reduce(collectors);
-    return new CollectedResponse<>(result, List.copyOf(searched), List.copyOf(skipped.keySet()), ordered(skipped),
-        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000,
-        profile.cost(searched, skipped, failed, timedOut));
+    List<String> searched = run.searchedNames();
+    return new CollectedResponse<>(result, searched, List.copyOf(run.skipped.keySet()), ordered(run.skipped),
+        Map.copyOf(run.failed), List.copyOf(run.timedOut), run.tookMillis(), run.cost(searched));
   }
 
-  /** The indices the request names outright (not through a glob): those may fail the search if unmounted. */
-  private static Set<String> named(SearchRequest request) {
-    Set<String> named = new HashSet<>();
-    for (String p : request.indices) {
-      if (p.indexOf('*') < 0 && p.indexOf('?') < 0) {
-        named.add(p);
+  /** One index's part of a search, run on a task of its own under a lease. */
+  private interface IndexTask<T> {
+    IndexResult<T> search(MountedIndex index) throws IOException;
+  }
+
+  /**
+   * One search's course, whatever it collects: its deadline and profile, and what became of each index the request
+   * selected (searched, skipped and why, failed, timed out).
+   */
+  private final class Run {
+    final SearchRequest request;
+    final long start = System.nanoTime();
+    final Deadline deadline;
+    /** The indices the request names outright (not through a glob): those may fail the search if unmounted. */
+    final Set<String> named = new HashSet<>();
+    /** The request's indices that can match its query, in the order they are searched. */
+    final List<MountedIndex> candidates = new ArrayList<>();
+    final Map<String, SkipReason> skipped = new LinkedHashMap<>();
+    final SearchProfile profile;
+    /** The indices searched, in the order of the results {@link #searchAll} gives. */
+    final List<MountedIndex> searched = new ArrayList<>();
+    final Map<String, String> failed = new LinkedHashMap<>();
+    final List<String> timedOut = new ArrayList<>();
+
+    Run(SearchRequest request) {
+      this.request = request;
+      this.deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
+      searches.increment();
+      Map<String, PointRangeQuery> required = CanMatch.requiredRanges(request.query);
+      for (MountedIndex index : targets.resolve(request.indices.toArray(String[]::new))) {
+        if (CanMatch.canMatch(index.pointRanges, required)) {
+          candidates.add(index);
+        } else {
+          skipped.put(index.name, SkipReason.CANNOT_MATCH);
+        }
       }
+      for (String p : request.indices) {
+        if (p.indexOf('*') < 0 && p.indexOf('?') < 0) {
+          named.add(p);
+        }
+      }
+      this.profile = new SearchProfile(request.profile);
     }
-    return named;
+
+    /**
+     * Runs {@code task} on every candidate and gives what those searched gave, in the order of {@link #searched}.
+     * Without an {@code ordering} all start at once; with one they start in waves, best range first, and before each
+     * wave those that cannot beat {@code bottom} of the results so far (the N-th hit's first sort value, or null
+     * while fewer than N) are skipped. Fails if an index failed or timed out and the request allows no partial
+     * results.
+     */
+    <T> List<T> searchAll(IndexTask<T> task, Ordering ordering, Function<List<T>, Object> bottom)
+        throws IOException {
+      if (ordering != null) {
+        candidates.sort(ordering.bestFirst);
+      }
+      List<T> results = new ArrayList<>();
+      List<Future<?>> started = new ArrayList<>();
+      int wave = ordering == null ? candidates.size() : Math.min(threads, ORDERED_WAVE);
+      for (int next = 0; next < candidates.size(); ) {
+        if (deadline.passed()) {
+          while (next < candidates.size()) {
+            timedOut.add(candidates.get(next++).name); // never started
+          }
+          break;
+        }
+        Object worst = ordering == null || results.isEmpty() ? null : bottom.apply(results);
+        if (worst != null) {
+          while (next < candidates.size() && !ordering.canCompete(candidates.get(next), worst)) {
+            // in order: none after it can compete either
+            skipped.put(candidates.get(next++).name, SkipReason.CANNOT_COMPETE);
+          }
+          if (next == candidates.size()) {
+            break;
+          }
+        }
+        List<MountedIndex> batch = candidates.subList(next, Math.min(candidates.size(), next + wave));
+        next += batch.size();
+        List<Future<IndexResult<T>>> futures = new ArrayList<>();
+        for (MountedIndex index : batch) {
+          futures.add(submit(deadline, profile, index.name, () -> task.search(index)));
+        }
+        started.addAll(futures);
+        for (int i = 0; i < batch.size(); i++) {
+          MountedIndex index = batch.get(i);
+          try {
+            IndexResult<T> r = deadline.await(futures.get(i));
+            if (r == null || r.partial()) {
+              timedOut.add(index.name); // one still running gives nothing: what it holds is still being written
+            }
+            if (r != null) {
+              searched.add(index);
+              results.add(r.value());
+            }
+          } catch (ExecutionException e) {
+            if (vanished(e.getCause(), index, named)) {
+              skipped.put(index.name, SkipReason.UNMOUNTED);
+            } else if (deadline.explains(e.getCause())) {
+              timedOut.add(index.name);
+            } else {
+              failed(request, index, e.getCause(), futures, failed);
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while searching " + request);
+          }
+        }
+      }
+      checkTimedOut(request, deadline, timedOut, started);
+      indicesSearched.add(searched.size());
+      indicesSkipped.add(skipped.size());
+      return results;
+    }
+
+    List<String> searchedNames() {
+      return searched.stream().map(i -> i.name).toList();
+    }
+
+    long tookMillis() {
+      return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    SearchCost cost(List<String> searchedNames) {
+      return profile.cost(searchedNames, skipped, failed, timedOut);
+    }
   }
 
   /** Whether {@code failure} says that {@code index}, which a glob selected, was unmounted: it is dropped, not failed. */
@@ -213,7 +270,7 @@ final class MultiIndexSearch implements AutoCloseable {
     return false;
   }
 
-  private static Map<String, String> ordered(Map<String, String> map) {
+  private static <V> Map<String, V> ordered(Map<String, V> map) {
     return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(map));
   }
 
@@ -369,118 +426,43 @@ final class MultiIndexSearch implements AutoCloseable {
     failed.put(index.name, String.valueOf(cause.getMessage()));
   }
 
-
+  /**
+   * Runs the request: the top hits of its query over every index that can match it, merged, with their stored
+   * fields if asked for. A top-N sorted on a point field goes in waves, best range first (see the class comment).
+   */
   SearchResponse search(SearchRequest request) throws IOException {
-    long start = System.nanoTime();
-    Deadline deadline = Deadline.of(request.timeout != null ? request.timeout : defaultTimeout, start);
-    searches.increment();
-    Map<String, String> skipped = new LinkedHashMap<>();
-    List<MountedIndex> candidates = candidates(request, skipped);
-    Set<String> named = named(request);
-    SearchProfile profile = new SearchProfile(request.profile);
+    Run run = new Run(request);
     // exact totals count every candidate, so there is nothing to gain by stopping early
-    Ordering ordering = request.exactTotalHits ? null : Ordering.of(request.sort, candidates);
-    if (ordering != null) {
-      candidates.sort(ordering.bestFirst);
-    }
-
-    List<MountedIndex> searched = new ArrayList<>();
-    List<TopDocs> results = new ArrayList<>();
-    Map<String, String> failed = new LinkedHashMap<>();
-    List<String> timedOut = new ArrayList<>();
-    List<Future<?>> started = new ArrayList<>();
-    int wave = ordering == null ? candidates.size() : Math.min(threads, ORDERED_WAVE);
-    for (int next = 0; next < candidates.size(); ) {
-      if (deadline.passed()) {
-        while (next < candidates.size()) {
-          timedOut.add(candidates.get(next++).name); // never started
-        }
-        break;
-      }
-      if (ordering != null && !results.isEmpty()) {
-        TopDocs sofar = merge(request, results);
-        if (sofar.scoreDocs.length >= request.size) {
-          Object bottom = ((FieldDoc) sofar.scoreDocs[sofar.scoreDocs.length - 1]).fields[0];
-          while (next < candidates.size() && !ordering.canCompete(candidates.get(next), bottom)) {
-            skipped.put(candidates.get(next++).name, CANNOT_COMPETE); // in order: none after it can compete either
-          }
-          if (next == candidates.size()) {
-            break;
-          }
-        }
-      }
-      List<MountedIndex> batch = candidates.subList(next, Math.min(candidates.size(), next + wave));
-      next += batch.size();
-      List<Future<IndexResult<TopDocs>>> futures = new ArrayList<>();
-      for (MountedIndex index : batch) {
-        futures.add(submit(deadline, profile, index.name, () -> searchOne(index, request, deadline, profile)));
-      }
-      started.addAll(futures);
-      for (int i = 0; i < batch.size(); i++) {
-        MountedIndex index = batch.get(i);
-        try {
-          IndexResult<TopDocs> r = deadline.await(futures.get(i));
-          if (r == null || r.partial()) {
-            timedOut.add(index.name);
-          }
-          if (r == null) {
-            continue;
-          }
-          TopDocs docs = r.value();
-          int shard = searched.size();
-          for (ScoreDoc sd : docs.scoreDocs) {
-            sd.shardIndex = shard;
-          }
-          searched.add(index);
-          results.add(docs);
-        } catch (ExecutionException e) {
-          if (vanished(e.getCause(), index, named)) {
-            skipped.put(index.name, UNMOUNTED);
-          } else if (deadline.explains(e.getCause())) {
-            timedOut.add(index.name);
-          } else {
-            failed(request, index, e.getCause(), futures, failed);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while searching " + request);
-        }
-      }
-    }
-    checkTimedOut(request, deadline, timedOut, started);
-    indicesSearched.add(searched.size());
-    indicesSkipped.add(skipped.size());
-
+    Ordering ordering = request.exactTotalHits ? null : Ordering.of(request.sort, run.candidates);
+    List<TopDocs> results = run.searchAll(index -> searchOne(index, run), ordering, sofar -> {
+      TopDocs merged = merge(request, sofar);
+      return merged.scoreDocs.length < request.size ? null
+          : ((FieldDoc) merged.scoreDocs[merged.scoreDocs.length - 1]).fields[0];
+    });
     TopDocs merged;
     List<SearchResponse.Hit> hits;
     for (;;) {
       merged = results.isEmpty() ? new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0])
           : merge(request, results);
       Set<String> gone = new HashSet<>();
-      hits = fetch(request, merged, searched, deadline, timedOut, named, gone, profile);
+      hits = fetch(run, merged, gone);
       if (gone.isEmpty()) {
         break;
       }
       // indices a glob selected were unmounted before their hits' fields were read: drop them, and merge the rest again
       // (each index gave its own top N, so the others' hits are enough)
-      for (int i = searched.size() - 1; i >= 0; i--) {
-        if (gone.contains(searched.get(i).name)) {
-          skipped.put(searched.get(i).name, UNMOUNTED);
-          searched.remove(i);
+      for (int i = run.searched.size() - 1; i >= 0; i--) {
+        if (gone.contains(run.searched.get(i).name)) {
+          run.skipped.put(run.searched.get(i).name, SkipReason.UNMOUNTED);
+          run.searched.remove(i);
           results.remove(i);
         }
       }
-      for (int shard = 0; shard < results.size(); shard++) {
-        for (ScoreDoc sd : results.get(shard).scoreDocs) {
-          sd.shardIndex = shard;
-        }
-      }
     }
-    TotalHits total = total(request, merged.totalHits, candidates, skipped, failed, timedOut);
-    List<String> searchedNames = searched.stream().map(i -> i.name).toList();
-    return new SearchResponse(total, hits, searchedNames, List.copyOf(skipped.keySet()), ordered(skipped),
-        Map.copyOf(failed), List.copyOf(timedOut), (System.nanoTime() - start) / 1_000_000,
-        profile.cost(searchedNames, skipped, failed, timedOut));
+    TotalHits total = total(run, merged.totalHits);
+    List<String> searched = run.searchedNames();
+    return new SearchResponse(total, hits, searched, List.copyOf(run.skipped.keySet()), ordered(run.skipped),
+        Map.copyOf(run.failed), List.copyOf(run.timedOut), run.tookMillis(), run.cost(searched));
   }
 
   /**
@@ -490,18 +472,17 @@ final class MultiIndexSearch implements AutoCloseable {
    * (Weight#count: a term, a match-all, no deletions), which costs no request. Indices skipped because their ranges
    * cannot match hold no match and keep it exact.
    */
-  private TotalHits total(SearchRequest request, TotalHits merged, List<MountedIndex> candidates,
-      Map<String, String> skipped, Map<String, String> failed, List<String> timedOut) throws IOException {
-    boolean exact = merged.relation() == TotalHits.Relation.EQUAL_TO && failed.isEmpty() && timedOut.isEmpty();
+  private static TotalHits total(Run run, TotalHits merged) throws IOException {
+    boolean exact = merged.relation() == TotalHits.Relation.EQUAL_TO && run.failed.isEmpty() && run.timedOut.isEmpty();
     long value = merged.value();
-    for (MountedIndex index : candidates) {
+    for (MountedIndex index : run.candidates) {
       if (!exact) {
         break;
       }
-      if (!CANNOT_COMPETE.equals(skipped.get(index.name))) {
+      if (run.skipped.get(index.name) != SkipReason.CANNOT_COMPETE) {
         continue;
       }
-      long count = cheapCount(index, request);
+      long count = cheapCount(index, run.request);
       if (count < 0) {
         exact = false;
       } else {
@@ -532,11 +513,11 @@ final class MultiIndexSearch implements AutoCloseable {
     }
   }
 
-  private IndexResult<TopDocs> searchOne(MountedIndex index, SearchRequest request, Deadline deadline,
-      SearchProfile profile) throws IOException {
-    try (Lease lease = acquire(index, deadline)) {
-      profile.leased(lease);
-      IndexSearcher searcher = deadline.limit(lease.searcher());
+  private IndexResult<TopDocs> searchOne(MountedIndex index, Run run) throws IOException {
+    SearchRequest request = run.request;
+    try (Lease lease = acquire(index, run.deadline)) {
+      run.profile.leased(lease);
+      IndexSearcher searcher = run.deadline.limit(lease.searcher());
       // an exact total is counted from the query as asked, so its top hits may come from a narrower one
       Query query = request.exactTotalHits
           ? RangeSortedByItself.narrow(lease.reader(), request.query, request.sort, request.size) : request.query;
@@ -578,7 +559,13 @@ final class MultiIndexSearch implements AutoCloseable {
     ColumnPrefetch.prefetch(reader, fields); // every segment in one call: each keeps its direct reads
   }
 
+  /** The top hits over {@code results}; numbers each hit's shardIndex with its index's place in them first. */
   private static TopDocs merge(SearchRequest request, List<TopDocs> results) {
+    for (int shard = 0; shard < results.size(); shard++) {
+      for (ScoreDoc sd : results.get(shard).scoreDocs) {
+        sd.shardIndex = shard;
+      }
+    }
     if (request.sort == null) {
       return TopDocs.merge(request.size, results.toArray(TopDocs[]::new));
     }
@@ -590,9 +577,11 @@ final class MultiIndexSearch implements AutoCloseable {
    * indices read concurrently, and within each every winner's block prefetched before any is read, so that the
    * fetch costs one round trip rather than one per hit.
    */
-  private List<SearchResponse.Hit> fetch(SearchRequest request, TopDocs merged, List<MountedIndex> searched,
-      Deadline deadline, List<String> timedOut, Set<String> named, Set<String> gone, SearchProfile profile)
-      throws IOException {
+  private List<SearchResponse.Hit> fetch(Run run, TopDocs merged, Set<String> gone) throws IOException {
+    SearchRequest request = run.request;
+    List<MountedIndex> searched = run.searched;
+    Deadline deadline = run.deadline;
+    SearchProfile profile = run.profile;
     org.apache.lucene.document.Document[] documents = new org.apache.lucene.document.Document[merged.scoreDocs.length];
     if (!request.fields.isEmpty()) {
       Set<String> fields = new HashSet<>(request.fields);
@@ -639,7 +628,7 @@ final class MultiIndexSearch implements AutoCloseable {
           }
         } catch (ExecutionException e) {
           Throwable cause = e.getCause();
-          if (vanished(cause, fetched.get(i), named)) {
+          if (vanished(cause, fetched.get(i), run.named)) {
             gone.add(fetched.get(i).name);
             continue;
           }
@@ -658,8 +647,8 @@ final class MultiIndexSearch implements AutoCloseable {
         }
       }
       for (String name : late) { // their hits keep no stored fields
-        if (!timedOut.contains(name)) {
-          timedOut.add(name);
+        if (!run.timedOut.contains(name)) {
+          run.timedOut.add(name);
         }
       }
       checkTimedOut(request, deadline, late, futures);

@@ -46,17 +46,16 @@ final class SearchProfile {
     }
   }
 
-  SearchCost cost(List<String> searched, Map<String, String> skipped, Map<String, String> failed,
+  SearchCost cost(List<String> searched, Map<String, SkipReason> skipped, Map<String, String> failed,
       List<String> timedOut) {
     int canMatch = 0;
     int earlyStop = 0;
     int unmounted = 0;
-    for (String reason : skipped.values()) {
+    for (SkipReason reason : skipped.values()) {
       switch (reason) {
-        case MultiIndexSearch.CANNOT_MATCH -> canMatch++;
-        case MultiIndexSearch.CANNOT_COMPETE -> earlyStop++;
-        case MultiIndexSearch.UNMOUNTED -> unmounted++;
-        default -> throw new AssertionError(reason);
+        case CANNOT_MATCH -> canMatch++;
+        case CANNOT_COMPETE -> earlyStop++;
+        case UNMOUNTED -> unmounted++;
       }
     }
     // One cut: each index's counts are read once, and the search's are their sums (every request and byte counts

@@ -18,7 +18,7 @@ import org.apache.lucene.search.TotalHits;
  * @param skipped indices skipped without being opened: their recorded ranges could not match, or could not beat the
  *     hits found (for a top-N sorted on a point field), or a glob selected them and they were unmounted before the
  *     search reached them
- * @param skipReasons why each skipped index was skipped, by name
+ * @param skipReasons why each skipped index was skipped, by name (the same order as {@code skipped})
  * @param failed indices that failed, by name, with the failure (only with partial results allowed)
  * @param timedOutIndices indices that had not finished at the search's timeout (only with partial results allowed):
  *     their hits so far are included, and the total is a lower bound
@@ -30,7 +30,7 @@ public record SearchResponse(
     List<Hit> hits,
     List<String> searched,
     List<String> skipped,
-    Map<String, String> skipReasons,
+    Map<String, SkipReason> skipReasons,
     Map<String, String> failed,
     List<String> timedOutIndices,
     long tookMillis,

@@ -105,7 +105,7 @@ class GlobChurnTest {
               SearchResponse response = catalog.search(SearchRequest.builder(query).indices("logs-*").size(size)
                   .fields("id").exactTotalHits(true).build());
               check(response, locals, query, size);
-              if (response.skipReasons().containsValue(MultiIndexSearch.UNMOUNTED)) {
+              if (response.skipReasons().containsValue(SkipReason.UNMOUNTED)) {
                 unmountsSeen.incrementAndGet();
               }
             }
@@ -154,7 +154,7 @@ class GlobChurnTest {
     }
     assertTrue(response.failed().isEmpty(), "seed " + seed + ": " + response.failed());
     for (String skipped : response.skipped()) {
-      assertEquals(MultiIndexSearch.UNMOUNTED, response.skipReasons().get(skipped), "seed " + seed + ": " + response);
+      assertEquals(SkipReason.UNMOUNTED, response.skipReasons().get(skipped), "seed " + seed + ": " + response);
     }
     TopDocs[] each = new TopDocs[response.searched().size()];
     long total = 0;

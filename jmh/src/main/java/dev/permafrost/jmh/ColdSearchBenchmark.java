@@ -136,7 +136,7 @@ public class ColdSearchBenchmark {
 
   @Benchmark
   public Workload.Result search(Requests counts) throws IOException {
-    Workload.Result result = indexes.run(work);
+    Workload.Result result = work.run(indexes);
     counts.set(modelled.stats().snapshot(), indexes);
     return result;
   }

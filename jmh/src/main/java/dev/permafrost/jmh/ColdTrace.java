@@ -52,14 +52,14 @@ public final class ColdTrace {
         cache.clear();
         try (Indices indices = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
           if (share > 0) {
-            indices.run(workload); // cold
-            indices.run(workload); // a first repeat: what the cache keeps has settled
+            workload.run(indices); // cold
+            workload.run(indices); // a first repeat: what the cache keeps has settled
           }
           List<String> lines = Collections.synchronizedList(new ArrayList<>());
           store.stats().reset();
           store.trace(run == 1 ? lines::add : null);
           long start = System.nanoTime();
-          Workload.Result result = indices.run(workload);
+          Workload.Result result = workload.run(indices);
           long nanos = System.nanoTime() - start;
           store.trace(null);
           if (run == 1) {

@@ -116,7 +116,7 @@ public class ManyIndicesBenchmark {
 
   @Benchmark
   public Workload.Result search(Requests counts) throws IOException {
-    Workload.Result result = indexes.run(work);
+    Workload.Result result = work.run(indexes);
     counts.set(modelled.stats().snapshot(), ttfbMs, mbPerSec);
     return result;
   }

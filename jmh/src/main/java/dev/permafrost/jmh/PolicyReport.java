@@ -115,7 +115,7 @@ public final class PolicyReport {
       AccessTrace trace = new AccessTrace(regionSize);
       try (IndexSet set = IndexSet.open(dirs, 1)) {
         recorders.forEach(r -> r.record(trace));
-        set.run(Workloads.byName(workload, dataset.spec()));
+        Workloads.byName(workload, dataset.spec()).run(set);
       }
       traces.put(workload, trace);
     }

@@ -82,7 +82,7 @@ public final class RepeatTrace {
         store.stats().reset();
         store.trace(lines::add);
         long start = System.nanoTime();
-        indices.run(workload);
+        workload.run(indices);
         long millis = (System.nanoTime() - start) / 1_000_000;
         store.trace(null);
         CacheStats after = cache.stats();

@@ -100,8 +100,8 @@ public class WarmSearchBenchmark {
       default -> throw new IllegalArgumentException("unknown directory '" + directory + "': use blob, blobdir, mmap or niofs");
     }
     // Fill the cache (and the page cache): twice, so that prefetched ranges are in too.
-    indexes.run(work);
-    indexes.run(work);
+    work.run(indexes);
+    work.run(indexes);
     if (cache != null) {
       System.out.println("# cache after warm-up: " + cache.stats().total());
     }
@@ -109,7 +109,7 @@ public class WarmSearchBenchmark {
 
   @Benchmark
   public Workload.Result search() throws IOException {
-    return indexes.run(work);
+    return work.run(indexes);
   }
 
   @TearDown(Level.Trial)

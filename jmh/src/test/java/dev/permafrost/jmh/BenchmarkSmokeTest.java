@@ -77,14 +77,14 @@ class BenchmarkSmokeTest {
         Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP);
         Indices niofs = LocalIndexes.open(dataset, LocalIndexes.Kind.NIOFS)) {
       for (Workload w : Workloads.all(dataset.spec())) {
-        Workload.Result expected = mmap.run(w);
+        Workload.Result expected = w.run(mmap);
         assertTrue(expected.hits() > 0, w.name() + " finds something");
-        assertEquals(expected, blob.run(w), w.name() + " cold through BlobDirectory");
-        assertEquals(expected, blob.run(w), w.name() + " warm through BlobDirectory");
-        assertEquals(expected, niofs.run(w), w.name() + " on NIOFSDirectory");
+        assertEquals(expected, w.run(blob), w.name() + " cold through BlobDirectory");
+        assertEquals(expected, w.run(blob), w.name() + " warm through BlobDirectory");
+        assertEquals(expected, w.run(niofs), w.name() + " on NIOFSDirectory");
       }
-      assertEquals(2, mmap.run(Workloads.byName("needle", dataset.spec())).hits(), "one needle per day");
-      DashboardWorkload.Result dashboard = (DashboardWorkload.Result) mmap.run(Workloads.byName("dashboard", dataset.spec()));
+      assertEquals(2, Workloads.byName("needle", dataset.spec()).run(mmap).hits(), "one needle per day");
+      DashboardWorkload.Result dashboard = (DashboardWorkload.Result) Workloads.byName("dashboard", dataset.spec()).run(mmap);
       assertEquals(10, dashboard.topCountries().size());
       assertEquals(dashboard.hits(), dashboard.histogram().values().stream().mapToLong(Long::longValue).sum());
     }
@@ -97,7 +97,7 @@ class BenchmarkSmokeTest {
     List<Workload.Result> expected = new ArrayList<>();
     try (Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
       for (Workload w : Workloads.all(dataset.spec())) {
-        expected.add(mmap.run(w));
+        expected.add(w.run(mmap));
       }
     }
     for (double share : shares) {
@@ -108,7 +108,7 @@ class BenchmarkSmokeTest {
         int i = 0;
         for (Workload w : Workloads.all(dataset.spec())) {
           for (int run = 0; run < 3; run++) { // cold, then repeated through what the cache kept
-            assertEquals(expected.get(i), blob.run(w), w.name() + " through a cache of " + bytes + " bytes, run " + run);
+            assertEquals(expected.get(i), w.run(blob), w.name() + " through a cache of " + bytes + " bytes, run " + run);
           }
           i++;
         }
@@ -121,14 +121,14 @@ class BenchmarkSmokeTest {
     Workload dashboard = Workloads.byName("dashboard", dataset.spec());
     Workload.Result expected;
     try (Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
-      expected = mmap.run(dashboard);
+      expected = dashboard.run(mmap);
     }
     try (LatencyModelBlobStore store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(dataset.openStore()), LatencyModel.of(1, 1000));
         SharedRegionCache cache =
             BlobIndexes.cache(temp.resolve("cache-cold"), 2 * dataset.indexBytes(), BlobIndexes.regionSizeFor(dataset))) {
       try (Indices blob = BlobIndexes.open(dataset, SnapshotRepository.open(store), cache)) {
         store.stats().reset();
-        assertEquals(expected, blob.run(dashboard));
+        assertEquals(expected, dashboard.run(blob));
       }
       RequestStats.Snapshot cold = store.stats().snapshot();
       assertTrue(cold.requests() > 0 && cold.bytesRead() > 0, cold.toString());
@@ -145,7 +145,7 @@ class BenchmarkSmokeTest {
         Indices mmap = LocalIndexes.open(dataset, LocalIndexes.Kind.MMAP)) {
       SnapshotRepository repository = SnapshotRepository.open(store);
       for (Workload w : Workloads.all(dataset.spec())) {
-        Workload.Result expected = mmap.run(w);
+        Workload.Result expected = w.run(mmap);
         long[] requests = new long[2];
         for (int warm = 0; warm < 2; warm++) {
           List<String> snapshots = WarmSets.snapshots(dataset, w, warm == 0 ? "none" : "workload");
@@ -153,7 +153,7 @@ class BenchmarkSmokeTest {
           cache.clear();
           try (Indices blob = MountedIndices.mount(repository, snapshots, cache)) {
             store.stats().reset();
-            assertEquals(expected, blob.run(w), w.name() + " cold, warm set " + warm);
+            assertEquals(expected, w.run(blob), w.name() + " cold, warm set " + warm);
             awaitNoFetch(cache);
             requests[warm] = store.stats().snapshot().requests();
           }
@@ -185,7 +185,7 @@ class BenchmarkSmokeTest {
     }
     try (IndexSet set = IndexSet.open(dirs, 1)) {
       recorders.forEach(r -> r.record(trace));
-      set.run(Workloads.byName("dashboard", dataset.spec()));
+      Workloads.byName("dashboard", dataset.spec()).run(set);
     }
     assertTrue(trace.size() > 0);
     assertTrue(trace.distinctRegions() > 1 && trace.distinctRegions() <= trace.size());
@@ -220,7 +220,7 @@ class BenchmarkSmokeTest {
       Dataset many = Dataset.getOrCreate(DatasetSpec.parse("12x300"));
       Workload.Result expected;
       try (Indices mmap = LocalIndexes.open(many, LocalIndexes.Kind.MMAP)) {
-        expected = mmap.run(Workloads.byName("needle", many.spec()));
+        expected = Workloads.byName("needle", many.spec()).run(mmap);
       }
       ManyIndicesBenchmark bench = new ManyIndicesBenchmark();
       bench.scale = "12x300";

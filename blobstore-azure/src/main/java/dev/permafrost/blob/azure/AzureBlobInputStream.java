@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -44,7 +45,10 @@ final class AzureBlobInputStream extends InputStream {
   /** No resumption of a broken response by the SDK: the store policy retries, or nobody does. */
   private static final DownloadRetryOptions NO_RESUME = new DownloadRetryOptions().setMaxRetryRequests(0);
 
-  private final AzureBlobStore store;
+  /** The store's errors, which name it. */
+  private final AzureErrors errors;
+  /** Whether the store is closed: its connections are released, and no request may start. */
+  private final BooleanSupplier storeClosed;
   private final String blobName;
   private final BlobAsyncClientBase blob;
   private final String etag;
@@ -59,9 +63,10 @@ final class AzureBlobInputStream extends InputStream {
   private boolean closed;
   private Download inFlight;
 
-  AzureBlobInputStream(
-      AzureBlobStore store, String blobName, BlobAsyncClientBase blob, Chunk first, long start, long end, int chunkSize) {
-    this.store = store;
+  AzureBlobInputStream(AzureErrors errors, BooleanSupplier storeClosed, String blobName, BlobAsyncClientBase blob,
+      Chunk first, long start, long end, int chunkSize) {
+    this.errors = errors;
+    this.storeClosed = storeClosed;
     this.blobName = blobName;
     this.blob = blob;
     this.etag = first.etag();
@@ -139,9 +144,9 @@ final class AzureBlobInputStream extends InputStream {
     synchronized (this) {
       ensureOpen();
     }
-    if (store.closed()) {
+    if (storeClosed.getAsBoolean()) {
       // Its connections are released: a request now would open one that nothing releases.
-      throw new BlobStoreException(store.describe(), blobName, action + " failed: the store was closed");
+      throw new BlobStoreException(errors.describe(), blobName, action + " failed: the store was closed");
     }
     Download download = download(blob, offset, want, etag);
     synchronized (this) {
@@ -158,9 +163,9 @@ final class AzureBlobInputStream extends InputStream {
       if (e.getStatusCode() == 416) {
         throw shortBlob(offset, e); // the blob is shorter than its first response said: not worth retrying
       }
-      throw AzureErrors.translate(store, blobName, action, e);
+      throw errors.translate(blobName, action, e);
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(store, blobName, action, e);
+      throw errors.translate(blobName, action, e);
     } finally {
       synchronized (this) {
         if (inFlight == download) {
@@ -171,7 +176,7 @@ final class AzureBlobInputStream extends InputStream {
     if (chunk.length() < want) {
       // Same ETag, so the blob did not shrink: the response was cut short, and asking again may pass.
       throw new BlobStoreException(
-          store.describe(),
+          errors.describe(),
           blobName,
           action + " failed: the response ended after " + chunk.length() + " bytes, at offset " + (offset + chunk.length())
               + ", before the end of the requested range at " + end,
@@ -189,7 +194,7 @@ final class AzureBlobInputStream extends InputStream {
 
   private BlobStoreException shortBlob(long at, Throwable cause) {
     return new BlobStoreException(
-        store.describe(),
+        errors.describe(),
         blobName,
         "blob ended at offset " + at + " before the end of the requested range at " + end,
         cause);
@@ -197,7 +202,7 @@ final class AzureBlobInputStream extends InputStream {
 
   private IOException abortedByClose() {
     return new IOException(
-        "stream over blob " + blobName + " in " + store.describe() + " was closed while a read was waiting for its"
+        "stream over blob " + blobName + " in " + errors.describe() + " was closed while a read was waiting for its"
             + " response; the request was aborted");
   }
 
@@ -250,7 +255,7 @@ final class AzureBlobInputStream extends InputStream {
 
   private void ensureOpen() throws IOException {
     if (closed) {
-      throw new IOException("stream over blob " + blobName + " in " + store.describe() + " is closed");
+      throw new IOException("stream over blob " + blobName + " in " + errors.describe() + " is closed");
     }
   }
 

@@ -3,6 +3,8 @@
  */
 package dev.permafrost.blob.azure;
 
+import static dev.permafrost.blob.azure.AzureSettings.stripQuery;
+
 import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
 import com.azure.core.http.HttpPipeline;
@@ -44,7 +46,6 @@ import dev.permafrost.blob.StoreSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -109,6 +110,7 @@ public final class AzureBlobStore extends AbstractBlobStore {
   private final String account;
   private final String endpoint; // without query
   private final String description;
+  private final AzureErrors errors;
   private final BlobContainerClient containerClient;
   /** The same container on the asynchronous client, for reads that another thread can abort. */
   private final BlobContainerAsyncClient asyncContainerClient;
@@ -140,6 +142,7 @@ public final class AzureBlobStore extends AbstractBlobStore {
     this.ownConnections = ownConnections;
     String where = SCHEME + "://" + container + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
     this.description = where + " (account " + account + ", endpoint " + endpoint + ")";
+    this.errors = new AzureErrors(description, account, container, endpoint);
   }
 
   /** A builder for a store; settings use the same names as the URI's query parameters. */
@@ -218,13 +221,13 @@ public final class AzureBlobStore extends AbstractBlobStore {
         }
         throw new BlobStoreException(description, blobName, "the service refused to read the blob's first bytes (length " + size + ")", e);
       }
-      throw AzureErrors.translate(this, blobName, "read", e);
+      throw errors.translate(blobName, "read", e);
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, blobName, "read", e);
+      throw errors.translate(blobName, "read", e);
     }
     long size = first.total() >= 0 ? first.total() : blobLength(blobName);
     checkFirstChunk(blobName, first, 0, size);
-    return new AzureBlobInputStream(this, blobName, asyncBlob, first, 0, size, downloadChunkSize);
+    return new AzureBlobInputStream(errors, this::closed, blobName, asyncBlob, first, 0, size, downloadChunkSize);
   }
 
   @Override
@@ -240,15 +243,16 @@ public final class AzureBlobStore extends AbstractBlobStore {
         // 416: the offset is at or past the end. Ask for the length so that the message can give it.
         throw pastEnd(blobName, offset, length, blobLength(blobName), e);
       }
-      throw AzureErrors.translate(this, blobName, action, e);
+      throw errors.translate(blobName, action, e);
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, blobName, action, e);
+      throw errors.translate(blobName, action, e);
     }
     if (first.total() >= 0 && offset + length > first.total()) {
       throw pastEnd(blobName, offset, length, first.total(), null);
     }
     checkFirstChunk(blobName, first, offset, offset + length);
-    return new AzureBlobInputStream(this, blobName, asyncBlob, first, offset, offset + length, downloadChunkSize);
+    return new AzureBlobInputStream(
+        errors, this::closed, blobName, asyncBlob, first, offset, offset + length, downloadChunkSize);
   }
 
   /** Nobody else holds the first request of a read, so nobody aborts it. */
@@ -284,7 +288,7 @@ public final class AzureBlobStore extends AbstractBlobStore {
     try {
       return blob(blobName).getProperties().getBlobSize();
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, blobName, "reading the blob's properties", e);
+      throw errors.translate(blobName, "reading the blob's properties", e);
     }
   }
 
@@ -299,7 +303,7 @@ public final class AzureBlobStore extends AbstractBlobStore {
         blob.uploadWithResponse(
             new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(bytes)).setContentMd5(md5(bytes)), null, Context.NONE);
       } catch (RuntimeException e) {
-        throw AzureErrors.translate(this, blobName, "upload of " + length + " bytes", e);
+        throw errors.translate(blobName, "upload of " + length + " bytes", e);
       }
       return;
     }
@@ -322,8 +326,8 @@ public final class AzureBlobStore extends AbstractBlobStore {
         blob.stageBlockWithResponse(
             new BlockBlobStageBlockOptions(id, BinaryData.fromBytes(bytes)).setContentMd5(md5(bytes)), null, Context.NONE);
       } catch (RuntimeException e) {
-        throw AzureErrors.translate(
-            this, blobName, "staging block " + blockIds.size() + " (" + BlobStoreException.range(written, n) + ")", e);
+        throw errors.translate(
+            blobName, "staging block " + blockIds.size() + " (" + BlobStoreException.range(written, n) + ")", e);
       }
       blockIds.add(id);
       written += n;
@@ -331,7 +335,7 @@ public final class AzureBlobStore extends AbstractBlobStore {
     try {
       blob.commitBlockListWithResponse(new BlockBlobCommitBlockListOptions(blockIds), null, Context.NONE);
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, blobName, "committing " + blockIds.size() + " blocks (" + length + " bytes)", e);
+      throw errors.translate(blobName, "committing " + blockIds.size() + " blocks (" + length + " bytes)", e);
     }
   }
 
@@ -396,7 +400,7 @@ public final class AzureBlobStore extends AbstractBlobStore {
         }
       }
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, null, "listing prefix '" + listPrefix + "'", e);
+      throw errors.translate(null, "listing prefix '" + listPrefix + "'", e);
     }
     result.sort(Comparator.comparing(BlobMetadata::name));
     return result;
@@ -415,9 +419,9 @@ public final class AzureBlobStore extends AbstractBlobStore {
       if (BlobErrorCode.BLOB_NOT_FOUND.equals(e.getErrorCode())) {
         return;
       }
-      throw AzureErrors.translate(this, blobName, "delete", e);
+      throw errors.translate(blobName, "delete", e);
     } catch (RuntimeException e) {
-      throw AzureErrors.translate(this, blobName, "delete", e);
+      throw errors.translate(blobName, "delete", e);
     }
   }
 
@@ -451,19 +455,6 @@ public final class AzureBlobStore extends AbstractBlobStore {
 
   private BlobAsyncClientBase asyncBlob(String blobName) {
     return asyncContainerClient.getBlobAsyncClient(prefix + blobName);
-  }
-
-  static String stripQuery(String url) {
-    if (url == null) {
-      return null;
-    }
-    try {
-      URI uri = new URI(url);
-      return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getPath(), null, null).toString();
-    } catch (URISyntaxException e) {
-      int q = url.indexOf('?');
-      return q >= 0 ? url.substring(0, q) : url;
-    }
   }
 
   // ---------------------------------------------------------------------------------------------- building

@@ -32,12 +32,29 @@ import javax.net.ssl.SSLException;
  * (416), unresolvable hosts and anything not recognised are not.
  */
 final class AzureErrors {
-  private AzureErrors() {}
+  private final String description;
+  private final String account;
+  private final String container;
+  /** The blob service endpoint, without query. */
+  private final String endpoint;
 
-  static BlobStoreException translate(AzureBlobStore store, String blobName, String action, RuntimeException e) {
-    String where = store.describe();
+  /** The errors of the store that {@code description} describes, on {@code container} of {@code account}. */
+  AzureErrors(String description, String account, String container, String endpoint) {
+    this.description = description;
+    this.account = account;
+    this.container = container;
+    this.endpoint = endpoint;
+  }
+
+  /** The store's description, as its messages name it. */
+  String describe() {
+    return description;
+  }
+
+  BlobStoreException translate(String blobName, String action, RuntimeException e) {
+    String where = description;
     if (e instanceof BlobStorageException se) {
-      return fromService(store, blobName, action, se);
+      return fromService(blobName, action, se);
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ConnectException || t instanceof NoRouteToHostException) {
@@ -45,18 +62,18 @@ final class AzureErrors {
         return new BlobStoreException(
             where,
             blobName,
-            action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t.getClass().getSimpleName() + ": "
+            action + " failed: cannot connect to endpoint " + endpoint + " (" + t.getClass().getSimpleName() + ": "
                 + t.getMessage() + "); check the 'endpoint' or 'account' setting, that the service (or Azurite) is"
                 + " running and reachable from this machine, and any firewall or proxy in between",
             e,
             true);
       }
-      if ((t instanceof UnknownHostException || t instanceof UnresolvedAddressException) && isIpLiteral(store.endpoint())) {
+      if ((t instanceof UnknownHostException || t instanceof UnresolvedAddressException) && isIpLiteral(endpoint)) {
         // Netty reports some literal addresses it cannot use (e.g. single-digit ports) as unknown hosts.
         return new BlobStoreException(
             where,
             blobName,
-            action + " failed: cannot connect to endpoint " + store.endpoint() + " (" + t
+            action + " failed: cannot connect to endpoint " + endpoint + " (" + t
                 + "); check the 'endpoint' setting's address and port",
             e);
       }
@@ -64,7 +81,7 @@ final class AzureErrors {
         return new BlobStoreException(
             where,
             blobName,
-            action + " failed: cannot resolve the host of endpoint " + store.endpoint()
+            action + " failed: cannot resolve the host of endpoint " + endpoint
                 + "; check the 'account' or 'endpoint' setting and DNS (a private endpoint needs its private DNS zone)",
             e);
       }
@@ -72,7 +89,7 @@ final class AzureErrors {
         return new BlobStoreException(
             where,
             blobName,
-            action + " failed: TLS with endpoint " + store.endpoint() + " failed (" + t.getMessage()
+            action + " failed: TLS with endpoint " + endpoint + " failed (" + t.getMessage()
                 + "); check that the endpoint's scheme (http or https) is right and that its certificate is trusted",
             e,
             true);
@@ -81,7 +98,7 @@ final class AzureErrors {
         return new BlobStoreException(
             where,
             blobName,
-            action + " failed: timed out talking to endpoint " + store.endpoint()
+            action + " failed: timed out talking to endpoint " + endpoint
                 + "; check the network, or raise 'connect_timeout' / 'read_timeout'",
             e,
             true);
@@ -90,7 +107,7 @@ final class AzureErrors {
         return new BlobStoreException(
             where,
             blobName,
-            action + " failed: the connection to endpoint " + store.endpoint() + " was closed or reset (" + t + ")",
+            action + " failed: the connection to endpoint " + endpoint + " was closed or reset (" + t + ")",
             e,
             true);
       }
@@ -116,9 +133,8 @@ final class AzureErrors {
     return t instanceof IOException && (message.contains("connection reset") || message.contains("broken pipe"));
   }
 
-  private static BlobStoreException fromService(
-      AzureBlobStore store, String blobName, String action, BlobStorageException e) {
-    String where = store.describe();
+  private BlobStoreException fromService(String blobName, String action, BlobStorageException e) {
+    String where = description;
     BlobErrorCode code = e.getErrorCode();
     int status = e.getStatusCode();
     String codeText = "HTTP " + status + (code == null ? "" : ", " + code);
@@ -126,8 +142,8 @@ final class AzureErrors {
       return new BlobStoreException(
           where,
           blobName,
-          action + " failed: container '" + store.container() + "' does not exist in account '" + store.account()
-              + "' at endpoint " + store.endpoint() + " (" + codeText
+          action + " failed: container '" + container + "' does not exist in account '" + account
+              + "' at endpoint " + endpoint + " (" + codeText
               + "); check the container name in the URI, or create the container",
           e);
     }
@@ -141,8 +157,8 @@ final class AzureErrors {
       return new BlobStoreException(
           where,
           blobName,
-          action + " failed: authentication failed for account '" + store.account() + "' at endpoint "
-              + store.endpoint() + ", container '" + store.container() + "' (" + codeText
+          action + " failed: authentication failed for account '" + account + "' at endpoint "
+              + endpoint + ", container '" + container + "' (" + codeText
               + "); the service rejected the credential: check 'account_key', 'sas_token' or 'connection_string'"
               + " (right account, not expired), or the default credential's identity, and this machine's clock",
           e);
@@ -151,8 +167,8 @@ final class AzureErrors {
       return new BlobStoreException(
           where,
           blobName,
-          action + " failed: access denied for account '" + store.account() + "' at endpoint " + store.endpoint()
-              + ", container '" + store.container() + "' (" + codeText
+          action + " failed: access denied for account '" + account + "' at endpoint " + endpoint
+              + ", container '" + container + "' (" + codeText
               + "); the credential was rejected or lacks permission: check 'account_key' / 'sas_token' /"
               + " 'connection_string', the SAS permissions (read, write, delete, list) and expiry, the identity's"
               + " role (e.g. Storage Blob Data Contributor), and the storage account's firewall",
@@ -169,7 +185,7 @@ final class AzureErrors {
       return new BlobStoreException(
           where,
           blobName,
-          action + " failed: the service is throttling requests (" + codeText + ") for account '" + store.account()
+          action + " failed: the service is throttling requests (" + codeText + ") for account '" + account
               + "'; the account's request or bandwidth limits are exceeded (lower 'max_concurrent_requests' or"
               + " 'max_bytes_per_sec')",
           e,

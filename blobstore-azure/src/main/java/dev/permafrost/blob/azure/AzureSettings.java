@@ -204,12 +204,26 @@ public final class AzureSettings {
     if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
       throw new IllegalArgumentException(
           "Azure blob store setting '" + ENDPOINT + "' must be an http(s) URL such as https://myaccount.blob.core.windows.net,"
-              + " got '" + AzureBlobStore.stripQuery(endpoint) + "'");
+              + " got '" + stripQuery(endpoint) + "'");
     }
     if (uri.getRawQuery() != null || uri.getRawUserInfo() != null) {
       throw new IllegalArgumentException(
           "Azure blob store setting '" + ENDPOINT + "' must not carry a query or user info (give a SAS with '"
               + SAS_TOKEN + "')");
+    }
+  }
+
+  /** {@code url} without its query and user info (a SAS token in an account URL is a secret); null for null. */
+  static String stripQuery(String url) {
+    if (url == null) {
+      return null;
+    }
+    try {
+      URI uri = new URI(url);
+      return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getPath(), null, null).toString();
+    } catch (URISyntaxException e) {
+      int q = url.indexOf('?');
+      return q >= 0 ? url.substring(0, q) : url;
     }
   }
 

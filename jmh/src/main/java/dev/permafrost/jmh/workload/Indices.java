@@ -12,9 +12,9 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Sort;
 
 /**
- * The daily indices a {@link Workload} searches, all at once: either mounted snapshots searched through a
- * {@code Catalog} (its multi-index search), or local copies searched the same way on a pool of threads, so that
- * both sides of a comparison run the same searches with the same concurrency.
+ * The daily indices a {@link Workload} searches ({@link Workload#run(Indices)}), all at once: either mounted
+ * snapshots searched through a {@code Catalog} (its multi-index search), or local copies searched the same way on a
+ * pool of threads, so that both sides of a comparison run the same searches with the same concurrency.
  */
 public interface Indices extends Closeable {
   /** Runs {@code query} on every index concurrently, each with collectors from {@code manager}, reduced once. */
@@ -31,9 +31,4 @@ public interface Indices extends Closeable {
    * @param values the requested field of the best hits, best first
    */
   record Hits(long total, List<String> values) {}
-
-  /** Runs the workload over these indices. */
-  default Workload.Result run(Workload workload) throws IOException {
-    return workload.run(this);
-  }
 }
