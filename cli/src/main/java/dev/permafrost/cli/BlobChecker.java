@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 import org.apache.lucene.codecs.CodecUtil;
@@ -203,10 +204,10 @@ final class BlobChecker {
   }
 
   private static String hex(long value) {
-    return String.format(java.util.Locale.ROOT, "%08x", value);
+    return String.format(Locale.ROOT, "%08x", value);
   }
 
   private static String hex(int value) {
-    return String.format(java.util.Locale.ROOT, "%08x", value);
+    return String.format(Locale.ROOT, "%08x", value);
   }
 }

@@ -7,6 +7,7 @@ import dev.permafrost.store.CacheSummary;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -60,10 +61,10 @@ final class CacheInfoCommand implements Callable<Integer> {
         store = b.store();
         out.println();
         out.println("store " + store + ":");
-        out.println(String.format(java.util.Locale.ROOT, "  %-52s %-24s %8s %12s %12s", "BLOB", "FILE", "REGIONS",
+        out.println(String.format(Locale.ROOT, "  %-52s %-24s %8s %12s %12s", "BLOB", "FILE", "REGIONS",
             "FILLED", "LENGTH"));
       }
-      out.println(String.format(java.util.Locale.ROOT, "  %-52s %-24s %8d %12s %12s", b.blobName(), b.fileName(),
+      out.println(String.format(Locale.ROOT, "  %-52s %-24s %8d %12s %12s", b.blobName(), b.fileName(),
           b.regions(), Formats.bytes(b.filledBytes()), Formats.bytes(b.length())));
     }
     return ExitCodes.OK;

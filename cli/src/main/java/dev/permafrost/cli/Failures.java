@@ -4,13 +4,14 @@
 package dev.permafrost.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.FileSystemException;
 import java.util.HashSet;
 import java.util.Set;
-import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine;
 
 /**
  * Turns what went wrong into a Unix tool's answer: one line on stderr, {@code permafrost <command>: <message>}, and
@@ -68,7 +69,7 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
       return e.getClass().getName();
     }
     // a file system failure's message is only the path: say what happened to it
-    return e instanceof java.nio.file.FileSystemException ? e.getClass().getSimpleName() + ": " + m : m;
+    return e instanceof FileSystemException ? e.getClass().getSimpleName() + ": " + m : m;
   }
 
   private static String prefix(CommandLine cmd) {

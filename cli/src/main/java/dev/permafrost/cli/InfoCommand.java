@@ -10,6 +10,7 @@ import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotManifest;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.lucene.codecs.CodecUtil;
@@ -97,9 +98,9 @@ final class InfoCommand implements Callable<Integer> {
         row(out, "user data", e.getKey() + "=" + e.getValue());
       }
       out.println();
-      out.println(String.format(java.util.Locale.ROOT, "%-24s %14s  %-16s  %s", "FILE", "BYTES", "CHECKSUM", "WHERE"));
+      out.println(String.format(Locale.ROOT, "%-24s %14s  %-16s  %s", "FILE", "BYTES", "CHECKSUM", "WHERE"));
       for (FileEntry f : manifest.files()) {
-        out.println(String.format(java.util.Locale.ROOT, "%-24s %14s  %016x  %s", f.name(), Formats.count(f.length()),
+        out.println(String.format(Locale.ROOT, "%-24s %14s  %016x  %s", f.name(), Formats.count(f.length()),
             f.checksum(), where(manifest, f)));
       }
     }
@@ -107,7 +108,7 @@ final class InfoCommand implements Callable<Integer> {
   }
 
   private static void row(PrintWriter out, String key, String value) {
-    out.println(String.format(java.util.Locale.ROOT, "%-13s %s", key + ":", value));
+    out.println(String.format(Locale.ROOT, "%-13s %s", key + ":", value));
   }
 
   private static String where(SnapshotManifest manifest, FileEntry f) {

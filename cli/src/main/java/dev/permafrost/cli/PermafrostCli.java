@@ -3,13 +3,16 @@
  */
 package dev.permafrost.cli;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
-import picocli.CommandLine;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code permafrost}: the command line. {@link #main} runs it and exits with its code; {@link #run} runs it in
@@ -39,8 +42,8 @@ public final class PermafrostCli implements Runnable {
    * Lucene's notice that the vector incubator module is not added (it only speeds up vector search, and adding it
    * makes the JVM print a warning of its own): held here so that its level sticks.
    */
-  private static final java.util.logging.Logger VECTORIZATION_LOG =
-      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+  private static final Logger VECTORIZATION_LOG =
+      Logger.getLogger("org.apache.lucene.internal.vectorization");
 
   @Spec CommandSpec spec;
 
@@ -51,10 +54,10 @@ public final class PermafrostCli implements Runnable {
    * the jar's manifest enables native access for the class path (JDK 22+), so that the JVM does not warn about it.
    */
   public static void main(String[] args) {
-    VECTORIZATION_LOG.setLevel(java.util.logging.Level.SEVERE);
+    VECTORIZATION_LOG.setLevel(Level.SEVERE);
     Charset charset = Charset.defaultCharset();
-    int code = run(new PrintWriter(new java.io.OutputStreamWriter(System.out, charset), true),
-        new PrintWriter(new java.io.OutputStreamWriter(System.err, charset), true), args);
+    int code = run(new PrintWriter(new OutputStreamWriter(System.out, charset), true),
+        new PrintWriter(new OutputStreamWriter(System.err, charset), true), args);
     System.exit(code);
   }
 

@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -110,7 +112,7 @@ final class SearchCommand implements Callable<Integer> {
     if (size < 1) {
       throw new UsageException("--size must be at least 1, got " + size);
     }
-    java.time.Duration limit = timeout == null ? null : parseTimeout(timeout);
+    Duration limit = timeout == null ? null : parseTimeout(timeout);
     if (format.isEngine()) {
       if (spec.commandLine().getParseResult().hasMatchedOption("--default-field")) {
         throw new UsageException("--default-field is not for --format " + format.label() + ": name the field of every"
@@ -180,18 +182,18 @@ final class SearchCommand implements Callable<Integer> {
   }
 
   /** {@code 500ms}, {@code 5s}, {@code 2m} or ISO-8601 ({@code PT5S}); positive. */
-  static java.time.Duration parseTimeout(String text) throws UsageException {
-    String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+  static Duration parseTimeout(String text) throws UsageException {
+    String t = text.trim().toLowerCase(Locale.ROOT);
     try {
-      java.time.Duration d;
+      Duration d;
       if (t.startsWith("p")) {
-        d = java.time.Duration.parse(t.toUpperCase(java.util.Locale.ROOT));
+        d = Duration.parse(t.toUpperCase(Locale.ROOT));
       } else if (t.endsWith("ms")) {
-        d = java.time.Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
       } else if (t.endsWith("s")) {
-        d = java.time.Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
+        d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
       } else if (t.endsWith("m")) {
-        d = java.time.Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+        d = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
       } else {
         throw new NumberFormatException();
       }

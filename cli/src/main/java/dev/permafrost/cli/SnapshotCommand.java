@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.store.Directory;
@@ -153,7 +154,7 @@ final class SnapshotCommand implements Callable<Integer> {
         return;
       }
       lastTenth = tenth;
-      err.println(String.format(java.util.Locale.ROOT, "%s: %3d%%  %d/%d files, %s of %s (uploaded %s, %s)",
+      err.println(String.format(Locale.ROOT, "%s: %3d%%  %d/%d files, %s of %s (uploaded %s, %s)",
           p.snapshot(), p.bytesTotal() == 0 ? 100 : p.bytesDone() * 100 / p.bytesTotal(), p.filesDone(),
           p.filesTotal(), Formats.bytes(p.bytesDone()), Formats.bytes(p.bytesTotal()),
           Formats.plural(p.filesUploaded(), "file"), Formats.bytes(p.bytesUploaded())));

@@ -15,12 +15,15 @@ import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.opensearch.fixture.OpenSearchFixture;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.store.ByteBuffersDataOutput;
@@ -100,7 +103,7 @@ class EngineFormatCliTest {
       String line = info.out().lines().filter(l -> l.startsWith(index + " ")).findFirst()
           .orElseThrow(() -> new AssertionError(index + " is not listed: " + info));
       assertTrue(line.matches(index + " +" + expected.path("shards").asInt() + " +"
-          + java.util.regex.Pattern.quote(expected.path("uuid").asText()) + " +20\\d\\d-.*Z"), line);
+          + Pattern.quote(expected.path("uuid").asText()) + " +20\\d\\d-.*Z"), line);
     }
   }
 
@@ -120,8 +123,8 @@ class EngineFormatCliTest {
         {"level", "keyword"}, {"message", "text, analyzer standard"}, {"message.raw", "keyword"}, {"tags", "keyword"},
         {"user.name", "keyword, in nested object user"}, {"user.age", "long, in nested object user"}};
     for (String[] type : types) {
-      assertTrue(info.out().lines().anyMatch(l -> l.matches(java.util.regex.Pattern.quote(type[0]) + " +"
-          + java.util.regex.Pattern.quote(type[1]) + ".*")), type[0] + " is a " + type[1] + ": " + info);
+      assertTrue(info.out().lines().anyMatch(l -> l.matches(Pattern.quote(type[0]) + " +"
+          + Pattern.quote(type[1]) + ".*")), type[0] + " is a " + type[1] + ": " + info);
     }
     try (var store = FileSystemBlobStore.open(fixture.resolve("repo"), false)) {
       IndexMapping mapping = EngineSnapshotRepository.open(store).indexMetadata("snap-2", "logs-a").mapping();
@@ -192,7 +195,7 @@ class EngineFormatCliTest {
     List<String> up = hosts(ok("search", "--format", "opensearch", "-n", "40", "--sort", "host", repo, "snap-2/logs-*",
         "status:404"));
     assertEquals(40, down.size(), down.toString());
-    assertEquals(down.stream().sorted(java.util.Comparator.reverseOrder()).toList(), down, "descending");
+    assertEquals(down.stream().sorted(Comparator.reverseOrder()).toList(), down, "descending");
     assertEquals(up.stream().sorted().toList(), up, "ascending by default");
     assertTrue(down.get(0).compareTo(up.get(0)) > 0, "the greatest host first, then the least: " + down + " " + up);
   }
@@ -309,7 +312,7 @@ class EngineFormatCliTest {
   void aFieldMappedDifferentlyFailsNamingItAndTheIndices() throws IOException {
     Path copy = tmp.resolve("remapped");
     copy(fixture.resolve("repo"), copy);
-    JsonNode root = JSON.readTree(copy.resolve("index-" + java.nio.ByteBuffer.wrap(
+    JsonNode root = JSON.readTree(copy.resolve("index-" + ByteBuffer.wrap(
         Files.readAllBytes(copy.resolve("index.latest"))).getLong()).toFile());
     Path metaDir = copy.resolve("indices").resolve(root.path("indices").path("logs-b").path("id").asText());
     List<Path> metas;

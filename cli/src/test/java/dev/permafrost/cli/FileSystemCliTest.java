@@ -20,8 +20,10 @@ import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
@@ -70,7 +72,7 @@ class FileSystemCliTest {
     Cli.Run warm = ok("snapshot", "-q", "-w", "message:error", "-w", "host.name:web-01", day1.toString(), repo, "warm");
     assertTrue(warm.out().contains("warm set of 2 queries: the manifest holds "), warm.toString());
     ok("snapshot", "-q", "-w", "message:error", "--warm-bytes", "0", day1.toString(), repo, "none");
-    try (var store = dev.permafrost.blob.FileSystemBlobStore.open(repoDir, false)) {
+    try (var store = FileSystemBlobStore.open(repoDir, false)) {
       SnapshotRepository snapshots = SnapshotRepository.open(store);
       long plain = snapshots.readManifest("plain").heapBytes();
       assertTrue(snapshots.readManifest("warm").heapBytes() > plain, "the warm queries' reads are kept");
@@ -105,7 +107,7 @@ class FileSystemCliTest {
     for (String file : indexFiles(day1)) {
       String line = info.out().lines().filter(l -> l.startsWith(file + " ")).findFirst().orElseThrow(
           () -> new AssertionError(file + " is not listed: " + info));
-      assertTrue(line.contains(String.format(java.util.Locale.ROOT, "%,d", Files.size(day1.resolve(file)))), line);
+      assertTrue(line.contains(String.format(Locale.ROOT, "%,d", Files.size(day1.resolve(file)))), line);
     }
     assertTrue(info.out().contains("+ chunk table"), "some file has a chunk table: " + info);
     assertTrue(info.out().contains("manifest (kept whole)"), "some file is kept whole: " + info);
@@ -117,14 +119,14 @@ class FileSystemCliTest {
     int expected = LogIndexes.count(day1, both) + LogIndexes.count(day2, both);
     Cli.Run search = ok("search", "--exact-total", "-n", "3", "-f", "host.name", repo, "logs-2024.02.*",
         "error AND host.name:web-01");
-    assertTrue(search.out().contains("total: " + String.format(java.util.Locale.ROOT, "%,d", expected) + " hits in 2 indices"),
+    assertTrue(search.out().contains("total: " + String.format(Locale.ROOT, "%,d", expected) + " hits in 2 indices"),
         search.toString());
     List<String> hits = search.out().lines().filter(l -> l.startsWith("logs-")).toList();
     assertEquals(3, hits.size(), search.toString());
     hits.forEach(h -> assertTrue(h.contains("host.name=web-01"), h));
     Cli.Run timed = ok("search", "--exact-total", "--timeout", "1m", "-n", "3", repo, "logs-2024.02.*",
         "error AND host.name:web-01");
-    assertTrue(timed.out().contains("total: " + String.format(java.util.Locale.ROOT, "%,d", expected) + " hits"),
+    assertTrue(timed.out().contains("total: " + String.format(Locale.ROOT, "%,d", expected) + " hits"),
         "a timeout the search does not reach changes nothing: " + timed);
     Cli.Run lowerBound = ok("search", repo, "logs-2024.02.15", "*");
     assertTrue(lowerBound.out().contains("total: at least ") && lowerBound.out().contains(" hits (a lower bound"),
@@ -137,7 +139,7 @@ class FileSystemCliTest {
     assertEquals("logs-2024.02.16\n", ok("list", repo).out().replace("\r\n", "\n"));
     int left = LogIndexes.count(day2, error);
     Cli.Run after = ok("search", "--exact-total", repo, "logs-*", "error");
-    assertTrue(after.out().contains("total: " + String.format(java.util.Locale.ROOT, "%,d", left) + " hits in 1 index"),
+    assertTrue(after.out().contains("total: " + String.format(Locale.ROOT, "%,d", left) + " hits in 1 index"),
         after.toString());
     ok("verify", repo);
   }
@@ -195,7 +197,7 @@ class FileSystemCliTest {
     Files.delete(repoDir.resolve(blobs.get(0).blobName()));
     Path shortened = repoDir.resolve(blobs.get(1).blobName());
     byte[] bytes = Files.readAllBytes(shortened);
-    Files.write(shortened, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+    Files.write(shortened, Arrays.copyOf(bytes, bytes.length - 10));
     flipByte(repoDir.resolve(manifest.chunkTableBlob(blobs.get(2))), 40);
 
     Cli.Run run = Cli.run("verify", "--no-store-check", repo, "snap");
@@ -227,7 +229,7 @@ class FileSystemCliTest {
     assertEquals(1, run.code(), run.toString());
     assertTrue(run.out().contains("file " + small.name() + ": blob " + small.blobName() + ": chunk 0 (bytes [0, "
         + small.length() + ")) has crc32c "), run.toString());
-    assertTrue(run.out().contains(", the manifest records " + String.format(java.util.Locale.ROOT, "%08x",
+    assertTrue(run.out().contains(", the manifest records " + String.format(Locale.ROOT, "%08x",
         small.wholeCrc32c())), run.toString());
   }
 
@@ -348,7 +350,7 @@ class FileSystemCliTest {
 
     Path manifest = repoDir.resolve("snapshots/snap.manifest");
     byte[] bytes = Files.readAllBytes(manifest);
-    Files.write(manifest, java.util.Arrays.copyOf(bytes, bytes.length - 3));
+    Files.write(manifest, Arrays.copyOf(bytes, bytes.length - 3));
     Cli.Run corrupt = Cli.run("verify", "--no-store-check", repo);
     assertEquals(1, corrupt.code(), corrupt.toString());
     assertTrue(corrupt.out().contains("snapshot 'snap': DAMAGED: snapshot manifest"), corrupt.toString());

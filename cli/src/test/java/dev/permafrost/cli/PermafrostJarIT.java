@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.opensearch.fixture.OpenSearchFixture;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -19,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,9 +86,9 @@ class PermafrostJarIT {
    */
   @Test
   void theJarSearchesAnOpenSearchSnapshot() throws Exception {
-    Path fixture = dev.permafrost.opensearch.fixture.OpenSearchFixture.ensure();
+    Path fixture = OpenSearchFixture.ensure();
     String repo = fixture.resolve("repo").toUri().toString();
-    com.fasterxml.jackson.databind.JsonNode expected = new com.fasterxml.jackson.databind.ObjectMapper()
+    JsonNode expected = new ObjectMapper()
         .readTree(fixture.resolve("answers.json").toFile()).path("snapshots").path("snap-2").path("host");
     Cli.Run search = java("search", "--format", "opensearch", "--exact-total", "--sort", "seq:desc", "-n", "3",
         "-f", "_source", repo, "snap-2/logs-*", "host:web-03");
@@ -96,7 +100,7 @@ class PermafrostJarIT {
       assertTrue(lines.get(i).contains("\t_id=" + expected.path("ids").get(i).asText() + "\t"), search.toString());
       assertTrue(lines.get(i).contains("\t_source={"), search.toString());
     }
-    assertEquals(String.format(java.util.Locale.ROOT, "total: %,d hits in 2 indices (4 shards)",
+    assertEquals(String.format(Locale.ROOT, "total: %,d hits in 2 indices (4 shards)",
         expected.path("total").asLong()), lines.get(3));
   }
 

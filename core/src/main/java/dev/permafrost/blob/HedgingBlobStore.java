@@ -6,6 +6,7 @@ package dev.permafrost.blob;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,7 +40,7 @@ final class HedgingBlobStore extends FilterBlobStore {
     CompletableFuture<InputStream> second = StoreThreads.start(() -> in.read(blobName, offset, length));
     CompletableFuture<InputStream> winner = new CompletableFuture<>();
     AtomicInteger failures = new AtomicInteger();
-    for (CompletableFuture<InputStream> request : java.util.List.of(first, second)) {
+    for (CompletableFuture<InputStream> request : List.of(first, second)) {
       request.whenComplete((stream, error) -> {
         if (error == null) {
           if (!winner.complete(stream)) {

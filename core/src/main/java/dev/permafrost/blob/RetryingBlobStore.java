@@ -9,11 +9,12 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLException;
 import org.apache.lucene.index.CorruptIndexException;
 
 /**
@@ -62,7 +63,7 @@ final class RetryingBlobStore extends FilterBlobStore {
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SocketException || t instanceof SocketTimeoutException || t instanceof EOFException
-          || t instanceof javax.net.ssl.SSLException) {
+          || t instanceof SSLException) {
         return true;
       }
       if (t instanceof InterruptedIOException) {

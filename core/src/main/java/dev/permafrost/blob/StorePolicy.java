@@ -5,6 +5,7 @@ package dev.permafrost.blob;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * How a repository talks to its store when the store misbehaves: deadlines on reads, retries of transient
@@ -66,7 +67,7 @@ public final class StorePolicy extends PolicySettings {
    */
   public static final String RETRY_BUDGET = "retry_budget";
 
-  private static final java.util.Set<String> SETTINGS = java.util.Set.of(MAX_RETRIES, RETRY_DELAY, RETRY_MAX_DELAY,
+  private static final Set<String> SETTINGS = Set.of(MAX_RETRIES, RETRY_DELAY, RETRY_MAX_DELAY,
       RETRY_TIME_LIMIT, REQUEST_TIMEOUT, MIN_READ_THROUGHPUT, HEDGE_AFTER, MAX_BYTES_PER_SEC, MAX_CONCURRENT_REQUESTS,
       RETRY_BUDGET);
 

@@ -10,8 +10,10 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The settings of a blob store, as given in a URI's query ({@code s3://bucket/prefix?region=eu-west-1}) or
@@ -66,7 +68,7 @@ public final class StoreSettings {
     if (value == null) {
       return defaultValue;
     }
-    return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
       case "true", "1", "yes" -> true;
       case "false", "0", "no" -> false;
       default -> throw bad(key, value, "true or false");
@@ -116,11 +118,11 @@ public final class StoreSettings {
    * not be silently ignored. Call after reading every setting.
    */
   public void rejectUnknown() {
-    Set<String> unknown = new java.util.TreeSet<>(values.keySet());
+    Set<String> unknown = new TreeSet<>(values.keySet());
     unknown.removeAll(read);
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
-          "unknown " + backend + " blob store setting(s) " + unknown + "; known settings: " + new java.util.TreeSet<>(read));
+          "unknown " + backend + " blob store setting(s) " + unknown + "; known settings: " + new TreeSet<>(read));
     }
   }
 
@@ -128,7 +130,7 @@ public final class StoreSettings {
     if (value.startsWith("P") || value.startsWith("p")) {
       return Duration.parse(value);
     }
-    String lower = value.toLowerCase(java.util.Locale.ROOT);
+    String lower = value.toLowerCase(Locale.ROOT);
     if (lower.endsWith("ms")) {
       return Duration.ofMillis(Long.parseLong(lower.substring(0, lower.length() - 2).trim()));
     }
@@ -142,7 +144,7 @@ public final class StoreSettings {
   }
 
   private IllegalArgumentException bad(String key, String value, String expected) {
-    boolean secret = key.toLowerCase(java.util.Locale.ROOT).matches(".*(secret|key|password|token|credential|sas).*");
+    boolean secret = key.toLowerCase(Locale.ROOT).matches(".*(secret|key|password|token|credential|sas).*");
     return new IllegalArgumentException(
         backend + " blob store setting '" + key + "' must be " + expected + ", got '" + (secret ? "<redacted>" : value) + "'");
   }

@@ -10,14 +10,21 @@ import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.apache.lucene.search.Collector;
@@ -112,8 +119,8 @@ public final class Catalog implements AutoCloseable {
     ensureOpen();
     Objects.requireNonNull(repository, "repository");
     List<MountSpec> list = List.copyOf(specs);
-    List<java.util.concurrent.Future<MountInfo>> futures = new ArrayList<>(list.size());
-    java.util.concurrent.ExecutorService mounters = java.util.concurrent.Executors.newFixedThreadPool(
+    List<Future<MountInfo>> futures = new ArrayList<>(list.size());
+    ExecutorService mounters = Executors.newFixedThreadPool(
         Math.max(1, Math.min(mountThreads, list.size())), r -> {
           Thread t = new Thread(r, "permafrost-mount");
           t.setDaemon(true);
@@ -124,22 +131,22 @@ public final class Catalog implements AutoCloseable {
         futures.add(mounters.submit(() -> mount(spec, repository, false)));
       }
       List<MountInfo> mounted = new ArrayList<>();
-      Map<String, String> failed = new java.util.LinkedHashMap<>();
+      Map<String, String> failed = new LinkedHashMap<>();
       for (int i = 0; i < list.size(); i++) {
         try {
           mounted.add(futures.get(i).get());
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           Throwable cause = e.getCause();
           failed.put(list.get(i).name(), String.valueOf(cause.getMessage()));
           log.warn("mounting '{}' (snapshot '{}') failed: {}", list.get(i).name(), list.get(i).snapshot(), cause.toString());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new java.io.InterruptedIOException("interrupted while mounting " + list.size() + " snapshots");
+          throw new InterruptedIOException("interrupted while mounting " + list.size() + " snapshots");
         }
       }
       log.info("mounted {} of {} snapshots of {}{}", mounted.size(), list.size(), repository.store().describe(),
           failed.isEmpty() ? "" : "; " + failed.size() + " failed");
-      return new MountAllResult(List.copyOf(mounted), java.util.Collections.unmodifiableMap(failed));
+      return new MountAllResult(List.copyOf(mounted), Collections.unmodifiableMap(failed));
     } finally {
       mounters.shutdownNow();
     }

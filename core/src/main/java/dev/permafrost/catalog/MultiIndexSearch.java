@@ -13,6 +13,8 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,6 +31,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
@@ -37,11 +42,13 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TotalHits;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.NumericUtils;
 
 /**
@@ -110,7 +117,7 @@ final class MultiIndexSearch implements AutoCloseable {
       }
 
       @Override
-      public List<C> reduce(java.util.Collection<C> collectors) {
+      public List<C> reduce(Collection<C> collectors) {
         return List.copyOf(collectors);
       }
     };
@@ -271,7 +278,7 @@ final class MultiIndexSearch implements AutoCloseable {
   }
 
   private static <V> Map<String, V> ordered(Map<String, V> map) {
-    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(map));
+    return Collections.unmodifiableMap(new LinkedHashMap<>(map));
   }
 
   /**
@@ -499,10 +506,10 @@ final class MultiIndexSearch implements AutoCloseable {
         return -1; // opening it would cost the round trips the early stop saved
       }
       IndexSearcher searcher = lease.searcher();
-      org.apache.lucene.search.Weight weight = searcher.createWeight(searcher.rewrite(request.query),
-          org.apache.lucene.search.ScoreMode.COMPLETE_NO_SCORES, 1);
+      Weight weight = searcher.createWeight(searcher.rewrite(request.query),
+          ScoreMode.COMPLETE_NO_SCORES, 1);
       long total = 0;
-      for (org.apache.lucene.index.LeafReaderContext leaf : lease.reader().leaves()) {
+      for (LeafReaderContext leaf : lease.reader().leaves()) {
         int n = weight.count(leaf);
         if (n < 0) {
           return -1;
@@ -543,7 +550,7 @@ final class MultiIndexSearch implements AutoCloseable {
    * their columns are fetched whole, at once, in the same round trip as the query's first reads, instead of one
    * round trip per cache region as the collector moves through them.
    */
-  private static void prefetchSortColumns(Sort sort, org.apache.lucene.index.IndexReader reader) throws IOException {
+  private static void prefetchSortColumns(Sort sort, IndexReader reader) throws IOException {
     if (sort == null) {
       return;
     }
@@ -582,14 +589,14 @@ final class MultiIndexSearch implements AutoCloseable {
     List<MountedIndex> searched = run.searched;
     Deadline deadline = run.deadline;
     SearchProfile profile = run.profile;
-    org.apache.lucene.document.Document[] documents = new org.apache.lucene.document.Document[merged.scoreDocs.length];
+    Document[] documents = new Document[merged.scoreDocs.length];
     if (!request.fields.isEmpty()) {
       Set<String> fields = new HashSet<>(request.fields);
       Map<Integer, List<Integer>> byShard = new LinkedHashMap<>();
       for (int i = 0; i < merged.scoreDocs.length; i++) {
         byShard.computeIfAbsent(merged.scoreDocs[i].shardIndex, k -> new ArrayList<>()).add(i);
       }
-      List<Future<org.apache.lucene.document.Document[]>> futures = new ArrayList<>();
+      List<Future<Document[]>> futures = new ArrayList<>();
       List<MountedIndex> fetched = new ArrayList<>();
       List<List<Integer>> slots = new ArrayList<>();
       for (Map.Entry<Integer, List<Integer>> e : byShard.entrySet()) {
@@ -598,7 +605,7 @@ final class MultiIndexSearch implements AutoCloseable {
         slots.add(e.getValue());
         futures.add(submit(deadline, profile, index.name, () -> {
           // each task fills an array of its own, copied over once it is done: one that passes the deadline writes nothing seen
-          org.apache.lucene.document.Document[] mine = new org.apache.lucene.document.Document[e.getValue().size()];
+          Document[] mine = new Document[e.getValue().size()];
           try (Lease lease = acquire(index, deadline)) {
             profile.leased(lease);
             StoredFields stored = lease.reader().storedFields();
@@ -618,7 +625,7 @@ final class MultiIndexSearch implements AutoCloseable {
       List<String> late = new ArrayList<>();
       for (int i = 0; i < futures.size(); i++) {
         try {
-          org.apache.lucene.document.Document[] mine = deadline.await(futures.get(i));
+          Document[] mine = deadline.await(futures.get(i));
           if (mine == null) {
             late.add(fetched.get(i).name);
             continue;

@@ -5,6 +5,7 @@ package dev.permafrost.catalog;
 
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -131,7 +132,7 @@ final class ReaderPool implements AutoCloseable {
           lastUsed[i] = idle.get(i).lastUsedNanos();
           order[i] = i;
         }
-        java.util.Arrays.sort(order, (a, b) -> Long.compare(lastUsed[a], lastUsed[b]));
+        Arrays.sort(order, (a, b) -> Long.compare(lastUsed[a], lastUsed[b]));
         boolean freed = false;
         for (int i : order) {
           Member candidate = idle.get(i);

@@ -5,6 +5,7 @@ package dev.permafrost.snapshot;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.lucene.codecs.CodecUtil;
@@ -123,7 +124,7 @@ public final class ChunkTable {
   public static ChunkTable parse(byte[] bytes, String fileName, long fileLength, long fileChecksum, int chunkSize,
       String source) throws CorruptIndexException {
     try (ChecksumIndexInput in = new BufferedChecksumIndexInput(
-        new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(java.nio.ByteBuffer.wrap(bytes))), source))) {
+        new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), source))) {
       if (bytes.length < CodecUtil.footerLength()) {
         throw new EOFException("only " + bytes.length + " bytes");
       }

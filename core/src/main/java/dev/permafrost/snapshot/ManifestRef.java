@@ -4,6 +4,7 @@
 package dev.permafrost.snapshot;
 
 import java.util.Objects;
+import org.apache.lucene.util.BitUtil;
 
 /**
  * A snapshot's manifest as a blob: enough to read it again and to know the bytes read are that manifest (its
@@ -31,7 +32,7 @@ public record ManifestRef(String snapshot, String blobName, long length, long fo
       throw new IllegalArgumentException("blob " + blobName + " of " + bytes.length + " bytes has no footer");
     }
     return new ManifestRef(snapshot, blobName, bytes.length,
-        (long) org.apache.lucene.util.BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
+        (long) BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
         ChunkTable.crc32c(bytes, 0, bytes.length));
   }
 }

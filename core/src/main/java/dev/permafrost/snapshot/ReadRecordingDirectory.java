@@ -3,12 +3,14 @@
  */
 package dev.permafrost.snapshot;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.store.BufferedIndexInput;
 import org.apache.lucene.store.Directory;
@@ -52,7 +54,7 @@ final class ReadRecordingDirectory extends FilterDirectory {
     }
 
     /** The files read. */
-    java.util.Set<String> files() {
+    Set<String> files() {
       return ranges.keySet();
     }
 
@@ -131,7 +133,7 @@ final class ReadRecordingDirectory extends FilterDirectory {
       long start = getFilePointer();
       int n = b.remaining();
       if (start + n > length) {
-        throw new java.io.EOFException("read past EOF: " + this);
+        throw new EOFException("read past EOF: " + this);
       }
       recordRead(file, offset + start, offset + start + n);
       byte[] bytes = new byte[n];
@@ -144,7 +146,7 @@ final class ReadRecordingDirectory extends FilterDirectory {
     @Override
     protected void seekInternal(long pos) throws IOException {
       if (pos > length) {
-        throw new java.io.EOFException("seek past EOF: " + this);
+        throw new EOFException("seek past EOF: " + this);
       }
     }
 

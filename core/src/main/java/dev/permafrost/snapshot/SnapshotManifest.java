@@ -5,13 +5,16 @@ package dev.permafrost.snapshot;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.IndexFormatTooNewException;
@@ -23,6 +26,7 @@ import org.apache.lucene.store.ByteBuffersIndexOutput;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.DataInput;
 import org.apache.lucene.store.DataOutput;
+import org.apache.lucene.util.BitUtil;
 
 /**
  * The immutable description of one snapshot: the commit's metadata and, for every index file, its length,
@@ -105,7 +109,7 @@ public final class SnapshotManifest {
    */
   public static SnapshotManifest of(SnapshotInfo info, String segmentsFileName, List<FileEntry> files, ManifestRef ref) {
     Objects.requireNonNull(ref, "ref");
-    java.util.Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     for (FileEntry f : files) {
       if (!names.add(f.name())) {
         throw new IllegalArgumentException("file " + f.name() + " is listed twice in snapshot '" + info.name() + "'");
@@ -222,7 +226,7 @@ public final class SnapshotManifest {
   static SnapshotManifest fromBytes(byte[] bytes, String blob, String source) throws SnapshotException {
     try (ChecksumIndexInput in =
         new BufferedChecksumIndexInput(
-            new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(java.nio.ByteBuffer.wrap(bytes))), source))) {
+            new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), source))) {
       if (bytes.length < CodecUtil.footerLength()) {
         throw new EOFException("manifest is only " + bytes.length + " bytes long");
       }
@@ -301,7 +305,7 @@ public final class SnapshotManifest {
         throw new CorruptIndexException("the segments file " + segmentsFileName + " is not listed", source);
       }
       ManifestRef ref = new ManifestRef(name, blob, bytes.length,
-          (long) org.apache.lucene.util.BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
+          (long) BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
           ChunkTable.crc32c(bytes, 0, bytes.length));
       return new SnapshotManifest(info, segmentsFileName, chunkSize, files, ref);
     } catch (IndexFormatTooNewException e) {

@@ -4,6 +4,7 @@
 package dev.permafrost.snapshot;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.apache.lucene.search.IndexSearcher;
@@ -119,7 +120,7 @@ public record SnapshotOptions(
    * replace any warm searches given before.
    */
   public SnapshotOptions withWarmQueries(Query... queries) {
-    List<WarmSearch> searches = new java.util.ArrayList<>(queries.length);
+    List<WarmSearch> searches = new ArrayList<>(queries.length);
     for (Query q : queries) {
       searches.add(WarmSearch.topHits(q));
     }

@@ -10,6 +10,7 @@ import dev.permafrost.blob.StorePolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,6 +18,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -44,6 +48,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.util.StringHelper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -202,7 +207,7 @@ public final class SnapshotRepository implements SnapshotSource {
             entries.size(),
             totalBytes,
             Map.copyOf(commit.getUserData()),
-            java.util.Collections.unmodifiableMap(points));
+            Collections.unmodifiableMap(points));
     SnapshotManifest manifest = new SnapshotManifest(info, commit.getSegmentsFileName(), options.chunkSize(), entries);
     byte[] bytes = manifest.toBytes();
     if (store.exists(manifestBlob(name))) {
@@ -296,8 +301,8 @@ public final class SnapshotRepository implements SnapshotSource {
         all.add(new RecordedRange(file, r[0], r[1]));
       }
     }
-    all.sort(java.util.Comparator.comparingLong(r -> r.end - r.start));
-    Map<String, List<long[]>> kept = new java.util.HashMap<>();
+    all.sort(Comparator.comparingLong(r -> r.end - r.start));
+    Map<String, List<long[]>> kept = new HashMap<>();
     long budget = options.warmBytesLimit();
     for (RecordedRange r : all) {
       if (r.end - r.start > budget) {
@@ -381,7 +386,7 @@ public final class SnapshotRepository implements SnapshotSource {
       }
       in.readString();
       CodecUtil.readBEInt(in);
-      in.skipBytes(org.apache.lucene.util.StringHelper.ID_LENGTH);
+      in.skipBytes(StringHelper.ID_LENGTH);
       int suffixLength = in.readByte() & 0xFF;
       in.skipBytes(suffixLength);
       return in.getFilePointer();
@@ -469,7 +474,7 @@ public final class SnapshotRepository implements SnapshotSource {
           throw new IOException(cause);
         } catch (InterruptedException ex) {
           Thread.currentThread().interrupt();
-          throw new java.io.InterruptedIOException("interrupted while taking snapshot '" + name + "'");
+          throw new InterruptedIOException("interrupted while taking snapshot '" + name + "'");
         }
       }
     } finally {

@@ -3,8 +3,10 @@
  */
 package dev.permafrost.store;
 
+import dev.permafrost.blob.BlobStoreTimeoutException;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
@@ -648,7 +650,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       result = blob.window(index, p, fillSize, fillsCrossRegions && !prefetching, !prefetching, file, this);
     } catch (CorruptIndexException e) {
       throw new CorruptIndexException(e.getOriginalMessage() + " (reading " + file + ")", this, e);
-    } catch (dev.permafrost.blob.BlobStoreTimeoutException | java.io.InterruptedIOException e) {
+    } catch (BlobStoreTimeoutException | InterruptedIOException e) {
       throw e; // their messages name the file already, and callers tell them by type
     } catch (IOException e) {
       throw new IOException(e.getMessage() + " (reading " + file + ")", e);

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.store;
 
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.snapshot.FileEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,7 +172,7 @@ final class BlobTable {
     }
     blobs.values().removeIf(b -> b.slotsHeld() == 0);
     return "restored " + loaded.slots().size() + " regions of " + blobs.size() + " blobs ("
-        + dev.permafrost.blob.ByteSizes.format(bytes) + " of slots) from the record of the last clean close; each chunk"
+        + ByteSizes.format(bytes) + " of slots) from the record of the last clean close; each chunk"
         + " is verified when first read";
   }
 }

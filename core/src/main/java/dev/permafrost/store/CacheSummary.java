@@ -5,6 +5,8 @@ package dev.permafrost.store;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -88,10 +90,10 @@ public record CacheSummary(
   public static CacheSummary read(Path directory) throws IOException {
     Path dir = directory.toAbsolutePath();
     if (!Files.exists(dir)) {
-      throw new java.nio.file.NoSuchFileException(dir.toString(), null, "no such cache directory");
+      throw new NoSuchFileException(dir.toString(), null, "no such cache directory");
     }
     if (!Files.isDirectory(dir)) {
-      throw new java.nio.file.NotDirectoryException(dir + " (a cache directory holds " + CacheFile.FILE_NAME + ")");
+      throw new NotDirectoryException(dir + " (a cache directory holds " + CacheFile.FILE_NAME + ")");
     }
     Path file = dir.resolve(CacheFile.FILE_NAME);
     long cacheFileBytes = Files.exists(file) ? Files.size(file) : -1;

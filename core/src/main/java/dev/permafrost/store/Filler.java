@@ -4,6 +4,7 @@
 package dev.permafrost.store;
 
 import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.blob.BlobStoreTimeoutException;
 import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.ChunkTable;
 import java.io.IOException;
@@ -12,9 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -71,7 +73,7 @@ final class Filler {
     return lane;
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     AtomicInteger count = new AtomicInteger();
     return r -> {
       Thread t = new Thread(r, name + "-" + count.incrementAndGet());
@@ -242,7 +244,7 @@ final class Filler {
           + " directly from " + file.storeDescription() + " failed: " + cause, cause);
     } catch (TimeoutException e) {
       task.cancel(tables);
-      throw new dev.permafrost.blob.BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
+      throw new BlobStoreTimeoutException(file.storeDescription(), blob.blobName,
           "timed out after " + Durations.formatNanos(System.nanoTime() - start) + " waiting for "
               + BlobStoreException.range(from, to - from) + " of " + file + " (blob " + blob.blobName + ") to be read"
               + " directly from the store: the wait is bounded by " + limit.what + "; the read was called off", null);

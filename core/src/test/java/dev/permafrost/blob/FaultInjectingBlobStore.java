@@ -9,6 +9,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketException;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -225,7 +226,7 @@ public final class FaultInjectingBlobStore extends FilterBlobStore {
       public int read(byte[] b, int off, int len) throws IOException {
         if (hang) {
           try {
-            while (!closed && !latch.await(10, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            while (!closed && !latch.await(10, TimeUnit.MILLISECONDS)) {
               // a server that stopped answering
             }
           } catch (InterruptedException e) {

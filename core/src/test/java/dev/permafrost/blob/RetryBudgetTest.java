@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -96,7 +97,7 @@ class RetryBudgetTest {
   @Test
   void theBudgetIsASettingAndZeroTurnsItOff() throws IOException {
     assertEquals(100, StorePolicy.DEFAULT.retryBudget());
-    assertEquals(7, StorePolicy.fromSettings(StoreSettings.fromQuery(java.net.URI.create("file:///x?" + StorePolicy.RETRY_BUDGET + "=7"))).retryBudget());
+    assertEquals(7, StorePolicy.fromSettings(StoreSettings.fromQuery(URI.create("file:///x?" + StorePolicy.RETRY_BUDGET + "=7"))).retryBudget());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> StorePolicy.builder().retryBudget(-1));
     assertTrue(e.getMessage().contains(StorePolicy.RETRY_BUDGET), e.getMessage());
     BlobStore store = StorePolicy.builder().retryBudget(0).build().apply(FileSystemBlobStore.open(tmp, false));

@@ -14,7 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.ByteArrayInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -249,7 +251,7 @@ class StorePolicyTest {
     assertArrayEquals(data, readAll(fs.read("blobs/w")), "retried from the start of the data");
 
     writeFailures.set(1);
-    InputStream notReplayable = new java.io.FilterInputStream(new ByteArrayInputStream(data)) {
+    InputStream notReplayable = new FilterInputStream(new ByteArrayInputStream(data)) {
       @Override
       public boolean markSupported() {
         return false;
@@ -273,9 +275,9 @@ class StorePolicyTest {
       assertEquals(5, policy.maxConcurrentRequests());
       IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> policy.apply(store));
       assertTrue(twice.getMessage().contains("already has a store policy"), twice.getMessage());
-      assertSame(store, dev.permafrost.snapshot.SnapshotRepository.open(store).store(), "a governed store is used as it is");
+      assertSame(store, SnapshotRepository.open(store).store(), "a governed store is used as it is");
     }
-    assertInstanceOf(RetryingBlobStore.class, dev.permafrost.snapshot.SnapshotRepository.open(fs).store(),
+    assertInstanceOf(RetryingBlobStore.class, SnapshotRepository.open(fs).store(),
         "a bare store gets the default policy");
     for (String bad : new String[] {"max_retries=-1", "request_timeout=0s", "min_read_throughput=0", "retry_delay=soon",
         "hedge_after=-5s", "retry_delay=10s&retry_max_delay=1s"}) {

@@ -12,14 +12,18 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.blob.StorePolicy;
-import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
 import dev.permafrost.testutil.SearchOracle;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +33,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
@@ -170,15 +176,15 @@ class CatalogTest {
   @Test
   void anIndexIsCountedAsOpeningUntilItsReaderIsOpen() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean block = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean block = new AtomicBoolean();
     SnapshotRepository slow = SnapshotRepository.open(new FilterBlobStore(StorePolicy.DEFAULT.apply(store)) {
       @Override
-      public java.io.InputStream read(String blob, long offset, long length) throws IOException {
+      public InputStream read(String blob, long offset, long length) throws IOException {
         if (block.get()) {
           try {
             release.await();
           } catch (InterruptedException e) {
-            throw new java.io.InterruptedIOException();
+            throw new InterruptedIOException();
           }
         }
         return super.read(blob, offset, length);
@@ -254,13 +260,13 @@ class CatalogTest {
       try {
         catalog.unmount("idx-2");
       } catch (IOException ex) {
-        throw new java.io.UncheckedIOException(ex);
+        throw new UncheckedIOException(ex);
       }
     });
     Catalog slow = catalog(Catalog.builder(cache).unmountTimeout(Duration.ofSeconds(60)));
     slow.mount("idx-2", repo, "snap-2");
     Lease held = slow.acquire("idx-2");
-    java.util.concurrent.FutureTask<Void> unmounting = new java.util.concurrent.FutureTask<>(() -> {
+    FutureTask<Void> unmounting = new FutureTask<>(() -> {
       slow.unmount("idx-2");
       return null;
     });
@@ -297,7 +303,7 @@ class CatalogTest {
     catalog.mount("idx-0", repo, "snap-0");
     IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> catalog.mount("idx-0", repo, "snap-1"));
     assertTrue(twice.getMessage().contains("idx-0"), twice.getMessage());
-    dev.permafrost.snapshot.SnapshotException nf = assertThrows(dev.permafrost.snapshot.SnapshotException.class,
+    SnapshotException nf = assertThrows(SnapshotException.class,
         () -> catalog.mount("idx-9", repo, "no-such"));
     assertTrue(nf.getMessage().contains("no-such"), nf.getMessage());
     IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> catalog.acquire("nope"));

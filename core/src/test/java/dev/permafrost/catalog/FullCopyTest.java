@@ -28,11 +28,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.DirectoryReader;
@@ -226,7 +233,7 @@ class FullCopyTest {
 
   @Test
   void aRateLimitedCopyReportsItsProgress() throws Exception {
-    java.util.Set<Double> seen = new java.util.TreeSet<>();
+    Set<Double> seen = new TreeSet<>();
     try (Catalog catalog = Catalog.builder(cache).fullCopyDirectory(copies).fullCopyMaxBytesPerSec("256kb").build()) {
       catalog.mount("idx", repo, "snap", MountMode.FULL_COPY);
       assertTimeoutPreemptively(GUARD, () -> {
@@ -244,11 +251,11 @@ class FullCopyTest {
   void concurrentMountsOfOneNameLeaveOneIntactCopy() throws Exception {
     TestManifests.writeCopy(store, repo.readManifest("snap"), "snap-copy"); // another snapshot, the same files
     int threads = 4;
-    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
-    List<String> winners = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<String> winners = Collections.synchronizedList(new ArrayList<>());
     try (Catalog catalog = catalog()) {
-      List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+      List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         String snapshot = t % 2 == 0 ? "snap" : "snap-copy";
         MountMode mode = t < 3 ? MountMode.FULL_COPY : MountMode.SHARED_CACHE;

@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,14 +42,14 @@ class ManyIndicesSearchTest {
   void aSearchOverManyMoreIndicesThanOpenReadersCountsEachOnce() throws IOException {
     FileSystemBlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), false);
     // a millisecond per ranged read, so that many searches wait at once, as against object storage
-    SnapshotRepository slow = SnapshotRepository.open(new dev.permafrost.blob.FilterBlobStore(store) {
+    SnapshotRepository slow = SnapshotRepository.open(new FilterBlobStore(store) {
       @Override
-      public java.io.InputStream read(String name, long offset, long length) throws IOException {
+      public InputStream read(String name, long offset, long length) throws IOException {
         try {
           Thread.sleep(1);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new java.io.InterruptedIOException();
+          throw new InterruptedIOException();
         }
         return super.read(name, offset, length);
       }

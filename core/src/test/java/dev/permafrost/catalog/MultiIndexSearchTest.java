@@ -17,8 +17,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
@@ -39,6 +45,7 @@ import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.AfterEach;
@@ -94,13 +101,13 @@ class MultiIndexSearchTest {
 
   /** The names of these days, sorted as names sort. */
   private static List<String> days(int... days) {
-    return sorted(java.util.Arrays.stream(days).mapToObj(d -> "day-" + d).toList());
+    return sorted(Arrays.stream(days).mapToObj(d -> "day-" + d).toList());
   }
 
   /** Every day's name but these, sorted. */
   private static List<String> allDaysBut(int... days) {
-    java.util.Set<Integer> but = java.util.Arrays.stream(days).boxed().collect(java.util.stream.Collectors.toSet());
-    return days(java.util.stream.IntStream.rangeClosed(0, DAYS).filter(d -> !but.contains(d)).toArray());
+    Set<Integer> but = Arrays.stream(days).boxed().collect(Collectors.toSet());
+    return days(IntStream.rangeClosed(0, DAYS).filter(d -> !but.contains(d)).toArray());
   }
 
   private static List<String> sorted(List<String> names) {
@@ -178,7 +185,7 @@ class MultiIndexSearchTest {
     assertTrue(r.hits().getFirst().document().get("id") != null, "stored fields fetched");
     assertTrue(r.searched().size() <= 3 && r.searched().contains(newest) && r.searched().contains("day-" + DAYS),
         "only the newest day and the one with no recorded range need opening: " + r.searched());
-    assertTrue(r.skipped().containsAll(days(java.util.stream.IntStream.range(0, DAYS - 2).toArray())), r.skipped().toString());
+    assertTrue(r.skipped().containsAll(days(IntStream.range(0, DAYS - 2).toArray())), r.skipped().toString());
     assertTrue(catalog.stats().readerOpens() <= 3);
   }
 
@@ -198,7 +205,7 @@ class MultiIndexSearchTest {
     }
     SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("day-*").size(500)
         .sort(newestFirst).fields("id").exactTotalHits(true).build());
-    assertEquals(new org.apache.lucene.search.TotalHits(total, org.apache.lucene.search.TotalHits.Relation.EQUAL_TO),
+    assertEquals(new TotalHits(total, TotalHits.Relation.EQUAL_TO),
         r.totalHits(), "seed " + seed);
     assertTrue(total > 1000 * 2, "more hits than Lucene counts exactly by default: " + total);
     assertEquals(sorted(all), sorted(r.searched()), "every index is counted, so every index is searched");
@@ -229,7 +236,7 @@ class MultiIndexSearchTest {
       }
       SearchResponse r = catalog.search(SearchRequest.builder(range).indices("day-*").size(300).sort(sort)
           .fields("id").exactTotalHits(true).build());
-      assertEquals(new org.apache.lucene.search.TotalHits(total, org.apache.lucene.search.TotalHits.Relation.EQUAL_TO),
+      assertEquals(new TotalHits(total, TotalHits.Relation.EQUAL_TO),
           r.totalHits(), "seed " + seed + (newest ? ", newest first" : ", oldest first"));
       assertTrue(total > 300, "more in range than asked for: " + total);
       assertEquals(expected.scoreDocs.length, r.hits().size());
@@ -243,7 +250,7 @@ class MultiIndexSearchTest {
   @Test
   void aFailingIndexFailsTheSearchOrIsReportedWithPartialResults() throws IOException {
     FileEntry victim = repo.readManifest("day-3").files().stream().filter(f -> f.blobName() != null)
-        .max(java.util.Comparator.comparingLong(FileEntry::length)).orElseThrow();
+        .max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
     Files.delete(fs.root().resolve(victim.blobName()));
     Query all = new MatchAllDocsQuery();
     Sort byId = new Sort(new SortField("@timestamp", SortField.Type.LONG, false));
@@ -288,7 +295,7 @@ class MultiIndexSearchTest {
     }
 
     @Override
-    public Long reduce(java.util.Collection<Counting> collectors) {
+    public Long reduce(Collection<Counting> collectors) {
       return collectors.stream().mapToLong(c -> c.count).sum();
     }
   }

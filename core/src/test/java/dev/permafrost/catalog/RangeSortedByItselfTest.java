@@ -33,6 +33,7 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.SortedNumericSortField;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
@@ -101,7 +102,7 @@ class RangeSortedByItselfTest {
         assertSame(range, RangeSortedByItself.narrow(reader, range, new Sort(new SortField("u", SortField.Type.LONG,
             true)), 10), "sorted by another field");
         assertSame(range, RangeSortedByItself.narrow(reader, range, null, 10), "by score");
-        Query other = new org.apache.lucene.search.TermQuery(new Term("k", "x"));
+        Query other = new TermQuery(new Term("k", "x"));
         assertSame(other, RangeSortedByItself.narrow(reader, other, byT, 10), "not a range");
         assertSame(range, RangeSortedByItself.narrow(reader, range, byT, 1_000_000), "more wanted than in range");
       }

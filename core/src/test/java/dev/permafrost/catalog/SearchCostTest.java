@@ -29,6 +29,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -82,8 +84,8 @@ class SearchCostTest {
     repo = SnapshotRepository.open(counting);
     for (int i = 0; i < 4; i++) {
       try (Directory local = FSDirectory.open(tmp.resolve("local-" + i))) {
-        try (org.apache.lucene.index.IndexWriter w = new org.apache.lucene.index.IndexWriter(local,
-            new org.apache.lucene.index.IndexWriterConfig())) {
+        try (IndexWriter w = new IndexWriter(local,
+            new IndexWriterConfig())) {
           RandomIndexes.append(w, random, i * 3000, 2000, 1); // disjoint days
         }
         // nothing kept in the manifest: searching reads the store

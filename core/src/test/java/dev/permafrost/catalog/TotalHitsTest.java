@@ -14,10 +14,13 @@ import dev.permafrost.testutil.RandomIndexes;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.apache.lucene.document.IntPoint;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
@@ -92,7 +95,7 @@ class TotalHitsTest {
         if (random.nextBoolean()) {
           indices = new String[] {"idx-*"};
         } else {
-          java.util.Collections.shuffle(selected, random);
+          Collections.shuffle(selected, random);
           selected = new ArrayList<>(selected.subList(0, 1 + random.nextInt(INDICES)));
           selected.sort(null);
           indices = selected.toArray(String[]::new);
@@ -157,8 +160,8 @@ class TotalHitsTest {
       return;
     }
     Object last = wantKeys.getLast();
-    java.util.Set<String> wantDecided = new java.util.HashSet<>();
-    java.util.Set<String> gotDecided = new java.util.HashSet<>();
+    Set<String> wantDecided = new HashSet<>();
+    Set<String> gotDecided = new HashSet<>();
     for (int i = 0; i < want.scoreDocs.length; i++) {
       if (!wantKeys.get(i).equals(last)) {
         wantDecided.add(names.get(want.scoreDocs[i].shardIndex) + "#" + want.scoreDocs[i].doc);

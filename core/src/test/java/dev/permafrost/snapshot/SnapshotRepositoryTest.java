@@ -18,6 +18,8 @@ import dev.permafrost.testutil.RandomIndexes;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -31,9 +33,11 @@ import java.util.stream.Collectors;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexCommit;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
@@ -173,7 +177,7 @@ class SnapshotRepositoryTest {
     try (Directory dir = FSDirectory.open(tmp.resolve("live"));
         IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig())) {
       RandomIndexes.append(writer, random, 0, 500, 1);
-      org.apache.lucene.index.IndexCommit commit;
+      IndexCommit commit;
       try (DirectoryReader r = DirectoryReader.open(writer)) {
         commit = DirectoryReader.listCommits(dir).getLast();
       }
@@ -191,7 +195,7 @@ class SnapshotRepositoryTest {
   @Test
   void aSecondSnapshotOfAGrownIndexUploadsOnlyNewFiles() throws IOException {
     try (Directory dir = FSDirectory.open(tmp.resolve("grow"))) {
-      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
+      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(NoMergePolicy.INSTANCE);
       try (IndexWriter writer = new IndexWriter(dir, config)) {
         RandomIndexes.append(writer, random, 0, 2000, 2);
         repo.createSnapshot("day-1", dir);
@@ -233,7 +237,7 @@ class SnapshotRepositoryTest {
 
   /** The file blobs of a snapshot and their chunk tables. */
   private static Set<String> blobsOf(SnapshotManifest manifest) {
-    Set<String> blobs = new java.util.HashSet<>();
+    Set<String> blobs = new HashSet<>();
     for (FileEntry f : manifest.files()) {
       if (f.blobName() != null) {
         blobs.add(f.blobName());
@@ -248,7 +252,7 @@ class SnapshotRepositoryTest {
   @Test
   void deleteKeepsBlobsOtherSnapshotsUse() throws IOException {
     try (Directory dir = FSDirectory.open(tmp.resolve("del"))) {
-      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
+      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(NoMergePolicy.INSTANCE);
       try (IndexWriter writer = new IndexWriter(dir, config)) {
         RandomIndexes.append(writer, random, 0, 2000, 2);
         repo.createSnapshot("a", dir);
@@ -289,12 +293,12 @@ class SnapshotRepositoryTest {
       }
       assertTrue(biggest > 20_000, "need a file that is uploaded, not kept whole");
       long at = biggest / 2;
-      try (var ch = java.nio.channels.FileChannel.open(path.resolve(victim), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-        java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+      try (var ch = FileChannel.open(path.resolve(victim), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        ByteBuffer one = ByteBuffer.allocate(1);
         ch.read(one, at);
         one.flip();
         byte flipped = (byte) (one.get(0) ^ 0x5A);
-        ch.write(java.nio.ByteBuffer.wrap(new byte[] {flipped}), at);
+        ch.write(ByteBuffer.wrap(new byte[] {flipped}), at);
       }
       String corruptFile = victim;
       IOException e = assertThrows(IOException.class, () -> repo.createSnapshot("broken", dir));

@@ -8,6 +8,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -65,8 +66,8 @@ public final class TestManifests {
       }
       List<FileEntry.WarmRange> hot = new ArrayList<>();
       if (keepWholeLimit > 0 && bytes.length > 64) {
-        hot.add(new FileEntry.WarmRange(0, java.util.Arrays.copyOf(bytes, 16)));
-        hot.add(new FileEntry.WarmRange(bytes.length - 16, java.util.Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length)));
+        hot.add(new FileEntry.WarmRange(0, Arrays.copyOf(bytes, 16)));
+        hot.add(new FileEntry.WarmRange(bytes.length - 16, Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length)));
       }
       int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(bytes.length, chunkSize) ? ChunkTable.crc32c(bytes, 0, bytes.length) : 0;
       entries.add(new FileEntry(e.getKey(), bytes.length, checksum, blob, null, hot, wholeCrc32c));

@@ -16,6 +16,7 @@ import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.lucene.document.Document;
@@ -29,6 +30,7 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
@@ -64,7 +66,7 @@ class WarmSetTest {
   @BeforeEach
   void setUp() throws IOException {
     local = FSDirectory.open(tmp.resolve("local"));
-    org.apache.lucene.index.TieredMergePolicy files = new org.apache.lucene.index.TieredMergePolicy();
+    TieredMergePolicy files = new TieredMergePolicy();
     files.setNoCFSRatio(0); // a file per format, as large segments have
     try (IndexWriter w = new IndexWriter(local, new IndexWriterConfig().setUseCompoundFile(false).setMergePolicy(files))) {
       for (int i = 0; i < DOCS; i++) {
@@ -157,7 +159,7 @@ class WarmSetTest {
             mine.readBytes(a, 0, a.length);
             theirs.seek(r.offset());
             theirs.readBytes(b, 0, b.length);
-            assertTrue(java.util.Arrays.equals(a, b), file.name() + " at " + r.offset() + ", seed " + seed);
+            assertTrue(Arrays.equals(a, b), file.name() + " at " + r.offset() + ", seed " + seed);
           }
         }
       }

@@ -50,7 +50,7 @@ public abstract class EndToEndSearchTest {
       RandomIndexes.build(local, random, 4000, 3);
       SnapshotRepository repo = SnapshotRepository.open(store);
       SnapshotInfo info = repo.createSnapshot("e2e", local, SnapshotOptions.DEFAULTS.withPointFields("@timestamp"));
-      assertEquals(java.util.List.of("e2e"), repo.listSnapshots());
+      assertEquals(List.of("e2e"), repo.listSnapshots());
       try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(256 << 10)
               .regionSize(32 << 10).tailRegionSize(4 << 10).build();
           BlobDirectory dir = BlobDirectory.open(repo, "e2e", cache);
@@ -84,7 +84,7 @@ public abstract class EndToEndSearchTest {
         assertTrue(cache.stats().total().storeRequests() > 0, "the searches must have read from " + store.describe());
       }
       repo.deleteSnapshot("e2e");
-      assertEquals(java.util.List.of(), store.list(""), "deleting the only snapshot leaves an empty repository");
+      assertEquals(List.of(), store.list(""), "deleting the only snapshot leaves an empty repository");
     }
   }
 }

@@ -7,6 +7,7 @@ import static dev.permafrost.testutil.Waits.awaitNoFetch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.snapshot.CachedManifests;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -66,13 +68,13 @@ class FetchOnceTest {
   static final class RecordingBlobStore extends FilterBlobStore {
     final Map<String, List<long[]>> reads = new ConcurrentHashMap<>();
 
-    RecordingBlobStore(dev.permafrost.blob.BlobStore in) {
+    RecordingBlobStore(BlobStore in) {
       super(in);
     }
 
     @Override
     public InputStream read(String blobName, long offset, long length) throws IOException {
-      reads.computeIfAbsent(blobName, b -> java.util.Collections.synchronizedList(new ArrayList<>()))
+      reads.computeIfAbsent(blobName, b -> Collections.synchronizedList(new ArrayList<>()))
           .add(new long[] {offset, offset + length});
       return super.read(blobName, offset, length);
     }

@@ -14,6 +14,7 @@ import dev.permafrost.testutil.RandomIndexes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.IOContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,7 +159,7 @@ class MountedIndexTest {
     try (BlobDirectory dir = BlobDirectory.open(repo, "snap", cache);
         CheckIndex checker = new CheckIndex(dir)) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
-      checker.setInfoStream(new PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+      checker.setInfoStream(new PrintStream(out, true, StandardCharsets.UTF_8));
       CheckIndex.Status status = checker.checkIndex();
       assertTrue(status.clean, "seed " + seed + "\n" + out);
     }
@@ -178,7 +180,7 @@ class MountedIndexTest {
   }
 
   static byte[] readAll(Directory dir, String name) throws IOException {
-    try (var in = dir.openInput(name, org.apache.lucene.store.IOContext.DEFAULT)) {
+    try (var in = dir.openInput(name, IOContext.DEFAULT)) {
       byte[] bytes = new byte[(int) in.length()];
       List<Integer> cuts = new ArrayList<>();
       int at = 0;

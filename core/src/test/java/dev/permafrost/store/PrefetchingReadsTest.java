@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.CountingBlobStore;
+import dev.permafrost.blob.FaultInjectingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.CachedManifests;
+import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.testutil.Waits;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -29,10 +32,13 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FilterDirectoryReader;
+import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.StoredFields;
@@ -47,9 +53,11 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollector;
 import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.IOContext;
 import org.apache.lucene.util.BytesRef;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -278,7 +286,7 @@ class PrefetchingReadsTest {
   private static void fillWithStoredFields(Directory dir) throws IOException {
     for (String name : dir.listAll()) {
       if (name.endsWith(".fdt")) {
-        try (var in = dir.openInput(name, org.apache.lucene.store.IOContext.DEFAULT)) {
+        try (var in = dir.openInput(name, IOContext.DEFAULT)) {
           in.readBytes(new byte[(int) in.length()], 0, (int) in.length());
         }
       }
@@ -301,8 +309,8 @@ class PrefetchingReadsTest {
   @Test
   void aColumnReadDirectlyFromTheStoreThatFailsIsReadAgainTheUsualWay() throws Exception {
     long[] want = localColumn();
-    dev.permafrost.blob.FaultInjectingBlobStore faulty =
-        new dev.permafrost.blob.FaultInjectingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false), seed);
+    FaultInjectingBlobStore faulty =
+        new FaultInjectingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false), seed);
     SnapshotRepository flaky = SnapshotRepository.open(faulty);
     long budget = 64 << 20;
     try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-flaky")).size(2 * (32 << 10))
@@ -344,7 +352,7 @@ class PrefetchingReadsTest {
     int segments = 3;
     long[] want = new long[DOCS];
     try (IndexWriter w = new IndexWriter(segmented, new IndexWriterConfig().setMergePolicy(
-        org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
+        NoMergePolicy.INSTANCE))) {
       for (int i = 0; i < DOCS; i++) {
         Document d = new Document();
         want[i] = random.nextLong();
@@ -408,7 +416,7 @@ class PrefetchingReadsTest {
   @Test
   void aColumnWithAWarmSetsPiecesInsideCostsNoMoreRequestsToPrefetch() throws Exception {
     // the warm search reads scattered values: the manifest keeps dozens of small pieces inside the column
-    repo.createSnapshot("warm", local, dev.permafrost.snapshot.SnapshotOptions.DEFAULTS.withWarmSearches(List.of(
+    repo.createSnapshot("warm", local, SnapshotOptions.DEFAULTS.withWarmSearches(List.of(
         searcher -> {
           NumericDocValues n = searcher.getIndexReader().leaves().get(0).reader().getNumericDocValues("n");
           for (int doc = 0; doc < DOCS; doc += DOCS / 40) {
@@ -583,7 +591,7 @@ class PrefetchingReadsTest {
   @Test
   void warmHitsAreProbedThroughOneIteratorAFieldNotOneAHit() throws Exception {
     Query every = new TermQuery(new Term("every", "thousandth")); // 30 hits, one batch, values all cached
-    java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger opened = new AtomicInteger();
     List<String> got;
     try (BlobDirectory dir = BlobDirectory.open(repo, CachedManifests.read(repo, "snap", cache), cache, "snap");
         DirectoryReader reader = countingDocValues(DirectoryReader.open(dir), opened)) {
@@ -605,12 +613,12 @@ class PrefetchingReadsTest {
   }
 
   /** {@code reader} with each call that opens a numeric, sorted-set or binary doc-values iterator counted. */
-  private static DirectoryReader countingDocValues(DirectoryReader reader, java.util.concurrent.atomic.AtomicInteger opened)
+  private static DirectoryReader countingDocValues(DirectoryReader reader, AtomicInteger opened)
       throws IOException {
-    return new org.apache.lucene.index.FilterDirectoryReader(reader, new org.apache.lucene.index.FilterDirectoryReader.SubReaderWrapper() {
+    return new FilterDirectoryReader(reader, new FilterDirectoryReader.SubReaderWrapper() {
       @Override
       public LeafReader wrap(LeafReader leaf) {
-        return new org.apache.lucene.index.FilterLeafReader(leaf) {
+        return new FilterLeafReader(leaf) {
           @Override
           public NumericDocValues getNumericDocValues(String field) throws IOException {
             opened.incrementAndGet();
@@ -670,7 +678,7 @@ class PrefetchingReadsTest {
         int batch = 1 + random.nextInt(100);
         TopDocs got = searcher.search(query, new CollectorManager<HitPrefetchingCollector<?>, TopDocs>() {
           final TopScoreDocCollectorManager in = new TopScoreDocCollectorManager(size, threshold);
-          final List<org.apache.lucene.search.TopScoreDocCollector> made = new ArrayList<>();
+          final List<TopScoreDocCollector> made = new ArrayList<>();
 
           @Override
           public HitPrefetchingCollector<?> newCollector() throws IOException {

@@ -19,22 +19,33 @@ import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.lang.management.LockInfo;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
@@ -44,6 +55,7 @@ import org.apache.lucene.util.BitUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The read path over files of random bytes: correctness under eviction and concurrency, single flight, failures. */
@@ -117,7 +129,7 @@ class SharedRegionCacheTest {
               try {
                 return dir.openInput(n, IOContext.DEFAULT);
               } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
               }
             });
             IndexInput in = r.nextBoolean() ? master.clone() : master;
@@ -141,7 +153,7 @@ class SharedRegionCacheTest {
                 for (int k = 0; k < 50; k++) {
                   int p = r.nextInt(Math.max(1, expected.length - 8));
                   if (p + 8 <= expected.length) {
-                    assertEquals(java.nio.ByteBuffer.wrap(expected, p, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(),
+                    assertEquals(ByteBuffer.wrap(expected, p, 8).order(ByteOrder.LITTLE_ENDIAN).getLong(),
                         ra.readLong(p), name + "@" + p);
                   }
                 }
@@ -153,7 +165,7 @@ class SharedRegionCacheTest {
                 long[] got = new long[longs];
                 slice.readLongs(got, 0, longs);
                 for (int k = 0; k < longs; k++) {
-                  assertEquals(java.nio.ByteBuffer.wrap(expected, offset + k * 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(),
+                  assertEquals(ByteBuffer.wrap(expected, offset + k * 8, 8).order(ByteOrder.LITTLE_ENDIAN).getLong(),
                       got[k], name + " long " + k);
                 }
               }
@@ -181,7 +193,7 @@ class SharedRegionCacheTest {
     final CountDownLatch gate = new CountDownLatch(1);
     final AtomicInteger failuresLeft = new AtomicInteger();
     /** Which blobs wait for the gate (their chunk tables too). */
-    volatile java.util.function.Predicate<String> gated = name -> true;
+    volatile Predicate<String> gated = name -> true;
 
     GatedStore(BlobStore in) {
       super(in);
@@ -208,7 +220,7 @@ class SharedRegionCacheTest {
         try {
           gate.await(1, TimeUnit.MINUTES);
         } catch (InterruptedException e) {
-          throw new java.io.InterruptedIOException();
+          throw new InterruptedIOException();
         }
       }
     }
@@ -247,7 +259,7 @@ class SharedRegionCacheTest {
     byte[] expected = files.get("one.bin");
     int readers = 8;
     List<Thread> threads = new ArrayList<>();
-    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
     IndexInput master = dir.openInput("one.bin", POINT_READS);
     for (int i = 0; i < readers; i++) {
       IndexInput in = master.clone();
@@ -291,7 +303,7 @@ class SharedRegionCacheTest {
     SharedRegionCache cache = cache(1 << 20, 64 << 10, 4 << 10);
     BlobDirectory dir = mount(store, cache, files, "fail");
     IndexInput master = dir.openInput("f.bin", POINT_READS);
-    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       IndexInput in = master.clone();
@@ -510,7 +522,7 @@ class SharedRegionCacheTest {
         a.seek(100);
         a.readByte();
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
     });
     filling.start();
@@ -628,7 +640,7 @@ class SharedRegionCacheTest {
 
   /** Waits for the cache's fetches to end. */
   private static void awaitFills(SharedRegionCache cache) throws InterruptedException {
-    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (cache.filler().inFlight() > 0 && System.nanoTime() < until) {
       Thread.sleep(2);
     }
@@ -657,7 +669,7 @@ class SharedRegionCacheTest {
     long hits = dir.stats().hits();
     Thread reader;
     AtomicInteger read = new AtomicInteger();
-    List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
     synchronized (slot) { // a fill's progress or a waiting reader holds it; a reader of filled pages does not need it
       reader = new Thread(() -> {
         try (IndexInput in = dir.openInput("r.bin", POINT_READS)) {
@@ -671,10 +683,10 @@ class SharedRegionCacheTest {
         }
       });
       reader.start();
-      java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       while (reader.isAlive()) {
-        java.lang.management.ThreadInfo info = threads.getThreadInfo(reader.threadId());
-        java.lang.management.LockInfo lock = info == null ? null : info.getLockInfo();
+        ThreadInfo info = threads.getThreadInfo(reader.threadId());
+        LockInfo lock = info == null ? null : info.getLockInfo();
         assertFalse(lock != null && lock.getIdentityHashCode() == System.identityHashCode(slot),
             "the reader waits for the slot's monitor, after " + read.get() + " reads");
         Thread.onSpinWait();
@@ -763,7 +775,7 @@ class SharedRegionCacheTest {
     NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> dir.openInput("nope", IOContext.DEFAULT));
     assertTrue(e.getMessage().contains("nope") && e.getMessage().contains("ro"), e.getMessage());
     assertThrows(NoSuchFileException.class, () -> dir.fileLength("nope"));
-    for (org.junit.jupiter.api.function.Executable write : List.<org.junit.jupiter.api.function.Executable>of(
+    for (Executable write : List.<Executable>of(
         () -> dir.createOutput("y", IOContext.DEFAULT), () -> dir.deleteFile("x.bin"), () -> dir.rename("x.bin", "z"),
         () -> dir.sync(List.of("x.bin")), dir::syncMetaData, () -> dir.createTempOutput("a", "b", IOContext.DEFAULT))) {
       UnsupportedOperationException u = assertThrows(UnsupportedOperationException.class, write);
@@ -828,7 +840,7 @@ class SharedRegionCacheTest {
     e = assertThrows(IllegalArgumentException.class,
         () -> SharedRegionCache.builder().path(tmp.resolve("tiny-regions")).size("20gb").regionSize(512).build());
     assertTrue(e.getMessage().contains("heap") && e.getMessage().contains("regionSize"), e.getMessage());
-    java.nio.file.Path file = Files.writeString(tmp.resolve("a-file"), "x");
+    Path file = Files.writeString(tmp.resolve("a-file"), "x");
     e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().path(file).size("1mb").build());
     assertTrue(e.getMessage().contains("not a directory"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> SharedRegionCache.builder().size("1mb").build());

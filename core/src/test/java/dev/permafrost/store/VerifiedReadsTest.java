@@ -40,6 +40,7 @@ import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -271,7 +272,7 @@ class VerifiedReadsTest {
     }
     BlobDirectory dir2 = closeLater(BlobDirectory.open(repo, "old2", cache("old2")));
     try (IndexInput in = dir2.openInput("s.bin", IOContext.READONCE)) {
-      CorruptIndexException e = org.junit.jupiter.api.Assertions.assertThrows(CorruptIndexException.class,
+      CorruptIndexException e = Assertions.assertThrows(CorruptIndexException.class,
           () -> in.readBytes(new byte[3000], 0, 3000));
       assertTrue(e.getMessage().contains("Lucene checksum") && e.getMessage().contains("s.bin"), e.getMessage());
     }

@@ -19,6 +19,7 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.util.BytesRef;
@@ -75,7 +76,7 @@ public final class RandomIndexes {
     IndexWriterConfig config = new IndexWriterConfig();
     config.setUseCompoundFile(random.nextBoolean());
     config.setMaxBufferedDocs(Math.max(10, docs / Math.max(1, commits * 2)));
-    config.setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
+    config.setMergePolicy(NoMergePolicy.INSTANCE);
     try (IndexWriter writer = new IndexWriter(dir, config)) {
       append(writer, random, 0, docs, commits);
     }

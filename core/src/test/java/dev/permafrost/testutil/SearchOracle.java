@@ -5,6 +5,7 @@ package dev.permafrost.testutil;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
@@ -18,6 +19,7 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
@@ -77,8 +79,8 @@ public final class SearchOracle {
     for (ScoreDoc hit : top.scoreDocs) {
       Document d = stored.document(hit.doc);
       sb.append(hit.doc).append(' ').append(Float.floatToIntBits(hit.score)).append(' ');
-      if (hit instanceof org.apache.lucene.search.FieldDoc fd) {
-        sb.append(java.util.Arrays.toString(fd.fields)).append(' ');
+      if (hit instanceof FieldDoc fd) {
+        sb.append(Arrays.toString(fd.fields)).append(' ');
       }
       sb.append(d.get("id")).append(' ').append(d.get("body")).append(' ').append(d.getField("bytes").numericValue()).append('\n');
     }

@@ -4,11 +4,12 @@
 package dev.permafrost.elasticsearch;
 
 import dev.permafrost.snapshot.SnapshotException;
+import java.util.Arrays;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
-import org.apache.lucene.index.Term;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -49,7 +50,7 @@ public final class EngineDocuments {
    * @throws IllegalStateException if they are neither
    */
   public static String source(BytesRef b) {
-    byte[] bytes = java.util.Arrays.copyOfRange(b.bytes, b.offset, b.offset + b.length);
+    byte[] bytes = Arrays.copyOfRange(b.bytes, b.offset, b.offset + b.length);
     try {
       return MetadataBlob.content(bytes, "a stored _source").toString();
     } catch (SnapshotException e) {

@@ -4,6 +4,7 @@
 package dev.permafrost.elasticsearch;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.FilterDirectoryReader;
@@ -35,7 +36,7 @@ final class EngineReader extends FilterDirectoryReader {
         try {
           return topLevelOnly(reader);
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
       }
     });
@@ -46,7 +47,7 @@ final class EngineReader extends FilterDirectoryReader {
     DirectoryReader reader = DirectoryReader.open(directory);
     try {
       return new EngineReader(new SoftDeletesDirectoryReaderWrapper(reader, SOFT_DELETES));
-    } catch (java.io.UncheckedIOException e) {
+    } catch (UncheckedIOException e) {
       reader.close();
       throw e.getCause();
     } catch (IOException | RuntimeException e) {

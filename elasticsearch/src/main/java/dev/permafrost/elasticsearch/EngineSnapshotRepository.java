@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -215,7 +216,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     for (Snapshot s : done) {
       start.put(s.name(), s.startMillis() >= 0 ? s.startMillis() : startMillis(s));
     }
-    done.sort(java.util.Comparator.<Snapshot>comparingLong(s -> start.get(s.name())).thenComparing(Snapshot::name));
+    done.sort(Comparator.<Snapshot>comparingLong(s -> start.get(s.name())).thenComparing(Snapshot::name));
     return done.stream().map(Snapshot::name).toList();
   }
 

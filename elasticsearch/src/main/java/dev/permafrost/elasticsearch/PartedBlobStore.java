@@ -6,6 +6,7 @@ package dev.permafrost.elasticsearch;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FilterBlobStore;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -128,7 +129,7 @@ final class PartedBlobStore extends FilterBlobStore {
       }
       int n = current.read(b, off, (int) Math.min(len, currentEnd - position));
       if (n < 0) {
-        throw new java.io.EOFException("part " + (position / parts.partBytes) + " of " + parts.blob + " ended at "
+        throw new EOFException("part " + (position / parts.partBytes) + " of " + parts.blob + " ended at "
             + position + ", before " + currentEnd);
       }
       position += n;

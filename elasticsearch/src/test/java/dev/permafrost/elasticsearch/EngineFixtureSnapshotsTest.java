@@ -15,14 +15,20 @@ import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.fixture.EngineDriver;
 import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.Waits;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.ParseException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -30,21 +36,20 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import dev.permafrost.snapshot.FileEntry;
-import dev.permafrost.snapshot.SnapshotManifest;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.FieldInfo;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.store.IOContext;
-import org.apache.lucene.store.IndexInput;
-import org.apache.lucene.store.IndexOutput;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.index.FilterCodecReader;
 import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Sort;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,7 +105,7 @@ class EngineFixtureSnapshotsTest {
   private static boolean luceneReads(EngineFixture engine) {
     try {
       return Version.LATEST.onOrAfter(Version.parse(engine.luceneVersion()));
-    } catch (java.text.ParseException e) {
+    } catch (ParseException e) {
       throw new IllegalStateException(engine + "'s Lucene version " + engine.luceneVersion(), e);
     }
   }
@@ -226,7 +231,7 @@ class EngineFixtureSnapshotsTest {
       }
     }
     // seq 3007 was deleted from logs-b before snap-2, and was there in snap-1 (ids follow seq: 3007 % 3 == 1)
-    String deleted = dev.permafrost.fixture.EngineDriver.id(3007);
+    String deleted = EngineDriver.id(3007);
     for (String snapshot : List.of("snap-1", "snap-2")) {
       SearchResponse r = catalog.search(SearchRequest.builder(EngineDocuments.idQuery(deleted))
           .indices(engine + "-" + snapshot + "-logs-b.*").size(1).exactTotalHits(true).build());
@@ -323,7 +328,7 @@ class EngineFixtureSnapshotsTest {
    * header of every file, inside the compound file too (stored fields, points, norms, the bloom filter's wrapped
    * postings).
    */
-  static String writtenFormats(SegmentReader segment) throws java.io.IOException {
+  static String writtenFormats(SegmentReader segment) throws IOException {
     var info = segment.getSegmentInfo().info;
     Map<String, Set<String>> postings = new TreeMap<>();
     Map<String, Set<String>> docValues = new TreeMap<>();
@@ -349,8 +354,8 @@ class EngineFixtureSnapshotsTest {
   }
 
   /** Each file's codec header name, by the file's name without the segment's. */
-  private static void headers(org.apache.lucene.store.Directory dir, java.util.Collection<String> files, String segment,
-      Map<String, String> into) throws java.io.IOException {
+  private static void headers(Directory dir, Collection<String> files, String segment,
+      Map<String, String> into) throws IOException {
     for (String file : files) {
       try (IndexInput in = dir.openInput(file, IOContext.READONCE)) {
         if (in.length() >= 4 && CodecUtil.readBEInt(in) == CodecUtil.CODEC_MAGIC) {

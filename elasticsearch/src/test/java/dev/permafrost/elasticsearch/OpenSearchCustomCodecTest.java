@@ -20,9 +20,11 @@ import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -249,7 +251,7 @@ class OpenSearchCustomCodecTest {
 
   /** The index id the repository data gives {@code index}. */
   private static String indexId(Path repo, String index) throws Exception {
-    long generation = java.nio.ByteBuffer.wrap(Files.readAllBytes(repo.resolve("index.latest"))).getLong();
+    long generation = ByteBuffer.wrap(Files.readAllBytes(repo.resolve("index.latest"))).getLong();
     JsonNode data = new ObjectMapper().readTree(repo.resolve("index-" + generation).toFile());
     return data.path("indices").path(index).path("id").asText();
   }
@@ -278,7 +280,7 @@ class OpenSearchCustomCodecTest {
     byte[] old = Files.readAllBytes(blob);
     JsonNode tree = MetadataBlob.read(old, codec, blob.toString());
     int header = CodecUtil.headerLength(codec);
-    boolean deflated = MetadataBlob.startsWith(java.util.Arrays.copyOfRange(old, header, old.length), DEFLATE_MARKER);
+    boolean deflated = MetadataBlob.startsWith(Arrays.copyOfRange(old, header, old.length), DEFLATE_MARKER);
     change.accept(tree);
     byte[] content = OPENSEARCH_SMILE.writeValueAsBytes(tree);
     if (deflated) {

@@ -28,10 +28,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Sort;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -127,11 +131,11 @@ class OpenSearchSnapshotsTest {
         chunked.indexMetadata("snap-2", "logs-a").mapping().fields());
     // a whole parted file, read through the cache, is verified against the checksum the engine recorded
     try (Lease lease = catalog.acquire("chunked-snap-2-logs-a.0")) {
-      org.apache.lucene.store.Directory dir = lease.reader().directory();
+      Directory dir = lease.reader().directory();
       for (FileEntry f : manifest.files()) {
         if (f.blobName() != null && f.length() > 64 << 10) {
-          try (org.apache.lucene.store.IndexInput in = dir.openInput(f.name(), org.apache.lucene.store.IOContext.READONCE)) {
-            assertEquals(f.checksum(), org.apache.lucene.codecs.CodecUtil.checksumEntireFile(in), f.name());
+          try (IndexInput in = dir.openInput(f.name(), IOContext.READONCE)) {
+            assertEquals(f.checksum(), CodecUtil.checksumEntireFile(in), f.name());
           }
         }
       }

@@ -15,14 +15,15 @@ import java.util.List;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,7 +84,7 @@ class UnknownCodecTest {
     SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> EngineSnapshotRepository.readCommit(files, segments, "blob indices/x/0/snap-y.dat in test"));
     assertTrue(e.getMessage().contains("'Lucene999' does not exist") && e.getMessage().contains("snap-y.dat")
-        && e.getMessage().contains("up to " + org.apache.lucene.util.Version.LATEST), e.getMessage());
+        && e.getMessage().contains("up to " + Version.LATEST), e.getMessage());
   }
 
   @Test

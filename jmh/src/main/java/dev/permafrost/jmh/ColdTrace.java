@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Command line: runs one workload cold over the modelled store, as {@link ColdSearchBenchmark} does, and prints
@@ -63,7 +64,7 @@ public final class ColdTrace {
           long nanos = System.nanoTime() - start;
           store.trace(null);
           if (run == 1) {
-            java.util.Map<String, String> files = RepeatTrace.fileNames(dataset);
+            Map<String, String> files = RepeatTrace.fileNames(dataset);
             for (String line : lines) {
               for (var e : files.entrySet()) {
                 line = line.replace(e.getKey(), e.getValue());

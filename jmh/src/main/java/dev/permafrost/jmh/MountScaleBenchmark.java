@@ -8,12 +8,12 @@ import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
-import dev.permafrost.sample.AccessLogDocuments;
-import dev.permafrost.sample.AccessLogGenerator;
-import dev.permafrost.sample.Dataset;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
 import dev.permafrost.jmh.store.RequestStats;
+import dev.permafrost.sample.AccessLogDocuments;
+import dev.permafrost.sample.AccessLogGenerator;
+import dev.permafrost.sample.Dataset;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
@@ -21,6 +21,8 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -114,7 +116,7 @@ public class MountScaleBenchmark {
     Path index = root.resolve("index");
     try (FSDirectory dir = FSDirectory.open(index);
         IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig().setOpenMode(IndexWriterConfig.OpenMode.CREATE))) {
-      for (var event : new AccessLogGenerator(1).day(java.time.LocalDate.of(2024, 1, 1), 2_000)) {
+      for (var event : new AccessLogGenerator(1).day(LocalDate.of(2024, 1, 1), 2_000)) {
         writer.addDocument(AccessLogDocuments.toDocument(event));
       }
       writer.forceMerge(1);
@@ -131,7 +133,7 @@ public class MountScaleBenchmark {
   }
 
   private static String name(int i) {
-    return String.format(java.util.Locale.ROOT, "small-%03d", i);
+    return String.format(Locale.ROOT, "small-%03d", i);
   }
 
   private static long usedHeap() {

@@ -11,10 +11,6 @@ import dev.permafrost.jmh.cache.AccessTrace;
 import dev.permafrost.jmh.cache.PolicySimulator;
 import dev.permafrost.jmh.cache.ProductPolicy;
 import dev.permafrost.jmh.cache.TraceRecordingDirectory;
-import dev.permafrost.sample.AccessLogEvent;
-import dev.permafrost.sample.AccessLogGenerator;
-import dev.permafrost.sample.Dataset;
-import dev.permafrost.sample.DatasetSpec;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
@@ -27,6 +23,10 @@ import dev.permafrost.jmh.workload.IndexSet;
 import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.jmh.workload.Workload;
 import dev.permafrost.jmh.workload.Workloads;
+import dev.permafrost.sample.AccessLogEvent;
+import dev.permafrost.sample.AccessLogGenerator;
+import dev.permafrost.sample.Dataset;
+import dev.permafrost.sample.DatasetSpec;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import java.nio.file.Path;
@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.MMapDirectory;
 import org.junit.jupiter.api.BeforeAll;
@@ -166,7 +167,7 @@ class BenchmarkSmokeTest {
 
   /** Waits until no fetch of {@code cache} is queued or running (a state: the bound only turns a hang into a failure). */
   private static void awaitNoFetch(SharedRegionCache cache) throws InterruptedException {
-    for (long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+    for (long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         cache.stats().fillsInFlight() > 0; ) {
       assertTrue(System.nanoTime() - giveUp < 0, "fetches still running after a minute: " + cache.stats());
       Thread.sleep(1);

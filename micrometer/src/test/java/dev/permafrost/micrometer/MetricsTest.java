@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.FaultInjectingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.CatalogStats;
 import dev.permafrost.catalog.Lease;
@@ -24,6 +26,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
@@ -130,10 +133,10 @@ class MetricsTest {
 
   @Test
   void storeMetersFollowItsPolicysHealth() throws IOException {
-    java.nio.file.Files.write(tmp.resolve("repository").resolve("probe"), new byte[10]);
-    dev.permafrost.blob.FaultInjectingBlobStore faulty = new dev.permafrost.blob.FaultInjectingBlobStore(store, 3).failRate(1);
-    BlobStore policed = dev.permafrost.blob.StorePolicy.builder().maxRetries(1).retryDelay(java.time.Duration.ofMillis(1))
-        .retryMaxDelay(java.time.Duration.ofMillis(1)).retryBudget(2).build().apply(faulty);
+    Files.write(tmp.resolve("repository").resolve("probe"), new byte[10]);
+    FaultInjectingBlobStore faulty = new FaultInjectingBlobStore(store, 3).failRate(1);
+    BlobStore policed = StorePolicy.builder().maxRetries(1).retryDelay(Duration.ofMillis(1))
+        .retryMaxDelay(Duration.ofMillis(1)).retryBudget(2).build().apply(faulty);
     new BlobStoreMetrics(policed, "flaky", Tags.empty()).bindTo(registry);
     assertEquals(0, registry.get("permafrost.store.failing").tag("store", "flaky").gauge().value());
     assertEquals(2, registry.get("permafrost.store.retry.tokens").gauge().value());

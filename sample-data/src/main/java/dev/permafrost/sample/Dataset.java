@@ -4,11 +4,13 @@
 package dev.permafrost.sample;
 
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -103,11 +106,11 @@ public final class Dataset {
       for (Future<?> f : futures) {
         try {
           f.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new java.io.InterruptedIOException("interrupted while generating " + spec.id());
+          throw new InterruptedIOException("interrupted while generating " + spec.id());
         }
       }
     } finally {
@@ -134,7 +137,7 @@ public final class Dataset {
     SnapshotOptions options = SnapshotOptions.DEFAULTS.withPointFields(AccessLogDocuments.TIMESTAMP);
     String chunkSize = System.getenv("PERMAFROST_BENCH_CHUNK_SIZE");
     return chunkSize == null || chunkSize.isBlank() ? options
-        : options.withChunkSize((int) dev.permafrost.blob.ByteSizes.parse(chunkSize));
+        : options.withChunkSize((int) ByteSizes.parse(chunkSize));
   }
 
   private static void writeIndex(AccessLogGenerator generator, DatasetSpec spec, int day, Path path) throws IOException {

@@ -4,6 +4,7 @@
 package dev.permafrost.spark;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldExistsQuery;
@@ -48,7 +49,7 @@ final class CountReader extends SnapshotReader {
       }
       return new GenericInternalRow(values);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("permafrost: counting hits in snapshot '" + index + "' failed: "
+      throw new UncheckedIOException("permafrost: counting hits in snapshot '" + index + "' failed: "
           + e.getMessage(), e);
     }
   }

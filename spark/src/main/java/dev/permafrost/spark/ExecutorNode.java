@@ -12,6 +12,7 @@ import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,10 +52,10 @@ final class ExecutorNode implements Closeable {
           log.info("permafrost: cache of {} at {} for this executor", options.cacheSize, p);
           return new ExecutorNode(cache);
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
       });
-    } catch (java.io.UncheckedIOException e) {
+    } catch (UncheckedIOException e) {
       throw new IOException("cannot create the executor's cache at " + path + " (options 'cache.path' and"
           + " 'cache.size'): " + e.getCause().getMessage(), e.getCause());
     }
@@ -159,10 +160,10 @@ final class ExecutorNode implements Closeable {
             catalog.mount(ScanSource.mountName(s), repository, s);
             return Boolean.TRUE;
           } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
           }
         });
-      } catch (java.io.UncheckedIOException e) {
+      } catch (UncheckedIOException e) {
         throw new IOException("cannot mount snapshot '" + snapshot + "' of " + description + ": "
             + e.getCause().getMessage(), e.getCause());
       }

@@ -8,6 +8,7 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.FieldInfos;
@@ -56,7 +57,7 @@ final class IndexFields implements Serializable {
   }
 
   /** Every field's name. */
-  java.util.Set<String> names() {
+  Set<String> names() {
     return fields.keySet();
   }
 

@@ -8,6 +8,7 @@ import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,7 +33,7 @@ final class PermafrostScan implements Scan, Batch {
   private final ScanPlan plan;
   private List<String> searched = List.of();
   /** The bytes of each snapshot searched, from its manifest (-1 when not read). */
-  private final java.util.Map<String, Long> sizes = new java.util.HashMap<>();
+  private final Map<String, Long> sizes = new HashMap<>();
   private List<String> skipped = List.of();
   private LongAccumulator bytesFetched;
 

@@ -6,6 +6,7 @@ package dev.permafrost.spark;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.lucene.index.DocValuesType;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.NullOrdering;
@@ -116,7 +117,7 @@ final class PermafrostScanBuilder implements ScanBuilder, SupportsPushDownV2Filt
     }
     boolean descending = orders[0].direction() == SortDirection.DESCENDING;
     boolean nullsFirst = orders[0].nullOrdering() == NullOrdering.NULLS_FIRST;
-    this.topN = new ScanPlan.TopN(name, f.docValues() == org.apache.lucene.index.DocValuesType.SORTED_NUMERIC,
+    this.topN = new ScanPlan.TopN(name, f.docValues() == DocValuesType.SORTED_NUMERIC,
         descending, nullsFirst, limit);
     return true;
   }

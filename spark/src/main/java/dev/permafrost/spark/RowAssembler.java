@@ -3,6 +3,8 @@
  */
 package dev.permafrost.spark;
 
+import dev.permafrost.elasticsearch.DocumentId;
+import dev.permafrost.elasticsearch.EngineDocuments;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,6 +16,7 @@ import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.StoredFieldVisitor;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.util.BytesRef;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataType;
@@ -130,8 +133,8 @@ final class RowAssembler {
     public void binaryField(FieldInfo fieldInfo, byte[] value) {
       // an engine keeps _id and _source as bytes of its own encodings
       Object decoded = switch (fieldInfo.name) {
-        case "_id" -> dev.permafrost.elasticsearch.DocumentId.decode(value, 0, value.length);
-        case "_source" -> dev.permafrost.elasticsearch.EngineDocuments.source(new org.apache.lucene.util.BytesRef(value));
+        case "_id" -> DocumentId.decode(value, 0, value.length);
+        case "_source" -> EngineDocuments.source(new BytesRef(value));
         default -> value;
       };
       values.putIfAbsent(fieldInfo.name, decoded);

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -156,7 +157,7 @@ final class SourceOptions implements Serializable {
       throw new IllegalArgumentException("unknown option" + (unknown.size() > 1 ? "s " : " ") + unknown
           + " for the permafrost data source; the options are " + new TreeSet<>(KNOWN));
     }
-    Map<String, String> lower = new java.util.HashMap<>();
+    Map<String, String> lower = new HashMap<>();
     options.forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), v));
     return new SourceOptions(lower);
   }

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.spark;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.NumericUtils;
@@ -61,11 +62,11 @@ final class Values {
       return null;
     }
     if (t.sameType(DataTypes.StringType)) {
-      return UTF8String.fromString(value instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8)
+      return UTF8String.fromString(value instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
           : value.toString());
     }
     if (t.sameType(DataTypes.BinaryType)) {
-      return value instanceof byte[] b ? b : value.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      return value instanceof byte[] b ? b : value.toString().getBytes(StandardCharsets.UTF_8);
     }
     try {
       Number n = value instanceof Number num ? num : value instanceof String s ? parse(s.trim()) : null;

@@ -47,7 +47,7 @@ class GroupingTest {
     assertEquals(new HashSet<>(snapshots), seen);
     // next fit: two partitions in a row of one executor hold more than the limit, unless one snapshot is over it alone
     long oversized = sizes.values().stream().filter(v -> v > max).count();
-    java.util.Map<String, Long> smallBytes = new java.util.HashMap<>();
+    Map<String, Long> smallBytes = new HashMap<>();
     sizes.forEach((s, v) -> {
       if (v <= max) {
         smallBytes.merge(preferred.get(s).get(0), v, Long::sum);

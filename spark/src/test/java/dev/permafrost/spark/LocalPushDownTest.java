@@ -25,6 +25,7 @@ import java.util.concurrent.Future;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.TermQuery;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -73,7 +74,7 @@ class LocalPushDownTest {
     return reader().option("fields", TestData.FIELDS).load();
   }
 
-  private static org.apache.spark.sql.DataFrameReader reader() {
+  private static DataFrameReader reader() {
     return spark.read().format("permafrost").option("repository", TestData.repository())
         .option("cache.path", cacheDir.toString()).option("cache.size", "256mb");
   }

@@ -9,12 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.opensearch.fixture.OpenSearchFixture;
+import dev.permafrost.sample.DatasetSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +28,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -35,6 +42,7 @@ import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerExecutorRemoved;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -95,7 +103,7 @@ class SparkClusterIT {
     }
     if (copies != null && Files.exists(copies)) {
       try (Stream<Path> paths = Files.walk(copies)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
           Files.deleteIfExists(p);
         }
       }
@@ -145,7 +153,7 @@ class SparkClusterIT {
         .option("cache.size", "256mb").option("affinity", String.valueOf(affinity)).load();
   }
 
-  private static org.apache.spark.sql.Column c(String name) {
+  private static Column c(String name) {
     return col("`" + name + "`");
   }
 
@@ -237,9 +245,9 @@ class SparkClusterIT {
     // 1,000 tenants of 1,000 events each (big enough that a search reads more than the manifest keeps), in a
     // repository no executor has read
     dev.permafrost.sample.Dataset many = dev.permafrost.sample.Dataset.getOrCreate(
-        copies.resolve("many"), dev.permafrost.sample.DatasetSpec.of(1000, 1000));
+        copies.resolve("many"), DatasetSpec.of(1000, 1000));
     String repository = many.repositoryPath().toUri().toString();
-    org.apache.spark.sql.Column get = c("http.request.method").equalTo("GET");
+    Column get = c("http.request.method").equalTo("GET");
     Dataset<Row> first = spark.read().format("permafrost").option("repository", repository)
         .option("fields", "http.request.method,trace.id").option("cache.size", "256mb").load().filter(get);
     int tasks = first.javaRDD().getNumPartitions();
@@ -278,9 +286,9 @@ class SparkClusterIT {
   @Test
   @Order(3)
   void anOpenSearchRepositoryIsReadShardByShardOnTheExecutors() throws Exception {
-    Path fixture = dev.permafrost.opensearch.fixture.OpenSearchFixture.ensure();
-    com.fasterxml.jackson.databind.JsonNode answers =
-        new com.fasterxml.jackson.databind.ObjectMapper().readTree(fixture.resolve("answers.json").toFile());
+    Path fixture = OpenSearchFixture.ensure();
+    JsonNode answers =
+        new ObjectMapper().readTree(fixture.resolve("answers.json").toFile());
     Dataset<Row> df = spark.read().format("permafrost").option("format", "opensearch")
         .option("repository", fixture.resolve("repo-chunked").toUri().toString()).option("snapshots", "snap-2")
         .option("cache.size", "256mb").load();
@@ -303,10 +311,10 @@ class SparkClusterIT {
   @Test
   @Order(3)
   void anElasticsearchBestCompressionIndexIsReadOnTheExecutorsWithSparksOwnZstd() throws Exception {
-    Path fixture = dev.permafrost.fixture.EngineFixture.ELASTICSEARCH_9.ensure();
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-    com.fasterxml.jackson.databind.JsonNode answers = json.readTree(fixture.resolve("answers.json").toFile());
-    com.fasterxml.jackson.databind.JsonNode best = answers.path("variants").path("logs-best");
+    Path fixture = EngineFixture.ELASTICSEARCH_9.ensure();
+    ObjectMapper json = new ObjectMapper();
+    JsonNode answers = json.readTree(fixture.resolve("answers.json").toFile());
+    JsonNode best = answers.path("variants").path("logs-best");
     Dataset<Row> df = spark.read().format("permafrost").option("format", "elasticsearch")
         .option("repository", fixture.resolve("repo").toUri().toString()).option("snapshots", "snap-2")
         .option("indices", "logs-best").option("cache.size", "256mb").load();
@@ -352,7 +360,7 @@ class SparkClusterIT {
   /** Sums each executor's updates of the scans' bytes-fetched accumulators, and notes task starts and lost executors. */
   static final class FetchListener extends SparkListener {
     final Map<String, Long> fetched = new ConcurrentHashMap<>();
-    final List<String> removed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<String> removed = new CopyOnWriteArrayList<>();
     volatile CountDownLatch firstTask = new CountDownLatch(1);
     volatile String firstTaskExecutor;
 

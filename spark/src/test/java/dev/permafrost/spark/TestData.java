@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -76,7 +77,7 @@ final class TestData {
         IndexSearcher searcher = new IndexSearcher(reader);
         for (ScoreDoc d : searcher.search(query, Math.max(1, reader.maxDoc())).scoreDocs) {
           List<LeafReaderContext> leaves = reader.leaves();
-          LeafReaderContext leaf = leaves.get(org.apache.lucene.index.ReaderUtil.subIndex(d.doc, leaves));
+          LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(d.doc, leaves));
           SortedSetDocValues ids = leaf.reader().getSortedSetDocValues("trace.id");
           ids.advanceExact(d.doc - leaf.docBase);
           hits.add(name + "/" + ids.lookupOrd(ids.nextOrd()).utf8ToString());

@@ -4,6 +4,7 @@
 package dev.permafrost.blob.azure;
 
 import com.azure.core.credential.TokenCredential;
+import com.azure.identity.DefaultAzureCredentialBuilder;
 
 /**
  * The SDK's default credential chain ({@code DefaultAzureCredential}: environment, workload identity, managed
@@ -29,7 +30,7 @@ final class DefaultCredential {
   /** Only loaded once azure-identity is known to be present. */
   private static final class Identity {
     static TokenCredential build() {
-      return new com.azure.identity.DefaultAzureCredentialBuilder().build();
+      return new DefaultAzureCredentialBuilder().build();
     }
   }
 }

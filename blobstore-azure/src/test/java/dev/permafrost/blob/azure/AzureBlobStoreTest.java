@@ -34,8 +34,10 @@ import dev.permafrost.blob.StorePolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,6 +46,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -338,7 +341,7 @@ class AzureBlobStoreTest {
   void settingsThatConfigureAClientAreRefusedNextToAGivenClient() {
     BlobServiceClient client = usersClientBuilder().buildClient();
     String key = AzureTestStores.key();
-    java.util.Map<String, String> clientSettings = java.util.Map.of(
+    Map<String, String> clientSettings = Map.of(
         "account", AzureTestStores.account(),
         "endpoint", AzureTestStores.endpoint(),
         "account_key", key,
@@ -428,7 +431,7 @@ class AzureBlobStoreTest {
   private static String signature(String sas) {
     for (String part : sas.split("&")) {
       if (part.startsWith("sig=")) {
-        return java.net.URLDecoder.decode(part.substring(4), StandardCharsets.UTF_8);
+        return URLDecoder.decode(part.substring(4), StandardCharsets.UTF_8);
       }
     }
     throw new AssertionError("no sig in SAS");
@@ -491,7 +494,7 @@ class AzureBlobStoreTest {
   @Test
   void unreachableEndpointSaysItCannotConnect() throws IOException {
     int port;
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = socket.getLocalPort();
     } // closed again: nothing listens there now
     String endpoint = "http://127.0.0.1:" + port + "/" + AzureTestStores.account();

@@ -51,6 +51,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -441,7 +442,7 @@ class AzureFaultTest {
   // ------------------------------------------------------------------------------------------ closing the store
 
   /** Waits up to a minute for {@code condition}: the bound only turns a hang into a failure. */
-  private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+  private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + SECONDS.toNanos(60);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

@@ -3,6 +3,8 @@
  */
 package dev.permafrost.blob.gcs;
 
+import com.google.api.client.http.HttpResponseException;
+import com.google.auth.Retryable;
 import com.google.cloud.BaseServiceException;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStoreException;
@@ -173,7 +175,7 @@ final class GcsErrors {
       if (c instanceof BaseServiceException se && se.getCode() > 0) {
         return se.getCode();
       }
-      if (c instanceof com.google.api.client.http.HttpResponseException he) {
+      if (c instanceof HttpResponseException he) {
         return he.getStatusCode();
       }
       if (c.getCause() == c) {
@@ -188,7 +190,7 @@ final class GcsErrors {
     if (kind == Kind.CREDENTIALS_UNUSABLE) {
       // The auth library marks token-endpoint failures it deems transient (5xx, 408, 429, I/O errors).
       for (Throwable c = t; c != null; c = c.getCause()) {
-        if (c instanceof com.google.auth.Retryable r && r.isRetryable()) {
+        if (c instanceof Retryable r && r.isRetryable()) {
           return true;
         }
         if (c.getCause() == c) {

@@ -35,6 +35,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -352,7 +353,7 @@ class GcsBlobStoreFailureTest {
   void aStreamReadToItsEndClosesNormally() throws IOException {
     try (BlobStore store = GcsTestStores.newStore()) {
       byte[] data = new byte[50_000];
-      new java.util.Random(7).nextBytes(data);
+      new Random(7).nextBytes(data);
       store.write("b", new ByteArrayInputStream(data), data.length);
       for (int i = 0; i < 20; i++) { // complete reads, partial reads and early closes, one after the other
         try (InputStream in = store.read("b", 1000, 40_000)) {

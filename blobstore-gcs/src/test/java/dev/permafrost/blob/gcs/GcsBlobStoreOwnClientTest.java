@@ -37,6 +37,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * A store on the application's own {@link Storage} ({@link GcsBlobStore.Builder#storage}), and one on the
@@ -182,7 +183,7 @@ class GcsBlobStoreOwnClientTest {
   }
 
   /** What is written to {@code System.err} (where the test logger writes) while {@code action} runs. */
-  private static String stderrWhile(org.junit.jupiter.api.function.Executable action) throws Throwable {
+  private static String stderrWhile(Executable action) throws Throwable {
     PrintStream original = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));

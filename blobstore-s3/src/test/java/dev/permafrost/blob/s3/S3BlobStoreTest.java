@@ -14,8 +14,8 @@ import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStoreException;
-import dev.permafrost.blob.BlobStoreVerifier;
 import dev.permafrost.blob.BlobStoreVerifier.VerificationException;
+import dev.permafrost.blob.BlobStoreVerifier;
 import dev.permafrost.blob.BlobStores;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.blob.StorePolicy;
@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -229,7 +230,7 @@ class S3BlobStoreTest {
   @Test
   void unreachableEndpointSaysSo() throws IOException {
     int port;
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = socket.getLocalPort();
     }
     String endpoint = "http://127.0.0.1:" + port;

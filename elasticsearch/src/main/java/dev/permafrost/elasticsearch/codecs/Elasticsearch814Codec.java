@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.codecs;
 
+import org.apache.lucene.backward_codecs.lucene99.Lucene99Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.StoredFieldsFormat;
 
@@ -14,7 +15,7 @@ import org.apache.lucene.codecs.StoredFieldsFormat;
 public final class Elasticsearch814Codec extends FilterCodec {
   /** The name segments record: {@code Elasticsearch814}. Called by Lucene's SPI. */
   public Elasticsearch814Codec() {
-    super("Elasticsearch814", new org.apache.lucene.backward_codecs.lucene99.Lucene99Codec());
+    super("Elasticsearch814", new Lucene99Codec());
   }
 
   @Override

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.codecs;
 
+import org.apache.lucene.backward_codecs.lucene912.Lucene912Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.StoredFieldsFormat;
 
@@ -14,7 +15,7 @@ import org.apache.lucene.codecs.StoredFieldsFormat;
 public final class Elasticsearch816Codec extends FilterCodec {
   /** The name segments record: {@code Elasticsearch816}. Called by Lucene's SPI. */
   public Elasticsearch816Codec() {
-    super("Elasticsearch816", new org.apache.lucene.backward_codecs.lucene912.Lucene912Codec());
+    super("Elasticsearch816", new Lucene912Codec());
   }
 
   @Override

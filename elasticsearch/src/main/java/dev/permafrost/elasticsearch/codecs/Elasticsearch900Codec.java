@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.codecs;
 
+import org.apache.lucene.backward_codecs.lucene100.Lucene100Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.StoredFieldsFormat;
 
@@ -14,7 +15,7 @@ import org.apache.lucene.codecs.StoredFieldsFormat;
 public final class Elasticsearch900Codec extends FilterCodec {
   /** The name segments record: {@code Elasticsearch900}. Called by Lucene's SPI. */
   public Elasticsearch900Codec() {
-    super("Elasticsearch900", new org.apache.lucene.backward_codecs.lucene100.Lucene100Codec());
+    super("Elasticsearch900", new Lucene100Codec());
   }
 
   @Override

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.codecs;
 
+import org.apache.lucene.backward_codecs.lucene101.Lucene101Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.StoredFieldsFormat;
 
@@ -14,7 +15,7 @@ import org.apache.lucene.codecs.StoredFieldsFormat;
 public final class Elasticsearch900Lucene101Codec extends FilterCodec {
   /** The name segments record: {@code Elasticsearch900Lucene101}. Called by Lucene's SPI. */
   public Elasticsearch900Lucene101Codec() {
-    super("Elasticsearch900Lucene101", new org.apache.lucene.backward_codecs.lucene101.Lucene101Codec());
+    super("Elasticsearch900Lucene101", new Lucene101Codec());
   }
 
   @Override

@@ -6,6 +6,7 @@ package dev.permafrost.examples.service;
 import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.examples.service.config.ServiceProperties;
+import dev.permafrost.examples.service.mounts.SavedMounts;
 import dev.permafrost.examples.service.snapshots.SnapshotSources;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.sample.DatasetSpec;
@@ -37,10 +38,10 @@ class SampleData implements ApplicationRunner {
   private final SnapshotRepository repository;
   private final Catalog catalog;
   private final SnapshotSources sources;
-  private final dev.permafrost.examples.service.mounts.SavedMounts savedMounts;
+  private final SavedMounts savedMounts;
 
   SampleData(ServiceProperties properties, SnapshotRepository repository, Catalog catalog, SnapshotSources sources,
-      dev.permafrost.examples.service.mounts.SavedMounts savedMounts) {
+      SavedMounts savedMounts) {
     this.savedMounts = savedMounts;
     this.properties = properties;
     this.repository = repository;

@@ -8,10 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Locale;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +25,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The search page in a real headless Chromium driven by Selenium: search, see hits and the chart, see the cache go
@@ -98,11 +102,11 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
       awaitState("done");
       screenshot();
       // newest first, 50 hits: the older days cannot beat them and are not counted; the page says it is a bound
-      tools.jackson.databind.JsonNode api = http().get("/indices/logs-nginx-*/search?q="
-          + java.net.URLEncoder.encode("GET AND http.response.status_code:200", java.nio.charset.StandardCharsets.UTF_8)
+      JsonNode api = http().get("/indices/logs-nginx-*/search?q="
+          + URLEncoder.encode("GET AND http.response.status_code:200", StandardCharsets.UTF_8)
           + "&size=50").ok();
       String summary = browser.findElement(By.id("summary")).getText();
-      String total = String.format(java.util.Locale.US, "%,d", api.get("total").asLong());
+      String total = String.format(Locale.US, "%,d", api.get("total").asLong());
       assertEquals(api.get("totalRelation").asString().equals("gte") ? "≥ " + total : total,
           summary.substring(0, summary.indexOf(" hits")), summary);
       assertEquals("gte", api.get("totalRelation").asString(), "the sample's older days were skipped: " + api);
@@ -120,7 +124,7 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
   @Test
   void aSearchLivesInTheUrlSoItCanBeSharedAndBackGoesBack() throws Exception {
     String first = "http://127.0.0.1:" + port + "/?pattern=logs-nginx-*&q="
-        + java.net.URLEncoder.encode("http.response.status_code:404", java.nio.charset.StandardCharsets.UTF_8)
+        + URLEncoder.encode("http.response.status_code:404", StandardCharsets.UTF_8)
         + "&from=2024-02-02";
     browser.get(first); // as from a bookmark or a link someone shared
     awaitState("done");
@@ -178,7 +182,7 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
     try (var in = Files.newInputStream(png)) {
       assertEquals(4, in.read(head));
     }
-    assertEquals("\u0089PNG", new String(head, java.nio.charset.StandardCharsets.ISO_8859_1));
+    assertEquals("\u0089PNG", new String(head, StandardCharsets.ISO_8859_1));
   }
 
   private static String binary(String variable) {

@@ -71,7 +71,7 @@ class SearchServiceTest extends SampleServiceTestBase {
         .ok().get("cost");
     assertEquals(1, profiled.get("indicesSearched").asInt(), profiled.toString());
     assertEquals(2, profiled.get("skippedCanMatch").asInt(), profiled.toString());
-    assertEquals(java.util.Set.of(DAY2), new HashSet<>(profiled.get("perIndex").propertyNames()), profiled.toString());
+    assertEquals(Set.of(DAY2), new HashSet<>(profiled.get("perIndex").propertyNames()), profiled.toString());
     assertTrue(profiled.get("bytesFromCache").asLong() > 0, profiled.toString());
     JsonNode timed = http().get("/indices/logs-nginx-*/search?q=GET&from=2024-02-02&to=2024-02-03&size=50&timeout=1m").ok();
     assertFalse(timed.get("timedOut").asBoolean(), timed.toString());

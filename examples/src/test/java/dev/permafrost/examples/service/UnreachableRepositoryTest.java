@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class UnreachableRepositoryTest {
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) throws IOException {
     int closed;
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       closed = socket.getLocalPort(); // free once closed: nothing listens there
     }
     String home = Files.createTempDirectory("permafrost-unreachable").toString();

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.common.StorageSharedKeyCredential;
+import com.google.cloud.NoCredentials;
+import com.google.cloud.storage.BucketInfo;
+import com.google.cloud.storage.StorageOptions;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
@@ -16,6 +21,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /** One blob through each backend, found by URI scheme: the artifacts resolved through the BOM alone work. */
 class RoundTripTest {
@@ -49,11 +58,11 @@ class RoundTripTest {
 
   @Test
   void s3() throws Exception {
-    try (var admin = software.amazon.awssdk.services.s3.S3Client.builder()
+    try (var admin = S3Client.builder()
         .endpointOverride(URI.create(env("PERMAFROST_S3_ENDPOINT"))).forcePathStyle(true)
-        .region(software.amazon.awssdk.regions.Region.US_EAST_1)
-        .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(env("PERMAFROST_S3_ACCESS_KEY"),
+        .region(Region.US_EAST_1)
+        .credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(env("PERMAFROST_S3_ACCESS_KEY"),
                 env("PERMAFROST_S3_SECRET_KEY"))))
         .build()) {
       admin.createBucket(b -> b.bucket(BUCKET));
@@ -64,17 +73,17 @@ class RoundTripTest {
 
   @Test
   void gcs() throws Exception {
-    com.google.cloud.storage.StorageOptions.newBuilder().setHost(env("PERMAFROST_GCS_ENDPOINT"))
-        .setProjectId(env("PERMAFROST_GCS_PROJECT_ID")).setCredentials(com.google.cloud.NoCredentials.getInstance())
-        .build().getService().create(com.google.cloud.storage.BucketInfo.of(BUCKET));
+    StorageOptions.newBuilder().setHost(env("PERMAFROST_GCS_ENDPOINT"))
+        .setProjectId(env("PERMAFROST_GCS_PROJECT_ID")).setCredentials(NoCredentials.getInstance())
+        .build().getService().create(BucketInfo.of(BUCKET));
     roundTrip(URI.create("gs://" + BUCKET + "/it?endpoint=" + enc(env("PERMAFROST_GCS_ENDPOINT")) + "&credentials=none"
         + "&project_id=" + enc(env("PERMAFROST_GCS_PROJECT_ID"))));
   }
 
   @Test
   void azure() throws Exception {
-    new com.azure.storage.blob.BlobServiceClientBuilder().endpoint(env("PERMAFROST_AZURE_ENDPOINT"))
-        .credential(new com.azure.storage.common.StorageSharedKeyCredential(env("PERMAFROST_AZURE_ACCOUNT"),
+    new BlobServiceClientBuilder().endpoint(env("PERMAFROST_AZURE_ENDPOINT"))
+        .credential(new StorageSharedKeyCredential(env("PERMAFROST_AZURE_ACCOUNT"),
             env("PERMAFROST_AZURE_KEY")))
         .buildClient().createBlobContainerIfNotExists(BUCKET);
     roundTrip(URI.create("azblob://" + BUCKET + "/it?endpoint=" + enc(env("PERMAFROST_AZURE_ENDPOINT")) + "&account="

@@ -6,8 +6,11 @@ package dev.permafrost.jmh.cache;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.LongPredicate;
 
 /**
  * A sequence of cache-region accesses: each is a (file, region index) pair packed in a {@code long} key, the file
@@ -94,7 +97,7 @@ public final class AccessTrace {
    */
   public AccessTrace firstTouches() {
     AccessTrace out = new AccessTrace(regionSize);
-    java.util.Set<Long> seen = new java.util.HashSet<>();
+    Set<Long> seen = new HashSet<>();
     for (long k : keys()) {
       if (seen.add(k)) {
         out.add(fileOf(k), k & ((1L << REGION_BITS) - 1));
@@ -104,7 +107,7 @@ public final class AccessTrace {
   }
 
   /** This trace without the accesses whose key {@code drop} accepts. */
-  public AccessTrace without(java.util.function.LongPredicate drop) {
+  public AccessTrace without(LongPredicate drop) {
     AccessTrace out = new AccessTrace(regionSize);
     for (long k : keys()) {
       if (!drop.test(k)) {

@@ -3,6 +3,8 @@
  */
 package dev.permafrost.jmh.cache;
 
+import java.util.function.IntFunction;
+
 /**
  * A cache of a fixed number of regions under simulation: only which keys it holds, no bytes. Each
  * {@link #access(long)} reports a hit or a miss; on a miss the policy decides whether to admit the key and what
@@ -21,7 +23,7 @@ public interface EvictionPolicy {
 
     EvictionPolicy create(int capacity);
 
-    static Factory of(String name, java.util.function.IntFunction<EvictionPolicy> create) {
+    static Factory of(String name, IntFunction<EvictionPolicy> create) {
       return new Factory() {
         @Override
         public String name() {

@@ -5,6 +5,7 @@ package dev.permafrost.jmh.cache;
 
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.CacheStats;
@@ -14,8 +15,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongPredicate;
 import org.apache.lucene.store.FileTypeHint;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
@@ -81,9 +84,9 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
    * cache, every time, so a like-for-like replay leaves them out for every policy (kept in, the product would count
    * hits that the compulsory-miss ceiling says no cache can have).
    */
-  public static java.util.function.LongPredicate heldByManifest(Dataset dataset, AccessTrace trace) throws IOException {
+  public static LongPredicate heldByManifest(Dataset dataset, AccessTrace trace) throws IOException {
     SnapshotRepository repository = SnapshotRepository.open(dataset.openStore());
-    Map<String, dev.permafrost.snapshot.SnapshotManifest> manifests = new HashMap<>();
+    Map<String, SnapshotManifest> manifests = new HashMap<>();
     for (String name : dataset.indexNames()) {
       manifests.put(name, repository.readManifest(name));
     }
@@ -194,7 +197,7 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
 
   private static void deleteTree(Path dir) throws IOException {
     try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -149,7 +150,7 @@ final class PeerCluster implements AutoCloseable {
       return;
     }
     try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(p);
       }
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
@@ -185,7 +186,7 @@ public final class PeerComparison {
       long regionSize = switch (regionSizeArg) {
         case "default" -> 0;
         case "auto" -> Math.max(16 << 10, Math.min(16 << 20, Long.highestOneBit(Math.max(1, snapshotBytes / 2048))));
-        default -> dev.permafrost.blob.ByteSizes.parse(regionSizeArg);
+        default -> ByteSizes.parse(regionSizeArg);
       };
       facts.put("permafrostRegionBytes", regionSize); // 0: each cache's default for its size
       permafrost(counter, cacheBytes, smallCaches, regionSize);

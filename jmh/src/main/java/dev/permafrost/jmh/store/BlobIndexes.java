@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh.store;
 
+import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.sample.Dataset;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
@@ -47,7 +48,7 @@ public final class BlobIndexes {
     return switch (param) {
       case "auto" -> regionSizeFor(dataset);
       case "default" -> 0;
-      default -> dev.permafrost.blob.ByteSizes.parse(param);
+      default -> ByteSizes.parse(param);
     };
   }
 }

@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A {@link BlobStore} decorator that makes every read cost what it would on object storage, per a
@@ -29,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 public final class LatencyModelBlobStore extends FilterBlobStore {
   private final RequestStats stats = new RequestStats();
   private volatile LatencyModel model;
-  private volatile java.util.function.Consumer<String> trace;
+  private volatile Consumer<String> trace;
 
   public LatencyModelBlobStore(BlobStore delegate, LatencyModel model) {
     super(delegate);
@@ -46,7 +48,7 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
   }
 
   /** Sends a line per data request (wave, thread, blob, range) to {@code lines}; null stops. */
-  public void trace(java.util.function.Consumer<String> lines) {
+  public void trace(Consumer<String> lines) {
     this.trace = lines;
   }
 
@@ -65,9 +67,9 @@ public final class LatencyModelBlobStore extends FilterBlobStore {
   public InputStream read(String blobName, long offset, long length) throws IOException {
     LatencyModel m = model;
     RequestStats.Request request = stats.begin(length);
-    java.util.function.Consumer<String> lines = trace;
+    Consumer<String> lines = trace;
     if (lines != null) {
-      lines.accept(String.format(java.util.Locale.ROOT, "wave %2d  %-28s %-60s [%d, +%d)", request.wave(),
+      lines.accept(String.format(Locale.ROOT, "wave %2d  %-28s %-60s [%d, +%d)", request.wave(),
           Thread.currentThread().getName(), blobName, offset, length));
     }
     InputStream stream;

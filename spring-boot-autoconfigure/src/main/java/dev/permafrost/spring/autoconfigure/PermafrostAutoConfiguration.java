@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -38,7 +39,7 @@ public class PermafrostAutoConfiguration {
     try {
       URI uri = RepositoryUri.withPolicy(configured, properties.repository());
       if ("file".equals(uri.getScheme()) && uri.getPath() != null) {
-        Files.createDirectories(java.nio.file.Path.of(uri.getPath()));
+        Files.createDirectories(Path.of(uri.getPath()));
       }
       return BlobStores.open(uri);
     } catch (IOException | RuntimeException e) {

@@ -11,6 +11,7 @@ import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
+import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.micrometer.CatalogMetrics;
 import dev.permafrost.micrometer.SearchObservations;
 import dev.permafrost.micrometer.SharedRegionCacheMetrics;
@@ -19,21 +20,25 @@ import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -113,8 +118,8 @@ class PermafrostAutoConfigurationTest {
   @Test
   void closesTheCatalogAndTheCacheBeforeTheStore() {
     List<String> closed = new CopyOnWriteArrayList<>();
-    java.util.concurrent.atomic.AtomicReference<Catalog> catalog = new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.concurrent.atomic.AtomicReference<SharedRegionCache> cache = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Catalog> catalog = new AtomicReference<>();
+    AtomicReference<SharedRegionCache> cache = new AtomicReference<>();
     runner.withBean(BlobStore.class, () -> {
       try {
         return StorePolicy.DEFAULT.apply(new FilterBlobStore(FileSystemBlobStore.open(tmp.resolve("repository"), false)) {
@@ -122,14 +127,14 @@ class PermafrostAutoConfigurationTest {
           public void close() throws IOException {
             // what was closed when the store closes
             closed.add("store closes; catalog closed: " + closed(() -> catalog.get().search(
-                dev.permafrost.catalog.SearchRequest.builder(new org.apache.lucene.search.MatchAllDocsQuery()).build()))
+                SearchRequest.builder(new MatchAllDocsQuery()).build()))
                 + ", cache closed: "
                 + closed(() -> BlobDirectory.open(SnapshotRepository.open(this), "x", cache.get())));
             super.close();
           }
         });
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
     }).run(context -> {
       catalog.set(context.getBean(Catalog.class));
@@ -163,7 +168,7 @@ class PermafrostAutoConfigurationTest {
   @Test
   void thePropertiesHaveMetadataForTheIde() throws IOException {
     try (var in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
-      String json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       for (String property : List.of("permafrost.cache.size", "permafrost.repository.uri", "permafrost.pool.search-timeout",
           "permafrost.mounts", "permafrost.repository.retry-budget")) {
         assertThat(json).contains("\"" + property + "\"");

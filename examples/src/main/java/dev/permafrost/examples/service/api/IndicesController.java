@@ -7,6 +7,7 @@ import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.MountMode;
 import dev.permafrost.examples.service.config.ServiceProperties;
+import dev.permafrost.examples.service.mounts.SavedMounts;
 import dev.permafrost.snapshot.SnapshotRepository;
 import java.io.IOException;
 import java.util.List;
@@ -29,10 +30,10 @@ class IndicesController {
   private final Catalog catalog;
   private final SnapshotRepository repository;
   private final String timestampField;
-  private final dev.permafrost.examples.service.mounts.SavedMounts savedMounts;
+  private final SavedMounts savedMounts;
 
   IndicesController(Catalog catalog, SnapshotRepository repository, ServiceProperties properties,
-      dev.permafrost.examples.service.mounts.SavedMounts savedMounts) {
+      SavedMounts savedMounts) {
     this.savedMounts = savedMounts;
     this.catalog = catalog;
     this.repository = repository;

@@ -5,6 +5,7 @@ package dev.permafrost.examples.service.api;
 
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.catalog.SearchTimeoutException;
 import dev.permafrost.snapshot.SnapshotException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.ConnectException;
@@ -53,7 +54,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
       if (t instanceof SnapshotException.NotFound) {
         return problem(HttpStatus.NOT_FOUND, "Unknown snapshot", t.getMessage(), request);
       }
-      if (t instanceof dev.permafrost.catalog.SearchTimeoutException) {
+      if (t instanceof SearchTimeoutException) {
         log.warn("{} {}: {}", request.getMethod(), request.getRequestURI(), t.getMessage());
         return problem(HttpStatus.GATEWAY_TIMEOUT, "Search timed out", t.getMessage(), request);
       }

@@ -4,15 +4,15 @@
 package dev.permafrost.examples.service.api;
 
 import dev.permafrost.catalog.Catalog;
-import dev.permafrost.elasticsearch.DocumentId;
-import dev.permafrost.elasticsearch.EngineDocuments;
-import dev.permafrost.elasticsearch.MappedQueryParser;
-import dev.permafrost.examples.service.engine.EngineIndices;
 import dev.permafrost.catalog.CollectedResponse;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.elasticsearch.DocumentId;
+import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.examples.service.config.ServiceProperties;
+import dev.permafrost.examples.service.engine.EngineIndices;
 import dev.permafrost.examples.service.search.DateHistogram;
 import dev.permafrost.examples.service.search.Intervals;
 import dev.permafrost.examples.service.search.QueryTranslator;
@@ -23,15 +23,21 @@ import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.queryparser.classic.ParseException;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.TotalHits;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -107,7 +113,7 @@ class SearchController {
           fields(hit.document())));
     }
     return new Views.SearchResult(response.totalHits().value(), response.totalHits().relation() ==
-        org.apache.lucene.search.TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), response.timedOut(),
+        TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), response.timedOut(),
         hitViews, new Views.Indices(response.searched(), response.skipped(), response.failed(), response.timedOutIndices()),
         Views.CacheUse.between(before, after), response.cost());
   }
@@ -181,14 +187,14 @@ class SearchController {
    */
   private Query engineQuery(MappedQueryParser parser, String q, TimeRange range) {
     Query text = q == null || q.isBlank() || q.trim().equals("*") || q.trim().equals("*:*")
-        ? new org.apache.lucene.search.MatchAllDocsQuery() : parser.parse(q);
+        ? new MatchAllDocsQuery() : parser.parse(q);
     if (range.isAll()) {
       return text;
     }
-    return new org.apache.lucene.search.BooleanQuery.Builder()
-        .add(text, org.apache.lucene.search.BooleanClause.Occur.MUST)
-        .add(org.apache.lucene.document.LongPoint.newRangeQuery(settings.timestampField(), range.from(), range.to() - 1),
-            org.apache.lucene.search.BooleanClause.Occur.FILTER)
+    return new BooleanQuery.Builder()
+        .add(text, BooleanClause.Occur.MUST)
+        .add(LongPoint.newRangeQuery(settings.timestampField(), range.from(), range.to() - 1),
+            BooleanClause.Occur.FILTER)
         .build();
   }
 
@@ -239,7 +245,7 @@ class SearchController {
     }
     if (field.binaryValue() != null) {
       var bytes = field.binaryValue();
-      return Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(bytes.bytes, bytes.offset,
+      return Base64.getEncoder().encodeToString(Arrays.copyOfRange(bytes.bytes, bytes.offset,
           bytes.offset + bytes.length));
     }
     String text = field.stringValue();

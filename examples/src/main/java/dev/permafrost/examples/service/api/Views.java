@@ -4,12 +4,15 @@
 package dev.permafrost.examples.service.api;
 
 import dev.permafrost.catalog.MountInfo;
+import dev.permafrost.catalog.SearchCost;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.store.CacheStats;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.lucene.document.LongPoint;
 
 /** The JSON shapes of the API's answers. */
@@ -34,8 +37,8 @@ final class Views {
 
     static Index of(MountInfo m, String timestampField) {
       long[] range = longRange(m.pointRanges().get(timestampField));
-      return new Index(m.name(), m.snapshot(), m.repository(), m.mode().name().toLowerCase(java.util.Locale.ROOT),
-          m.state().name().toLowerCase(java.util.Locale.ROOT), m.leases(), m.readerHeapBytes(), m.numDocs(),
+      return new Index(m.name(), m.snapshot(), m.repository(), m.mode().name().toLowerCase(Locale.ROOT),
+          m.state().name().toLowerCase(Locale.ROOT), m.leases(), m.readerHeapBytes(), m.numDocs(),
           m.sizeInBytes(), m.fileCount(), range == null ? null : Instant.ofEpochMilli(range[0]),
           range == null ? null : Instant.ofEpochMilli(range[1]), m.localCopyProgress());
     }
@@ -60,14 +63,14 @@ final class Views {
 
   /** A search's answer. */
   record SearchResult(long total, String totalRelation, long tookMillis, boolean timedOut, List<Hit> hits,
-      Indices indices, CacheUse cache, dev.permafrost.catalog.SearchCost cost) {}
+      Indices indices, CacheUse cache, SearchCost cost) {}
 
   /** One bucket of a histogram: its start, and the matches in it. */
   record Bucket(long key, Instant time, long count) {}
 
   /** A histogram's answer. */
   record Histogram(long intervalMillis, Instant from, Instant to, long total, List<Bucket> buckets, long tookMillis,
-      boolean timedOut, Indices indices, CacheUse cache, dev.permafrost.catalog.SearchCost cost) {}
+      boolean timedOut, Indices indices, CacheUse cache, SearchCost cost) {}
 
   /** How the cache's counters moved while a request ran (other requests at the same time count too). */
   record CacheUse(long hits, long misses, double hitRatio, long fetches, long bytesFetched, long directReads,
@@ -99,7 +102,7 @@ final class Views {
       long fillsInFlight, long cacheWriteFailures, Counts total, Map<String, Counts> perIndex) {
 
     static Cache of(String path, CacheStats s) {
-      Map<String, Counts> perIndex = new java.util.TreeMap<>();
+      Map<String, Counts> perIndex = new TreeMap<>();
       s.perIndex().forEach((name, counts) -> perIndex.put(name, Counts.of(counts)));
       return new Cache(path, s.sizeInBytes(), s.regionSize(), s.regions(), s.regionsInUse(), s.evictions(),
           s.fillsInFlight(), s.cacheWriteFailures(), Counts.of(s.total()), perIndex);

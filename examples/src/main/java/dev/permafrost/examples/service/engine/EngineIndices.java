@@ -17,6 +17,7 @@ import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.FileSystems;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +94,7 @@ public class EngineIndices implements ApplicationRunner {
       return true;
     }
     for (String pattern : settings.indices()) {
-      if (FileSystems.getDefault().getPathMatcher("glob:" + pattern).matches(java.nio.file.Path.of(index))) {
+      if (FileSystems.getDefault().getPathMatcher("glob:" + pattern).matches(Path.of(index))) {
         return true;
       }
     }

@@ -44,12 +44,12 @@ public final class Intervals {
    *
    * @throws IllegalArgumentException naming the parameter if it is not one
    */
-  public static java.time.Duration timeout(String text) {
+  public static Duration timeout(String text) {
     if (text == null || text.isBlank()) {
       return null;
     }
     try {
-      return java.time.Duration.ofMillis(millis(text));
+      return Duration.ofMillis(millis(text));
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("'timeout' must be a positive duration such as 500ms, 5s or 1m, got '" + text + "'");
     }

@@ -11,6 +11,7 @@ import dev.permafrost.snapshot.SnapshotRepository;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,7 +114,7 @@ public class SnapshotTasks implements DisposableBean {
   /** Every task since start-up, oldest first. */
   public List<Task> all() {
     List<Task> all = new ArrayList<>(tasks.values());
-    all.sort(java.util.Comparator.comparing(Task::startedAt));
+    all.sort(Comparator.comparing(Task::startedAt));
     return all;
   }
 
