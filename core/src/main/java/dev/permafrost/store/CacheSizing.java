@@ -20,7 +20,10 @@ final class CacheSizing {
   /** The largest default full region. */
   static final int MAX_DEFAULT_REGION = 16 << 20;
 
-  /** At most this many slots: the smallest slot grows with the cache so that the slot table stays bounded. */
+  /**
+   * The slots the smallest slot size aims to keep a cache under: it doubles while the cache would hold more, up to the
+   * tail region size; past that a large cache with small tail regions may hold more (the heap check bounds them).
+   */
   static final int MAX_SLOTS = 1 << 18;
   /** Heap a slot takes beyond its page bitmap (object, fill list, checksums, the pool's maps), for the heap check. */
   static final int SLOT_HEAP = 256;
@@ -144,8 +147,8 @@ final class CacheSizing {
   }
 
   /**
-   * The smallest slot: a page, or more in a large cache, so that the cache never holds more than {@link #MAX_SLOTS}
-   * slots (and their heap); never more than a tail region.
+   * The smallest slot: a page, or more in a large cache, so that the cache holds at most {@link #MAX_SLOTS} slots
+   * (and their heap); never more than a tail region, so a cache with small tail regions may hold more.
    */
   static int minSlotSize(long size, int pageSize, int tailRegionSize) {
     int min = pageSize;
