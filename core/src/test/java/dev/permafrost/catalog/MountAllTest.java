@@ -106,7 +106,7 @@ class MountAllTest {
     try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cold")).size(16 << 20).build();
         Catalog catalog = Catalog.builder(cache).build()) {
       MountAllResult result = catalog.mountAll(repo, List.of(stale, saved.get(1)));
-      assertEquals(1, result.mounted().size());
+      assertEquals(1, result.mounted().size(), result.failed().toString());
       assertTrue(result.failed().get("stale").contains(ref.snapshot()), result.failed().toString());
     }
   }
