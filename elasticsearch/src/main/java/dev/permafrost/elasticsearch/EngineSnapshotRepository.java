@@ -474,9 +474,9 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   /**
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
-   * Elasticsearch writes in formats of its own that have no published layout: time-series and logsdb indices (doc
-   * values in {@code ES87TSDB}, {@code ES819TSDB}, {@code ES8193TSDB} or {@code ES95TSDB}) and indexed
-   * {@code dense_vector} fields (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an
+   * Elasticsearch writes in formats of its own this reader does not read: time-series and logsdb indices created by
+   * 9.4 or later (doc values in {@code ES8193TSDB} or {@code ES95TSDB}; {@link #tsdbFormatNotRead}; those of 8.19 and
+   * 9.1 to 9.3, in {@code ES819TSDB}, are read) and indexed {@code dense_vector} fields (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an
    * index whose {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT),
    * whose stored fields this reader does not read (segments that name such a codec are refused by
    * {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
@@ -492,17 +492,20 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     }
     String mode = metadata.settings().get("index.mode");
     if ("time_series".equals(mode) || "logsdb".equals(mode)) {
-      List<String> docValues = new ArrayList<>();
-      for (IndexMapping.Field f : metadata.mapping().fields().values()) {
-        if (!"text".equals(f.type()) && !"match_only_text".equals(f.type()) && !"object".equals(f.type())
-            && !"nested".equals(f.type()) && f.nestedPath() == null) {
-          docValues.add(f.path());
+      String refused = tsdbFormatNotRead(mode, metadata.settings().get("index.version.created"));
+      if (refused != null) {
+        List<String> docValues = new ArrayList<>();
+        for (IndexMapping.Field f : metadata.mapping().fields().values()) {
+          if (!"text".equals(f.type()) && !"match_only_text".equals(f.type()) && !"object".equals(f.type())
+              && !"nested".equals(f.type()) && f.nestedPath() == null) {
+            docValues.add(f.path());
+          }
         }
+        throw new SnapshotException.UnsupportedFormat(where + " is a " + mode + " index (index.mode) created by"
+            + " Elasticsearch index version " + metadata.settings().get("index.version.created") + ": the doc values"
+            + " of its fields " + docValues + " are in " + refused + ", which this reader does not read (it reads"
+            + " ES819TSDB, what 8.19 and 9.1 to 9.3 write); a standard index's snapshot is read", null);
       }
-      throw new SnapshotException.UnsupportedFormat(where + " is a " + mode + " index (index.mode): Elasticsearch writes"
-          + " the doc values of its fields " + docValues + " in its own formats (ES87TSDB, ES819TSDB; ES8193TSDB and"
-          + " ES95TSDB from 9.5), whose layout is not published, so this reader cannot read them; a standard index's"
-          + " snapshot is read", null);
     }
     if (!metadata.mapping().indexedVectorFields().isEmpty()) {
       throw new SnapshotException.UnsupportedFormat(where + " has indexed dense_vector fields "
@@ -512,6 +515,30 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           + " ES94HnswScalarQuantizedVectorsFormat), whose layout is not"
           + " published, so this reader cannot read them", null);
     }
+  }
+
+  /** Elasticsearch's index version 9.4.0 ({@code TIME_SERIES_DOC_VALUES_FORMAT_VERSION_3}, 9_072_0_00). */
+  static final int ES_9_4 = 9_072_0_00;
+  /** Elasticsearch's index version from which time_series indices use {@code ES95TSDB} (9.5, 9_106_0_00). */
+  static final int ES_9_5_TIME_SERIES = 9_106_0_00;
+
+  /**
+   * The doc-values format a logsdb or time_series index created at {@code versionCreated} writes that this reader
+   * does not read, or null if it writes {@code ES819TSDB}: from 9.4 logsdb and time_series write {@code ES8193TSDB}
+   * (its version 3 on), and from 9.5 time_series {@code ES95TSDB}. Indices from before 8.19 and 9.1 write
+   * {@code ES87TSDB}, refused when a segment that names it opens (its format is registered to say so).
+   */
+  static String tsdbFormatNotRead(String mode, String versionCreated) {
+    int version;
+    try {
+      version = Integer.parseInt(String.valueOf(versionCreated));
+    } catch (NumberFormatException e) {
+      return null; // unknown: the segments' own format names decide when they open
+    }
+    if ("time_series".equals(mode) && version >= ES_9_5_TIME_SERIES) {
+      return "ES95TSDB (Elasticsearch 9.5's time_series format)";
+    }
+    return version >= ES_9_4 ? "ES8193TSDB (Elasticsearch 9.4's and later's format for logsdb and time_series)" : null;
   }
 
   /** Whether Lucene's SPI found no codec or format of the name a segment records. */

@@ -30,7 +30,19 @@ import org.apache.lucene.queryparser.flexible.core.QueryNodeException;
 import org.apache.lucene.queryparser.flexible.standard.StandardQueryParser;
 import org.apache.lucene.queryparser.flexible.standard.config.PointsConfig;
 import org.apache.lucene.queryparser.flexible.standard.config.StandardQueryConfigHandler;
+import org.apache.lucene.document.DoublePoint;
+import org.apache.lucene.document.FloatPoint;
+import org.apache.lucene.document.IntPoint;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.SortedNumericDocValuesField;
+import org.apache.lucene.document.SortedSetDocValuesField;
 import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.MultiTermQuery;
+import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.SortField;
@@ -38,6 +50,9 @@ import org.apache.lucene.search.SortedNumericSelector;
 import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.SortedSetSelector;
 import org.apache.lucene.search.SortedSetSortField;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermRangeQuery;
+import org.apache.lucene.util.NumericUtils;
 
 /**
  * Parses Lucene query syntax ({@code status:404 AND message:"login failed" AND @timestamp:[2024-01-10T00:00:00Z TO
@@ -59,6 +74,9 @@ public final class MappedQueryParser {
   private final Map<String, String> refusals = new HashMap<>();
   /** The mapping type of each field matched as points. */
   private final Map<String, String> pointTypes = new HashMap<>();
+
+  /** The pseudo-field of {@code _exists_:field}, the documents with a value in the field. */
+  private static final String EXISTS = "_exists_";
 
   /** A parser over the fields of {@code mapping}. */
   public MappedQueryParser(IndexMapping mapping) {
@@ -87,6 +105,7 @@ public final class MappedQueryParser {
         default -> { }
       }
     }
+    analyzers.put(EXISTS, new KeywordAnalyzer()); // _exists_:field names a field
     this.analyzer = new PerFieldAnalyzerWrapper(new StandardAnalyzer(CharArraySet.EMPTY_SET), analyzers);
   }
 
@@ -121,6 +140,9 @@ public final class MappedQueryParser {
       }
     });
     for (String name : fields) {
+      if (name.equals(EXISTS)) {
+        continue;
+      }
       if (name.equals("_all_fields_must_be_named_")) {
         throw new IllegalArgumentException("query '" + queryString + "' has a term without a field: name the field of"
             + " every term (field:value)");
@@ -130,7 +152,79 @@ public final class MappedQueryParser {
         throw new IllegalArgumentException(refusal + " (in query '" + queryString + "')");
       }
     }
+    return withDocValuesForms(query);
+  }
+
+  /**
+   * The query with each term and range on a keyword, number or date field able to run from the field's doc values
+   * where a segment has no postings or points for it ({@link IndexedOrDocValuesQuery}), and {@code _exists_:field} as
+   * the documents with a value in the field (from its doc values, norms or points).
+   */
+  private Query withDocValuesForms(Query query) {
+    if (query instanceof BooleanQuery b) {
+      BooleanQuery.Builder rebuilt = new BooleanQuery.Builder().setMinimumNumberShouldMatch(b.getMinimumNumberShouldMatch());
+      for (BooleanClause c : b.clauses()) {
+        rebuilt.add(withDocValuesForms(c.query()), c.occur());
+      }
+      return rebuilt.build();
+    } else if (query instanceof BoostQuery b) {
+      return new BoostQuery(withDocValuesForms(b.getQuery()), b.getBoost());
+    } else if (query instanceof ConstantScoreQuery c) {
+      return new ConstantScoreQuery(withDocValuesForms(c.getQuery()));
+    } else if (query instanceof TermQuery t && t.getTerm().field().equals(EXISTS)) {
+      String field = t.getTerm().text();
+      if (mapping.field(field) == null) {
+        throw new IllegalArgumentException("_exists_:" + field + " names a field the mapping does not have");
+      }
+      return new FieldExistsQuery(field);
+    } else if (query instanceof TermQuery t && isKeyword(t.getTerm().field())) {
+      return new IndexedOrDocValuesQuery(t.getTerm().field(), t,
+          SortedSetDocValuesField.newSlowExactQuery(t.getTerm().field(), t.getTerm().bytes()));
+    } else if (query instanceof TermRangeQuery r && isKeyword(r.getField())) {
+      return new IndexedOrDocValuesQuery(r.getField(), r, SortedSetDocValuesField.newSlowRangeQuery(r.getField(),
+          r.getLowerTerm(), r.getUpperTerm(), r.includesLower(), r.includesUpper()));
+    } else if (query instanceof MultiTermQuery m && isKeyword(m.getField())) {
+      return new IndexedOrDocValuesQuery(m.getField(), m, null); // a prefix, wildcard, regexp or fuzzy query
+    } else if (query instanceof PointRangeQuery p && pointTypes.containsKey(p.getField())) {
+      return new IndexedOrDocValuesQuery(p.getField(), p, docValuesRange(p, pointTypes.get(p.getField())));
+    }
     return query;
+  }
+
+  private boolean isKeyword(String field) {
+    IndexMapping.Field f = mapping.field(field);
+    return f != null && ("keyword".equals(f.type()) || "constant_keyword".equals(f.type()));
+  }
+
+  /**
+   * A points range as the same range over the field's sorted-numeric doc values, where Elasticsearch keeps integers
+   * and dates as longs, doubles as sortable longs and floats as sortable ints.
+   */
+  private static Query docValuesRange(PointRangeQuery p, String type) {
+    byte[] lower = p.getLowerPoint();
+    byte[] upper = p.getUpperPoint();
+    long from;
+    long to;
+    switch (type) {
+      case "long", "date", "date_nanos" -> {
+        from = LongPoint.decodeDimension(lower, 0);
+        to = LongPoint.decodeDimension(upper, 0);
+      }
+      case "integer", "short", "byte" -> {
+        from = IntPoint.decodeDimension(lower, 0);
+        to = IntPoint.decodeDimension(upper, 0);
+      }
+      case "double" -> {
+        from = NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(lower, 0));
+        to = NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(upper, 0));
+      }
+      case "float" -> {
+        from = NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(lower, 0));
+        to = NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(upper, 0));
+      }
+      default -> throw new AssertionError(type);
+    }
+    return SortedNumericDocValuesField.newSlowRangeQuery(p.getField(), from, to);
   }
 
   /**

@@ -141,7 +141,18 @@ class EngineFixtureSnapshotsTest {
     }
   }
 
-  /** The engine's fixture, its snapshots' standard indices mounted as {@code <engine>-<snapshot>-<index>.<shard>}. */
+  /**
+   * Whether this reader reads an index of the engine's fixture: not the ones the fixture lists as unreadable (indexed
+   * vectors), nor 9.5's logsdb and time_series indices (their doc-values formats are not read).
+   */
+  static boolean reads(EngineFixture engine, JsonNode answers, String index) {
+    if (List.of("logs-db", "metrics-ts").contains(index)) {
+      return engine != EngineFixture.ELASTICSEARCH_95;
+    }
+    return !answers.path("unreadable").has(index);
+  }
+
+  /** The engine's fixture, its snapshots' readable indices mounted as {@code <engine>-<snapshot>-<index>.<shard>}. */
   static synchronized Mounted mounted(EngineFixture engine) throws Exception {
     Mounted m = MOUNTED.get(engine);
     if (m == null) {
@@ -150,7 +161,7 @@ class EngineFixtureSnapshotsTest {
       EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"), false));
       for (String snapshot : List.of("snap-1", "snap-2")) {
         for (String index : repository.indices(snapshot)) {
-          if (!answers.path("unreadable").has(index)) {
+          if (reads(engine, answers, index)) {
             repository.mount(catalog, engine + "-" + snapshot + "-" + index, snapshot, index);
           }
         }
@@ -203,7 +214,7 @@ class EngineFixtureSnapshotsTest {
     for (String snapshot : List.of("snap-1", "snap-2")) {
       for (var it = m.answers().path("docs").path(snapshot).fields(); it.hasNext(); ) {
         var e = it.next();
-        if (m.answers().path("unreadable").has(e.getKey())) {
+        if (!reads(engine, m.answers(), e.getKey())) {
           continue;
         }
         SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery())
@@ -246,7 +257,7 @@ class EngineFixtureSnapshotsTest {
   @ParameterizedTest
   @MethodSource("readable")
   void readsTheFormatsTheEngineWroteAndVerifiesEveryFile(EngineFixture engine) throws Exception {
-    mounted(engine);
+    Mounted m = mounted(engine);
     Set<String> codecs = new TreeSet<>();
     Set<String> postings = new TreeSet<>();
     Set<String> docValues = new TreeSet<>();
@@ -288,8 +299,17 @@ class EngineFixtureSnapshotsTest {
       }
       shards++;
     }
-    // snap-1: logs-a and logs-b, two shards each; snap-2: those, logs-best and logs-merged
-    assertEquals(4 + 6, shards, engine + ": shards verified");
+    // snap-1: logs-a and logs-b, two shards each; snap-2: those, logs-best and logs-merged; and the logsdb and
+    // time_series indices (one shard each) in the snapshots that hold them, where they are read
+    int tsdbShards = 0;
+    for (String snapshot : List.of("snap-1", "snap-2")) {
+      for (String index : List.of("logs-db", "metrics-ts")) {
+        if (m.answers().path("docs").path(snapshot).has(index) && reads(engine, m.answers(), index)) {
+          tsdbShards++;
+        }
+      }
+    }
+    assertEquals(4 + 6 + tsdbShards, shards, engine + ": shards verified");
     written.forEach((index, formats) -> System.out.printf("%s: %s writes %s%n", engine, index, formats));
     switch (engine) {
       case ELASTICSEARCH_95 -> {
@@ -365,23 +385,36 @@ class EngineFixtureSnapshotsTest {
     }
   }
 
+  /**
+   * Elasticsearch 9.5's logsdb and time_series indices (doc values in {@code ES8193TSDB} and {@code ES95TSDB}) and
+   * every engine's indexed vectors are refused at mount naming the format and the fields; 8.19's to 9.3's logsdb and
+   * time_series indices ({@code ES819TSDB}) mount ({@code TsdbSnapshotsTest} searches them).
+   */
   @ParameterizedTest
   @MethodSource("readableElasticsearch")
-  void logsdbTimeSeriesAndVectorIndicesAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
+  void unreadFormatsAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
-    SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
-        () -> m.repository().mount(catalog, engine + "-logsdb", "snap-2", "logs-db"));
-    // the doc-values format the engine wrote for a logsdb index: 9.5's, or 8.19's to 9.3's
-    String logsdbFormat = engine == EngineFixture.ELASTICSEARCH_95 ? "ES8193TSDB" : "ES819TSDB";
-    assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains(logsdbFormat)
-        && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb")
-        && logsdb.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), logsdb.getMessage());
-    SnapshotException.UnsupportedFormat timeSeries = assertThrows(SnapshotException.UnsupportedFormat.class,
-        () -> m.repository().mount(catalog, engine + "-metrics", "snap-2", "metrics-ts"));
-    assertTrue(timeSeries.getMessage().contains("metrics-ts") && timeSeries.getMessage().contains("time_series")
-        && timeSeries.getMessage().contains(engine == EngineFixture.ELASTICSEARCH_95 ? "ES95TSDB" : "ES819TSDB")
-        && timeSeries.getMessage().contains("cpu"),
-        timeSeries.getMessage());
+    if (engine == EngineFixture.ELASTICSEARCH_95) {
+      SnapshotException.UnsupportedFormat logsdb = assertThrows(SnapshotException.UnsupportedFormat.class,
+          () -> m.repository().mount(catalog, engine + "-logsdb", "snap-2", "logs-db"));
+      assertTrue(logsdb.getMessage().contains("logs-db") && logsdb.getMessage().contains("ES8193TSDB")
+          && logsdb.getMessage().contains("host") && logsdb.getMessage().contains("logsdb")
+          && logsdb.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), logsdb.getMessage());
+      SnapshotException.UnsupportedFormat timeSeries = assertThrows(SnapshotException.UnsupportedFormat.class,
+          () -> m.repository().mount(catalog, engine + "-metrics", "snap-2", "metrics-ts"));
+      assertTrue(timeSeries.getMessage().contains("metrics-ts") && timeSeries.getMessage().contains("time_series")
+          && timeSeries.getMessage().contains("ES95TSDB") && timeSeries.getMessage().contains("cpu"),
+          timeSeries.getMessage());
+    } else {
+      for (String index : List.of("logs-db", "metrics-ts")) {
+        m.repository().mount(catalog, engine + "-mounts-" + index, "snap-2", index);
+        try (Lease lease = catalog.acquire(engine + "-mounts-" + index + ".0")) {
+          assertTrue(lease.reader().numDocs() > 0, engine + " " + index);
+        } finally {
+          catalog.unmount(engine + "-mounts-" + index + ".0");
+        }
+      }
+    }
     SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
         () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
     assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
@@ -392,7 +425,7 @@ class EngineFixtureSnapshotsTest {
           default -> "ES814HnswScalarQuantizedVectorsFormat";
         })
         && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
-    assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*").isEmpty(),
+    assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*", engine + "-mounts-*").isEmpty(),
         "nothing of a refused index is mounted");
   }
 
