@@ -4,6 +4,7 @@
 package dev.permafrost.cli;
 
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.MountMode;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,6 +45,9 @@ import org.apache.lucene.util.BytesRef;
 final class EngineSearch {
   /** A mounted shard: the index it is of, and its number. */
   private record Shard(EngineRepository.Target target, int shard) {}
+
+  /** The hits' sources rebuilt from doc values, where none is stored ({@link #rebuildMissingSources}). */
+  private final Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = new IdentityHashMap<>();
 
   private final Map<EngineRepository.Target, IndexMetadata> indices;
   private final Query query;
@@ -212,6 +217,25 @@ final class EngineSearch {
     return name.length() > 180 ? name.substring(0, 180) : name;
   }
 
+  /**
+   * Rebuilds, from their doc values, the source of the hits that store none where {@code _source} is asked for
+   * (Elasticsearch's synthetic source: {@link EngineDocuments#sourceFromDocValues}), while {@code catalog} still has
+   * their shards mounted; {@link #print} prints them, saying what they leave out.
+   */
+  void rebuildMissingSources(Catalog catalog, SearchResponse response, List<String> fields) throws IOException {
+    if (!fields.contains(EngineDocuments.SOURCE)) {
+      return;
+    }
+    for (SearchResponse.Hit hit : response.hits()) {
+      if (hit.document() != null && hit.document().getField(EngineDocuments.SOURCE) == null) {
+        try (Lease lease = catalog.acquire(hit.index())) {
+          rebuilt.put(hit, EngineDocuments.sourceFromDocValues(lease.reader(), hit.doc(),
+              indices.get(mounted.get(hit.index()).target()).mapping()));
+        }
+      }
+    }
+  }
+
   /** The request for the shards mounted: {@code _id} is always fetched, then {@code fields}. */
   SearchRequest.Builder request(List<String> fields) {
     Set<String> stored = new LinkedHashSet<>();
@@ -244,6 +268,12 @@ final class EngineSearch {
         Object value = f.name().equals(EngineDocuments.SOURCE) ? EngineDocuments.source(hit.document())
             : f.numericValue() != null ? f.numericValue() : f.stringValue();
         line.append('\t').append(f.name()).append('=').append(value);
+      }
+      EngineDocuments.RebuiltSource source = rebuilt.get(hit);
+      if (source != null) {
+        line.append('\t').append(EngineDocuments.SOURCE).append('=').append(source.json())
+            .append("\t(no _source stored: rebuilt from doc values").append(source.leftOut().isEmpty() ? ""
+                : ", without " + String.join(", ", source.leftOut())).append(')');
       }
       out.println(line);
     }

@@ -126,7 +126,10 @@ final class SearchCommand implements Callable<Integer> {
         }
         SearchResponse response = withTemporaryCatalog(catalog -> {
           search.mount(catalog, repository.engine());
-          return catalog.search(search.request(fields).size(size).exactTotalHits(exactTotal).timeout(limit).build());
+          SearchResponse found = catalog.search(search.request(fields).size(size).exactTotalHits(exactTotal)
+              .timeout(limit).build());
+          search.rebuildMissingSources(catalog, found, fields);
+          return found;
         });
         search.print(out, response);
       }

@@ -3,14 +3,32 @@
  */
 package dev.permafrost.elasticsearch;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.snapshot.SnapshotException;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.InetAddressPoint;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.NumericUtils;
 
 /**
  * The engine's stored fields of a hit, decoded: {@code _id} (see {@link DocumentId}) and {@code _source} (the JSON
@@ -55,6 +73,151 @@ public final class EngineDocuments {
       return MetadataBlob.content(bytes, "a stored _source").toString();
     } catch (SnapshotException e) {
       throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A document's source rebuilt from its doc values, for an index that stores none (Elasticsearch's synthetic
+   * {@code _source}: logsdb and time_series indices with an Enterprise licence, or {@code _source.mode: synthetic}).
+   *
+   * @param json the fields that have doc values, as JSON objects by their dotted paths, in mapping order
+   * @param leftOut the mapped fields whose values are not in doc values (text fields, above all), so not in
+   *     {@code json}
+   */
+  public record RebuiltSource(String json, List<String> leftOut) {}
+
+  /**
+   * Rebuilds document {@code doc} of {@code reader} from its doc values, typed by {@code mapping}: keywords as
+   * strings, integers as numbers, {@code double} and {@code float} as numbers, dates as ISO-8601 instants in
+   * milliseconds ({@code 2024-01-05T20:40:00.000Z}; nanoseconds for {@code date_nanos}), {@code boolean} as true or
+   * false, {@code ip} as its address. Where the document has one value the field is that value; where it has more,
+   * an array in doc-values order: numbers ascending with repeats, keywords ascending without. How that differs from
+   * the node's own synthetic {@code _source} is in docs/engine-snapshots.md: a text field takes its keyword
+   * sub-field's values where it has one, as the node's does; other fields without doc values ({@code text},
+   * {@code match_only_text}, which the node rebuilds from stored {@code ._original} fields) are
+   * {@link RebuiltSource#leftOut left out}, and values past {@code ignore_above} or malformed ones (the node's
+   * {@code _ignored_source}) are not read.
+   *
+   * @param reader the index's reader
+   * @param doc the document, by its id in {@code reader}
+   */
+  public static RebuiltSource sourceFromDocValues(IndexReader reader, int doc, IndexMapping mapping)
+      throws IOException {
+    var leaves = reader.leaves();
+    var context = leaves.get(ReaderUtil.subIndex(doc, leaves));
+    LeafReader leaf = context.reader();
+    int local = doc - context.docBase;
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
+    List<String> leftOut = new ArrayList<>();
+    for (IndexMapping.Field f : mapping.fields().values()) {
+      if (f.nestedPath() != null || f.type().equals("object") || f.type().equals("nested") || isMultiField(mapping, f)) {
+        continue;
+      }
+      FieldInfo info = leaf.getFieldInfos().fieldInfo(f.path());
+      String type = f.type();
+      if (info == null || info.getDocValuesType() == DocValuesType.NONE) {
+        // a text field with a keyword sub-field: its value is the sub-field's, as the node rebuilds it
+        FieldInfo keyword = keywordSubField(mapping, leaf, f);
+        if (keyword == null) {
+          if (info != null || type.equals("text") || type.equals("match_only_text")) {
+            leftOut.add(f.path());
+          }
+          continue;
+        }
+        info = keyword;
+        type = "keyword";
+      }
+      List<JsonNode> values = values(leaf, info, local, type);
+      if (values == null) {
+        leftOut.add(f.path());
+      } else if (!values.isEmpty()) {
+        put(root, f.path(), values);
+      }
+    }
+    return new RebuiltSource(root.toString(), List.copyOf(leftOut));
+  }
+
+  /** Whether {@code f} is a multi-field of another ({@code message.raw} of {@code message}). */
+  private static boolean isMultiField(IndexMapping mapping, IndexMapping.Field f) {
+    int dot = f.path().lastIndexOf('.');
+    IndexMapping.Field parent = dot < 0 ? null : mapping.field(f.path().substring(0, dot));
+    return parent != null && !parent.type().equals("object") && !parent.type().equals("nested");
+  }
+
+  /** A keyword multi-field of {@code f} with doc values in {@code leaf}, or null. */
+  private static FieldInfo keywordSubField(IndexMapping mapping, LeafReader leaf, IndexMapping.Field f) {
+    for (IndexMapping.Field sub : mapping.fields().values()) {
+      if (sub.path().startsWith(f.path() + ".") && sub.path().indexOf('.', f.path().length() + 1) < 0
+          && sub.type().equals("keyword")) {
+        FieldInfo info = leaf.getFieldInfos().fieldInfo(sub.path());
+        if (info != null && info.getDocValuesType() != DocValuesType.NONE) {
+          return info;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** A field's values in a document as JSON, or null if its type is not one rebuilt. */
+  private static List<JsonNode> values(LeafReader leaf, FieldInfo info, int doc, String type) throws IOException {
+    JsonNodeFactory json = JsonNodeFactory.instance;
+    List<JsonNode> values = new ArrayList<>();
+    if (info.getDocValuesType() == DocValuesType.SORTED_SET || info.getDocValuesType() == DocValuesType.SORTED) {
+      if (!type.equals("keyword") && !type.equals("ip")) {
+        return null;
+      }
+      SortedSetDocValues dv = org.apache.lucene.index.DocValues.getSortedSet(leaf, info.name);
+      if (dv.advanceExact(doc)) {
+        for (int i = 0; i < dv.docValueCount(); i++) {
+          BytesRef b = dv.lookupOrd(dv.nextOrd());
+          values.add(json.textNode(type.equals("ip")
+              ? InetAddressPoint.decode(Arrays.copyOfRange(b.bytes, b.offset, b.offset + b.length)).getHostAddress()
+              : b.utf8ToString()));
+        }
+      }
+      return values;
+    }
+    if (info.getDocValuesType() != DocValuesType.SORTED_NUMERIC && info.getDocValuesType() != DocValuesType.NUMERIC) {
+      return null;
+    }
+    SortedNumericDocValues dv = org.apache.lucene.index.DocValues.getSortedNumeric(leaf, info.name);
+    if (dv.advanceExact(doc)) {
+      for (int i = 0; i < dv.docValueCount(); i++) {
+        long v = dv.nextValue();
+        JsonNode node = switch (type) {
+          case "long", "integer", "short", "byte" -> json.numberNode(v);
+          case "double" -> json.numberNode(NumericUtils.sortableLongToDouble(v));
+          case "float" -> json.numberNode(NumericUtils.sortableIntToFloat((int) v));
+          case "date" -> json.textNode(MILLIS.format(Instant.ofEpochMilli(v)));
+          case "date_nanos" -> json.textNode(DateTimeFormatter.ISO_INSTANT.format(Instant.EPOCH.plusNanos(v)));
+          case "boolean" -> json.booleanNode(v != 0);
+          default -> null;
+        };
+        if (node == null) {
+          return null;
+        }
+        values.add(node);
+      }
+    }
+    return values;
+  }
+
+  /** Dates as Elasticsearch's default format prints them: milliseconds always, UTC. */
+  private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+      .withZone(java.time.ZoneOffset.UTC);
+
+  private static void put(ObjectNode root, String path, List<JsonNode> values) {
+    String[] parts = path.split("\\.");
+    ObjectNode at = root;
+    for (int i = 0; i < parts.length - 1; i++) {
+      JsonNode next = at.get(parts[i]);
+      at = next instanceof ObjectNode o ? o : at.putObject(parts[i]);
+    }
+    if (values.size() == 1) {
+      at.set(parts[parts.length - 1], values.get(0));
+    } else {
+      ArrayNode array = at.putArray(parts[parts.length - 1]);
+      values.forEach(array::add);
     }
   }
 

@@ -497,7 +497,8 @@ class EngineFixtureSnapshotsTest {
 
   /**
    * A cold shard of each engine opens in as few waves as an OpenSearch 3.2 one: the wrapper's {@code .bfm} and the
-   * files of the formats it wraps are read with the rest of the opening's reads, not after them. Waves are counted by
+   * files of the formats it wraps are read with the rest of the opening's reads, not after them; a logsdb shard's
+   * {@code ES819TSDB} metadata too. Waves are counted by
    * dependency ({@link ReadCost#waves()}), so the count is the same however fast or busy the machine is.
    */
   @ParameterizedTest
@@ -509,7 +510,11 @@ class EngineFixtureSnapshotsTest {
         Catalog coldCatalog = Catalog.builder(cold).build()) {
       CountingBlobStore counted = new CountingBlobStore(FileSystemBlobStore.open(m.fixture().resolve("repo"), false));
       EngineSnapshotRepository fresh = EngineSnapshotRepository.open(counted);
-      for (String index : List.of("logs-a", "logs-best")) {
+      List<String> indices = new ArrayList<>(List.of("logs-a", "logs-best"));
+      if (reads(engine, m.answers(), "logs-db")) {
+        indices.add("logs-db"); // its ES819TSDB doc values' metadata is read with the rest, as Lucene's own is
+      }
+      for (String index : indices) {
         fresh.mount(coldCatalog, "cold-" + index, "snap-2", index);
         long before = counted.requests();
         ReadCost cost = new ReadCost();

@@ -56,8 +56,9 @@ class EngineRepositoryServiceTest {
 
   /**
    * An Elasticsearch 9.1 snapshot (its own {@code ES87BloomFilter} and zstd {@code best_compression} codec): the
-   * standard and best_compression indices are served as the node answered; the logsdb and vector indices, which
-   * cannot be read, are left out and the service starts.
+   * standard and best_compression indices are served as the node answered, and so are the logsdb and time_series
+   * indices ({@code ES819TSDB} doc values), newest first; the vector index, which cannot be read, is left out and the
+   * service starts.
    */
   @Test
   void servesAnElasticsearchSnapshotLeavingOutWhatCannotBeRead() throws Exception {
@@ -70,14 +71,38 @@ class EngineRepositoryServiceTest {
         "--permafrost.engine-repository.uri=" + fixture.resolve("repo").toUri(),
         "--permafrost.engine-repository.snapshot=snap-2")) {
       Http http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
-      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1", "logs-best.0", "logs-merged.0"),
-          mounted(http));
+      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1", "logs-best.0", "logs-db.0", "logs-merged.0",
+          "metrics-ts.0"), mounted(http));
       for (JsonNode q : queries) {
         JsonNode result = http.get("/indices/logs-best.*/search?size=10&sort=seq:desc&q="
             + URLEncoder.encode(q.get("query_string").asString(), StandardCharsets.UTF_8)).ok();
         JsonNode expected = answers.path("variants").path("logs-best").path(q.get("id").asString());
         assertAnsweredAsTheNode(expected, result, q.toString());
       }
+      int logsdb = 0;
+      for (String index : List.of("logs-db", "metrics-ts")) {
+        for (JsonNode search : answers.path("tsdb").path("snap-2").path(index).path("searches")) {
+          if (!search.path("sort_id").asString().equals("timestamp") || logsdb++ % 3 != 0) {
+            continue;
+          }
+          JsonNode result = http.get("/indices/" + index + ".*/search?size=10&sort=" + URLEncoder.encode("@timestamp:desc",
+              StandardCharsets.UTF_8) + "&q=" + URLEncoder.encode(search.path("query_string").asString(),
+              StandardCharsets.UTF_8)).ok();
+          List<String> ids = new ArrayList<>();
+          List<JsonNode> sources = new ArrayList<>();
+          for (JsonNode hit : result.get("hits")) {
+            ids.add(hit.path("fields").path("_id").asString());
+            sources.add(hit.path("fields").path("_source"));
+          }
+          List<String> expectedIds = new ArrayList<>();
+          search.path("ids").forEach(id -> expectedIds.add(id.asString()));
+          List<JsonNode> expectedSources = new ArrayList<>();
+          search.path("sources").forEach(expectedSources::add);
+          assertEquals(expectedIds, ids, index + " " + search.path("query_string"));
+          assertEquals(expectedSources, sources, index + " " + search.path("query_string") + ": _source");
+        }
+      }
+      assertTrue(logsdb >= 30, "logsdb and time_series searches: " + logsdb);
     }
   }
   /** The names of the indices the service has mounted, sorted. */

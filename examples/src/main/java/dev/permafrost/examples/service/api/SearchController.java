@@ -5,11 +5,13 @@ package dev.permafrost.examples.service.api;
 
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.CollectedResponse;
+import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.engine.EngineIndices;
@@ -109,8 +111,19 @@ class SearchController {
         response.hits().size());
     List<Views.Hit> hitViews = new ArrayList<>(onPage.size());
     for (SearchResponse.Hit hit : onPage) {
+      Map<String, Object> hitFields = fields(hit.document());
+      IndexMapping mapping = engineIndices.mappingOf(hit.index());
+      if (mapping != null && stored.contains(SOURCE) && !hitFields.containsKey(SOURCE)) {
+        // no _source stored (Elasticsearch's synthetic source): rebuilt from the hit's doc values, saying so
+        try (Lease lease = catalog.acquire(hit.index())) {
+          EngineDocuments.RebuiltSource source = EngineDocuments.sourceFromDocValues(lease.reader(), hit.doc(), mapping);
+          hitFields = new LinkedHashMap<>(hitFields);
+          hitFields.put(SOURCE, json.readTree(source.json()));
+          hitFields.put("_source_rebuilt", Map.of("from", "doc_values", "left_out", source.leftOut()));
+        }
+      }
       hitViews.add(new Views.Hit(hit.index(), Float.isNaN(hit.score()) ? null : hit.score(), hit.sortValues(),
-          fields(hit.document())));
+          hitFields));
     }
     return new Views.SearchResult(response.totalHits().value(), response.totalHits().relation() ==
         TotalHits.Relation.EQUAL_TO ? "eq" : "gte", response.tookMillis(), response.timedOut(),

@@ -9,6 +9,7 @@ import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
+import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.examples.service.config.ServiceProperties;
@@ -32,8 +33,9 @@ import org.springframework.stereotype.Component;
 /**
  * With {@code permafrost.engine-repository.uri} set, mounts at start-up the shards of an Elasticsearch or OpenSearch
  * snapshot ({@code <index>.<shard>}), and knows, for a search over them, the query parser their mapping makes. An index
- * written in formats that cannot be read (an Elasticsearch logsdb, time-series or vector index) is left out with a
- * warning that names it and its formats; the others are served.
+ * written in formats that cannot be read (an Elasticsearch vector index, or a logsdb or time_series index created by
+ * 9.4 or later) is left out with a warning that names it and its formats; the others are served (logsdb and
+ * time_series indices of 8.19 and 9.1 to 9.3 among them).
  */
 @Component
 @Order(1)
@@ -43,6 +45,8 @@ public class EngineIndices implements ApplicationRunner {
   private final Catalog catalog;
   /** The parser of each mounted shard's index, by mount name. */
   private final Map<String, MappedQueryParser> parsers = new ConcurrentHashMap<>();
+  /** Each mounted shard's index mapping, by the shard's name. */
+  private final Map<String, IndexMapping> mappings = new ConcurrentHashMap<>();
   private volatile BlobStore store;
 
   EngineIndices(ServiceProperties properties, Catalog catalog) {
@@ -75,10 +79,12 @@ public class EngineIndices implements ApplicationRunner {
       try {
         for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
           parsers.put(shard.name(), parser);
+          mappings.put(shard.name(), metadata.mapping());
           shards++;
         }
       } catch (SnapshotException.UnsupportedFormat e) {
-        // an index in formats this reader cannot read (an Elasticsearch logsdb or vector index) is refused before any
+        // an index in formats this reader cannot read (an Elasticsearch vector index, or a logsdb or time_series
+        // index created by 9.4 or later) is refused before any
         // of its shards mounts: the service serves the others and says which it left out, and why
         log.warn("not mounted: {}", e.getMessage());
         refused.add(index);
@@ -99,6 +105,11 @@ public class EngineIndices implements ApplicationRunner {
       }
     }
     return false;
+  }
+
+  /** The index mapping of the engine shard mounted as {@code name}, or null if it is not one. */
+  public IndexMapping mappingOf(String name) {
+    return mappings.get(name);
   }
 
   /**

@@ -1,0 +1,540 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.store.SharedRegionCache;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
+import dev.permafrost.catalog.SearchRequest;
+import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.fixture.EngineFixture;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.Weight;
+import org.apache.lucene.util.NumericUtils;
+import org.apache.lucene.util.Version;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Mounts the logsdb and time_series indices real Elasticsearch 8.19, 9.1 and 9.3 nodes wrote ({@link EngineFixture}:
+ * {@code logs-db}, 6,000 documents in three segments at {@code snap-1}, then deletes, updates and 1,000 more at
+ * {@code snap-2}; {@code metrics-ts}, 8 series of 500 points), whose doc values are in {@code ES819TSDB} (versions 0
+ * and 2, blocks of 128 and 512), and checks them against the node: every query's total, top ten ids, sort values and
+ * {@code _source} under three sorts, a date histogram and terms counts over doc values, and every document's doc
+ * values against the {@code _source} the node stored for it.
+ */
+class TsdbSnapshotsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir static Path tmp;
+  static SharedRegionCache cache;
+  static Catalog catalog;
+  static final Map<EngineFixture, Mounted> MOUNTED = new EnumMap<>(EngineFixture.class);
+
+  /** An engine's fixture, its answers, and its logsdb and time_series indices mounted as {@code <engine>-tsdb-<snapshot>-<index>}. */
+  record Mounted(JsonNode answers, EngineSnapshotRepository repository) {}
+
+  @BeforeAll
+  static void openCache() throws Exception {
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64 << 20).regionSize(1 << 20).build();
+    catalog = Catalog.builder(cache).build();
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    if (catalog != null) {
+      catalog.close();
+    }
+    if (cache != null) {
+      cache.close();
+    }
+  }
+
+  /** The Elasticsearch nodes that write {@code ES819TSDB}, where the Lucene on the class path reads their segments. */
+  static Stream<EngineFixture> engines() {
+    return Stream.of(EngineFixture.ELASTICSEARCH_8, EngineFixture.ELASTICSEARCH_9, EngineFixture.ELASTICSEARCH_93)
+        .filter(e -> {
+          try {
+            return Version.LATEST.onOrAfter(Version.parse(e.luceneVersion()));
+          } catch (java.text.ParseException x) {
+            throw new IllegalStateException(x);
+          }
+        });
+  }
+
+  static synchronized Mounted mounted(EngineFixture engine) throws Exception {
+    Mounted m = MOUNTED.get(engine);
+    if (m == null) {
+      Path fixture = engine.ensure();
+      JsonNode answers = JSON.readTree(fixture.resolve("answers.json").toFile());
+      EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"),
+          false));
+      for (var snapshots = answers.path("tsdb").fields(); snapshots.hasNext(); ) {
+        var snapshot = snapshots.next();
+        for (Iterator<String> indices = snapshot.getValue().fieldNames(); indices.hasNext(); ) {
+          String index = indices.next();
+          repository.mount(catalog, name(engine, snapshot.getKey(), index), snapshot.getKey(), index);
+        }
+      }
+      m = new Mounted(answers, repository);
+      MOUNTED.put(engine, m);
+    }
+    return m;
+  }
+
+  private static String name(EngineFixture engine, String snapshot, String index) {
+    return engine + "-tsdb-" + snapshot + "-" + index;
+  }
+
+  /** Each (snapshot, index) the node answered for: its answers. */
+  private static Map<String[], JsonNode> indices(Mounted m) {
+    Map<String[], JsonNode> all = new java.util.LinkedHashMap<>();
+    m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(
+        i -> all.put(new String[] {s.getKey(), i.getKey()}, i.getValue())));
+    assertEquals(3, all.size(), "logs-db at snap-1 and snap-2, metrics-ts at snap-2");
+    return all;
+  }
+
+  @ParameterizedTest
+  @MethodSource("engines")
+  void everySearchAnswersAsTheNodeDid(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    int compared = 0;
+    for (var e : indices(m).entrySet()) {
+      String snapshot = e.getKey()[0];
+      String index = e.getKey()[1];
+      JsonNode node = e.getValue();
+      MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata(snapshot, index).mapping());
+      assertEquals(node.path("count").asLong(), catalog.search(SearchRequest.builder(parser.parse("*:*"))
+          .indices(name(engine, snapshot, index) + ".*").size(0).exactTotalHits(true).build()).totalHits().value());
+      for (JsonNode search : node.path("searches")) {
+        String what = engine + " " + snapshot + " " + index + " " + search.path("query_id").asText() + " sorted by "
+            + search.path("request").path("sort");
+        List<SortField> sort = new ArrayList<>();
+        for (JsonNode s : search.path("request").path("sort")) {
+          var field = s.fields().next();
+          sort.add(parser.sortField(field.getKey(), field.getValue().asText().equals("desc")));
+        }
+        SearchResponse r = catalog.search(SearchRequest.builder(parser.parse(search.path("query_string").asText()))
+            .indices(name(engine, snapshot, index) + ".*").size(10).sort(new Sort(sort.toArray(SortField[]::new)))
+            .exactTotalHits(true).fields(EngineDocuments.ID, EngineDocuments.SOURCE).timeout(Duration.ofMinutes(2))
+            .build());
+        assertEquals(search.path("total").asLong(), r.totalHits().value(), what);
+        List<String> ids = new ArrayList<>();
+        List<JsonNode> sortValues = new ArrayList<>();
+        List<JsonNode> sources = new ArrayList<>();
+        for (SearchResponse.Hit hit : r.hits()) {
+          ids.add(EngineDocuments.id(hit.document()));
+          sortValues.add(JSON.valueToTree(hit.sortValues()));
+          sources.add(JSON.readTree(EngineDocuments.source(hit.document())));
+        }
+        List<String> expectedIds = new ArrayList<>();
+        search.path("ids").forEach(id -> expectedIds.add(id.asText()));
+        assertEquals(expectedIds, ids, what);
+        List<JsonNode> expectedSort = new ArrayList<>();
+        search.path("sort").forEach(expectedSort::add);
+        assertEquals(numbers(expectedSort), numbers(sortValues), what + ": sort values");
+        List<JsonNode> expectedSources = new ArrayList<>();
+        search.path("sources").forEach(expectedSources::add);
+        assertEquals(expectedSources, sources, what + ": _source");
+        compared++;
+      }
+    }
+    assertTrue(compared >= 500, "searches compared: " + compared);
+  }
+
+  /** Sort values as numbers compared by value (the node writes 5.0 as 5.0 and longs as integers, as do we). */
+  private static List<List<Double>> numbers(List<JsonNode> values) {
+    List<List<Double>> all = new ArrayList<>();
+    for (JsonNode v : values) {
+      List<Double> one = new ArrayList<>();
+      v.forEach(n -> one.add(n.asDouble()));
+      all.add(one);
+    }
+    return all;
+  }
+
+  /**
+   * The node's {@code date_histogram} (fixed interval, {@code min_doc_count} 1) and {@code terms} counts, computed
+   * here from the matching documents' doc values.
+   */
+  @ParameterizedTest
+  @MethodSource("engines")
+  void aggregationsOverDocValuesCountAsTheNodeDid(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    int compared = 0;
+    for (var e : indices(m).entrySet()) {
+      String snapshot = e.getKey()[0];
+      String index = e.getKey()[1];
+      MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata(snapshot, index).mapping());
+      try (Lease lease = catalog.acquire(name(engine, snapshot, index) + ".0")) {
+        IndexSearcher searcher = new IndexSearcher(lease.reader());
+        for (JsonNode agg : e.getValue().path("aggregations")) {
+          String what = engine + " " + snapshot + " " + index + " " + agg.path("query_id").asText();
+          Query query = searcher.rewrite(parser.parse(agg.path("query_string").asText()));
+          Weight weight = searcher.createWeight(query, ScoreMode.COMPLETE_NO_SCORES, 1);
+          for (var spec : (Iterable<Map.Entry<String, JsonNode>>) () -> agg.path("request").path("aggs").fields()) {
+            JsonNode expected = agg.path("aggregations").path(spec.getKey());
+            JsonNode body = spec.getValue();
+            List<String> actual = new ArrayList<>();
+            if (body.has("date_histogram")) {
+              String field = body.path("date_histogram").path("field").asText();
+              long interval = interval(body.path("date_histogram").path("fixed_interval").asText());
+              TreeMap<Long, Long> buckets = new TreeMap<>();
+              forEachMatch(lease.reader().leaves(), weight, (leaf, doc) -> {
+                SortedNumericDocValues dv = DocValues.getSortedNumeric(leaf, field);
+                if (dv.advanceExact(doc)) {
+                  buckets.merge(Math.floorDiv(dv.nextValue(), interval) * interval, 1L, Long::sum);
+                }
+              });
+              buckets.forEach((k, n) -> actual.add(k + ":" + n));
+            } else {
+              String field = body.path("terms").path("field").asText();
+              int size = body.path("terms").path("size").asInt(10);
+              Map<String, Long> counts = new HashMap<>();
+              forEachMatch(lease.reader().leaves(), weight, (leaf, doc) -> {
+                SortedSetDocValues dv = DocValues.getSortedSet(leaf, field);
+                if (dv.advanceExact(doc)) {
+                  for (int i = 0; i < dv.docValueCount(); i++) {
+                    counts.merge(dv.lookupOrd(dv.nextOrd()).utf8ToString(), 1L, Long::sum);
+                  }
+                }
+              });
+              counts.entrySet().stream()
+                  .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                  .limit(size).forEach(c -> actual.add(c.getKey() + ":" + c.getValue()));
+            }
+            List<String> node = new ArrayList<>();
+            expected.forEach(b -> node.add(b.path("key").asText() + ":" + b.path("doc_count").asLong()));
+            assertEquals(node, actual, what + " " + spec.getKey());
+            assertTrue(!node.isEmpty() || agg.path("total").asLong() == 0, what);
+            compared++;
+          }
+        }
+      }
+    }
+    assertTrue(compared >= 40, "aggregations compared: " + compared);
+  }
+
+  private static long interval(String fixed) {
+    long n = Long.parseLong(fixed.substring(0, fixed.length() - 1));
+    return switch (fixed.charAt(fixed.length() - 1)) {
+      case 's' -> n * 1000;
+      case 'm' -> n * 60_000;
+      case 'h' -> n * 3_600_000;
+      case 'd' -> n * 86_400_000;
+      default -> throw new IllegalArgumentException(fixed);
+    };
+  }
+
+  interface MatchConsumer {
+    void accept(LeafReader leaf, int doc) throws IOException;
+  }
+
+  private static void forEachMatch(List<LeafReaderContext> leaves, Weight weight, MatchConsumer consumer)
+      throws IOException {
+    for (LeafReaderContext leaf : leaves) {
+      Scorer scorer = weight.scorer(leaf);
+      if (scorer == null) {
+        continue;
+      }
+      var live = leaf.reader().getLiveDocs();
+      DocIdSetIterator it = scorer.iterator();
+      for (int doc = it.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+        if (live == null || live.get(doc)) {
+          consumer.accept(leaf.reader(), doc);
+        }
+      }
+    }
+  }
+
+  /**
+   * Every live document's doc values, field by field, are the values of the {@code _source} the node stored for it:
+   * the blocks' every encoding (offsets, GCDs, deltas, bit widths 0 to 64, ordinal runs, cycles and packed
+   * ordinals, sparse and multi-valued fields) decoded against values a real node wrote.
+   */
+  @ParameterizedTest
+  @MethodSource("engines")
+  void everyDocumentsDocValuesAreItsSourcesValues(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    long checked = 0;
+    for (var e : indices(m).entrySet()) {
+      String snapshot = e.getKey()[0];
+      String index = e.getKey()[1];
+      IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
+      try (Lease lease = catalog.acquire(name(engine, snapshot, index) + ".0")) {
+        for (LeafReaderContext context : lease.reader().leaves()) {
+          LeafReader leaf = context.reader();
+          var live = leaf.getLiveDocs();
+          var stored = leaf.storedFields();
+          for (int doc = 0; doc < leaf.maxDoc(); doc++) {
+            if (live != null && !live.get(doc)) {
+              continue;
+            }
+            JsonNode source = JSON.readTree(EngineDocuments.source(stored.document(doc)));
+            for (IndexMapping.Field f : mapping.fields().values()) {
+              FieldInfo info = leaf.getFieldInfos().fieldInfo(f.path());
+              if (info == null || info.getDocValuesType() == DocValuesType.NONE) {
+                continue;
+              }
+              String what = engine + " " + snapshot + " " + index + " doc " + doc + " field " + f.path() + " of "
+                  + source;
+              assertEquals(expected(source, f), actual(leaf, info, doc), what);
+              checked++;
+            }
+          }
+        }
+      }
+    }
+    assertTrue(checked > 100_000, "values checked: " + checked);
+  }
+
+  /** A field's values in a {@code _source}, as doc values hold them: sorted, keywords as text, numbers as longs. */
+  private static List<String> expected(JsonNode source, IndexMapping.Field f) {
+    JsonNode node = source;
+    for (String part : f.path().split("\\.")) {
+      node = node == null ? null : node.get(part);
+    }
+    List<JsonNode> values = new ArrayList<>();
+    if (node != null && node.isArray()) {
+      node.forEach(values::add);
+    } else if (node != null && !node.isNull()) {
+      values.add(node);
+    }
+    if (f.type().equals("keyword")) {
+      TreeSet<String> terms = new TreeSet<>(); // a sorted set: distinct, in order
+      values.forEach(v -> terms.add(v.asText()));
+      return new ArrayList<>(terms);
+    }
+    List<Long> longs = new ArrayList<>();
+    for (JsonNode v : values) {
+      longs.add(switch (f.type()) {
+        case "date" -> v.isNumber() ? v.asLong() : Instant.parse(v.asText()).toEpochMilli();
+        case "double" -> NumericUtils.doubleToSortableLong(v.asDouble());
+        case "long" -> v.asLong();
+        default -> throw new IllegalArgumentException(f.type());
+      });
+    }
+    longs.sort(null);
+    return longs.stream().map(String::valueOf).toList();
+  }
+
+  private static List<String> actual(LeafReader leaf, FieldInfo info, int doc) throws IOException {
+    List<String> values = new ArrayList<>();
+    if (info.getDocValuesType() == DocValuesType.SORTED_SET) {
+      SortedSetDocValues dv = DocValues.getSortedSet(leaf, info.name);
+      if (dv.advanceExact(doc)) {
+        for (int i = 0; i < dv.docValueCount(); i++) {
+          values.add(dv.lookupOrd(dv.nextOrd()).utf8ToString());
+        }
+      }
+    } else {
+      SortedNumericDocValues dv = DocValues.getSortedNumeric(leaf, info.name);
+      if (dv.advanceExact(doc)) {
+        for (int i = 0; i < dv.docValueCount(); i++) {
+          values.add(String.valueOf(dv.nextValue()));
+        }
+      }
+    }
+    return values;
+  }
+
+  /**
+   * A document's source rebuilt from its doc values (for an index that stores none) is the stored one but for its
+   * text field, which is left out and said so: values typed by the mapping, dates as the node prints them, arrays as
+   * doc values order them.
+   */
+  @ParameterizedTest
+  @MethodSource("engines")
+  void aSourceRebuiltFromDocValuesIsTheStoredOneButItsText(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    int checked = 0;
+    for (var e : indices(m).entrySet()) {
+      String snapshot = e.getKey()[0];
+      String index = e.getKey()[1];
+      IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
+      try (Lease lease = catalog.acquire(name(engine, snapshot, index) + ".0")) {
+        var reader = lease.reader();
+        var stored = reader.storedFields();
+        var live = org.apache.lucene.index.MultiBits.getLiveDocs(reader);
+        for (int doc = 0; doc < reader.maxDoc(); doc += 7) {
+          if (live != null && !live.get(doc)) {
+            continue;
+          }
+          var node = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
+              EngineDocuments.source(stored.document(doc)));
+          EngineDocuments.RebuiltSource rebuilt = EngineDocuments.sourceFromDocValues(reader, doc, mapping);
+          assertEquals(index.equals("logs-db") ? List.of("message") : List.of(), rebuilt.leftOut(), index);
+          node.remove(rebuilt.leftOut());
+          asDocValuesOrderThem(node, "", mapping);
+          assertEquals(node, JSON.readTree(rebuilt.json()), engine + " " + snapshot + " " + index + " doc " + doc);
+          checked++;
+        }
+      }
+    }
+    assertTrue(checked > 1000, "documents checked: " + checked);
+  }
+
+  /** Arrays as doc values hold them: numbers ascending, keywords ascending without repeats; one value not an array. */
+  private static void asDocValuesOrderThem(com.fasterxml.jackson.databind.node.ObjectNode node, String prefix,
+      IndexMapping mapping) {
+    for (var it = node.fields(); it.hasNext(); ) {
+      var field = it.next();
+      String path = prefix + field.getKey();
+      if (field.getValue() instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+        asDocValuesOrderThem(o, path + ".", mapping);
+      } else if (field.getValue().isArray()) {
+        List<JsonNode> values = new ArrayList<>();
+        field.getValue().forEach(values::add);
+        if (mapping.field(path).type().equals("keyword")) {
+          values = new ArrayList<>(new TreeMap<String, JsonNode>(values.stream().collect(
+              java.util.stream.Collectors.toMap(JsonNode::asText, v -> v, (a, b) -> a))).values());
+        } else {
+          values.sort(java.util.Comparator.comparingDouble(JsonNode::asDouble));
+        }
+        if (values.size() == 1) {
+          field.setValue(values.get(0));
+        } else {
+          var array = JSON.createArrayNode();
+          values.forEach(array::add);
+          field.setValue(array);
+        }
+      }
+    }
+  }
+
+  /**
+   * The segments' index sort is the searcher's: the logsdb index sorts newest first (Elasticsearch 8.19 to 9.3 leave
+   * {@code index.logsdb.sort_on_host_name} false), so a newest-first search stops early when it need not count every
+   * hit, and returns what the exhaustive search returns.
+   */
+  @ParameterizedTest
+  @MethodSource("engines")
+  void aNewestFirstSearchStopsEarlyOnTheIndexSort(EngineFixture engine) throws Exception {
+    Mounted m = mounted(engine);
+    MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata("snap-2", "logs-db").mapping());
+    Sort indexSort = new Sort(parser.sortField("@timestamp", true));
+    try (Lease lease = catalog.acquire(name(engine, "snap-2", "logs-db") + ".0")) {
+      for (LeafReaderContext leaf : lease.reader().leaves()) {
+        assertEquals(indexSort, leaf.reader().getMetaData().sort(), "the segment's index sort, as the node wrote it");
+      }
+    }
+    SearchRequest.Builder request = SearchRequest.builder(parser.parse("*:*")).indices(name(engine, "snap-2", "logs-db")
+        + ".*").size(10).sort(indexSort).fields(EngineDocuments.ID);
+    SearchResponse early = catalog.search(request.exactTotalHits(false).build());
+    SearchResponse exact = catalog.search(request.exactTotalHits(true).build());
+    assertEquals(org.apache.lucene.search.TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO, early.totalHits().relation());
+    assertTrue(early.totalHits().value() < exact.totalHits().value(), early.totalHits() + " of " + exact.totalHits());
+    assertEquals(exact.hits().stream().map(h -> EngineDocuments.id(h.document())).toList(),
+        early.hits().stream().map(h -> EngineDocuments.id(h.document())).toList());
+  }
+
+  /**
+   * A byte flipped in the {@code .dvd} of the logsdb index (inside its compound file's blob) is caught by
+   * {@code checkIntegrity}, naming the file and the blob; no search is answered from wrong values unnoticed.
+   */
+  @ParameterizedTest
+  @MethodSource("engines")
+  void aDamagedDocValuesFileIsCaughtNamingTheFileAndBlob(EngineFixture engine) throws Exception {
+    Path fixture = engine.ensure();
+    Path copy = tmp.resolve("damaged-" + engine);
+    try (var paths = java.nio.file.Files.walk(fixture.resolve("repo"))) {
+      for (Path p : paths.toList()) {
+        Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
+        if (java.nio.file.Files.isDirectory(p)) {
+          java.nio.file.Files.createDirectories(to);
+        } else {
+          java.nio.file.Files.copy(p, to);
+        }
+      }
+    }
+    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
+    String shard = EngineSnapshotRepository.shard("snap-2", "metrics-ts", 0);
+    var manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
+    var cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
+    var cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
+    long offset = -1;
+    long length = -1;
+    String dvd = null;
+    try (var dir = new org.apache.lucene.store.ByteBuffersDirectory()) {
+      try (var out = dir.createOutput("x.cfe", org.apache.lucene.store.IOContext.DEFAULT)) {
+        byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : java.nio.file.Files.readAllBytes(copy.resolve(cfe.blobName()));
+        out.writeBytes(bytes, bytes.length);
+      }
+      try (var in = dir.openInput("x.cfe", org.apache.lucene.store.IOContext.READONCE)) {
+        org.apache.lucene.codecs.CodecUtil.readIndexHeader(in);
+        for (int n = in.readVInt(); n > 0; n--) {
+          String id = in.readString();
+          long start = in.readLong();
+          long len = in.readLong();
+          if (id.endsWith("ES819TSDB_0.dvd")) {
+            offset = start;
+            length = len;
+            dvd = id;
+          }
+        }
+      }
+    }
+    assertTrue(offset > 0, "an ES819TSDB .dvd in " + cfe.name());
+    Path blob = copy.resolve(cfs.blobName());
+    byte[] bytes = java.nio.file.Files.readAllBytes(blob);
+    bytes[(int) (offset + length / 2)] ^= 0x10;
+    java.nio.file.Files.write(blob, bytes);
+    damaged.mount(catalog, engine + "-damaged-dvd", "snap-2", "metrics-ts");
+    try (Lease lease = catalog.acquire(engine + "-damaged-dvd.0")) {
+      Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> {
+        for (LeafReaderContext leaf : lease.reader().leaves()) {
+          org.apache.lucene.index.LeafReader r = leaf.reader();
+          while (r instanceof org.apache.lucene.index.FilterLeafReader f) {
+            r = f.getDelegate();
+          }
+          r.checkIntegrity();
+        }
+      });
+      StringBuilder all = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        all.append(t).append('\n');
+      }
+      String message = all.toString();
+      String blobName = cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1);
+      assertTrue(message.contains(blobName) && message.contains(dvd.substring(dvd.indexOf('_'))), message);
+    } finally {
+      catalog.unmount(engine + "-damaged-dvd.0");
+    }
+  }
+}
