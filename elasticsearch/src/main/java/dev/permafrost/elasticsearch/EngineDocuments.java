@@ -87,16 +87,16 @@ public final class EngineDocuments {
   public record RebuiltSource(String json, List<String> leftOut) {}
 
   /**
-   * Rebuilds document {@code doc} of {@code reader} from its doc values, typed by {@code mapping}: keywords as
-   * strings, integers as numbers, {@code double} and {@code float} as numbers, dates as ISO-8601 instants in
-   * milliseconds ({@code 2024-01-05T20:40:00.000Z}; nanoseconds for {@code date_nanos}), {@code boolean} as true or
-   * false, {@code ip} as its address. Where the document has one value the field is that value; where it has more,
-   * an array in doc-values order: numbers ascending with repeats, keywords ascending without. How that differs from
-   * the node's own synthetic {@code _source} is in docs/engine-snapshots.md: a text field takes its keyword
-   * sub-field's values where it has one, as the node's does; other fields without doc values ({@code text},
-   * {@code match_only_text}, which the node rebuilds from stored {@code ._original} fields) are
-   * {@link RebuiltSource#leftOut left out}, and values past {@code ignore_above} or malformed ones (the node's
-   * {@code _ignored_source}) are not read.
+   * Rebuilds document {@code doc} of {@code reader} from its doc values, as Elasticsearch's synthetic source does,
+   * typed by {@code mapping}: keywords as strings, integers as numbers, {@code double} and {@code float} as numbers,
+   * dates as ISO-8601 instants in milliseconds ({@code 2024-01-05T20:40:00.000Z}; nanoseconds for
+   * {@code date_nanos}), {@code boolean} as true or false, {@code ip} as its address. An array is in the order it was
+   * indexed, repeats and nulls too, where the node kept that order ({@code <field>.offsets}); otherwise one value is
+   * itself and more are in doc-values order (numbers ascending with repeats, keywords ascending without). A text
+   * field is the stored field the node keeps for it ({@code <field>}, or {@code <field>._original} from 9.2), else
+   * its keyword sub-field's values. How that differs from the node's own synthetic {@code _source} is in
+   * docs/engine-snapshots.md: fields with neither are {@link RebuiltSource#leftOut left out}, and values past
+   * {@code ignore_above}, malformed ones and unmapped fields (the node's {@code _ignored_source}) are not read.
    *
    * @param reader the index's reader
    * @param doc the document, by its id in {@code reader}
@@ -109,6 +109,7 @@ public final class EngineDocuments {
     int local = doc - context.docBase;
     ObjectNode root = JsonNodeFactory.instance.objectNode();
     List<String> leftOut = new ArrayList<>();
+    Document stored = null;
     for (IndexMapping.Field f : mapping.fields().values()) {
       if (f.nestedPath() != null || f.type().equals("object") || f.type().equals("nested") || isMultiField(mapping, f)) {
         continue;
@@ -116,7 +117,23 @@ public final class EngineDocuments {
       FieldInfo info = leaf.getFieldInfos().fieldInfo(f.path());
       String type = f.type();
       if (info == null || info.getDocValuesType() == DocValuesType.NONE) {
-        // a text field with a keyword sub-field: its value is the sub-field's, as the node rebuilds it
+        // a text field: its value as the node keeps it for its synthetic source, a stored field of its own name (to
+        // 9.1) or "<field>._original" (9.2 on), else its keyword sub-field's
+        if (stored == null) {
+          stored = leaf.storedFields().document(local);
+        }
+        IndexableField[] text = stored.getFields(f.path());
+        if (text.length == 0) {
+          text = stored.getFields(f.path() + "._original");
+        }
+        if (text.length > 0 && text[0].stringValue() != null) {
+          List<JsonNode> values = new ArrayList<>();
+          for (IndexableField t : text) {
+            values.add(JsonNodeFactory.instance.textNode(t.stringValue()));
+          }
+          put(root, f.path(), values, null);
+          continue;
+        }
         FieldInfo keyword = keywordSubField(mapping, leaf, f);
         if (keyword == null) {
           if (info != null || type.equals("text") || type.equals("match_only_text")) {
@@ -131,10 +148,39 @@ public final class EngineDocuments {
       if (values == null) {
         leftOut.add(f.path());
       } else if (!values.isEmpty()) {
-        put(root, f.path(), values);
+        put(root, f.path(), values, arrayOrder(leaf, f.path(), local));
       }
     }
     return new RebuiltSource(root.toString(), List.copyOf(leftOut));
+  }
+
+  /**
+   * The order of a field's array as indexed, where the node kept it ({@code <field>.offsets}, sorted doc values of
+   * 8.19 and 9.1 on, logsdb's {@code synthetic_source_keep: arrays}): for each element of the array, the index of its
+   * value among the document's doc values (-1 for a null), zigzag VInts after the element count; null if there is
+   * none (a single value, or no order kept).
+   */
+  private static int[] arrayOrder(LeafReader leaf, String field, int doc) throws IOException {
+    FieldInfo info = leaf.getFieldInfos().fieldInfo(field + ".offsets");
+    if (info == null || info.getDocValuesType() != DocValuesType.SORTED) {
+      return null;
+    }
+    var dv = org.apache.lucene.index.DocValues.getSorted(leaf, info.name);
+    if (!dv.advanceExact(doc)) {
+      return null;
+    }
+    BytesRef b = dv.lookupOrd(dv.ordValue());
+    var in = new org.apache.lucene.store.ByteArrayDataInput(b.bytes, b.offset, b.length);
+    int count = in.readZInt();
+    if (count < 0 || count > b.length) {
+      throw new IllegalStateException("the array order of field '" + field + "' of document " + doc + " holds " + count
+          + " elements in " + b.length + " bytes");
+    }
+    int[] order = new int[count];
+    for (int i = 0; i < count; i++) {
+      order[i] = in.readZInt();
+    }
+    return order;
   }
 
   /** Whether {@code f} is a multi-field of another ({@code message.raw} of {@code message}). */
@@ -206,14 +252,27 @@ public final class EngineDocuments {
   private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
       .withZone(java.time.ZoneOffset.UTC);
 
-  private static void put(ObjectNode root, String path, List<JsonNode> values) {
+  /**
+   * Sets {@code path} of {@code root} to the values: in {@code order} as an array if there is one (an element out of
+   * range fails: never another value), else one value as itself and more as an array.
+   */
+  private static void put(ObjectNode root, String path, List<JsonNode> values, int[] order) {
     String[] parts = path.split("\\.");
     ObjectNode at = root;
     for (int i = 0; i < parts.length - 1; i++) {
       JsonNode next = at.get(parts[i]);
       at = next instanceof ObjectNode o ? o : at.putObject(parts[i]);
     }
-    if (values.size() == 1) {
+    if (order != null) {
+      ArrayNode array = at.putArray(parts[parts.length - 1]);
+      for (int i : order) {
+        if (i < -1 || i >= values.size()) {
+          throw new IllegalStateException("the array order of field '" + path + "' names value " + i + " of "
+              + values.size());
+        }
+        array.add(i == -1 ? JsonNodeFactory.instance.nullNode() : values.get(i));
+      }
+    } else if (values.size() == 1) {
       at.set(parts[parts.length - 1], values.get(0));
     } else {
       ArrayNode array = at.putArray(parts[parts.length - 1]);

@@ -30,9 +30,9 @@ import org.apache.lucene.store.IndexInput;
  * per value, {@code 128 * bits / 64} longs in all: whole values lane by lane from the top, the lanes' low bits left
  * over holding the remaining values' bits in order, most significant first; a block of 512 values is four such runs
  * of 128, one after another (so the bytes of Elasticsearch 9.3 say). A block's bits per value is 0 to 24 as needed,
- * or rounded up to 32, 40, 48, 56 or 64; 32 is the layout above with whole 32-bit lanes, 64 is plain longs.
- * A width this reader does not know (40, 48 and 56 were not seen in a real node's bytes) fails naming it, never
- * decoding to other values.
+ * or rounded up to 32, 40, 48, 56 or 64; 32 is the layout above with whole 32-bit lanes; 40, 48 and 56 are each
+ * value in 5, 6 or 7 bytes, least significant first, one after another (so the bytes of 8.19, 9.1 and 9.3 say);
+ * 64 is plain longs. Any other width fails naming it, never decoding to other values.
  *
  * <p>The last block of a field is written whole: the values past the field's count are padding, never asked for.
  */
@@ -127,8 +127,9 @@ final class TsdbBlocks {
   }
 
   /**
-   * Unpacks {@link #blockSize} values of {@code bits} bits each: plain longs at 64 bits, else 128 values at a time in
-   * Lucene 9.0's {@code ForUtil} layout (a block of 512 is four such runs one after another).
+   * Unpacks {@link #blockSize} values of {@code bits} bits each: plain longs at 64 bits, whole bytes at 40, 48 and
+   * 56, else 128 values at a time in Lucene 9.0's {@code ForUtil} layout (a block of 512 is four such runs one after
+   * another).
    */
   void unpack(DataInput in, int bits, long[] out) throws IOException {
     if (bits == 0) {
@@ -139,10 +140,21 @@ final class TsdbBlocks {
       in.readLongs(out, 0, blockSize);
       return;
     }
+    if (bits == 40 || bits == 48 || bits == 56) {
+      // whole bytes: each value in 5, 6 or 7 bytes, least significant first, one after another
+      int bytes = bits / 8;
+      for (int i = 0; i < blockSize; i++) {
+        long value = 0;
+        for (int b = 0; b < bytes; b++) {
+          value |= (in.readByte() & 0xFFL) << (8 * b);
+        }
+        out[i] = value;
+      }
+      return;
+    }
     if (bits > 24 && bits != 32) {
       throw new CorruptIndexException("a numeric block of " + bits + " bits per value in " + field
-          + ": this reader knows the widths 0-24, 32 and 64 (Elasticsearch's 40, 48 and 56 were never seen in a real"
-          + " node's bytes here)", String.valueOf(in));
+          + ": Elasticsearch writes 0 to 24, 32, 40, 48, 56 or 64", String.valueOf(in));
     }
     for (int start = 0; start < blockSize; start += FOR_BLOCK) {
       unpack128(in, bits, out, start);

@@ -329,7 +329,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     IndexedDISI sparse = docs instanceof IndexedDISI d ? d : null;
     return new SortedNumericDocValues() {
       private long next;
-      private long end;
+      private int count;
       private int at = -1;
 
       private void locate() {
@@ -337,7 +337,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
         if (at != doc) {
           int index = sparse == null ? doc : sparse.index();
           next = addresses.get(index);
-          end = addresses.get(index + 1L);
+          count = Math.toIntExact(addresses.get(index + 1L) - next);
           at = doc;
         }
       }
@@ -351,7 +351,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       @Override
       public int docValueCount() {
         locate();
-        return (int) (end - next);
+        return count;
       }
 
       @Override
