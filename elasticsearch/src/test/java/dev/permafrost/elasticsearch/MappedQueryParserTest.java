@@ -14,8 +14,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.SortedNumericDocValuesField;
+import org.apache.lucene.document.SortedSetDocValuesField;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.util.BytesRef;
 import org.junit.jupiter.api.Test;
 
 /** The parser by itself: fields as the mapping types them, clear refusals, and one parser shared by many threads. */
@@ -34,17 +39,33 @@ class MappedQueryParserTest {
     return IndexMapping.of(new ObjectMapper().readTree(MAPPING));
   }
 
+  /**
+   * Keywords are one term, text is analyzed, numbers and dates are points; each term and range on a field with doc
+   * values also runs from them where a segment has no postings or points for it (logsdb and time_series indices).
+   */
   @Test
   void fieldsAreQueriedAsTheMappingTypesThem() throws Exception {
     MappedQueryParser parser = new MappedQueryParser(mapping());
-    assertEquals(new TermQuery(new Term("host", "Web-03 A")), parser.parse("host:\"Web-03 A\""));
-    assertEquals(new TermQuery(new Term("message", "timeout")), parser.parse("message:Timeout"));
-    assertEquals(new TermQuery(new Term("geo.city", "Oslo")), parser.parse("geo.city:Oslo"));
-    assertEquals(LongPoint.newExactQuery("status", 404), parser.parse("status:404"));
-    assertEquals(LongPoint.newRangeQuery("@timestamp", 1704844800000L, 1705017599999L),
+    assertEquals(orDocValues("host", new TermQuery(new Term("host", "Web-03 A")),
+        SortedSetDocValuesField.newSlowExactQuery("host", new BytesRef("Web-03 A"))), parser.parse("host:\"Web-03 A\""));
+    assertEquals(new TermQuery(new Term("message", "timeout")), parser.parse("message:Timeout")); // text: no doc values
+    assertEquals(orDocValues("geo.city", new TermQuery(new Term("geo.city", "Oslo")),
+        SortedSetDocValuesField.newSlowExactQuery("geo.city", new BytesRef("Oslo"))), parser.parse("geo.city:Oslo"));
+    assertEquals(orDocValues("status", LongPoint.newExactQuery("status", 404),
+        SortedNumericDocValuesField.newSlowRangeQuery("status", 404, 404)), parser.parse("status:404"));
+    assertEquals(orDocValues("@timestamp", LongPoint.newRangeQuery("@timestamp", 1704844800000L, 1705017599999L),
+        SortedNumericDocValuesField.newSlowRangeQuery("@timestamp", 1704844800000L, 1705017599999L)),
         parser.parse("@timestamp:[2024-01-10T00:00:00Z TO 2024-01-12T00:00:00Z}"));
-    assertEquals(LongPoint.newRangeQuery("@timestamp", 1704844800000L, 1704844800000L),
+    assertEquals(orDocValues("@timestamp", LongPoint.newRangeQuery("@timestamp", 1704844800000L, 1704844800000L),
+        SortedNumericDocValuesField.newSlowRangeQuery("@timestamp", 1704844800000L, 1704844800000L)),
         parser.parse("@timestamp:[2024-01-10 TO 1704844800000]"));
+    assertEquals(new FieldExistsQuery("status"), parser.parse("_exists_:status"));
+    IllegalArgumentException unmapped = assertThrows(IllegalArgumentException.class, () -> parser.parse("_exists_:nope"));
+    assertTrue(unmapped.getMessage().contains("nope"), unmapped.getMessage());
+  }
+
+  private static Query orDocValues(String field, Query indexed, Query docValues) {
+    return new IndexedOrDocValuesQuery(field, indexed, docValues);
   }
 
   @Test
