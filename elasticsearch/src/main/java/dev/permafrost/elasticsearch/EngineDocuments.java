@@ -78,11 +78,11 @@ public final class EngineDocuments {
 
   /**
    * A document's source rebuilt from its doc values, for an index that stores none (Elasticsearch's synthetic
-   * {@code _source}: logsdb and time_series indices with an Enterprise licence, or {@code _source.mode: synthetic}).
+   * {@code _source}: logsdb and time_series indices, or {@code _source.mode: synthetic}).
    *
-   * @param json the fields that have doc values, as JSON objects by their dotted paths, in mapping order
-   * @param leftOut the mapped fields whose values are not in doc values (text fields, above all), so not in
-   *     {@code json}
+   * @param json the fields, as JSON objects by their dotted paths, in mapping order
+   * @param leftOut the mapped fields whose values could not be rebuilt (neither doc values nor a text kept for the
+   *     source), so not in {@code json}
    */
   public record RebuiltSource(String json, List<String> leftOut) {}
 

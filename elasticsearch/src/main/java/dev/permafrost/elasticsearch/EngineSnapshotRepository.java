@@ -63,8 +63,9 @@ import org.apache.lucene.util.Version;
  * there reaches Lucene, whose own checks on open and merge are all that stand guard.
  *
  * <p>Elasticsearch's own codecs and formats (its zstd {@code best_compression} codecs, {@code ES812Postings},
- * {@code ES87BloomFilter} for {@code _id}) are read by {@link dev.permafrost.elasticsearch.codecs}. Its time-series and
- * logsdb indices and indexed {@code dense_vector} fields are written in formats with no published layout, and
+ * {@code ES87BloomFilter} for {@code _id}, the {@code ES819TSDB} doc values of its logsdb and time_series indices of
+ * 8.19 and 9.1 to 9.3) are read by {@link dev.permafrost.elasticsearch.codecs}. Its logsdb and time_series indices of
+ * 9.4 and later and its indexed {@code dense_vector} fields are written in formats this reader does not read, and
  * OpenSearch's custom codecs ({@code index.codec: zstd}, {@code zstd_no_dict}, {@code qat_*}) in chunk layouts this
  * reader does not read: mounting a shard of such an index fails naming the index, the shard's blob and the fields,
  * formats or codec.

@@ -7,6 +7,8 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
+import dev.permafrost.elasticsearch.EngineSnapshotRepository;
+import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
@@ -106,6 +108,19 @@ final class ExecutorNode implements Closeable {
   Lease acquire(SourceOptions options, String snapshot) throws IOException {
     Repository repo = repositories.computeIfAbsent(options.repository, uri -> new Repository(uri, options));
     return repo.acquire(snapshot, cache);
+  }
+
+  /**
+   * The mapping of the index whose shard {@code unit} is, if {@code options}' repository is an engine's (for a
+   * {@code _source} rebuilt from doc values where the index stores none), else null. Call after {@link #acquire}.
+   */
+  IndexMapping engineMapping(SourceOptions options, String unit) throws IOException {
+    Repository repo = repositories.get(options.repository);
+    if (repo == null || !(repo.repository instanceof EngineSnapshotRepository engine)) {
+      return null;
+    }
+    String[] parts = unit.split("/");
+    return engine.indexMetadata(parts[0], parts[1]).mapping();
   }
 
   /** Bytes this JVM's cache has fetched from stores for {@code index} (fills and direct reads). */

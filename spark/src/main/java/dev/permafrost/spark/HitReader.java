@@ -53,7 +53,7 @@ final class HitReader extends SnapshotReader {
     }
     if (hits.leaf() != assemblerLeaf) {
       assemblerLeaf = hits.leaf();
-      assembler = new RowAssembler(assemblerLeaf.reader(), plan.readSchema(), index);
+      assembler = new RowAssembler(assemblerLeaf.reader(), plan.readSchema(), index, sourceMapping());
     }
     row = assembler.row(hits.doc(), hits.score());
     returned++;

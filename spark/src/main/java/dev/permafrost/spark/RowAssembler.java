@@ -5,6 +5,7 @@ package dev.permafrost.spark;
 
 import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.IndexMapping;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,7 +40,11 @@ final class RowAssembler {
   private final int scoreColumn;
   private final StoredValues stored;
 
-  RowAssembler(LeafReader leaf, StructType schema, String index) throws IOException {
+  /**
+   * @param sourceMapping the engine index's mapping, to rebuild {@code _source} from doc values in a segment that
+   *     stores none (Elasticsearch's synthetic source), or null
+   */
+  RowAssembler(LeafReader leaf, StructType schema, String index, IndexMapping sourceMapping) throws IOException {
     StructField[] fields = schema.fields();
     columns = new ColumnReader[fields.length];
     int score = -1;
@@ -55,6 +60,10 @@ final class RowAssembler {
         columns[i] = doc -> null;
       } else {
         FieldInfo info = leaf.getFieldInfos().fieldInfo(name);
+        if (info == null && name.equals(EngineDocuments.SOURCE) && sourceMapping != null) {
+          columns[i] = doc -> Values.ofStored(EngineDocuments.sourceFromDocValues(leaf, doc, sourceMapping).json(), type);
+          continue;
+        }
         columns[i] = info == null ? doc -> null : switch (info.getDocValuesType()) {
           case NUMERIC, SORTED_NUMERIC -> numeric(DocValues.getSortedNumeric(leaf, name), type);
           case SORTED -> sorted(DocValues.getSorted(leaf, name), type);

@@ -4,6 +4,7 @@
 package dev.permafrost.spark;
 
 import dev.permafrost.catalog.Lease;
+import dev.permafrost.elasticsearch.IndexMapping;
 import java.io.IOException;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -38,6 +39,11 @@ abstract class SnapshotReader implements PartitionReader<InternalRow> {
     this.query = QueryBuilder.build(QueryBuilder.parse(plan.options().query, plan.options().defaultField, plan.fields()),
         plan.conditions(), index);
     this.lease = node.acquire(plan.options(), index);
+  }
+
+  /** The engine index's mapping, for a {@code _source} rebuilt from doc values; null for a Permafrost snapshot. */
+  protected final IndexMapping sourceMapping() throws IOException {
+    return node.engineMapping(plan.options(), index);
   }
 
   protected final IndexSearcher searcher() {

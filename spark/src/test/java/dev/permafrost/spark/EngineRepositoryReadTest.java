@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.opensearch.fixture.OpenSearchFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,6 +99,57 @@ class EngineRepositoryReadTest {
       answers.path("snapshots").path(snapshot).path("all").path("ids").forEach(id -> expectedIds.add(id.asText()));
       assertEquals(expectedIds, ids, snapshot);
     }
+  }
+
+  /**
+   * Elasticsearch 9.1's logsdb index (doc values in {@code ES819TSDB}, no stored {@code _source}) is read as the node
+   * answered: its count, a filter's count, the rows newest first with their {@code _source} rebuilt from doc values,
+   * and the terms counts of {@code host.name}, columns read from the doc values.
+   */
+  @Test
+  void aLogsdbIndexIsReadFromItsDocValuesAsTheNodeAnswered() throws Exception {
+    Path es = EngineFixture.ELASTICSEARCH_9.ensure();
+    JsonNode node = new ObjectMapper().readTree(es.resolve("answers.json").toFile()).path("tsdb").path("snap-2")
+        .path("logs-db");
+    Dataset<Row> logs = spark.read().format("permafrost").option("format", "elasticsearch")
+        .option("repository", es.resolve("repo").toUri().toString()).option("snapshots", "snap-2")
+        .option("indices", "logs-db").option("cache.path", cacheDir.toString()).option("cache.size", "128mb").load();
+    assertEquals(node.path("count").asLong(), logs.count());
+    JsonNode newest = null;
+    JsonNode status = null;
+    for (JsonNode search : node.path("searches")) {
+      if (search.path("sort_id").asText().equals("timestamp") && search.path("query_id").asText().equals("all")) {
+        newest = search;
+      } else if (search.path("sort_id").asText().equals("timestamp") && search.path("query_id").asText().equals("status")) {
+        status = search;
+      }
+    }
+    assertEquals(status.path("total").asLong(), logs.where(col("status").equalTo(404)).count());
+    List<String> ids = new ArrayList<>();
+    List<JsonNode> sources = new ArrayList<>();
+    for (Row row : logs.orderBy(col("`@timestamp`").desc()).limit(10).select("_id", "_source").collectAsList()) {
+      ids.add(row.getString(0));
+      sources.add(new ObjectMapper().readTree(row.getString(1)));
+    }
+    List<String> expectedIds = new ArrayList<>();
+    newest.path("ids").forEach(id -> expectedIds.add(id.asText()));
+    assertEquals(expectedIds, ids);
+    List<JsonNode> expectedSources = new ArrayList<>();
+    newest.path("sources").forEach(expectedSources::add);
+    assertEquals(expectedSources, sources, "the synthetic _source, rebuilt from doc values as the node rebuilds it");
+    List<String> hosts = new ArrayList<>();
+    for (Row row : logs.groupBy(col("`host.name`")).count().orderBy(col("count").desc(), col("`host.name`"))
+        .collectAsList()) {
+      hosts.add(row.getString(0) + ":" + row.getLong(1));
+    }
+    List<String> expectedHosts = new ArrayList<>();
+    for (JsonNode agg : node.path("aggregations")) {
+      if (agg.path("query_id").asText().equals("all")) {
+        agg.path("aggregations").path("by_host").forEach(b -> expectedHosts.add(b.path("key").asText() + ":"
+            + b.path("doc_count").asLong()));
+      }
+    }
+    assertEquals(expectedHosts, hosts);
   }
 
   @Test

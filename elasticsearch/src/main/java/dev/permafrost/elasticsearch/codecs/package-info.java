@@ -18,11 +18,15 @@
  *       delegates write.
  *   <li>{@link dev.permafrost.elasticsearch.codecs.Elasticsearch96Codec}: Elasticsearch 9.6's codec for every index,
  *       whose stored fields each segment names in an attribute ({@code SegmentModeStoredFieldsFormat}).
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES819TSDBDocValuesFormat}: the doc values of logsdb and
+ *       time_series indices of 8.19 and 9.1 to 9.3 ({@code TsdbDocValuesProducer} over {@code TsdbBlocks},
+ *       {@code TsdbTermsDictionary} and {@code TsdbSkipper}); the other TSDB formats' names ({@code ES87TSDB},
+ *       {@code ES8193TSDB}, {@code ES95TSDB}) are registered to fail naming themselves
+ *       ({@code RefusedDocValuesFormat}).
  * </ul>
  *
  * <p>No code here is taken from Elasticsearch's sources (layouts are read from descriptions, Lucene's code and the
- * bytes real nodes write); Elasticsearch's doc-values formats for time series and
- * logsdb ({@code ES87TSDB}, {@code ES819TSDB}) and its vector formats have no published layout and are refused by
- * name when such an index is mounted.
+ * bytes real nodes write); Elasticsearch's vector formats are not read and are refused by name when such an index
+ * is mounted.
  */
 package dev.permafrost.elasticsearch.codecs;
