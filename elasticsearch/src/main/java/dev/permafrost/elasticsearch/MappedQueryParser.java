@@ -172,11 +172,7 @@ public final class MappedQueryParser {
     } else if (query instanceof ConstantScoreQuery c) {
       return new ConstantScoreQuery(withDocValuesForms(c.getQuery()));
     } else if (query instanceof TermQuery t && t.getTerm().field().equals(EXISTS)) {
-      String field = t.getTerm().text();
-      if (mapping.field(field) == null) {
-        throw new IllegalArgumentException("_exists_:" + field + " names a field the mapping does not have");
-      }
-      return new FieldExistsQuery(field);
+      return new FieldExistsQuery(t.getTerm().text()); // an unmapped field has no values: it matches nothing, as in the engine
     } else if (query instanceof TermQuery t && isKeyword(t.getTerm().field())) {
       return new IndexedOrDocValuesQuery(t.getTerm().field(), t,
           SortedSetDocValuesField.newSlowExactQuery(t.getTerm().field(), t.getTerm().bytes()));

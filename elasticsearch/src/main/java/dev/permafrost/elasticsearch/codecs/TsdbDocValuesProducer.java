@@ -398,10 +398,8 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       return DocValues.emptySorted();
     }
     NumericDocValues ords = numeric(entry.ords());
-    TsdbTermsDictionary.Entry terms = entry.terms();
+    TermsLookup terms = new TermsLookup(entry.terms());
     return new SortedDocValues() {
-      private TsdbTermsDictionary.Terms lookup;
-
       @Override
       public int ordValue() throws IOException {
         return (int) ords.longValue();
@@ -409,21 +407,17 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
 
       @Override
       public BytesRef lookupOrd(int ord) throws IOException {
-        if (lookup == null) {
-          lookup = new TsdbTermsDictionary.Terms(terms, data);
-        }
-        lookup.seekExact(ord);
-        return lookup.term();
+        return terms.lookup(ord);
       }
 
       @Override
       public int getValueCount() {
-        return Math.toIntExact(terms.size());
+        return Math.toIntExact(terms.entry.size());
       }
 
       @Override
       public TermsEnum termsEnum() throws IOException {
-        return new TsdbTermsDictionary.Terms(terms, data);
+        return terms.termsEnum();
       }
 
       @Override
@@ -463,10 +457,8 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       return DocValues.singleton(sorted(entry.single()));
     }
     SortedNumericDocValues ords = sortedNumeric(entry.ords());
-    TsdbTermsDictionary.Entry terms = entry.terms();
+    TermsLookup terms = new TermsLookup(entry.terms());
     return new SortedSetDocValues() {
-      private TsdbTermsDictionary.Terms lookup;
-
       @Override
       public long nextOrd() throws IOException {
         return ords.nextValue();
@@ -479,21 +471,17 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
 
       @Override
       public BytesRef lookupOrd(long ord) throws IOException {
-        if (lookup == null) {
-          lookup = new TsdbTermsDictionary.Terms(terms, data);
-        }
-        lookup.seekExact(ord);
-        return lookup.term();
+        return terms.lookup(ord);
       }
 
       @Override
       public long getValueCount() {
-        return terms.size();
+        return terms.entry.size();
       }
 
       @Override
       public TermsEnum termsEnum() throws IOException {
-        return new TsdbTermsDictionary.Terms(terms, data);
+        return terms.termsEnum();
       }
 
       @Override
@@ -521,6 +509,28 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
         return ords.cost();
       }
     };
+  }
+
+  /** One iterator's view of a field's terms dictionary: its ordinals' terms, looked up with one enum reused. */
+  private final class TermsLookup {
+    final TsdbTermsDictionary.Entry entry;
+    private TsdbTermsDictionary.Terms lookup;
+
+    TermsLookup(TsdbTermsDictionary.Entry entry) {
+      this.entry = entry;
+    }
+
+    BytesRef lookup(long ord) throws IOException {
+      if (lookup == null) {
+        lookup = new TsdbTermsDictionary.Terms(entry, data);
+      }
+      lookup.seekExact(ord);
+      return lookup.term();
+    }
+
+    TermsEnum termsEnum() throws IOException {
+      return new TsdbTermsDictionary.Terms(entry, data);
+    }
   }
 
   @Override
