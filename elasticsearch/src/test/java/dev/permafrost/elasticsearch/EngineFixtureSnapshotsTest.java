@@ -143,13 +143,21 @@ class EngineFixtureSnapshotsTest {
 
   /**
    * Whether this reader reads an index of the engine's fixture: not the ones the fixture lists as unreadable (indexed
-   * vectors), nor 9.5's logsdb and time_series indices (their doc-values formats are not read).
+   * vectors), nor 9.5's logsdb and time_series indices, those the answers list under {@code tsdb} (their doc-values
+   * formats are not read).
    */
   static boolean reads(EngineFixture engine, JsonNode answers, String index) {
-    if (List.of("logs-db", "metrics-ts").contains(index)) {
+    if (List.of("logs-db", "metrics-ts").contains(index) || tsdbIndices(answers).contains(index)) {
       return engine.name().startsWith("ELASTICSEARCH") && engine != EngineFixture.ELASTICSEARCH_95;
     }
     return !answers.path("unreadable").has(index);
+  }
+
+  /** The indices in Elasticsearch's TSDB doc-values formats: those the answers list under {@code tsdb}, any snapshot. */
+  private static Set<String> tsdbIndices(JsonNode answers) {
+    Set<String> indices = new TreeSet<>();
+    answers.path("tsdb").forEach(snapshot -> snapshot.fieldNames().forEachRemaining(indices::add));
+    return indices;
   }
 
   /** The engine's fixture, its snapshots' readable indices mounted as {@code <engine>-<snapshot>-<index>.<shard>}. */
@@ -303,7 +311,7 @@ class EngineFixtureSnapshotsTest {
     // time_series indices (one shard each) in the snapshots that hold them, where they are read
     int tsdbShards = 0;
     for (String snapshot : List.of("snap-1", "snap-2")) {
-      for (String index : List.of("logs-db", "metrics-ts")) {
+      for (String index : tsdbIndices(m.answers())) {
         if (m.answers().path("docs").path(snapshot).has(index) && reads(engine, m.answers(), index)) {
           tsdbShards++;
         }
