@@ -127,7 +127,7 @@ class TsdbSnapshotsTest {
     Map<String[], JsonNode> all = new java.util.LinkedHashMap<>();
     m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(
         i -> all.put(new String[] {s.getKey(), i.getKey()}, i.getValue())));
-    assertEquals(3, all.size(), "logs-db at snap-1 and snap-2, metrics-ts at snap-2");
+    assertEquals(4, all.size(), "logs-db at snap-1 and snap-2, metrics-ts and logs-host at snap-2");
     return all;
   }
 
@@ -335,17 +335,18 @@ class TsdbSnapshotsTest {
 
   /**
    * The source a live document was indexed with, from the fixture's own functions: {@code logs-db}'s by its
-   * {@code _id}'s seq (updated between the snapshots if it was), {@code metrics-ts}'s by its series and point (its
-   * {@code _id} is the node's own).
+   * {@code _id}'s seq (updated between the snapshots if it was), {@code logs-host}'s too (never changed),
+   * {@code metrics-ts}'s by its series and point (its {@code _id} is the node's own).
    */
   private static String indexed(String snapshot, String index, LeafReader leaf, int doc,
       org.apache.lucene.document.Document stored, TreeSet<Integer> seen) throws IOException {
-    if (index.equals("logs-db")) {
+    if (index.startsWith("logs-")) {
       String id = EngineDocuments.id(stored);
       int seq = Integer.parseInt(id.substring("ld-".length()));
       assertTrue(seen.add(seq), "one live document per seq: " + id);
-      assertTrue(!snapshot.equals("snap-2") || !TsdbFixture.deleted(seq), id + " was deleted");
-      return TsdbFixture.logsDocument(seq, snapshot.equals("snap-2") && TsdbFixture.updated(seq) ? 1 : 0);
+      boolean changed = index.equals("logs-db") && snapshot.equals("snap-2");
+      assertTrue(!changed || !TsdbFixture.deleted(seq), id + " was deleted");
+      return TsdbFixture.logsDocument(seq, changed && TsdbFixture.updated(seq) ? 1 : 0);
     }
     SortedSetDocValues host = DocValues.getSortedSet(leaf, "host");
     SortedSetDocValues pod = DocValues.getSortedSet(leaf, "pod");
@@ -451,29 +452,34 @@ class TsdbSnapshotsTest {
       .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
 
   /**
-   * The segments' index sort is the searcher's: the logsdb index sorts newest first (Elasticsearch 8.19 to 9.3 leave
-   * {@code index.logsdb.sort_on_host_name} false), so a newest-first search stops early when it need not count every
-   * hit, and returns what the exhaustive search returns.
+   * The segments' index sort is the searcher's: {@code logs-db} sorts newest first (Elasticsearch 8.19 to 9.3 leave
+   * {@code index.logsdb.sort_on_host_name} false), {@code logs-host} on {@code host.name} then newest first (its
+   * {@code host.name} ordinals written as ranges by 9.3); a search sorted as its index is stops early when it need not
+   * count every hit, and returns what the exhaustive search returns.
    */
   @ParameterizedTest
   @MethodSource("engines")
-  void aNewestFirstSearchStopsEarlyOnTheIndexSort(EngineFixture engine) throws Exception {
+  void aSearchSortedAsTheIndexStopsEarly(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
-    MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata("snap-2", "logs-db").mapping());
-    Sort indexSort = new Sort(parser.sortField("@timestamp", true));
-    try (Lease lease = catalog.acquire(name(engine, "snap-2", "logs-db") + ".0")) {
-      for (LeafReaderContext leaf : lease.reader().leaves()) {
-        assertEquals(indexSort, leaf.reader().getMetaData().sort(), "the segment's index sort, as the node wrote it");
+    for (String index : List.of("logs-db", "logs-host")) {
+      MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata("snap-2", index).mapping());
+      Sort indexSort = index.equals("logs-db") ? new Sort(parser.sortField("@timestamp", true))
+          : new Sort(parser.sortField("host.name", false), parser.sortField("@timestamp", true));
+      try (Lease lease = catalog.acquire(name(engine, "snap-2", index) + ".0")) {
+        for (LeafReaderContext leaf : lease.reader().leaves()) {
+          assertEquals(indexSort, leaf.reader().getMetaData().sort(), index + ": the segment's sort, as the node wrote it");
+        }
       }
+      SearchRequest.Builder request = SearchRequest.builder(parser.parse("*:*")).indices(name(engine, "snap-2", index)
+          + ".*").size(10).sort(indexSort).fields(EngineDocuments.ID);
+      SearchResponse early = catalog.search(request.exactTotalHits(false).build());
+      SearchResponse exact = catalog.search(request.exactTotalHits(true).build());
+      assertEquals(org.apache.lucene.search.TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO, early.totalHits().relation(),
+          index);
+      assertTrue(early.totalHits().value() < exact.totalHits().value(), early.totalHits() + " of " + exact.totalHits());
+      assertEquals(exact.hits().stream().map(h -> EngineDocuments.id(h.document())).toList(),
+          early.hits().stream().map(h -> EngineDocuments.id(h.document())).toList(), index);
     }
-    SearchRequest.Builder request = SearchRequest.builder(parser.parse("*:*")).indices(name(engine, "snap-2", "logs-db")
-        + ".*").size(10).sort(indexSort).fields(EngineDocuments.ID);
-    SearchResponse early = catalog.search(request.exactTotalHits(false).build());
-    SearchResponse exact = catalog.search(request.exactTotalHits(true).build());
-    assertEquals(org.apache.lucene.search.TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO, early.totalHits().relation());
-    assertTrue(early.totalHits().value() < exact.totalHits().value(), early.totalHits() + " of " + exact.totalHits());
-    assertEquals(exact.hits().stream().map(h -> EngineDocuments.id(h.document())).toList(),
-        early.hits().stream().map(h -> EngineDocuments.id(h.document())).toList());
   }
 
   /**

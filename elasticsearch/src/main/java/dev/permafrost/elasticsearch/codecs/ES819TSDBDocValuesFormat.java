@@ -19,7 +19,10 @@ import org.apache.lucene.index.SegmentWriteState;
  *       128 values, 9: 512); then per field its number (an int), its type (a byte), its skipper's place and bounds if
  *       it has one, and its entry; -1 ends the list. A numeric entry: the value count (long), the documents with a
  *       value (int), the block addresses' monotonic list (an int block shift, then its metadata), the list's and the
- *       values' offset and length, then the documents with a value as Lucene's {@code IndexedDISI} (offset, length,
+ *       values' offset and length (an ordinal entry may instead have -1, a single ordinal, with no list and nothing
+ *       written at those places; or -2, a primary-sort keyword's ordinal ranges: a VInt ordinal count, a byte block
+ *       shift and the metadata of the monotonic list of each ordinal's first value and the end, written where the
+ *       values would be), then the documents with a value as Lucene's {@code IndexedDISI} (offset, length,
  *       jump table entries, rank power; offset -1: every document, -2: none). Sorted numeric adds the values'
  *       addresses per document when some document has more than one; sorted is an ordinal entry and a terms
  *       dictionary ({@code TsdbTermsDictionary}); sorted set a byte (0: a sorted entry; 1: a sorted-numeric ordinal
@@ -30,8 +33,8 @@ import org.apache.lucene.index.SegmentWriteState;
  *
  * <p>Written from the description in the project's design notes, Lucene's own doc-values format (whose document
  * sets, monotonic lists, terms dictionary and skipper this format shares) and the bytes Elasticsearch 8.19, 9.1 and
- * 9.3 nodes write; no code of Elasticsearch's. Not read, each failing at open naming what it is: binary fields,
- * an ordinal-range encoding and versions past 2 ({@code ES8193TSDB}, 9.4 on, writes version 3 and later).
+ * 9.3 nodes write; no code of Elasticsearch's. Not read, each failing at open naming what it is: binary fields and
+ * versions past 2 ({@code ES8193TSDB}, 9.4 on, writes version 3 and later).
  */
 public final class ES819TSDBDocValuesFormat extends DocValuesFormat {
   /** The name segments record: {@code ES819TSDB}. Called by Lucene's SPI. */

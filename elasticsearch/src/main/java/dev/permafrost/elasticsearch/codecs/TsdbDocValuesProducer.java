@@ -45,6 +45,11 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   static final int VERSION_BLOCK_SIZE = 2;
   static final int VERSION_CURRENT = 2;
 
+  /** A numeric entry's encoding where a block shift would be: a single ordinal, no values written. */
+  private static final int SINGLE_ORDINAL = -1;
+  /** A numeric entry's encoding where a block shift would be: each ordinal's first document (a primary sort field). */
+  private static final int ORDINAL_RANGES = -2;
+
   private static final byte NUMERIC = 0;
   private static final byte BINARY = 1;
   private static final byte SORTED = 2;
@@ -146,22 +151,32 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     e.numDocsWithField = meta.readInt();
     if (e.numValues > 0) {
       e.indexShift = meta.readInt();
-      if (e.indexShift == -1) {
+      if (e.indexShift == SINGLE_ORDINAL || e.indexShift == ORDINAL_RANGES) {
         if (!ordinals) {
-          throw new CorruptIndexException("a numeric field without value blocks (" + field + ")", meta);
+          throw new CorruptIndexException("value encoding " + e.indexShift + " of " + field + " is one of ordinals, in"
+              + " a numeric field", meta);
         }
-        // a single ordinal: no blocks, every value is 0
+        if (e.indexShift == ORDINAL_RANGES) {
+          // each ordinal's first document, and the end: a monotonic list in the place of the values
+          e.ordinalCount = meta.readVInt();
+          int shift = meta.readByte();
+          if (e.ordinalCount < 1 || shift < 2 || shift > 30) {
+            throw new CorruptIndexException("ordinal ranges of " + e.ordinalCount + " ordinals, block shift " + shift
+                + ", of " + field, meta);
+          }
+          e.rangesMeta = DirectMonotonicReader.loadMeta(meta, e.ordinalCount + 1L, shift);
+        }
       } else if (e.indexShift < 0 || e.indexShift > 30) {
         throw new CorruptIndexException("value encoding " + e.indexShift + " of " + field + " is not one this reader"
-            + " knows (an ordinal-range encoding is -2)", meta);
+            + " knows (blocks: a block shift; -1: a single ordinal; -2: ordinal ranges)", meta);
       } else {
         long blocks = (e.numValues + (1L << blockShift) - 1) >>> blockShift;
         e.indexMeta = DirectMonotonicReader.loadMeta(meta, blocks, e.indexShift);
-        e.indexOffset = meta.readLong();
-        e.indexLength = meta.readLong();
-        e.valuesOffset = meta.readLong();
-        e.valuesLength = meta.readLong();
       }
+      e.indexOffset = meta.readLong();
+      e.indexLength = meta.readLong();
+      e.valuesOffset = meta.readLong();
+      e.valuesLength = meta.readLong();
     }
     e.docsWithFieldOffset = meta.readLong();
     e.docsWithFieldLength = meta.readLong();
@@ -248,10 +263,55 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   }
 
   private IndexedValues values(NumericEntry entry) throws IOException {
-    if (entry.indexMeta == null) {
-      return index -> 0L; // a single ordinal
+    if (entry.indexShift == SINGLE_ORDINAL) {
+      return index -> 0L;
+    }
+    if (entry.indexShift == ORDINAL_RANGES) {
+      return new OrdinalRanges(entry);
     }
     return new BlockValues(entry);
+  }
+
+  /**
+   * The ordinals of a field written as each ordinal's first value ({@link #ORDINAL_RANGES}): the n-th value's ordinal
+   * is that of the range holding n, found from the range of the last one asked for, else by a binary search.
+   */
+  private final class OrdinalRanges implements IndexedValues {
+    private final NumericEntry entry;
+    private final LongValues starts;
+    private long ordinal = -1;
+    private long from;
+    private long to = -1;
+
+    OrdinalRanges(NumericEntry entry) throws IOException {
+      this.entry = entry;
+      this.starts = DirectMonotonicReader.getInstance(entry.rangesMeta,
+          data.randomAccessSlice(entry.valuesOffset, entry.valuesLength));
+    }
+
+    @Override
+    public long get(long index) throws IOException {
+      if (index < from || index >= to) {
+        long lo = 0;
+        long hi = entry.ordinalCount - 1;
+        while (lo < hi) { // the last ordinal whose first value is <= index
+          long mid = (lo + hi + 1) >>> 1;
+          if (starts.get(mid) <= index) {
+            lo = mid;
+          } else {
+            hi = mid - 1;
+          }
+        }
+        ordinal = lo;
+        from = starts.get(lo);
+        to = starts.get(lo + 1);
+        if (index < from || index >= to) {
+          throw new CorruptIndexException("value " + index + " is in no ordinal's range of " + entry.field
+              + " (ordinal " + lo + " covers " + from + " to " + to + ")", data);
+        }
+      }
+      return ordinal;
+    }
   }
 
   /** The documents with a value: all, none, or those of the field's doc-id set. */
@@ -266,7 +326,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   }
 
   private NumericDocValues numeric(NumericEntry entry) throws IOException {
-    if (entry == null || entry.docsWithFieldOffset == -2) {
+    if (entry == null || entry.docsWithFieldOffset == -2 || entry.numValues == 0) {
       return DocValues.emptyNumeric();
     }
     IndexedValues values = values(entry);
@@ -572,8 +632,11 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     int ordinalBits;
     long numValues;
     int numDocsWithField;
+    /** The block index's block shift, or {@link #SINGLE_ORDINAL} or {@link #ORDINAL_RANGES}. */
     int indexShift;
     DirectMonotonicReader.Meta indexMeta;
+    int ordinalCount;
+    DirectMonotonicReader.Meta rangesMeta;
     long indexOffset;
     long indexLength;
     long valuesOffset;
