@@ -71,8 +71,8 @@ class EngineRepositoryServiceTest {
         "--permafrost.engine-repository.uri=" + fixture.resolve("repo").toUri(),
         "--permafrost.engine-repository.snapshot=snap-2")) {
       Http http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
-      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1", "logs-best.0", "logs-db.0", "logs-merged.0",
-          "metrics-ts.0"), mounted(http));
+      assertEquals(List.of("logs-a.0", "logs-a.1", "logs-b.0", "logs-b.1", "logs-best.0", "logs-db.0", "logs-host.0",
+          "logs-merged.0", "metrics-ts.0"), mounted(http));
       for (JsonNode q : queries) {
         JsonNode result = http.get("/indices/logs-best.*/search?size=10&sort=seq:desc&q="
             + URLEncoder.encode(q.get("query_string").asString(), StandardCharsets.UTF_8)).ok();
