@@ -40,8 +40,10 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   static final String DATA_CODEC = "ES819TSDBDocValuesData";
   static final String META_CODEC = "ES819TSDBDocValuesMetadata";
   static final int VERSION_START = 0;
-  /** Version 1 adds a compression byte to binary fields; 2 a numeric block size after the metadata's header. */
-  static final int VERSION_BINARY_COMPRESSION = 1;
+  /**
+   * Version 2 adds a numeric block size after the metadata's header (version 1 a compression byte to binary fields,
+   * which are not read).
+   */
   static final int VERSION_BLOCK_SIZE = 2;
   static final int VERSION_CURRENT = 2;
 

@@ -103,6 +103,24 @@ class EngineRepositoryServiceTest {
         }
       }
       assertTrue(logsdb >= 30, "logsdb and time_series searches: " + logsdb);
+      // the histogram over logs-db's @timestamp doc values: the node's date_histogram's non-empty hours
+      JsonNode histogram = http.get("/indices/logs-db.*/histogram?interval=1h").ok();
+      List<String> hours = new ArrayList<>();
+      for (JsonNode bucket : histogram.get("buckets")) {
+        if (bucket.get("count").asLong() > 0) {
+          hours.add(bucket.get("key").asLong() + ":" + bucket.get("count").asLong());
+        }
+      }
+      List<String> expectedHours = new ArrayList<>();
+      for (JsonNode agg : answers.path("tsdb").path("snap-2").path("logs-db").path("aggregations")) {
+        if (agg.path("query_id").asString().equals("all")) {
+          agg.path("aggregations").path("by_timestamp").forEach(b -> expectedHours.add(b.path("key").asLong() + ":"
+              + b.path("doc_count").asLong()));
+        }
+      }
+      assertEquals(expectedHours, hours);
+      assertEquals(answers.path("tsdb").path("snap-2").path("logs-db").path("count").asLong(),
+          histogram.get("total").asLong());
     }
   }
   /** The names of the indices the service has mounted, sorted. */

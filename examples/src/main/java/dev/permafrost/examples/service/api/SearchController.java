@@ -32,7 +32,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.DocValuesSkipper;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PointValues;
 import org.apache.lucene.queryparser.classic.ParseException;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -176,11 +179,14 @@ class SearchController {
    * The histogram's [from, to): the range's ends where given, else the widest of the indices' recorded timestamp
    * ranges; null if an end is unknown either way.
    */
-  private long[] bounds(TimeRange range, List<MountInfo> indices) {
+  private long[] bounds(TimeRange range, List<MountInfo> indices) throws IOException {
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
     for (MountInfo index : indices) {
       long[] r = Views.longRange(index.pointRanges().get(settings.timestampField()));
+      if (r == null && engineIndices.mappingOf(index.name()) != null) {
+        r = engineTimeRange(index.name()); // an engine's shard: its manifest records no point ranges
+      }
       if (r != null) {
         min = Math.min(min, r[0]);
         max = Math.max(max, r[1]);
@@ -192,6 +198,30 @@ class SearchController {
       return null;
     }
     return new long[] {from, to};
+  }
+
+  /**
+   * The smallest and largest timestamp of an engine's shard, from its segments' points or, where a segment has none
+   * (Elasticsearch's time_series dates from 9.3), its doc-values skipper; null if neither has the field.
+   */
+  private long[] engineTimeRange(String name) throws IOException {
+    String field = settings.timestampField();
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    try (Lease lease = catalog.acquire(name)) {
+      for (LeafReaderContext leaf : lease.reader().leaves()) {
+        PointValues points = leaf.reader().getPointValues(field);
+        DocValuesSkipper skipper = points == null ? leaf.reader().getDocValuesSkipper(field) : null;
+        if (points != null && points.getBytesPerDimension() == Long.BYTES) {
+          min = Math.min(min, LongPoint.decodeDimension(points.getMinPackedValue(), 0));
+          max = Math.max(max, LongPoint.decodeDimension(points.getMaxPackedValue(), 0));
+        } else if (skipper != null && skipper.docCount() > 0) {
+          min = Math.min(min, skipper.minValue());
+          max = Math.max(max, skipper.maxValue());
+        }
+      }
+    }
+    return min <= max ? new long[] {min, max} : null;
   }
 
   /**

@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.util.Collection;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.LeafCollector;
@@ -64,7 +64,9 @@ public final class DateHistogram implements CollectorManager<DateHistogram.Count
     @Override
     public LeafCollector getLeafCollector(LeafReaderContext context) throws IOException {
       ColumnPrefetch.prefetch(context.reader(), field); // read for every hit: fetched whole, with the query's first reads
-      NumericDocValues values = DocValues.getNumeric(context.reader(), field);
+      // numeric doc values (this service's own indices) or sorted-numeric (an engine's dates): a document's first,
+      // smallest, value counts
+      SortedNumericDocValues values = DocValues.getSortedNumeric(context.reader(), field);
       return new LeafCollector() {
         @Override
         public void setScorer(Scorable scorer) {}
@@ -72,7 +74,7 @@ public final class DateHistogram implements CollectorManager<DateHistogram.Count
         @Override
         public void collect(int doc) throws IOException {
           if (values.advanceExact(doc)) {
-            long offset = values.longValue() - origin;
+            long offset = values.nextValue() - origin;
             if (offset >= 0) {
               long bucket = offset / interval;
               if (bucket < buckets) {
