@@ -33,7 +33,7 @@ import org.apache.lucene.util.packed.PackedInts;
 
 /**
  * Reads a segment's {@code ES819TSDB} doc values ({@code .dvm} metadata, {@code .dvd} data), versions 0 to 2, as
- * {@link ES819TSDBDocValuesFormat} describes them. The metadata is read whole at open (as Lucene's own doc-values
+ * {@code ES819TSDBDocValuesFormat} describes them. The metadata is read whole at open (as Lucene's own doc-values
  * reader does: it is small and kept whole by the snapshot); the data is read where a search asks.
  */
 final class TsdbDocValuesProducer extends DocValuesProducer {
@@ -62,7 +62,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   private final Map<Integer, SortedEntry> sorted = new HashMap<>();
   private final Map<Integer, SortedSetEntry> sortedSets = new HashMap<>();
   private final Map<Integer, NumericEntry> sortedNumerics = new HashMap<>();
-  private final Map<Integer, SkipperEntry> skippers = new HashMap<>();
+  private final Map<Integer, TsdbSkipper.Entry> skippers = new HashMap<>();
   private final IndexInput data;
   private final String dataName;
   private final int maxDoc;
@@ -128,7 +128,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       }
       byte type = meta.readByte();
       if (info.docValuesSkipIndexType() != DocValuesSkipIndexType.NONE) {
-        skippers.put(number, new SkipperEntry(meta.readLong(), meta.readLong(), meta.readLong(), meta.readLong(),
+        skippers.put(number, new TsdbSkipper.Entry(meta.readLong(), meta.readLong(), meta.readLong(), meta.readLong(),
             meta.readInt(), meta.readInt()));
       }
       String field = "field '" + info.name + "' of " + dataName;
@@ -602,7 +602,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
 
   @Override
   public DocValuesSkipper getSkipper(FieldInfo field) throws IOException {
-    SkipperEntry entry = skippers.get(field.number);
+    TsdbSkipper.Entry entry = skippers.get(field.number);
     if (entry == null) {
       return null;
     }
@@ -657,5 +657,4 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   /** A single-valued sorted set ({@code single}), or a multi-valued one's ordinals and terms. */
   record SortedSetEntry(SortedEntry single, NumericEntry ords, TsdbTermsDictionary.Entry terms) {}
 
-  record SkipperEntry(long offset, long length, long maxValue, long minValue, int docCount, int maxDocId) {}
 }

@@ -20,7 +20,7 @@ import org.apache.lucene.store.IndexInput;
 final class TsdbSkipper extends DocValuesSkipper {
   private static final int MAX_LEVELS = 4;
 
-  private final TsdbDocValuesProducer.SkipperEntry entry;
+  private final Entry entry;
   private final IndexInput input;
   private final int[] minDocID = new int[MAX_LEVELS];
   private final int[] maxDocID = new int[MAX_LEVELS];
@@ -29,7 +29,13 @@ final class TsdbSkipper extends DocValuesSkipper {
   private final int[] docCount = new int[MAX_LEVELS];
   private int levels = 1;
 
-  TsdbSkipper(TsdbDocValuesProducer.SkipperEntry entry, IndexInput input) {
+  /**
+   * A field's skipper as the metadata file records it: where its records lie in the data file, and the field's
+   * bounds over the segment.
+   */
+  record Entry(long offset, long length, long maxValue, long minValue, int docCount, int maxDocId) {}
+
+  TsdbSkipper(Entry entry, IndexInput input) {
     this.entry = entry;
     this.input = input;
     Arrays.fill(minDocID, -1);
