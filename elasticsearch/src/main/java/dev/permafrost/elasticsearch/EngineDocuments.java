@@ -10,12 +10,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.snapshot.SnapshotException;
 import java.io.IOException;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.InetAddressPoint;
+import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.IndexReader;
@@ -27,6 +29,7 @@ import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.ByteArrayDataInput;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.NumericUtils;
 
@@ -165,12 +168,12 @@ public final class EngineDocuments {
     if (info == null || info.getDocValuesType() != DocValuesType.SORTED) {
       return null;
     }
-    var dv = org.apache.lucene.index.DocValues.getSorted(leaf, info.name);
+    var dv = DocValues.getSorted(leaf, info.name);
     if (!dv.advanceExact(doc)) {
       return null;
     }
     BytesRef b = dv.lookupOrd(dv.ordValue());
-    var in = new org.apache.lucene.store.ByteArrayDataInput(b.bytes, b.offset, b.length);
+    var in = new ByteArrayDataInput(b.bytes, b.offset, b.length);
     int count = in.readZInt();
     if (count < 0 || count > b.length) {
       throw new IllegalStateException("the array order of field '" + field + "' of document " + doc + " holds " + count
@@ -212,7 +215,7 @@ public final class EngineDocuments {
       if (!type.equals("keyword") && !type.equals("ip")) {
         return null;
       }
-      SortedSetDocValues dv = org.apache.lucene.index.DocValues.getSortedSet(leaf, info.name);
+      SortedSetDocValues dv = DocValues.getSortedSet(leaf, info.name);
       if (dv.advanceExact(doc)) {
         for (int i = 0; i < dv.docValueCount(); i++) {
           BytesRef b = dv.lookupOrd(dv.nextOrd());
@@ -226,7 +229,7 @@ public final class EngineDocuments {
     if (info.getDocValuesType() != DocValuesType.SORTED_NUMERIC && info.getDocValuesType() != DocValuesType.NUMERIC) {
       return null;
     }
-    SortedNumericDocValues dv = org.apache.lucene.index.DocValues.getSortedNumeric(leaf, info.name);
+    SortedNumericDocValues dv = DocValues.getSortedNumeric(leaf, info.name);
     if (dv.advanceExact(doc)) {
       for (int i = 0; i < dv.docValueCount(); i++) {
         long v = dv.nextValue();
@@ -250,7 +253,7 @@ public final class EngineDocuments {
 
   /** Dates as Elasticsearch's default format prints them: milliseconds always, UTC. */
   private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
-      .withZone(java.time.ZoneOffset.UTC);
+      .withZone(ZoneOffset.UTC);
 
   /**
    * Sets {@code path} of {@code root} to the values: in {@code order} as an array if there is one (an element out of

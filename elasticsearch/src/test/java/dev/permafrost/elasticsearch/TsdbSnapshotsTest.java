@@ -4,34 +4,45 @@
 package dev.permafrost.elasticsearch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.FileSystemBlobStore;
-import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.TsdbFixture;
+import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.ParseException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.document.Document;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SortedNumericDocValues;
@@ -43,7 +54,10 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.search.Weight;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.IOContext;
 import org.apache.lucene.util.NumericUtils;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.AfterAll;
@@ -92,7 +106,7 @@ class TsdbSnapshotsTest {
         .filter(e -> {
           try {
             return Version.LATEST.onOrAfter(Version.parse(e.luceneVersion()));
-          } catch (java.text.ParseException x) {
+          } catch (ParseException x) {
             throw new IllegalStateException(x);
           }
         });
@@ -124,7 +138,7 @@ class TsdbSnapshotsTest {
 
   /** Each (snapshot, index) the node answered for: its answers. */
   private static Map<String[], JsonNode> indices(Mounted m) {
-    Map<String[], JsonNode> all = new java.util.LinkedHashMap<>();
+    Map<String[], JsonNode> all = new LinkedHashMap<>();
     m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(
         i -> all.put(new String[] {s.getKey(), i.getKey()}, i.getValue())));
     assertEquals(4, all.size(), "logs-db at snap-1 and snap-2, metrics-ts and logs-host at snap-2");
@@ -339,7 +353,7 @@ class TsdbSnapshotsTest {
    * {@code metrics-ts}'s by its series and point (its {@code _id} is the node's own).
    */
   private static String indexed(String snapshot, String index, LeafReader leaf, int doc,
-      org.apache.lucene.document.Document stored, TreeSet<Integer> seen) throws IOException {
+      Document stored, TreeSet<Integer> seen) throws IOException {
     if (index.startsWith("logs-")) {
       String id = EngineDocuments.id(stored);
       int seq = Integer.parseInt(id.substring("ld-".length()));
@@ -352,7 +366,7 @@ class TsdbSnapshotsTest {
     SortedSetDocValues pod = DocValues.getSortedSet(leaf, "pod");
     SortedNumericDocValues timestamp = DocValues.getSortedNumeric(leaf, "@timestamp");
     assertTrue(host.advanceExact(doc) && pod.advanceExact(doc) && timestamp.advanceExact(doc));
-    int series = java.util.Arrays.asList(TsdbFixture.METRIC_HOSTS).indexOf(host.lookupOrd(host.nextOrd()).utf8ToString())
+    int series = Arrays.asList(TsdbFixture.METRIC_HOSTS).indexOf(host.lookupOrd(host.nextOrd()).utf8ToString())
         * TsdbFixture.PODS.length + java.util.Arrays.asList(TsdbFixture.PODS).indexOf(pod.lookupOrd(pod.nextOrd())
         .utf8ToString());
     int point = Math.toIntExact((timestamp.nextValue() - TsdbFixture.metricsTimestamp(0)) / 60_000);
@@ -433,7 +447,7 @@ class TsdbSnapshotsTest {
             if (live != null && !live.get(doc)) {
               continue;
             }
-            var node = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(indexed(snapshot, index,
+            var node = (ObjectNode) JSON.readTree(indexed(snapshot, index,
                 context.reader(), doc, context.reader().storedFields().document(doc), new TreeSet<>()));
             node.put("@timestamp", MILLIS.format(Instant.parse(node.get("@timestamp").asText())));
             EngineDocuments.RebuiltSource rebuilt = EngineDocuments.sourceFromDocValues(reader, context.docBase + doc,
@@ -448,8 +462,8 @@ class TsdbSnapshotsTest {
     assertTrue(checked > 15_000, "documents checked: " + checked);
   }
 
-  private static final java.time.format.DateTimeFormatter MILLIS = java.time.format.DateTimeFormatter
-      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
+  private static final DateTimeFormatter MILLIS = DateTimeFormatter
+      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
   /**
    * The segments' index sort is the searcher's: {@code logs-db} sorts newest first (Elasticsearch 8.19 to 9.3 leave
@@ -474,7 +488,7 @@ class TsdbSnapshotsTest {
           + ".*").size(10).sort(indexSort).fields(EngineDocuments.ID);
       SearchResponse early = catalog.search(request.exactTotalHits(false).build());
       SearchResponse exact = catalog.search(request.exactTotalHits(true).build());
-      assertEquals(org.apache.lucene.search.TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO, early.totalHits().relation(),
+      assertEquals(TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO, early.totalHits().relation(),
           index);
       assertTrue(early.totalHits().value() < exact.totalHits().value(), early.totalHits() + " of " + exact.totalHits());
       assertEquals(exact.hits().stream().map(h -> EngineDocuments.id(h.document())).toList(),
@@ -491,13 +505,13 @@ class TsdbSnapshotsTest {
   void aDamagedDocValuesFileIsCaughtNamingTheFileAndBlob(EngineFixture engine) throws Exception {
     Path fixture = engine.ensure();
     Path copy = tmp.resolve("damaged-" + engine);
-    try (var paths = java.nio.file.Files.walk(fixture.resolve("repo"))) {
+    try (var paths = Files.walk(fixture.resolve("repo"))) {
       for (Path p : paths.toList()) {
         Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
-        if (java.nio.file.Files.isDirectory(p)) {
-          java.nio.file.Files.createDirectories(to);
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
         } else {
-          java.nio.file.Files.copy(p, to);
+          Files.copy(p, to);
         }
       }
     }
@@ -509,13 +523,13 @@ class TsdbSnapshotsTest {
     long offset = -1;
     long length = -1;
     String dvd = null;
-    try (var dir = new org.apache.lucene.store.ByteBuffersDirectory()) {
-      try (var out = dir.createOutput("x.cfe", org.apache.lucene.store.IOContext.DEFAULT)) {
-        byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : java.nio.file.Files.readAllBytes(copy.resolve(cfe.blobName()));
+    try (var dir = new ByteBuffersDirectory()) {
+      try (var out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
+        byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
         out.writeBytes(bytes, bytes.length);
       }
-      try (var in = dir.openInput("x.cfe", org.apache.lucene.store.IOContext.READONCE)) {
-        org.apache.lucene.codecs.CodecUtil.readIndexHeader(in);
+      try (var in = dir.openInput("x.cfe", IOContext.READONCE)) {
+        CodecUtil.readIndexHeader(in);
         for (int n = in.readVInt(); n > 0; n--) {
           String id = in.readString();
           long start = in.readLong();
@@ -530,15 +544,15 @@ class TsdbSnapshotsTest {
     }
     assertTrue(offset > 0, "an ES819TSDB .dvd in " + cfe.name());
     Path blob = copy.resolve(cfs.blobName());
-    byte[] bytes = java.nio.file.Files.readAllBytes(blob);
+    byte[] bytes = Files.readAllBytes(blob);
     bytes[(int) (offset + length / 2)] ^= 0x10;
-    java.nio.file.Files.write(blob, bytes);
+    Files.write(blob, bytes);
     damaged.mount(catalog, engine + "-damaged-dvd", "snap-2", "metrics-ts");
     try (Lease lease = catalog.acquire(engine + "-damaged-dvd.0")) {
-      Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> {
+      Exception e = assertThrows(Exception.class, () -> {
         for (LeafReaderContext leaf : lease.reader().leaves()) {
-          org.apache.lucene.index.LeafReader r = leaf.reader();
-          while (r instanceof org.apache.lucene.index.FilterLeafReader f) {
+          LeafReader r = leaf.reader();
+          while (r instanceof FilterLeafReader f) {
             r = f.getDelegate();
           }
           r.checkIntegrity();

@@ -56,11 +56,7 @@ final class TsdbBlocks {
     this.field = field;
   }
 
-  int blockSize() {
-    return blockSize;
-  }
-
-  /** Reads the numeric block at the input's position into {@code out}'s first {@link #blockSize} entries. */
+  /** Reads the numeric block at the input's position into {@code out}'s first {@code blockSize} entries. */
   void decodeNumeric(IndexInput in, long[] out) throws IOException {
     int token = in.readVInt();
     int bits = token >>> 3;
@@ -127,7 +123,7 @@ final class TsdbBlocks {
   }
 
   /**
-   * Unpacks {@link #blockSize} values of {@code bits} bits each: plain longs at 64 bits, whole bytes at 40, 48 and
+   * Unpacks {@code blockSize} values of {@code bits} bits each: plain longs at 64 bits, whole bytes at 40, 48 and
    * 56, else 128 values at a time in Lucene 9.0's {@code ForUtil} layout (a block of 512 is four such runs one after
    * another).
    */
