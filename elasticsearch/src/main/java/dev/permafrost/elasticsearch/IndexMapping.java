@@ -25,8 +25,21 @@ public final class IndexMapping {
    * @param analyzer the analyzer a {@code text} field is indexed with ({@code standard} unless the mapping names one)
    * @param searchAnalyzer the analyzer queries on it use (its {@code search_analyzer}, else {@code analyzer})
    * @param nestedPath the path of the innermost {@code nested} object holding it, or null
+   * @param format the {@code format} of a {@code date} or {@code date_nanos} field as the mapping gives it (the engines'
+   *     default {@code strict_date_optional_time||epoch_millis} if it gives none), else null
+   * @param indexed whether it is searchable from an index of its own ({@code "index": false} makes it not)
+   * @param docValues whether it keeps doc values ({@code "doc_values": false} makes it not; {@code text} never does)
    */
-  public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath) {}
+  public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath, String format,
+      boolean indexed, boolean docValues) {
+    /** The engines' date format when a mapping names none. */
+    public static final String DEFAULT_DATE_FORMAT = "strict_date_optional_time||epoch_millis";
+
+    /** Whether it is a {@code date} or {@code date_nanos} field. */
+    public boolean isDate() {
+      return "date".equals(type) || "date_nanos".equals(type);
+    }
+  }
 
   private final Map<String, Field> fields;
   /** The indexed {@code dense_vector} fields (indexed is the default since Elasticsearch 8.11). */
@@ -87,7 +100,11 @@ public final class IndexMapping {
       analyzer = def.path("analyzer").asText("standard");
       searchAnalyzer = def.path("search_analyzer").asText(analyzer);
     }
-    return new Field(path, type, analyzer, searchAnalyzer, nested);
+    boolean date = "date".equals(type) || "date_nanos".equals(type);
+    String format = date ? def.path("format").asText(Field.DEFAULT_DATE_FORMAT) : null;
+    boolean text = "text".equals(type) || "match_only_text".equals(type);
+    return new Field(path, type, analyzer, searchAnalyzer, nested, format, def.path("index").asBoolean(true),
+        !text && def.path("doc_values").asBoolean(true));
   }
 
   /** The indexed {@code dense_vector} fields, whose vectors Elasticsearch writes in formats of its own. */
