@@ -1,0 +1,42 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch.dsl;
+
+/**
+ * A request the Elasticsearch-compatible API refuses, with the HTTP status and the error {@code type} Elasticsearch
+ * gives for it ({@code parsing_exception}, {@code illegal_argument_exception}, {@code index_not_found_exception},
+ * ...). The message names the clause, field, parameter or index at fault; it is the error body's {@code reason}.
+ */
+public final class DslException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+  private final int status;
+  private final String type;
+
+  /** A refusal with {@code status} and Elasticsearch's error {@code type}. */
+  public DslException(int status, String type, String reason) {
+    super(reason);
+    this.status = status;
+    this.type = type;
+  }
+
+  /** A request Elasticsearch would not parse: 400, {@code parsing_exception}. */
+  public static DslException parsing(String reason) {
+    return new DslException(400, "parsing_exception", reason);
+  }
+
+  /** A request that parses but asks for something invalid or not supported here: 400, {@code illegal_argument_exception}. */
+  public static DslException illegalArgument(String reason) {
+    return new DslException(400, "illegal_argument_exception", reason);
+  }
+
+  /** The HTTP status. */
+  public int status() {
+    return status;
+  }
+
+  /** Elasticsearch's error type. */
+  public String type() {
+    return type;
+  }
+}
