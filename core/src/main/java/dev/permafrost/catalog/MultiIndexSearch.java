@@ -526,13 +526,21 @@ final class MultiIndexSearch implements AutoCloseable {
       run.profile.leased(lease);
       IndexSearcher searcher = run.deadline.limit(lease.searcher());
       // an exact total is counted from the query as asked, so its top hits may come from a narrower one
-      Query query = request.exactTotalHits
+      Query query = request.exactTotalHits && request.searchAfter == null
           ? RangeSortedByItself.narrow(lease.reader(), request.query, request.sort, request.size) : request.query;
       if (query == request.query) { // a narrowed query reads its sort column for a few documents only
         prefetchSortColumns(request.sort, lease.reader());
       }
-      TopDocs top = request.sort == null ? searcher.search(query, request.size)
-          : searcher.search(query, request.size, request.sort, false);
+      TopDocs top;
+      if (request.sort == null) {
+        top = searcher.search(query, request.size);
+      } else if (request.searchAfter != null && lease.reader().maxDoc() > 0) {
+        // after every document of this index with those values: Lucene breaks ties by document number, so the last one
+        top = searcher.searchAfter(new FieldDoc(lease.reader().maxDoc() - 1, Float.NaN, request.searchAfter), query,
+            request.size, request.sort, false);
+      } else {
+        top = searcher.search(query, request.size, request.sort, false);
+      }
       if (request.exactTotalHits && (query != request.query || top.totalHits.relation() != TotalHits.Relation.EQUAL_TO)
           && !searcher.timedOut()) {
         TotalHits exact = new TotalHits(searcher.count(request.query), TotalHits.Relation.EQUAL_TO);

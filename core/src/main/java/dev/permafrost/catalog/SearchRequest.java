@@ -29,6 +29,8 @@ public final class SearchRequest {
   /** Null: the catalog's default. */
   final Duration timeout;
   final boolean profile;
+  /** The sort values the hits come after, or null: the first page. */
+  final Object[] searchAfter;
 
   private SearchRequest(Builder b) {
     this.query = b.query;
@@ -40,6 +42,7 @@ public final class SearchRequest {
     this.exactTotalHits = b.exactTotalHits;
     this.timeout = b.timeout;
     this.profile = b.profile;
+    this.searchAfter = b.searchAfter;
   }
 
   /** A search for {@code query} over every mounted index, top 10 by score. */
@@ -74,6 +77,7 @@ public final class SearchRequest {
     private boolean exactTotalHits;
     private Duration timeout;
     private boolean profile;
+    private Object[] searchAfter;
 
     private Builder(Query query) {
       this.query = query;
@@ -155,7 +159,23 @@ public final class SearchRequest {
       return this;
     }
 
+    /**
+     * Returns the hits that come strictly after {@code sortValues} in the sort's order (Elasticsearch's
+     * {@code search_after}): one value per sort field, as a hit's {@link SearchResponse.Hit#sortValues()} gives them
+     * ({@code BytesRef} for a string field, {@code Long}, {@code Double}, ... for numbers, {@code Float} for the score).
+     * Documents whose sort values equal them are left out too, so the sort should end with a field unique to each
+     * document. Needs a {@link #sort}; a page after the first is never narrowed by an exact total's shortcut.
+     */
+    public Builder searchAfter(Object... sortValues) {
+      this.searchAfter = sortValues == null ? null : sortValues.clone();
+      return this;
+    }
+
     public SearchRequest build() {
+      if (searchAfter != null && (sort == null || sort.getSort().length != searchAfter.length)) {
+        throw new IllegalArgumentException("searchAfter needs one value per sort field: " + searchAfter.length
+            + " values for " + (sort == null ? "no sort" : sort.getSort().length + " sort fields (" + sort + ")"));
+      }
       return new SearchRequest(this);
     }
   }

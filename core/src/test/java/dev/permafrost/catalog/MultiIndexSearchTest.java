@@ -189,6 +189,39 @@ class MultiIndexSearchTest {
     assertTrue(catalog.stats().readerOpens() <= 3);
   }
 
+  /**
+   * Pages of a sort with ties (a country, then the newest time) over every day, each after the last hit of the one
+   * before, are the one search's hits in order: across indices, documents with the page's last values are left out
+   * of the next page, and nothing is lost or repeated.
+   */
+  @Test
+  void pagesAfterTheLastHitsSortValuesAreTheWholeSearchInOrder() throws IOException {
+    Sort sort = new Sort(new SortField("status_s", SortField.Type.STRING, random.nextBoolean()),
+        new SortField("@timestamp", SortField.Type.LONG, true));
+    int page = 1 + random.nextInt(90);
+    List<String> all = new ArrayList<>();
+    for (int d = 0; d <= DAYS; d++) {
+      all.add("day-" + d);
+    }
+    TopDocs expected = local(new MatchAllDocsQuery(), 700, sort, all);
+    List<Object> seen = new ArrayList<>();
+    Object[] after = null;
+    while (seen.size() < 700) {
+      SearchRequest.Builder b = SearchRequest.builder(new MatchAllDocsQuery()).size(page).sort(sort).fields("id");
+      SearchResponse r = catalog.search((after == null ? b : b.searchAfter(after)).build());
+      assertEquals(page, r.hits().size(), "seed " + seed);
+      for (SearchResponse.Hit h : r.hits()) {
+        seen.add(List.of(h.sortValues()));
+      }
+      after = r.hits().getLast().sortValues();
+    }
+    for (int i = 0; i < 700; i++) {
+      assertEquals(List.of(((FieldDoc) expected.scoreDocs[i]).fields), seen.get(i), "seed " + seed + " hit " + i);
+    }
+    assertThrows(IllegalArgumentException.class, () -> SearchRequest.builder(new MatchAllDocsQuery()).sort(sort)
+        .searchAfter("only one value").build());
+  }
+
   @Test
   void exactTotalHitsCountEveryIndexThatCanMatchAndKeepTheSameHits() throws IOException {
     Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
