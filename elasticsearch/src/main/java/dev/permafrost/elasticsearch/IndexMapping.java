@@ -4,10 +4,13 @@
 package dev.permafrost.elasticsearch;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -44,10 +47,13 @@ public final class IndexMapping {
   private final Map<String, Field> fields;
   /** The indexed {@code dense_vector} fields (indexed is the default since Elasticsearch 8.11). */
   private final Set<String> indexedVectors;
+  /** The mapping as given: {@code {"properties": ...}}. */
+  private final JsonNode json;
 
-  private IndexMapping(Map<String, Field> fields, Set<String> indexedVectors) {
+  private IndexMapping(Map<String, Field> fields, Set<String> indexedVectors, JsonNode json) {
     this.fields = Collections.unmodifiableMap(fields);
     this.indexedVectors = Collections.unmodifiableSet(indexedVectors);
+    this.json = json;
   }
 
   /**
@@ -64,7 +70,43 @@ public final class IndexMapping {
     if (root != null && root.has("properties")) {
       addProperties(root.get("properties"), "", null, fields, indexedVectors);
     }
-    return new IndexMapping(fields, indexedVectors);
+    return new IndexMapping(fields, indexedVectors,
+        root != null && root.isObject() ? root.deepCopy() : JsonNodeFactory.instance.objectNode());
+  }
+
+  /**
+   * The mapping a search over several indices sees: every field of each, in order.
+   *
+   * @throws IllegalArgumentException naming the field and both types if two of them map a field differently
+   */
+  public static IndexMapping union(List<IndexMapping> mappings) {
+    if (mappings.size() == 1) {
+      return mappings.getFirst();
+    }
+    Map<String, Field> fields = new LinkedHashMap<>();
+    Set<String> indexedVectors = new LinkedHashSet<>();
+    ObjectNode properties = JsonNodeFactory.instance.objectNode();
+    for (IndexMapping m : mappings) {
+      for (Field f : m.fields.values()) {
+        Field before = fields.putIfAbsent(f.path(), f);
+        if (before != null && !before.type().equals(f.type())) {
+          throw new IllegalArgumentException("field [" + f.path() + "] is mapped as [" + before.type() + "] in one index"
+              + " and as [" + f.type() + "] in another: search them separately");
+        }
+      }
+      indexedVectors.addAll(m.indexedVectors);
+      if (m.json.get("properties") instanceof ObjectNode p) {
+        p.properties().forEach(e -> properties.putIfAbsent(e.getKey(), e.getValue()));
+      }
+    }
+    ObjectNode json = JsonNodeFactory.instance.objectNode();
+    json.set("properties", properties);
+    return new IndexMapping(fields, indexedVectors, json);
+  }
+
+  /** The mapping as the snapshot (or the declaration) gave it, {@code {"properties": ...}}: do not change it. */
+  public JsonNode json() {
+    return json;
   }
 
   private static void addProperties(JsonNode properties, String prefix, String nested, Map<String, Field> fields,
