@@ -36,10 +36,12 @@ import org.apache.lucene.document.IntPoint;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.document.SortedSetDocValuesField;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.queryparser.flexible.core.QueryNodeException;
 import org.apache.lucene.queryparser.flexible.standard.StandardQueryParser;
 import org.apache.lucene.queryparser.flexible.standard.config.PointsConfig;
 import org.apache.lucene.queryparser.flexible.standard.config.StandardQueryConfigHandler;
+import org.apache.lucene.search.AutomatonQuery;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
@@ -226,8 +228,11 @@ public final class MappedQueryParser {
         throw new UncheckedIOException(e); // an in-memory iterator: does not happen
       }
       return new IndexedOrDocValuesQuery(t.getField(), t, SortedSetDocValuesField.newSlowSetQuery(t.getField(), terms));
+    } else if (query instanceof AutomatonQuery a && isKeyword(a.getField())) { // a prefix, wildcard or regexp query
+      return new IndexedOrDocValuesQuery(a.getField(), a, new AutomatonQuery(new Term(a.getField(), ""),
+          a.getAutomaton(), a.isAutomatonBinary(), MultiTermQuery.DOC_VALUES_REWRITE)); // the terms of the doc values
     } else if (query instanceof MultiTermQuery m && isKeyword(m.getField())) {
-      return new IndexedOrDocValuesQuery(m.getField(), m, null); // a prefix, wildcard, regexp or fuzzy query
+      return new IndexedOrDocValuesQuery(m.getField(), m, null); // a fuzzy query
     } else if (query instanceof PointRangeQuery p && pointTypes.containsKey(p.getField())) {
       return new IndexedOrDocValuesQuery(p.getField(), p, docValuesRange(p, pointTypes.get(p.getField())));
     } else if (query instanceof PointInSetQuery p && pointTypes.containsKey(p.getField())) {
