@@ -3,6 +3,8 @@
  */
 package dev.permafrost.elasticsearch;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.text.FieldPosition;
 import java.text.NumberFormat;
 import java.text.ParsePosition;
@@ -12,7 +14,9 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -32,16 +36,19 @@ import org.apache.lucene.document.IntPoint;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.document.SortedSetDocValuesField;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.queryparser.flexible.core.QueryNodeException;
 import org.apache.lucene.queryparser.flexible.standard.StandardQueryParser;
 import org.apache.lucene.queryparser.flexible.standard.config.PointsConfig;
 import org.apache.lucene.queryparser.flexible.standard.config.StandardQueryConfigHandler;
+import org.apache.lucene.search.AutomatonQuery;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.MultiTermQuery;
+import org.apache.lucene.search.PointInSetQuery;
 import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
@@ -50,8 +57,11 @@ import org.apache.lucene.search.SortedNumericSelector;
 import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.SortedSetSelector;
 import org.apache.lucene.search.SortedSetSortField;
+import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermRangeQuery;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.BytesRefIterator;
 import org.apache.lucene.util.NumericUtils;
 
 /**
@@ -77,6 +87,8 @@ public final class MappedQueryParser {
 
   /** The pseudo-field of {@code _exists_:field}, the documents with a value in the field. */
   private static final String EXISTS = "_exists_";
+  /** The field of a term that names none, where every term must name its field. */
+  private static final String UNNAMED = "_all_fields_must_be_named_";
 
   /** A parser over the fields of {@code mapping}. */
   public MappedQueryParser(IndexMapping mapping) {
@@ -116,13 +128,25 @@ public final class MappedQueryParser {
    *     would (naming the field and why)
    */
   public Query parse(String queryString) {
+    return parse(queryString, null, false);
+  }
+
+  /**
+   * The query {@code queryString} means over the mapping, a term without a field being on {@code defaultField}, and
+   * terms without an operator between them all required if {@code defaultAnd} (else any of them).
+   *
+   * @param defaultField the field of terms that name none, or null if every term must name its field
+   * @throws IllegalArgumentException if it does not parse, or names a field this parser cannot query as the engine
+   *     would (naming the field and why)
+   */
+  public Query parse(String queryString, String defaultField, boolean defaultAnd) {
     StandardQueryParser parser = new StandardQueryParser(analyzer); // not thread-safe: one per query
     parser.setPointsConfigMap(pointsConfig());
-    parser.setDefaultOperator(StandardQueryConfigHandler.Operator.OR);
+    parser.setDefaultOperator(defaultAnd ? StandardQueryConfigHandler.Operator.AND : StandardQueryConfigHandler.Operator.OR);
     parser.setAllowLeadingWildcard(false);
     Query query;
     try {
-      query = parser.parse(escapeLeadingAts(queryString), "_all_fields_must_be_named_");
+      query = parser.parse(escapeLeadingAts(queryString), defaultField == null ? UNNAMED : defaultField);
     } catch (QueryNodeException e) {
       throw new IllegalArgumentException("cannot parse query '" + queryString + "': " + e.getMessage(), e);
     }
@@ -143,7 +167,7 @@ public final class MappedQueryParser {
       if (name.equals(EXISTS)) {
         continue;
       }
-      if (name.equals("_all_fields_must_be_named_")) {
+      if (name.equals(UNNAMED)) {
         throw new IllegalArgumentException("query '" + queryString + "' has a term without a field: name the field of"
             + " every term (field:value)");
       }
@@ -156,11 +180,25 @@ public final class MappedQueryParser {
   }
 
   /**
-   * The query with each term and range on a keyword, number or date field able to run from the field's doc values
-   * where a segment has no postings or points for it ({@link IndexedOrDocValuesQuery}), and {@code _exists_:field} as
-   * the documents with a value in the field (from its doc values, norms or points).
+   * Why {@code field} cannot be queried as the engine would (inside a {@code nested} object, of a type or with an
+   * analyzer this parser does not handle), or null if it can or is not mapped.
    */
-  private Query withDocValuesForms(Query query) {
+  public String refusal(String field) {
+    return refusals.get(field);
+  }
+
+  /** The analyzer of queries on each field: its search analyzer for text, one term for keywords. */
+  public Analyzer analyzer() {
+    return analyzer;
+  }
+
+  /**
+   * The query with each term, set of terms or points and range on a keyword, number or date field able to run from
+   * the field's doc values where a segment has no postings or points for it, and {@code _exists_:field} as the
+   * documents with a value in the field (from its doc values, norms or points). Other queries are left as they are,
+   * inside boolean, boost and constant-score queries alike.
+   */
+  public Query withDocValuesForms(Query query) {
     if (query instanceof BooleanQuery b) {
       BooleanQuery.Builder rebuilt = new BooleanQuery.Builder().setMinimumNumberShouldMatch(b.getMinimumNumberShouldMatch());
       for (BooleanClause c : b.clauses()) {
@@ -179,10 +217,28 @@ public final class MappedQueryParser {
     } else if (query instanceof TermRangeQuery r && isKeyword(r.getField())) {
       return new IndexedOrDocValuesQuery(r.getField(), r, SortedSetDocValuesField.newSlowRangeQuery(r.getField(),
           r.getLowerTerm(), r.getUpperTerm(), r.includesLower(), r.includesUpper()));
+    } else if (query instanceof TermInSetQuery t && isKeyword(t.getField())) {
+      List<BytesRef> terms = new ArrayList<>();
+      try {
+        BytesRefIterator it = t.getBytesRefIterator();
+        for (BytesRef term = it.next(); term != null; term = it.next()) {
+          terms.add(BytesRef.deepCopyOf(term));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // an in-memory iterator: does not happen
+      }
+      return new IndexedOrDocValuesQuery(t.getField(), t, SortedSetDocValuesField.newSlowSetQuery(t.getField(), terms));
+    } else if (query instanceof AutomatonQuery a && isKeyword(a.getField())) { // a prefix, wildcard or regexp query
+      return new IndexedOrDocValuesQuery(a.getField(), a, new AutomatonQuery(new Term(a.getField(), ""),
+          a.getAutomaton(), a.isAutomatonBinary(), MultiTermQuery.DOC_VALUES_REWRITE)); // the terms of the doc values
     } else if (query instanceof MultiTermQuery m && isKeyword(m.getField())) {
-      return new IndexedOrDocValuesQuery(m.getField(), m, null); // a prefix, wildcard, regexp or fuzzy query
+      return new IndexedOrDocValuesQuery(m.getField(), m, null); // a fuzzy query
     } else if (query instanceof PointRangeQuery p && pointTypes.containsKey(p.getField())) {
       return new IndexedOrDocValuesQuery(p.getField(), p, docValuesRange(p, pointTypes.get(p.getField())));
+    } else if (query instanceof PointInSetQuery p && pointTypes.containsKey(p.getField())) {
+      String type = pointTypes.get(p.getField());
+      long[] values = p.getPackedPoints().stream().mapToLong(point -> docValue(point, type)).toArray();
+      return new IndexedOrDocValuesQuery(p.getField(), p, SortedNumericDocValuesField.newSlowSetQuery(p.getField(), values));
     }
     return query;
   }
@@ -197,30 +253,19 @@ public final class MappedQueryParser {
    * and dates as longs, doubles as sortable longs and floats as sortable ints.
    */
   private static Query docValuesRange(PointRangeQuery p, String type) {
-    byte[] lower = p.getLowerPoint();
-    byte[] upper = p.getUpperPoint();
-    long from;
-    long to;
-    switch (type) {
-      case "long", "date", "date_nanos" -> {
-        from = LongPoint.decodeDimension(lower, 0);
-        to = LongPoint.decodeDimension(upper, 0);
-      }
-      case "integer", "short", "byte" -> {
-        from = IntPoint.decodeDimension(lower, 0);
-        to = IntPoint.decodeDimension(upper, 0);
-      }
-      case "double" -> {
-        from = NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(lower, 0));
-        to = NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(upper, 0));
-      }
-      case "float" -> {
-        from = NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(lower, 0));
-        to = NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(upper, 0));
-      }
+    return SortedNumericDocValuesField.newSlowRangeQuery(p.getField(), docValue(p.getLowerPoint(), type),
+        docValue(p.getUpperPoint(), type));
+  }
+
+  /** An encoded point as the long the field's sorted-numeric doc values keep for it. */
+  private static long docValue(byte[] point, String type) {
+    return switch (type) {
+      case "long", "date", "date_nanos" -> LongPoint.decodeDimension(point, 0);
+      case "integer", "short", "byte" -> IntPoint.decodeDimension(point, 0);
+      case "double" -> NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(point, 0));
+      case "float" -> NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(point, 0));
       default -> throw new AssertionError(type);
-    }
-    return SortedNumericDocValuesField.newSlowRangeQuery(p.getField(), from, to);
+    };
   }
 
   /**

@@ -1,0 +1,530 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch.dsl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.permafrost.elasticsearch.DocumentId;
+import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.elasticsearch.MappedQueryParser;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.LongSupplier;
+import org.apache.lucene.document.DoublePoint;
+import org.apache.lucene.document.FloatPoint;
+import org.apache.lucene.document.IntPoint;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.AutomatonQuery;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
+import org.apache.lucene.search.PrefixQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermRangeQuery;
+import org.apache.lucene.search.WildcardQuery;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.QueryBuilder;
+import org.apache.lucene.util.automaton.Automata;
+import org.apache.lucene.util.automaton.Automaton;
+import org.apache.lucene.util.automaton.Operations;
+
+/**
+ * The queries on one field of the query DSL (term, terms, range, exists, prefix, wildcard, match, match_phrase) as
+ * Elasticsearch builds them for the field's mapping type: keywords as terms, text analyzed (or not, for term-level
+ * queries), numbers and dates as points. Each term, set or range on a keyword, number or date field goes through
+ * {@link MappedQueryParser#withDocValuesForms} so that it also runs on segments with only doc values for the field.
+ * An unmapped field matches nothing; a field the parser refuses (nested, ip, boolean, ...) fails naming it.
+ */
+final class FieldQueries {
+  /** How a field's values are matched. */
+  enum Kind { KEYWORD, TEXT, INTEGER, DECIMAL, DATE }
+
+  /** Dates, numbers and terms bounds of a range: the JSON value (null if unbounded) and whether it is included. */
+  record Bound(JsonNode value, boolean inclusive) {}
+
+  private final IndexMapping mapping;
+  private final MappedQueryParser parser;
+  private final LongSupplier now;
+
+  FieldQueries(IndexMapping mapping, MappedQueryParser parser, LongSupplier now) {
+    this.mapping = mapping;
+    this.parser = parser;
+    this.now = now;
+  }
+
+  IndexMapping mapping() {
+    return mapping;
+  }
+
+  /** The mapped field {@code name} as {@code clause} may query it, or null if the mapping has no such field. */
+  IndexMapping.Field field(String clause, String name) {
+    IndexMapping.Field f = mapping.field(name);
+    if (f == null) {
+      return null;
+    }
+    String refusal = parser.refusal(name);
+    if (refusal != null) {
+      throw DslException.illegalArgument("[" + clause + "] query on " + refusal);
+    }
+    if (!f.indexed() && !f.docValues()) {
+      throw DslException.illegalArgument("[" + clause + "] cannot search on field [" + name + "] since it is not"
+          + " indexed nor has doc values");
+    }
+    kind(clause, f);
+    return f;
+  }
+
+  /** How {@code f} is matched, or a refusal naming it. */
+  static Kind kind(String clause, IndexMapping.Field f) {
+    return switch (f.type()) {
+      case "keyword" -> Kind.KEYWORD;
+      case "text", "match_only_text" -> Kind.TEXT;
+      case "long", "integer", "short", "byte" -> Kind.INTEGER;
+      case "double", "float" -> Kind.DECIMAL;
+      case "date", "date_nanos" -> Kind.DATE;
+      default -> throw DslException.illegalArgument("[" + clause + "] query on field [" + f.path() + "] of type ["
+          + f.type() + "] is not supported by Permafrost's query DSL");
+    };
+  }
+
+  private static MatchNoDocsQuery unmapped(String name) {
+    return new MatchNoDocsQuery("no mapping for field [" + name + "]");
+  }
+
+  /** A {@code term} query: the value not analyzed. */
+  Query term(String clause, String name, JsonNode value, boolean caseInsensitive) {
+    String text = text(clause, name, value);
+    if (name.equals("_id")) {
+      return new TermQuery(new Term("_id", DocumentId.encode(text)));
+    }
+    IndexMapping.Field f = field(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    Kind kind = kind(clause, f);
+    if (caseInsensitive && kind != Kind.KEYWORD && kind != Kind.TEXT) {
+      throw DslException.illegalArgument("[" + clause + "] [case_insensitive] is only supported on keyword and text"
+          + " fields, not on [" + name + "] of type [" + f.type() + "]");
+    }
+    return switch (kind) {
+      case KEYWORD, TEXT -> parser.withDocValuesForms(caseInsensitive
+          ? automaton(name, text, Automata.makeCaseInsensitiveString(text)) : new TermQuery(new Term(name, text)));
+      case INTEGER -> {
+        BigDecimal v = number(clause, f, value);
+        if (v.stripTrailingZeros().scale() > 0) {
+          yield new MatchNoDocsQuery("[" + v + "] has a decimal part and field [" + name + "] holds integers");
+        }
+        long l = inRange(clause, f, v);
+        yield integerRange(f, l, l);
+      }
+      case DECIMAL -> {
+        double d = number(clause, f, value).doubleValue();
+        yield decimalRange(f, d, d);
+      }
+      case DATE -> dateRange(clause, f, new Bound(value, true), new Bound(value, true), null, null);
+    };
+  }
+
+  /** A {@code terms} query: any of the values, not analyzed. */
+  Query terms(String clause, String name, List<JsonNode> values) {
+    List<String> texts = new ArrayList<>();
+    for (JsonNode v : values) {
+      texts.add(text(clause, name, v));
+    }
+    if (name.equals("_id")) {
+      return new TermInSetQuery("_id", texts.stream().map(DocumentId::encode).toList());
+    }
+    IndexMapping.Field f = field(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    switch (kind(clause, f)) {
+      case KEYWORD, TEXT -> {
+        return parser.withDocValuesForms(new TermInSetQuery(name, texts.stream().map(BytesRef::new).toList()));
+      }
+      case INTEGER -> {
+        List<Long> longs = new ArrayList<>();
+        for (JsonNode v : values) {
+          BigDecimal d = number(clause, f, v);
+          if (d.stripTrailingZeros().scale() <= 0) {
+            longs.add(inRange(clause, f, d));
+          }
+        }
+        if (longs.isEmpty()) {
+          return new MatchNoDocsQuery("no integer among the terms of [" + name + "]");
+        }
+        return parser.withDocValuesForms("long".equals(f.type())
+            ? LongPoint.newSetQuery(name, longs.stream().mapToLong(Long::longValue).toArray())
+            : IntPoint.newSetQuery(name, longs.stream().mapToInt(Long::intValue).toArray()));
+      }
+      case DECIMAL -> {
+        double[] doubles = new double[values.size()];
+        for (int i = 0; i < doubles.length; i++) {
+          doubles[i] = number(clause, f, values.get(i)).doubleValue();
+        }
+        if ("double".equals(f.type())) {
+          return parser.withDocValuesForms(DoublePoint.newSetQuery(name, doubles));
+        }
+        float[] floats = new float[doubles.length];
+        for (int i = 0; i < floats.length; i++) {
+          floats[i] = (float) doubles[i];
+        }
+        return parser.withDocValuesForms(FloatPoint.newSetQuery(name, floats));
+      }
+      default -> {
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        for (JsonNode v : values) {
+          b.add(dateRange(clause, f, new Bound(v, true), new Bound(v, true), null, null), BooleanClause.Occur.SHOULD);
+        }
+        return new ConstantScoreQuery(b.build());
+      }
+    }
+  }
+
+  /**
+   * A {@code range} query between {@code lower} and {@code upper} (either null if unbounded), dates read in
+   * {@code format} (null: the field's) and {@code zone} (null: UTC).
+   */
+  Query range(String clause, String name, Bound lower, Bound upper, String format, ZoneId zone) {
+    IndexMapping.Field f = field(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    Kind kind = kind(clause, f);
+    if (kind != Kind.DATE && format != null) {
+      throw DslException.parsing("[" + clause + "] [format] can only be applied to date fields, not to [" + name
+          + "] of type [" + f.type() + "]");
+    }
+    if (kind != Kind.DATE && zone != null) {
+      throw DslException.parsing("[" + clause + "] [time_zone] can only be applied to date fields, not to [" + name
+          + "] of type [" + f.type() + "]");
+    }
+    switch (kind) {
+      case KEYWORD, TEXT -> {
+        BytesRef lo = lower == null ? null : new BytesRef(text(clause, name, lower.value()));
+        BytesRef hi = upper == null ? null : new BytesRef(text(clause, name, upper.value()));
+        return parser.withDocValuesForms(new TermRangeQuery(name, lo, hi, lower == null || lower.inclusive(),
+            upper == null || upper.inclusive()));
+      }
+      case INTEGER -> {
+        BigInteger lo = BigInteger.valueOf(min(f));
+        BigInteger hi = BigInteger.valueOf(max(f));
+        if (lower != null) {
+          BigDecimal v = number(clause, f, lower.value());
+          lo = lower.inclusive() ? v.setScale(0, RoundingMode.CEILING).toBigInteger()
+              : v.setScale(0, RoundingMode.FLOOR).toBigInteger().add(BigInteger.ONE);
+        }
+        if (upper != null) {
+          BigDecimal v = number(clause, f, upper.value());
+          hi = upper.inclusive() ? v.setScale(0, RoundingMode.FLOOR).toBigInteger()
+              : v.setScale(0, RoundingMode.CEILING).toBigInteger().subtract(BigInteger.ONE);
+        }
+        lo = lo.max(BigInteger.valueOf(min(f)));
+        hi = hi.min(BigInteger.valueOf(max(f)));
+        if (lo.compareTo(hi) > 0) {
+          return new MatchNoDocsQuery("empty range on [" + name + "]");
+        }
+        return integerRange(f, lo.longValueExact(), hi.longValueExact());
+      }
+      case DECIMAL -> {
+        boolean isFloat = "float".equals(f.type());
+        double lo = Double.NEGATIVE_INFINITY;
+        double hi = Double.POSITIVE_INFINITY;
+        if (lower != null) {
+          double v = number(clause, f, lower.value()).doubleValue();
+          lo = lower.inclusive() ? v : isFloat ? Math.nextUp((float) v) : Math.nextUp(v);
+        }
+        if (upper != null) {
+          double v = number(clause, f, upper.value()).doubleValue();
+          hi = upper.inclusive() ? v : isFloat ? Math.nextDown((float) v) : Math.nextDown(v);
+        }
+        if (lo > hi) {
+          return new MatchNoDocsQuery("empty range on [" + name + "]");
+        }
+        return decimalRange(f, lo, hi);
+      }
+      default -> {
+        return dateRange(clause, f, lower, upper, format, zone);
+      }
+    }
+  }
+
+  /** An {@code exists} query: the documents with a value in the field, or in any field under the object it names. */
+  Query exists(String clause, String name) {
+    IndexMapping.Field f = mapping.field(name);
+    if (f == null) {
+      List<String> under = mapping.fields().keySet().stream().filter(p -> p.startsWith(name + ".")).toList();
+      if (under.isEmpty()) {
+        return unmapped(name);
+      }
+      BooleanQuery.Builder b = new BooleanQuery.Builder();
+      for (String p : under) {
+        b.add(exists(clause, p), BooleanClause.Occur.SHOULD);
+      }
+      return new ConstantScoreQuery(b.build());
+    }
+    if (f.nestedPath() != null) {
+      throw DslException.illegalArgument("[" + clause + "] query on " + parser.refusal(name));
+    }
+    boolean text = "text".equals(f.type()) || "match_only_text".equals(f.type());
+    if (f.docValues() || text) {
+      return new ConstantScoreQuery(new FieldExistsQuery(name)); // doc values, or the norms of a text field
+    }
+    return switch (f.type()) {
+      case "keyword" -> new ConstantScoreQuery(new TermRangeQuery(name, null, null, true, true));
+      case "long", "date", "date_nanos" -> LongPoint.newRangeQuery(name, Long.MIN_VALUE, Long.MAX_VALUE);
+      case "integer", "short", "byte" -> IntPoint.newRangeQuery(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
+      case "double" -> DoublePoint.newRangeQuery(name, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY);
+      case "float" -> FloatPoint.newRangeQuery(name, Float.NEGATIVE_INFINITY, Float.POSITIVE_INFINITY);
+      default -> throw DslException.illegalArgument("[" + clause + "] query on field [" + name + "] of type ["
+          + f.type() + "] without doc values is not supported by Permafrost's query DSL");
+    };
+  }
+
+  /** A {@code prefix} query on a keyword or text field's indexed terms. */
+  Query prefix(String clause, String name, String value, boolean caseInsensitive) {
+    IndexMapping.Field f = termsField(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    Query q = caseInsensitive
+        ? automaton(name, value, Operations.concatenate(Automata.makeCaseInsensitiveString(value),
+            Automata.makeAnyString()))
+        : new PrefixQuery(new Term(name, value));
+    return parser.withDocValuesForms(q);
+  }
+
+  /** A {@code wildcard} query ({@code *} any characters, {@code ?} one, {@code \} escapes) on a keyword or text field. */
+  Query wildcard(String clause, String name, String pattern, boolean caseInsensitive) {
+    IndexMapping.Field f = termsField(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    if (!caseInsensitive) {
+      return parser.withDocValuesForms(new WildcardQuery(new Term(name, pattern)));
+    }
+    List<Automaton> parts = new ArrayList<>();
+    for (int i = 0; i < pattern.length(); ) {
+      int c = pattern.codePointAt(i);
+      i += Character.charCount(c);
+      if (c == '*') {
+        parts.add(Automata.makeAnyString());
+      } else if (c == '?') {
+        parts.add(Automata.makeAnyChar());
+      } else if (c == '\\' && i < pattern.length()) {
+        int next = pattern.codePointAt(i);
+        i += Character.charCount(next);
+        parts.add(Automata.makeCaseInsensitiveChar(next));
+      } else {
+        parts.add(Automata.makeCaseInsensitiveChar(c));
+      }
+    }
+    return parser.withDocValuesForms(automaton(name, pattern,
+        parts.isEmpty() ? Automata.makeEmptyString() : Operations.concatenate(parts)));
+  }
+
+  private IndexMapping.Field termsField(String clause, String name) {
+    IndexMapping.Field f = field(clause, name);
+    if (f != null && kind(clause, f) != Kind.KEYWORD && kind(clause, f) != Kind.TEXT) {
+      throw DslException.illegalArgument("[" + clause + "] query on field [" + name + "] of type [" + f.type()
+          + "] is not supported: it works on keyword and text fields");
+    }
+    return f;
+  }
+
+  /**
+   * A {@code match} query: a text field's analyzed terms, any of them ({@code and}: all of them) with at least
+   * {@code minimumShouldMatch} of them; on other fields the term query of the value. Null where the text has no terms.
+   *
+   * @param lenient whether a value that is not a number or date of the field matches nothing rather than failing
+   */
+  Query match(String clause, String name, JsonNode value, boolean and, String minimumShouldMatch, boolean lenient) {
+    IndexMapping.Field f = field(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    if (kind(clause, f) != Kind.TEXT) {
+      return lenientTerm(clause, name, value, lenient);
+    }
+    Query q = new QueryBuilder(parser.analyzer()).createBooleanQuery(name, text(clause, name, value),
+        and ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD);
+    if (q instanceof BooleanQuery b && minimumShouldMatch != null && !and) {
+      long optional = b.clauses().stream().filter(c -> c.occur() == BooleanClause.Occur.SHOULD).count();
+      BooleanQuery.Builder rebuilt = new BooleanQuery.Builder()
+          .setMinimumNumberShouldMatch(minimumShouldMatch(clause, minimumShouldMatch, (int) optional));
+      b.clauses().forEach(rebuilt::add);
+      q = rebuilt.build();
+    }
+    return q;
+  }
+
+  /** A {@code match_phrase} query: a text field's analyzed terms in order, up to {@code slop} moves apart. */
+  Query matchPhrase(String clause, String name, JsonNode value, int slop) {
+    IndexMapping.Field f = field(clause, name);
+    if (f == null) {
+      return unmapped(name);
+    }
+    if (kind(clause, f) != Kind.TEXT) {
+      return term(clause, name, value, false);
+    }
+    return new QueryBuilder(parser.analyzer()).createPhraseQuery(name, text(clause, name, value), slop);
+  }
+
+  private Query lenientTerm(String clause, String name, JsonNode value, boolean lenient) {
+    try {
+      return term(clause, name, value, false);
+    } catch (DslException e) {
+      if (lenient && !e.getMessage().contains("not supported")) {
+        return new MatchNoDocsQuery("lenient: " + e.getMessage());
+      }
+      throw e;
+    }
+  }
+
+  private static Query automaton(String field, String text, Automaton a) {
+    return new AutomatonQuery(new Term(field, text),
+        Operations.determinize(a, Operations.DEFAULT_DETERMINIZE_WORK_LIMIT));
+  }
+
+  /** A date range, bounds parsed as Elasticsearch does: {@code gt} and {@code lte} round up, the others down. */
+  private Query dateRange(String clause, IndexMapping.Field f, Bound lower, Bound upper, String format, ZoneId zone) {
+    String fmt = format != null ? format : f.format() != null ? f.format() : DateFormats.DEFAULT_FORMAT;
+    long lo = Long.MIN_VALUE;
+    long hi = Long.MAX_VALUE;
+    if (lower != null) {
+      String text = dateText(clause, f.path(), lower.value());
+      lo = lower.inclusive() ? DateFormats.parse(text, fmt, zone, false, now)
+          : saturatedAdd(DateFormats.parse(text, fmt, zone, true, now), 1);
+    }
+    if (upper != null) {
+      String text = dateText(clause, f.path(), upper.value());
+      hi = upper.inclusive() ? DateFormats.parse(text, fmt, zone, true, now)
+          : saturatedAdd(DateFormats.parse(text, fmt, zone, false, now), -1);
+    }
+    if ("date_nanos".equals(f.type())) {
+      lo = lower == null ? Long.MIN_VALUE : saturatedMultiply(lo, 1_000_000L);
+      hi = upper == null ? Long.MAX_VALUE : saturatedAdd(saturatedMultiply(hi, 1_000_000L), 999_999);
+    }
+    if (lo > hi) {
+      return new MatchNoDocsQuery("empty range on [" + f.path() + "]");
+    }
+    return parser.withDocValuesForms(LongPoint.newRangeQuery(f.path(), lo, hi));
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : r;
+  }
+
+  private static long saturatedMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
+      return lo;
+    }
+    return hi < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+  }
+
+  private Query integerRange(IndexMapping.Field f, long lo, long hi) {
+    return parser.withDocValuesForms("long".equals(f.type()) ? LongPoint.newRangeQuery(f.path(), lo, hi)
+        : IntPoint.newRangeQuery(f.path(), (int) lo, (int) hi));
+  }
+
+  private Query decimalRange(IndexMapping.Field f, double lo, double hi) {
+    return parser.withDocValuesForms("double".equals(f.type()) ? DoublePoint.newRangeQuery(f.path(), lo, hi)
+        : FloatPoint.newRangeQuery(f.path(), (float) lo, (float) hi));
+  }
+
+  private static long min(IndexMapping.Field f) {
+    return switch (f.type()) {
+      case "integer" -> Integer.MIN_VALUE;
+      case "short" -> Short.MIN_VALUE;
+      case "byte" -> Byte.MIN_VALUE;
+      default -> Long.MIN_VALUE;
+    };
+  }
+
+  private static long max(IndexMapping.Field f) {
+    return switch (f.type()) {
+      case "integer" -> Integer.MAX_VALUE;
+      case "short" -> Short.MAX_VALUE;
+      case "byte" -> Byte.MAX_VALUE;
+      default -> Long.MAX_VALUE;
+    };
+  }
+
+  private static long inRange(String clause, IndexMapping.Field f, BigDecimal v) {
+    if (v.compareTo(BigDecimal.valueOf(min(f))) < 0 || v.compareTo(BigDecimal.valueOf(max(f))) > 0) {
+      throw DslException.illegalArgument("[" + clause + "] value [" + v.toPlainString() + "] is out of range for"
+          + " field [" + f.path() + "] of type [" + f.type() + "]");
+    }
+    return v.longValueExact();
+  }
+
+  /** A JSON number, or a string of one. */
+  private static BigDecimal number(String clause, IndexMapping.Field f, JsonNode value) {
+    if (value != null && value.isNumber()) {
+      return value.decimalValue();
+    }
+    if (value != null && value.isTextual()) {
+      try {
+        return new BigDecimal(value.asText().trim());
+      } catch (NumberFormatException e) {
+        // falls through
+      }
+    }
+    throw DslException.illegalArgument("[" + clause + "] value [" + (value == null ? "null" : value.asText())
+        + "] is not a number, which field [" + f.path() + "] of type [" + f.type() + "] holds");
+  }
+
+  /** A date given as a string or a number (epoch milliseconds, as Grafana sends them). */
+  private static String dateText(String clause, String name, JsonNode value) {
+    if (value != null && value.isNumber()) {
+      return value.isIntegralNumber() ? value.asText() : value.decimalValue().toPlainString();
+    }
+    return text(clause, name, value);
+  }
+
+  /** A scalar value as text. */
+  static String text(String clause, String name, JsonNode value) {
+    if (value == null || value.isNull() || value.isContainerNode()) {
+      throw DslException.parsing("[" + clause + "] the value of [" + name + "] must be a string, number or boolean, not "
+          + (value == null ? "missing" : value.isNull() ? "null" : value.getNodeType().name().toLowerCase(Locale.ROOT)));
+    }
+    return value.isNumber() && !value.isIntegralNumber() ? value.decimalValue().toPlainString() : value.asText();
+  }
+
+  /**
+   * How many of {@code optional} clauses must match for a {@code minimum_should_match} of {@code spec}: an integer,
+   * a negative integer (all but that many), a percentage of them rounded down, or a negative percentage (all but
+   * that share, rounded down); never below 0.
+   */
+  static int minimumShouldMatch(String clause, String spec, int optional) {
+    String s = spec.trim();
+    int result;
+    try {
+      if (s.endsWith("%")) {
+        int percent = Integer.parseInt(s.substring(0, s.length() - 1).trim());
+        int share = (int) ((long) optional * Math.abs(percent) / 100);
+        result = percent < 0 ? optional - share : share;
+      } else {
+        int n = Integer.parseInt(s);
+        result = n < 0 ? optional + n : n;
+      }
+    } catch (NumberFormatException e) {
+      throw DslException.parsing("[" + clause + "] [minimum_should_match] [" + spec + "] is not supported: give an"
+          + " integer or a percentage (conditional forms like 3<90% are not supported)");
+    }
+    return Math.max(0, result);
+  }
+}
