@@ -343,7 +343,7 @@ public final class Aggregations {
       String path = f.asText();
       IndexMapping.Field field = mapping.field(path);
       if (field == null) {
-        return new Source(null, keywordOk && !numericOk ? Encoding.ORDINALS : Encoding.LONG, false, false, null);
+        return new Source(null, keywordOk ? Encoding.ORDINALS : Encoding.LONG, false, false, null); // sterms
       }
       String t = field.type();
       if (t.equals("text") || t.equals("match_only_text")) {
