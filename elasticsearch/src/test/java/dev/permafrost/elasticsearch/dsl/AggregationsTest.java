@@ -456,6 +456,17 @@ class AggregationsTest {
   }
 
   @Test
+  void dateHistogramUnderTermsWithOffset() throws IOException {
+    long sixHours = 6 * 3_600_000L;
+    LongUnaryOperator shifted = t -> Math.floorDiv(t - sixHours, 86_400_000L) * 86_400_000L + sixHours;
+    List<Sub> subs = List.of(new Sub("d", ds -> dateHistogram(ds, shifted, 3_600_000L, 1, null, null,
+        ZoneOffset.UTC, List.of())));
+    check(wrap("t", terms(DOCS, d -> d.status() == null ? List.of() : List.of(d.status()), 10, BY_COUNT, subs)), """
+        {"t": {"terms": {"field": "status"}, "aggs": {"d": {"date_histogram": {"field": "ts",
+          "fixed_interval": "1d", "offset": "+6h", "min_doc_count": 1}}}}}""");
+  }
+
+  @Test
   void histogram() throws IOException {
     TreeMap<Long, List<Doc>> byIndex = new TreeMap<>();
     for (Doc d : DOCS) {
