@@ -168,7 +168,7 @@ abstract class AggSpec {
     private void putAsString(ObjectNode out, String field, Stats s, String stat) {
       double v = value(s, stat);
       if (source.date() && Double.isFinite(v)) {
-        out.put(field, DateFormatsStub.format((long) v, format, ZoneId.of("Z")));
+        out.put(field, DateFormats.format((long) v, format, ZoneId.of("Z")));
       }
     }
 
@@ -323,7 +323,7 @@ abstract class AggSpec {
       for (Map.Entry<Long, Bucket> e : buckets) {
         ObjectNode b = array.addObject();
         if (rounding != null) {
-          b.put("key_as_string", DateFormatsStub.format(e.getKey(), format, zone));
+          b.put("key_as_string", DateFormats.format(e.getKey(), format, zone));
           b.put("key", e.getKey());
         } else {
           double key = e.getKey() * interval + offset;
@@ -446,7 +446,7 @@ abstract class AggSpec {
         } else if (key instanceof Long l) {
           b.put("key", l);
           if (source.date()) {
-            b.put("key_as_string", DateFormatsStub.format(l, format, ZoneId.of("Z")));
+            b.put("key_as_string", DateFormats.format(l, format, ZoneId.of("Z")));
           } else if ("boolean".equals(format)) {
             b.put("key_as_string", l != 0 ? "true" : "false");
           }
@@ -504,7 +504,7 @@ abstract class AggSpec {
     }
 
     private String asString(double bound) {
-      return source.date() ? DateFormatsStub.format((long) bound, format, zone) : Double.toString(bound);
+      return source.date() ? DateFormats.format((long) bound, format, zone) : Double.toString(bound);
     }
 
     @Override

@@ -418,7 +418,7 @@ public final class Aggregations {
       if (!value.isTextual()) {
         throw DslException.parsing("aggregation [" + name + "]: [" + param + "] must be a date, got [" + value + "]");
       }
-      return DateFormatsStub.parse(value.asText(), format, zone, roundUp, System::currentTimeMillis);
+      return DateFormats.parse(value.asText(), format, zone, roundUp, System::currentTimeMillis);
     }
 
     /** A time value like {@code 30s}, {@code -1h}, {@code 1d} in milliseconds, or null if it is not one. */
@@ -512,7 +512,7 @@ public final class Aggregations {
         throw DslException.illegalArgument("Field [" + def.get("field").asText() + "] of a floating point type is"
             + " not supported for [date_histogram] aggregation [" + name + "]");
       }
-      ZoneId zone = def.hasNonNull("time_zone") ? DateFormatsStub.zone(def.get("time_zone").asText())
+      ZoneId zone = def.hasNonNull("time_zone") ? DateFormats.zone(def.get("time_zone").asText())
           : ZoneOffset.UTC;
       long offset = 0;
       if (def.hasNonNull("offset")) {
@@ -698,7 +698,7 @@ public final class Aggregations {
       boolean date = source.date() || (type.equals("date_range") && source.field() == null);
       source = new Source(source.field(), source.encoding(), date, source.nanos(),
           date && source.format() == null ? IndexMapping.Field.DEFAULT_DATE_FORMAT : source.format());
-      ZoneId zone = def.hasNonNull("time_zone") ? DateFormatsStub.zone(def.get("time_zone").asText())
+      ZoneId zone = def.hasNonNull("time_zone") ? DateFormats.zone(def.get("time_zone").asText())
           : ZoneOffset.UTC;
       String format = def.hasNonNull("format") ? def.get("format").asText() : source.format();
       String parseFormat = date && source.format() != null && !format.equals(source.format())
