@@ -59,6 +59,9 @@ public record ServiceProperties(
    * @param maxSize the largest {@code size} accepted
    * @param maxBuckets the most buckets a histogram may have
    * @param histogramBuckets about how many buckets {@code interval=auto} aims for
+   * @param mapping a JSON file holding the mapping ({@code {"properties": ...}}, as Elasticsearch's) of the service's own
+   *     snapshots, by which the Elasticsearch-compatible API ({@code /{index}/_search}) reads queries over them
+   *     (default: the sample data's mapping)
    */
   public record Search(
       @DefaultValue("message") @NotBlank String defaultField,
@@ -67,7 +70,8 @@ public record ServiceProperties(
       @DefaultValue("20") @Min(1) int defaultSize,
       @DefaultValue("500") @Min(1) @Max(10_000) int maxSize,
       @DefaultValue("2000") @Min(1) @Max(100_000) int maxBuckets,
-      @DefaultValue("60") @Min(1) @Max(10_000) int histogramBuckets) {}
+      @DefaultValue("60") @Min(1) @Max(10_000) int histogramBuckets,
+      Path mapping) {}
 
   /**
    * Local index directories the service may snapshot ({@code POST /snapshots}).

@@ -12,6 +12,7 @@ import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
 import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.elasticsearch.dsl.SearchApi;
 import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.snapshot.SnapshotException;
 import jakarta.annotation.PreDestroy;
@@ -20,6 +21,8 @@ import java.net.URI;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,6 +50,8 @@ public class EngineIndices implements ApplicationRunner {
   private final Map<String, MappedQueryParser> parsers = new ConcurrentHashMap<>();
   /** Each mounted shard's index mapping, by the shard's name. */
   private final Map<String, IndexMapping> mappings = new ConcurrentHashMap<>();
+  /** Each index with a mounted shard, by name, in the snapshot's order. */
+  private final Map<String, SearchApi.Index> indices = Collections.synchronizedMap(new LinkedHashMap<>());
   private volatile BlobStore store;
 
   EngineIndices(ServiceProperties properties, Catalog catalog) {
@@ -77,11 +82,14 @@ public class EngineIndices implements ApplicationRunner {
       IndexMetadata metadata = repository.indexMetadata(snapshot, index);
       MappedQueryParser parser = new MappedQueryParser(metadata.mapping());
       try {
+        List<String> names = new ArrayList<>();
         for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
           parsers.put(shard.name(), parser);
           mappings.put(shard.name(), metadata.mapping());
+          names.add(shard.name());
           shards++;
         }
+        indices.put(index, new SearchApi.Index(index, names, metadata.mapping()));
       } catch (SnapshotException.UnsupportedFormat e) {
         // an index in formats this reader cannot read (an Elasticsearch vector index, or a logsdb or time_series
         // index created by 9.4 or later) is refused before any
@@ -105,6 +113,16 @@ public class EngineIndices implements ApplicationRunner {
       }
     }
     return false;
+  }
+
+  /**
+   * The engine's indices with mounted shards, by name, for the Elasticsearch-compatible API: each with its shards'
+   * mounted names and its mapping.
+   */
+  public Map<String, SearchApi.Index> indices() {
+    synchronized (indices) {
+      return new LinkedHashMap<>(indices);
+    }
   }
 
   /** The index mapping of the engine shard mounted as {@code name}, or null if it is not one. */

@@ -1,0 +1,69 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service.elasticsearch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.MountInfo;
+import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.elasticsearch.dsl.SearchApi;
+import dev.permafrost.examples.service.config.ServiceProperties;
+import dev.permafrost.examples.service.engine.EngineIndices;
+import dev.permafrost.sample.AccessLogDocuments;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.stereotype.Component;
+
+/**
+ * The indices the Elasticsearch-compatible API sees, as they are at each request: an engine snapshot's indices by
+ * their own names (each over its mounted shards, with the mapping the snapshot recorded), then every other mounted
+ * index under its mount name, with the mapping {@code permafrost.search.mapping} declares for the service's own
+ * snapshots (the sample data's by default).
+ */
+@Component
+class ApiIndices implements SearchApi.Indices {
+  private final Catalog catalog;
+  private final EngineIndices engineIndices;
+  private final IndexMapping declared;
+
+  ApiIndices(Catalog catalog, EngineIndices engineIndices, ServiceProperties properties) {
+    this.catalog = catalog;
+    this.engineIndices = engineIndices;
+    this.declared = declaredMapping(properties.search());
+  }
+
+  private static IndexMapping declaredMapping(ServiceProperties.Search settings) {
+    ObjectMapper json = new ObjectMapper();
+    try {
+      if (settings.mapping() != null) {
+        JsonNode mapping = json.readTree(Files.readString(settings.mapping()));
+        return IndexMapping.of(mapping.has("mappings") ? mapping.get("mappings") : mapping);
+      }
+      return IndexMapping.of(json.readTree(AccessLogDocuments.engineIndexBody()).get("mappings"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("permafrost.search.mapping=" + settings.mapping() + " cannot be read as a JSON"
+          + " mapping: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Map<String, SearchApi.Index> current() {
+    Map<String, SearchApi.Index> all = new LinkedHashMap<>(engineIndices.indices());
+    Set<String> shards = new HashSet<>();
+    all.values().forEach(i -> shards.addAll(i.shards()));
+    for (MountInfo mounted : catalog.list()) {
+      if (!shards.contains(mounted.name()) && !all.containsKey(mounted.name())) {
+        all.put(mounted.name(), new SearchApi.Index(mounted.name(), List.of(mounted.name()), declared));
+      }
+    }
+    return all;
+  }
+}

@@ -1,0 +1,154 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service.elasticsearch;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.SearchTimeoutException;
+import dev.permafrost.elasticsearch.dsl.DslException;
+import dev.permafrost.elasticsearch.dsl.SearchApi;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Elasticsearch's search API over the mounted snapshots, at Elasticsearch's own paths: {@code /{index}/_search},
+ * {@code /_msearch}, {@code /{index}/_count}, {@code /{index}/_mapping}, {@code /{index}/_field_caps} ({@code GET /}
+ * is {@link ElasticsearchRootFilter}'s). Bodies are read whatever their content type (the official clients send
+ * {@code application/vnd.elasticsearch+json}, {@code _msearch} NDJSON); every answer carries
+ * {@code X-Elastic-Product: Elasticsearch}, which the official clients require, and errors are Elasticsearch's error
+ * body with its status.
+ */
+@RestController
+class ElasticsearchApiController {
+  private static final Logger log = LoggerFactory.getLogger(ElasticsearchApiController.class);
+  private final SearchApi api;
+  private final ObjectMapper json = new ObjectMapper();
+
+  ElasticsearchApiController(Catalog catalog, ApiIndices indices) {
+    this.api = new SearchApi(catalog, indices);
+  }
+
+  @RequestMapping(path = {"/_search", "/{index}/_search"}, method = {RequestMethod.GET, RequestMethod.POST})
+  ResponseEntity<byte[]> search(@PathVariable(required = false) String index,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    return answer(api.search(index, parse(body), parameters(request)), request);
+  }
+
+  @RequestMapping(path = {"/_msearch", "/{index}/_msearch"}, method = {RequestMethod.GET, RequestMethod.POST})
+  ResponseEntity<byte[]> msearch(@PathVariable(required = false) String index,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    return answer(api.msearch(index, body == null ? new byte[0] : body, parameters(request)), request);
+  }
+
+  @RequestMapping(path = {"/_count", "/{index}/_count"}, method = {RequestMethod.GET, RequestMethod.POST})
+  ResponseEntity<byte[]> count(@PathVariable(required = false) String index,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    return answer(api.count(index, parse(body), parameters(request)), request);
+  }
+
+  @RequestMapping(path = {"/_mapping", "/{index}/_mapping"}, method = RequestMethod.GET)
+  ResponseEntity<byte[]> mapping(@PathVariable(required = false) String index, HttpServletRequest request)
+      throws IOException {
+    return answer(api.mapping(index, parameters(request)), request);
+  }
+
+  @RequestMapping(path = {"/_field_caps", "/{index}/_field_caps"}, method = {RequestMethod.GET, RequestMethod.POST})
+  ResponseEntity<byte[]> fieldCaps(@PathVariable(required = false) String index,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    Map<String, String> parameters = parameters(request);
+    String fields = parameters.remove("fields");
+    JsonNode b = parse(body);
+    if (fields == null && b != null && b.has("fields")) {
+      fields = b.get("fields").isArray() ? String.join(",", toStrings(b.get("fields"))) : b.get("fields").asText();
+    }
+    return answer(api.fieldCaps(index, fields, parameters), request);
+  }
+
+  @ExceptionHandler(DslException.class)
+  ResponseEntity<byte[]> refused(DslException e, HttpServletRequest request) throws IOException {
+    return answer(e.status(), SearchApi.error(e), request);
+  }
+
+  @ExceptionHandler(SearchTimeoutException.class)
+  ResponseEntity<byte[]> timedOut(SearchTimeoutException e, HttpServletRequest request) throws IOException {
+    return answer(504, SearchApi.error(504, "search_phase_execution_exception", e.getMessage()), request);
+  }
+
+  @ExceptionHandler({IOException.class, RuntimeException.class})
+  ResponseEntity<byte[]> failed(Exception e, HttpServletRequest request) throws IOException {
+    if (e instanceof IllegalArgumentException) {
+      return answer(400, SearchApi.error(400, "illegal_argument_exception", e.getMessage()), request);
+    }
+    log.warn("{} {} failed", request.getMethod(), request.getRequestURI(), e);
+    return answer(500, SearchApi.error(500, "exception", String.valueOf(e.getMessage())), request);
+  }
+
+  private JsonNode parse(byte[] body) {
+    if (body == null || body.length == 0) {
+      return null;
+    }
+    try {
+      return json.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw DslException.parsing("cannot parse the request body as JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw DslException.parsing("cannot read the request body: " + e.getMessage());
+    }
+  }
+
+  private static Map<String, String> parameters(HttpServletRequest request) {
+    Map<String, String> parameters = new LinkedHashMap<>();
+    request.getParameterMap().forEach((name, values) -> parameters.put(name, values.length == 0 ? "" : values[0]));
+    if (parameters.get("pretty") != null && parameters.get("pretty").isEmpty()) {
+      parameters.put("pretty", "true");
+    }
+    return parameters;
+  }
+
+  private static List<String> toStrings(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  private ResponseEntity<byte[]> answer(ObjectNode body, HttpServletRequest request) throws IOException {
+    return answer(200, body, request);
+  }
+
+  /** The body as JSON, with the product header the official clients check and the media type they asked for. */
+  ResponseEntity<byte[]> answer(int status, ObjectNode body, HttpServletRequest request) throws IOException {
+    boolean pretty = request.getParameter("pretty") != null && !"false".equals(request.getParameter("pretty"));
+    byte[] bytes = pretty ? json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body) : json.writeValueAsBytes(body);
+    return ResponseEntity.status(status).header(HttpHeaders.CONTENT_TYPE, mediaType(request))
+        .header(ElasticsearchRootFilter.PRODUCT_HEADER, "Elasticsearch").body(bytes);
+  }
+
+  /** {@code application/vnd.elasticsearch+json; compatible-with=N} if the client asked for it, else JSON. */
+  static String mediaType(HttpServletRequest request) {
+    String accept = request.getHeader(HttpHeaders.ACCEPT);
+    if (accept != null && accept.contains("vnd.elasticsearch+json")) {
+      int at = accept.indexOf("compatible-with=");
+      String version = at < 0 ? "9" : accept.substring(at + "compatible-with=".length()).replaceAll("[^0-9].*", "");
+      return "application/vnd.elasticsearch+json;compatible-with=" + (version.isEmpty() ? "9" : version);
+    }
+    return "application/json";
+  }
+}
