@@ -10,7 +10,6 @@ import java.time.DateTimeException;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.YearMonth;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -267,9 +266,10 @@ public final class DateFormats {
       } else {
         year = 1970;
       }
-      int month = (int) get(parsed, ChronoField.MONTH_OF_YEAR, 1, 12, roundUp);
-      int lastDay = YearMonth.of(year, month).lengthOfMonth();
-      int day = (int) get(parsed, ChronoField.DAY_OF_MONTH, 1, lastDay, roundUp);
+      // as Elasticsearch fills in missing components: month and day are the first even rounding up (lte "2024-03"
+      // is 2024-03-01T23:59:59.999), only the time of day goes to its last millisecond
+      int month = (int) get(parsed, ChronoField.MONTH_OF_YEAR, 1, 1, roundUp);
+      int day = (int) get(parsed, ChronoField.DAY_OF_MONTH, 1, 1, roundUp);
       int hour;
       if (parsed.isSupported(ChronoField.HOUR_OF_DAY)) {
         hour = (int) parsed.getLong(ChronoField.HOUR_OF_DAY);

@@ -12,12 +12,27 @@ public final class DslException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
   private final int status;
   private final String type;
+  /** The type of the error's root cause, as Elasticsearch names it ({@link #type} unless the shards failed). */
+  private final String rootCauseType;
 
   /** A refusal with {@code status} and Elasticsearch's error {@code type}. */
   public DslException(int status, String type, String reason) {
+    this(status, type, reason, type);
+  }
+
+  private DslException(int status, String type, String reason, String rootCauseType) {
     super(reason);
     this.status = status;
     this.type = type;
+    this.rootCauseType = rootCauseType;
+  }
+
+  /**
+   * A request Elasticsearch refuses on every shard (a result window too large, say): 400,
+   * {@code search_phase_execution_exception}, with a root cause of {@code illegal_argument_exception}.
+   */
+  public static DslException everyShard(String reason) {
+    return new DslException(400, "search_phase_execution_exception", reason, "illegal_argument_exception");
   }
 
   /** A request Elasticsearch would not parse: 400, {@code parsing_exception}. */
@@ -38,5 +53,10 @@ public final class DslException extends IllegalArgumentException {
   /** Elasticsearch's error type. */
   public String type() {
     return type;
+  }
+
+  /** The type of the error's root cause. */
+  public String rootCauseType() {
+    return rootCauseType;
   }
 }

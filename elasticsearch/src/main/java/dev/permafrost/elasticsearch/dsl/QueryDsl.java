@@ -392,7 +392,8 @@ public final class QueryDsl {
           + " Permafrost's query DSL: give one field without a pattern or boost, or name the field of every term");
     }
     try {
-      return boosted(parser.parse(text, defaultField, and(clause, body, "default_operator")), body, clause);
+      return boosted(withAllBesideNegatives(parser.parse(text, defaultField, and(clause, body, "default_operator"))),
+          body, clause);
     } catch (DslException e) {
       throw e;
     } catch (IllegalArgumentException e) {
@@ -431,7 +432,8 @@ public final class QueryDsl {
     SimpleQueryParser sqp = new SimpleQueryParser(parser.analyzer(), weights);
     sqp.setDefaultOperator(and(clause, body, "default_operator") ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD);
     Query q = sqp.parse(text);
-    return boosted(q == null ? new MatchNoDocsQuery("no terms") : parser.withDocValuesForms(q), body, clause);
+    return boosted(q == null ? new MatchNoDocsQuery("no terms") : parser.withDocValuesForms(withAllBesideNegatives(q)),
+        body, clause);
   }
 
   /**
@@ -533,6 +535,29 @@ public final class QueryDsl {
    * The one field of a single-field clause ({@code {"term": {"host": ...}}}), besides {@code boost} and
    * {@code _name} beside it.
    */
+  /**
+   * The query with every Boolean query that has only {@code MUST_NOT} clauses (the parsers' {@code -disk}) matching
+   * all documents but those, as Elasticsearch reads them, rather than none as Lucene would.
+   */
+  static Query withAllBesideNegatives(Query query) {
+    if (query instanceof BoostQuery b) {
+      return new BoostQuery(withAllBesideNegatives(b.getQuery()), b.getBoost());
+    }
+    if (!(query instanceof BooleanQuery bool)) {
+      return query;
+    }
+    BooleanQuery.Builder rebuilt = new BooleanQuery.Builder().setMinimumNumberShouldMatch(bool.getMinimumNumberShouldMatch());
+    boolean onlyNegative = !bool.clauses().isEmpty();
+    for (BooleanClause c : bool.clauses()) {
+      rebuilt.add(withAllBesideNegatives(c.query()), c.occur());
+      onlyNegative &= c.occur() == BooleanClause.Occur.MUST_NOT;
+    }
+    if (onlyNegative) {
+      rebuilt.add(new MatchAllDocsQuery(), BooleanClause.Occur.MUST);
+    }
+    return rebuilt.build();
+  }
+
   private static Map.Entry<String, JsonNode> singleField(String clause, JsonNode body) {
     Map.Entry<String, JsonNode> field = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
@@ -547,7 +572,7 @@ public final class QueryDsl {
       field = e;
     }
     if (field == null) {
-      throw DslException.parsing("[" + clause + "] query requires a field");
+      throw DslException.illegalArgument("[" + clause + "] query requires a field");
     }
     return field;
   }

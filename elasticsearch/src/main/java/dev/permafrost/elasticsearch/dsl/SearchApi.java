@@ -38,7 +38,12 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.LeafCollector;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreMode;
@@ -140,7 +145,7 @@ public final class SearchApi {
       throw DslException.illegalArgument("[from] and [size] must be at least 0, got from " + from + " and size " + size);
     }
     if ((long) from + size > MAX_RESULT_WINDOW) {
-      throw DslException.illegalArgument("Result window is too large, from + size must be less than or equal to: ["
+      throw DslException.everyShard("Result window is too large, from + size must be less than or equal to: ["
           + MAX_RESULT_WINDOW + "] but was [" + ((long) from + size) + "]. Page with [search_after] instead.");
     }
     long trackTotalHits = trackTotalHits(request.get("track_total_hits"), parameters.get("track_total_hits"));
@@ -174,7 +179,7 @@ public final class SearchApi {
       if (from + size > 0) {
         SearchRequest.Builder b = SearchRequest.builder(query).indices(shards.toArray(String[]::new)).size(from + size)
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).allowPartialResults(true)
-            .exactTotalHits(trackTotalHits > 0).timeout(timeout);
+            .exactTotalHits(trackTotalHits != 0).timeout(timeout);
         if (sort.lucene() != null) {
           b.sort(sort.lucene());
         }
@@ -205,7 +210,12 @@ public final class SearchApi {
     response.put("timed_out", timedOut);
     response.set("_shards", shardCounts.toJson());
     ObjectNode hitsNode = response.putObject("hits");
-    if (trackTotalHits > 0 || trackTotalHits == -1) {
+    if (trackTotalHits == 0 && matchesNothing(query)) {
+      // Elasticsearch rewrites such a query before any shard runs it, skips them all, and then counts 0, exactly
+      ObjectNode t = hitsNode.putObject("total");
+      t.put("value", 0);
+      t.put("relation", "eq");
+    } else if (trackTotalHits > 0 || trackTotalHits == -1) {
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
       if (trackTotalHits > 0 && value > trackTotalHits) {
@@ -366,7 +376,7 @@ public final class SearchApi {
     }
     ObjectNode response = nodes.objectNode();
     ArrayNode names = response.putArray("indices");
-    chosen.forEach(i -> names.add(i.name()));
+    chosen.stream().map(Index::name).sorted().forEach(names::add);
     ObjectNode out = response.putObject("fields");
     caps.forEach((field, byType) -> {
       if (wanted.stream().noneMatch(p -> p.matcher(field).matches())) {
@@ -405,18 +415,23 @@ public final class SearchApi {
    * ...}, "status": n}}.
    */
   public static ObjectNode error(DslException e) {
-    return error(e.status(), e.type(), e.getMessage());
+    return error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
   }
 
   /** Elasticsearch's error body with this status, type and reason. */
   public static ObjectNode error(int status, String type, String reason) {
+    return error(status, type, type, reason);
+  }
+
+  private static ObjectNode error(int status, String type, String rootCauseType, String reason) {
     JsonNodeFactory nodes = JsonNodeFactory.instance;
     ObjectNode cause = nodes.objectNode();
-    cause.put("type", type);
+    cause.put("type", rootCauseType);
     cause.put("reason", reason);
     ObjectNode error = nodes.objectNode();
-    error.putArray("root_cause").add(cause.deepCopy());
-    error.setAll(cause);
+    error.putArray("root_cause").add(cause);
+    error.put("type", type);
+    error.put("reason", reason);
     ObjectNode body = nodes.objectNode();
     body.set("error", error);
     body.put("status", status);
@@ -559,6 +574,49 @@ public final class SearchApi {
     return d.isZero() ? Duration.ofNanos(1) : d;
   }
 
+  /**
+   * Whether {@code query} matches nothing by its structure alone: no document, a required clause that matches none,
+   * a prohibited clause that matches all, or only optional clauses that match none.
+   */
+  static boolean matchesNothing(Query query) {
+    if (query instanceof MatchNoDocsQuery) {
+      return true;
+    }
+    if (query instanceof BoostQuery b) {
+      return matchesNothing(b.getQuery());
+    }
+    if (query instanceof ConstantScoreQuery c) {
+      return matchesNothing(c.getQuery());
+    }
+    if (!(query instanceof BooleanQuery bool)) {
+      return false;
+    }
+    boolean required = false;
+    boolean anyOptional = false;
+    boolean allOptionalMatchNothing = true;
+    for (BooleanClause c : bool.clauses()) {
+      switch (c.occur()) {
+        case MUST, FILTER -> {
+          required = true;
+          if (matchesNothing(c.query())) {
+            return true;
+          }
+        }
+        case MUST_NOT -> {
+          Query q = c.query() instanceof BoostQuery b ? b.getQuery() : c.query();
+          if (q instanceof MatchAllDocsQuery) {
+            return true;
+          }
+        }
+        case SHOULD -> {
+          anyOptional = true;
+          allOptionalMatchNothing &= matchesNothing(c.query());
+        }
+      }
+    }
+    return anyOptional && allOptionalMatchNothing && (!required || bool.getMinimumNumberShouldMatch() > 0);
+  }
+
   /** The URL's {@code sort=field:order,...} as the body's form. */
   private static JsonNode sortParameter(String sort) {
     if (sort == null) {
@@ -660,6 +718,7 @@ public final class SearchApi {
     } else if (f instanceof SortedNumericSortField n) {
       switch (n.getNumericType()) {
         case LONG -> f.setMissingValue(descending ? Long.MAX_VALUE : Long.MIN_VALUE);
+        case INT -> f.setMissingValue(descending ? Integer.MAX_VALUE : Integer.MIN_VALUE);
         case DOUBLE -> f.setMissingValue(descending ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY);
         case FLOAT -> f.setMissingValue(descending ? Float.POSITIVE_INFINITY : Float.NEGATIVE_INFINITY);
         default -> { }

@@ -1,0 +1,295 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.examples.service.es;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.SortOrder;
+import co.elastic.clients.elasticsearch._types.aggregations.Aggregate;
+import co.elastic.clients.elasticsearch._types.aggregations.CalendarInterval;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpUtils;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
+import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import dev.permafrost.examples.service.SearchServiceApplication;
+import dev.permafrost.fixture.DslDataset;
+import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.fixture.LiveEngineNode;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A real Elasticsearch 9.3.3 node ({@link LiveEngineNode}, holding {@link DslDataset}) and the service over that
+ * node's snapshot answer the same requests alike: randomized {@code _search} bodies of every supported query and
+ * aggregation ({@link DslRequests}: fields, values, bounds, formats, time zones, intervals, nesting, sorts, paging,
+ * {@code _source}) sent as raw JSON, the same through the official Java client ({@code elasticsearch-java} 9.3.3, as
+ * applications send them: {@code typed_keys} and the compatibility media type), a Grafana-shaped {@code _msearch},
+ * {@code _count}, {@code _mapping}, {@code _field_caps} and errors. {@link EsResponses} compares totals, ids in order,
+ * sort values, {@code _source}, bucket keys and counts and metric values. The requests come from a fixed seed
+ * ({@code -Ddsl.seed=N -Ddsl.count=M} draws others), so a verdict does not change from run to run.
+ */
+class ElasticsearchApiDifferentialTest {
+  private static final long SEED = Long.getLong("dsl.seed", 20261128L);
+  private static final int COUNT = Integer.getInteger("dsl.count", 400);
+  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+  private static LiveEngineNode node;
+  private static ConfigurableApplicationContext service;
+  private static URI serviceUri;
+  private static HttpClient http;
+  private static ElasticsearchClient nodeClient;
+  private static ElasticsearchClient serviceClient;
+
+  @BeforeAll
+  static void start() throws Exception {
+    node = LiveEngineNode.start(EngineFixture.ELASTICSEARCH_93, Path.of("target", "live-node-differential"));
+    Path home = Files.createTempDirectory("permafrost-differential");
+    service = new SpringApplicationBuilder(SearchServiceApplication.class).run("--server.port=0",
+        "--permafrost.home=" + home, "--permafrost.cache.size=64mb", "--permafrost.sample.enabled=false",
+        "--permafrost.engine-repository.uri=" + node.repository().toUri(),
+        "--permafrost.engine-repository.snapshot=" + node.snapshot());
+    serviceUri = URI.create("http://127.0.0.1:" + ((WebServerApplicationContext) service).getWebServer().getPort());
+    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    nodeClient = client(node.uri());
+    serviceClient = client(serviceUri);
+  }
+
+  private static ElasticsearchClient client(URI uri) {
+    return new ElasticsearchClient(new Rest5ClientTransport(Rest5Client.builder(uri).build(), new JacksonJsonpMapper()));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    for (ElasticsearchClient c : new ElasticsearchClient[] {nodeClient, serviceClient}) {
+      if (c != null) {
+        c._transport().close();
+      }
+    }
+    if (service != null) {
+      service.close();
+    }
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  @Test
+  void randomSearchesAsRawJsonAreAnsweredAsTheNodeAnswersThem() throws Exception {
+    List<DslRequests.Request> requests = DslRequests.generate(SEED, COUNT);
+    int withHits = 0;
+    int withBuckets = 0;
+    List<String> mismatches = new ArrayList<>();
+    for (DslRequests.Request r : requests) {
+      String typed = r.path() + (r.label().hashCode() % 2 == 0 ? "?typed_keys=true" : "");
+      HttpResponse<String> expected = send(node.uri(), "POST", typed, r.body());
+      assertEquals(200, expected.statusCode(), () -> "the node refused " + r + ": " + expected.body());
+      HttpResponse<String> actual = send(serviceUri, "POST", typed, r.body());
+      assertEquals(200, actual.statusCode(), () -> "the service refused " + r + ": " + actual.body());
+      JsonNode answer = MAPPER.readTree(expected.body());
+      try {
+        EsResponses.assertSameAnswer(r.toString(), answer, MAPPER.readTree(actual.body()));
+      } catch (AssertionError e) {
+        mismatches.add(e.getMessage());
+      }
+      withHits += answer.at("/hits/hits").isEmpty() ? 0 : 1;
+      withBuckets += expected.body().contains("\"doc_count\":") ? 1 : 0;
+    }
+    assertTrue(mismatches.isEmpty(), mismatches.size() + " of " + requests.size() + " requests answered otherwise"
+        + " than the node answered them:\n" + String.join("\n", mismatches.subList(0, Math.min(12, mismatches.size()))));
+    System.out.printf("ElasticsearchApiDifferentialTest: %d requests (seed %d) answered alike, %d with hits, %d with"
+        + " buckets%n", requests.size(), SEED, withHits, withBuckets);
+    assertTrue(withHits > requests.size() / 3 && withBuckets > requests.size() / 3,
+        "the requests find something: " + withHits + " with hits, " + withBuckets + " with buckets");
+  }
+
+  /** Every third request again through the official Java client, to the node and to the service: what it parses. */
+  @Test
+  void theOfficialJavaClientReadsTheServiceAsItReadsTheNode() throws Exception {
+    List<DslRequests.Request> requests = DslRequests.generate(SEED + 1, COUNT / 3);
+    for (DslRequests.Request r : requests) {
+      Function<ElasticsearchClient, SearchResponse<JsonData>> search = c -> {
+        try {
+          return c.search(SearchRequest.of(b -> b.withJson(new StringReader(r.body()))
+              .index(List.of(r.indices().split(",")))), JsonData.class);
+        } catch (Exception e) {
+          throw new AssertionError("the Java client failed on " + r + ": " + e, e);
+        }
+      };
+      assertSameParsed(r.toString(), search.apply(nodeClient), search.apply(serviceClient));
+    }
+    // and a request built with the client's own builders, as an application writes it
+    Function<ElasticsearchClient, SearchResponse<JsonData>> typed = c -> {
+      try {
+        return c.search(s -> s.index("dsl-*").size(15)
+            .query(q -> q.bool(b -> b
+                .filter(f -> f.term(t -> t.field("level").value("error")))
+                .filter(f -> f.range(x -> x.date(d -> d.field("@timestamp").gte("2024-03-05").lt("2024-03-25")
+                    .timeZone("Europe/Berlin"))))
+                .should(sh -> sh.match(m -> m.field("message").query("timeout")))
+                .mustNot(n -> n.terms(t -> t.field("host").terms(v -> v.value(List.of(
+                    FieldValue.of("db-01"))))))))
+            .sort(o -> o.field(f -> f.field("@timestamp").order(SortOrder.Desc)))
+            .sort(o -> o.field(f -> f.field("seq").order(SortOrder.Asc)))
+            .aggregations("per_week", a -> a.dateHistogram(h -> h.field("@timestamp")
+                    .calendarInterval(CalendarInterval.Week).timeZone("Europe/Berlin"))
+                .aggregations("services", sub -> sub.terms(t -> t.field("service").size(2).missing("none"))))
+            .aggregations("latency", a -> a.stats(st -> st.field("latency"))), JsonData.class);
+      } catch (Exception e) {
+        throw new AssertionError("the Java client failed: " + e, e);
+      }
+    };
+    SearchResponse<JsonData> expected = typed.apply(nodeClient);
+    assertTrue(expected.hits().total().value() > 15, "the built request matches something");
+    assertSameParsed("built with the client's builders", expected, typed.apply(serviceClient));
+  }
+
+  private static void assertSameParsed(String what, SearchResponse<JsonData> expected, SearchResponse<JsonData> actual) {
+    if (expected.hits().total() == null) {
+      assertNull(actual.hits().total(), what);
+    } else {
+      assertEquals(expected.hits().total().value(), actual.hits().total().value(), what);
+      assertEquals(expected.hits().total().relation(), actual.hits().total().relation(), what);
+    }
+    List<String> expectedIds = new ArrayList<>();
+    List<String> actualIds = new ArrayList<>();
+    expected.hits().hits().forEach(h -> expectedIds.add(h.index() + "/" + h.id() + " " + sortValues(h.sort())));
+    actual.hits().hits().forEach(h -> actualIds.add(h.index() + "/" + h.id() + " " + sortValues(h.sort())));
+    assertEquals(expectedIds, actualIds, what);
+    for (int i = 0; i < expected.hits().hits().size(); i++) {
+      JsonData e = expected.hits().hits().get(i).source();
+      JsonData a = actual.hits().hits().get(i).source();
+      assertEquals(e == null ? null : MAPPER.readTree(e.toJson().toString()),
+          a == null ? null : MAPPER.readTree(a.toJson().toString()), what + " hit " + i);
+    }
+    assertEquals(expected.aggregations().keySet(), actual.aggregations().keySet(), what);
+    expected.aggregations().forEach((name, agg) -> {
+      // each aggregation parsed to the same kind, then compared as the JSON the client would write of it
+      assertEquals(agg._kind(), actual.aggregations().get(name)._kind(), what + " aggregation " + name);
+      EsResponses.assertSameAnswer(what + " aggregation " + name,
+          wrap(MAPPER.readTree(toJson(agg))), wrap(MAPPER.readTree(toJson(actual.aggregations().get(name)))));
+    });
+  }
+
+  private static List<Object> sortValues(List<FieldValue> values) {
+    return values.stream().map(v -> (Object) String.valueOf(v._get())).toList();
+  }
+
+  private static String toJson(Aggregate aggregate) {
+    return JsonpUtils.toJsonString(aggregate, new JacksonJsonpMapper());
+  }
+
+  /** An aggregation as a search answer's only aggregation, with no hits, for {@link EsResponses}. */
+  private static JsonNode wrap(JsonNode aggregation) {
+    return MAPPER.readTree("{\"hits\": {\"hits\": []}, \"aggregations\": {\"a\": " + aggregation + "}}");
+  }
+
+  /**
+   * Grafana's Elasticsearch data source draws a panel with one {@code _msearch}: a header naming the indices, and a
+   * body with a {@code range} on the time field in {@code epoch_millis}, a {@code query_string} filter, and a
+   * {@code date_histogram} with a {@code terms} under it; a logs panel adds a sorted search of hits.
+   */
+  @Test
+  void aGrafanaPanelsMsearchIsAnsweredAsTheNodeAnswersIt() throws Exception {
+    long from = DslDataset.START.toEpochMilli() + 3 * 86_400_000L;
+    long to = from + 9 * 86_400_000L;
+    String range = "{\"range\":{\"@timestamp\":{\"gte\":" + from + ",\"lte\":" + to + ",\"format\":\"epoch_millis\"}}}";
+    String ndjson = "{\"search_type\":\"query_then_fetch\",\"ignore_unavailable\":true,\"index\":\"dsl-*\"}\n"
+        + "{\"size\":0,\"query\":{\"bool\":{\"filter\":[" + range + ",{\"query_string\":{\"analyze_wildcard\":true,"
+        + "\"query\":\"level:error OR status:[500 TO 599]\"}}]}},\"aggs\":{\"2\":{\"date_histogram\":{\"field\":"
+        + "\"@timestamp\",\"min_doc_count\":0,\"extended_bounds\":{\"min\":" + from + ",\"max\":" + to + "},\"format\":"
+        + "\"epoch_millis\",\"fixed_interval\":\"3h\"},\"aggs\":{\"3\":{\"terms\":{\"field\":\"host\",\"size\":3,"
+        + "\"order\":{\"_count\":\"desc\"},\"min_doc_count\":1}}}}}}\n"
+        + "{\"search_type\":\"query_then_fetch\",\"ignore_unavailable\":true,\"index\":\"dsl-*\"}\n"
+        + "{\"size\":50,\"query\":{\"bool\":{\"filter\":[" + range + ",{\"query_string\":{\"analyze_wildcard\":true,"
+        + "\"query\":\"*\"}}]}},\"sort\":[{\"@timestamp\":{\"order\":\"desc\",\"unmapped_type\":\"boolean\"}},"
+        + "{\"seq\":{\"order\":\"asc\"}}],\"script_fields\":{}}\n";
+    String path = "/_msearch?max_concurrent_shard_requests=5";
+    HttpResponse<String> expected = send(node.uri(), "POST", path, ndjson);
+    HttpResponse<String> actual = send(serviceUri, "POST", path, ndjson);
+    assertEquals(200, expected.statusCode(), expected.body());
+    assertEquals(200, actual.statusCode(), actual.body());
+    JsonNode e = MAPPER.readTree(expected.body()).get("responses");
+    JsonNode a = MAPPER.readTree(actual.body()).get("responses");
+    assertEquals(2, a.size());
+    for (int i = 0; i < 2; i++) {
+      assertEquals(200, a.get(i).get("status").asInt(), a.get(i).toString());
+      EsResponses.assertSameAnswer("Grafana panel, search " + i, e.get(i), a.get(i));
+    }
+    assertTrue(e.get(0).at("/aggregations/2/buckets").size() == 73, "9 days of 3 hours, and the last bound");
+  }
+
+  @Test
+  void countsMappingsFieldCapsAndErrorsAsTheNodeGivesThem() throws Exception {
+    String query = "{\"query\": {\"range\": {\"bytes\": {\"gte\": 1000, \"lt\": 50000}}}}";
+    assertEquals(MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_count", query).body()).get("count"),
+        MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_count", query).body()).get("count"));
+
+    JsonNode expectedMapping = MAPPER.readTree(send(node.uri(), "GET", "/dsl-a/_mapping", null).body());
+    JsonNode actualMapping = MAPPER.readTree(send(serviceUri, "GET", "/dsl-a/_mapping", null).body());
+    assertEquals(expectedMapping.at("/dsl-a/mappings/properties"), actualMapping.at("/dsl-a/mappings/properties"));
+
+    JsonNode expectedCaps = MAPPER.readTree(send(node.uri(), "GET", "/dsl-*/_field_caps?fields=*", null).body());
+    JsonNode actualCaps = MAPPER.readTree(send(serviceUri, "GET", "/dsl-*/_field_caps?fields=*", null).body());
+    assertEquals(expectedCaps.get("indices"), actualCaps.get("indices"));
+    int compared = 0;
+    for (var field : expectedCaps.get("fields").properties()) {
+      if (field.getKey().startsWith("_")) {
+        continue; // metadata fields: the service lists the mapped ones
+      }
+      for (var type : field.getValue().properties()) {
+        JsonNode mine = actualCaps.at("/fields/" + field.getKey().replace("/", "~1") + "/" + type.getKey());
+        assertTrue(!mine.isMissingNode(), field.getKey() + " as " + type.getKey() + ": " + actualCaps);
+        for (String key : List.of("type", "searchable", "aggregatable")) {
+          assertEquals(type.getValue().get(key), mine.get(key), field.getKey() + " " + key);
+        }
+        compared++;
+      }
+    }
+    assertTrue(compared >= 14, "every mapped field compared: " + compared);
+
+    for (String[] bad : new String[][] {{"/no-such-index/_search", "{}"}, {"/dsl-*/_search", "{\"qeury\": {}}"},
+        {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"}}) {
+      HttpResponse<String> e = send(node.uri(), "POST", bad[0], bad[1]);
+      HttpResponse<String> a = send(serviceUri, "POST", bad[0], bad[1]);
+      assertEquals(e.statusCode(), a.statusCode(), bad[0] + " " + bad[1] + ": " + a.body());
+      JsonNode eb = MAPPER.readTree(e.body());
+      JsonNode ab = MAPPER.readTree(a.body());
+      EsResponses.assertSameAnswer(bad[0] + " " + bad[1], eb, ab);
+      assertEquals(eb.at("/error/root_cause/0/type"), ab.at("/error/root_cause/0/type"), a.body());
+      assertEquals("Elasticsearch", a.headers().firstValue("X-Elastic-Product").orElse(null));
+    }
+  }
+
+  private static HttpResponse<String> send(URI base, String method, String path, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofMinutes(1))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      b.header("Content-Type", path.contains("_msearch") ? "application/x-ndjson" : "application/json");
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
