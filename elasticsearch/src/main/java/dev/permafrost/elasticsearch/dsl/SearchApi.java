@@ -38,12 +38,7 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.Collector;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.LeafCollector;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
-import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.MatchAllDocsQuery;
-import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreMode;
@@ -210,15 +205,12 @@ public final class SearchApi {
     response.put("timed_out", timedOut);
     response.set("_shards", shardCounts.toJson());
     ObjectNode hitsNode = response.putObject("hits");
-    if (trackTotalHits == 0 && matchesNothing(query)) {
-      // Elasticsearch rewrites such a query before any shard runs it, skips them all, and then counts 0, exactly
-      ObjectNode t = hitsNode.putObject("total");
-      t.put("value", 0);
-      t.put("relation", "eq");
-    } else if (trackTotalHits > 0 || trackTotalHits == -1) {
+    if (trackTotalHits > 0 || trackTotalHits == -1) {
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
-      if (trackTotalHits > 0 && value > trackTotalHits) {
+      // counted up to the bound: a search for hits counts past it, one for aggregations alone stops at it (as
+      // Elasticsearch's collectors do), so there reaching it is already a lower bound
+      if (trackTotalHits > 0 && (from + size == 0 ? value >= trackTotalHits : value > trackTotalHits)) {
         value = trackTotalHits;
         relation = "gte";
       }
@@ -572,49 +564,6 @@ public final class SearchApi {
       default -> Duration.ofDays(n);
     };
     return d.isZero() ? Duration.ofNanos(1) : d;
-  }
-
-  /**
-   * Whether {@code query} matches nothing by its structure alone: no document, a required clause that matches none,
-   * a prohibited clause that matches all, or only optional clauses that match none.
-   */
-  static boolean matchesNothing(Query query) {
-    if (query instanceof MatchNoDocsQuery) {
-      return true;
-    }
-    if (query instanceof BoostQuery b) {
-      return matchesNothing(b.getQuery());
-    }
-    if (query instanceof ConstantScoreQuery c) {
-      return matchesNothing(c.getQuery());
-    }
-    if (!(query instanceof BooleanQuery bool)) {
-      return false;
-    }
-    boolean required = false;
-    boolean anyOptional = false;
-    boolean allOptionalMatchNothing = true;
-    for (BooleanClause c : bool.clauses()) {
-      switch (c.occur()) {
-        case MUST, FILTER -> {
-          required = true;
-          if (matchesNothing(c.query())) {
-            return true;
-          }
-        }
-        case MUST_NOT -> {
-          Query q = c.query() instanceof BoostQuery b ? b.getQuery() : c.query();
-          if (q instanceof MatchAllDocsQuery) {
-            return true;
-          }
-        }
-        case SHOULD -> {
-          anyOptional = true;
-          allOptionalMatchNothing &= matchesNothing(c.query());
-        }
-      }
-    }
-    return anyOptional && allOptionalMatchNothing && (!required || bool.getMinimumNumberShouldMatch() > 0);
   }
 
   /** The URL's {@code sort=field:order,...} as the body's form. */

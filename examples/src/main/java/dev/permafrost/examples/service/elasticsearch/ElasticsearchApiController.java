@@ -137,18 +137,7 @@ class ElasticsearchApiController {
   ResponseEntity<byte[]> answer(int status, ObjectNode body, HttpServletRequest request) throws IOException {
     boolean pretty = request.getParameter("pretty") != null && !"false".equals(request.getParameter("pretty"));
     byte[] bytes = pretty ? json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body) : json.writeValueAsBytes(body);
-    return ResponseEntity.status(status).header(HttpHeaders.CONTENT_TYPE, mediaType(request))
-        .header(ElasticsearchRootFilter.PRODUCT_HEADER, "Elasticsearch").body(bytes);
-  }
-
-  /** {@code application/vnd.elasticsearch+json; compatible-with=N} if the client asked for it, else JSON. */
-  static String mediaType(HttpServletRequest request) {
-    String accept = request.getHeader(HttpHeaders.ACCEPT);
-    if (accept != null && accept.contains("vnd.elasticsearch+json")) {
-      int at = accept.indexOf("compatible-with=");
-      String version = at < 0 ? "9" : accept.substring(at + "compatible-with=".length()).replaceAll("[^0-9].*", "");
-      return "application/vnd.elasticsearch+json;compatible-with=" + (version.isEmpty() ? "9" : version);
-    }
-    return "application/json";
+    return ResponseEntity.status(status).header(HttpHeaders.CONTENT_TYPE, MediaTypes.of(request))
+        .header(MediaTypes.PRODUCT_HEADER, "Elasticsearch").body(bytes);
   }
 }

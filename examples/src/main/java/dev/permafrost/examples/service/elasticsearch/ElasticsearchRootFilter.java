@@ -28,8 +28,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
 class ElasticsearchRootFilter extends OncePerRequestFilter {
   /** The Elasticsearch version the API claims. */
   static final String CLAIMED_VERSION = "9.3.3";
-  /** The header Elasticsearch's official clients check on every answer. */
-  static final String PRODUCT_HEADER = "X-Elastic-Product";
   private final ObjectMapper json = new ObjectMapper();
 
   @Override
@@ -43,8 +41,8 @@ class ElasticsearchRootFilter extends OncePerRequestFilter {
       return;
     }
     response.setStatus(200);
-    response.setHeader(PRODUCT_HEADER, "Elasticsearch");
-    response.setContentType(ElasticsearchApiController.mediaType(request));
+    response.setHeader(MediaTypes.PRODUCT_HEADER, "Elasticsearch");
+    response.setContentType(MediaTypes.of(request));
     if (request.getMethod().equals("GET")) {
       json.writerWithDefaultPrettyPrinter().writeValue(response.getOutputStream(),
           SearchApi.info("permafrost", "permafrost", CLAIMED_VERSION, Version.LATEST.toString()));

@@ -1,0 +1,22 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+
+/**
+ * Elasticsearch's search API over a catalog's mounted indices, so that Elasticsearch's clients and tools search
+ * snapshots in place. {@link dev.permafrost.elasticsearch.dsl.SearchApi} answers {@code _search}, {@code _msearch},
+ * {@code _count}, {@code _mapping} and {@code _field_caps} as Elasticsearch's JSON (HTTP is the application's: the
+ * example service binds it); {@link dev.permafrost.elasticsearch.dsl.QueryDsl} translates the query DSL to Lucene
+ * over an index's mapping ({@code FieldQueries} builds each field's queries, with
+ * {@link dev.permafrost.elasticsearch.MappedQueryParser}'s analyzers, refusals and doc-values forms);
+ * {@link dev.permafrost.elasticsearch.dsl.Aggregations} parses aggregations into {@code AggSpec}s and computes them
+ * from doc values with one {@code Aggregator} per slice, merged exactly; {@link dev.permafrost.elasticsearch.dsl.DateFormats}
+ * reads and prints dates as Elasticsearch does (formats, zones, date math). A request it does not support fails with a
+ * {@link dev.permafrost.elasticsearch.dsl.DslException} naming what, never with another answer.
+ *
+ * <p>Layering: {@code SearchApi} -> {@code QueryDsl}, {@code Aggregations} -> {@code FieldQueries}, {@code AggSpec},
+ * {@code Aggregator}, {@code DateRounding} -> {@code DateFormats}, {@code DslException}; the package uses the catalog
+ * of {@code permafrost-core} and the mapping and documents of {@code dev.permafrost.elasticsearch}, which never name
+ * it. What is supported: docs/elasticsearch-api.md.
+ */
+package dev.permafrost.elasticsearch.dsl;
