@@ -18,6 +18,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -418,8 +419,103 @@ abstract class AggSpec {
       return c == null ? byKey : c.thenComparing(byKey);
     }
 
+    /** A term and its count over every segment. */
+    private record Counted(BytesRef term, long count) {}
+
+    /** One segment's run of terms (in term order) and counts, at its current term. */
+    private static final class Run implements Comparable<Run> {
+      final BytesRef[] terms;
+      final long[] counts;
+      int at;
+
+      Run(BytesRef[] terms, long[] counts) {
+        this.terms = terms;
+        this.counts = counts;
+      }
+
+      BytesRef term() {
+        return terms[at];
+      }
+
+      @Override
+      public int compareTo(Run other) {
+        return terms[at].compareTo(other.terms[other.at]);
+      }
+    }
+
+    /**
+     * The counted terms' buckets: the segments' runs merged term by term (each in term order), the best {@code size}
+     * kept in a bounded queue as they come and only those made strings, the others summed into
+     * {@code sum_other_doc_count}.
+     */
+    private ObjectNode renderCounts(Aggregator.TermCounts counts) {
+      Comparator<Counted> better = (a, b) -> {
+        for (TermsOrder o : order) {
+          int c = o.by().equals("_count") ? Long.compare(a.count(), b.count()) : a.term().compareTo(b.term());
+          if (c != 0) {
+            return o.asc() ? c : -c;
+          }
+        }
+        return a.term().compareTo(b.term());
+      };
+      PriorityQueue<Counted> best = new PriorityQueue<>(Math.max(1, size), better.reversed()); // the worst on top
+      boolean byCountDescending = !order.isEmpty() && order.getFirst().by().equals("_count") && !order.getFirst().asc();
+      // each run at its current term, the smallest first
+      PriorityQueue<Run> runs = new PriorityQueue<>(Math.max(1, counts.terms.size()));
+      for (int r = 0; r < counts.terms.size(); r++) {
+        runs.add(new Run(counts.terms.get(r), counts.counts.get(r)));
+      }
+      long total = 0;
+      while (!runs.isEmpty()) {
+        Run run = runs.poll();
+        BytesRef term = run.term();
+        long count = 0;
+        for (;;) {
+          count += run.counts[run.at];
+          if (++run.at < run.terms.length) {
+            runs.add(run);
+          }
+          if (runs.isEmpty() || !runs.peek().term().bytesEquals(term)) {
+            break;
+          }
+          run = runs.poll();
+        }
+        if (count < Math.max(1, minDocCount)) {
+          continue;
+        }
+        total += count;
+        if (best.size() < size) {
+          best.add(new Counted(term, count));
+        } else if (!(byCountDescending && count < best.peek().count())) { // most terms cannot enter: no object made
+          Counted c = new Counted(term, count);
+          if (better.compare(c, best.peek()) < 0) {
+            best.poll();
+            best.add(c);
+          }
+        }
+      }
+      List<Counted> shown = new ArrayList<>(best);
+      shown.sort(better);
+      long inBuckets = 0;
+      ObjectNode out = body();
+      out.put("doc_count_error_upper_bound", 0);
+      ArrayNode array = JSON.arrayNode();
+      for (Counted c : shown) {
+        ObjectNode b = array.addObject();
+        b.put("key", c.term().utf8ToString());
+        b.put("doc_count", c.count());
+        inBuckets += c.count();
+      }
+      out.put("sum_other_doc_count", total - inBuckets);
+      out.set("buckets", array);
+      return out;
+    }
+
     @Override
     ObjectNode render(Object partial, boolean typedKeys) {
+      if (partial instanceof Aggregator.TermCounts counts) {
+        return renderCounts(counts);
+      }
       List<Map.Entry<Object, Bucket>> buckets = new ArrayList<>();
       if (partial != null) {
         for (Map.Entry<Object, Bucket> e : ((Buckets) partial).map.entrySet()) {

@@ -5,7 +5,9 @@ package dev.permafrost.elasticsearch.dsl;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReaderContext;
@@ -114,6 +116,30 @@ abstract class Aggregator {
     final Map<Object, Bucket> map = new HashMap<>();
   }
 
+  /**
+   * The counts of a top-level keyword {@code terms} without sub-aggregations: one run per segment of the terms its
+   * matching documents hold, in term order, with their counts. Merged by putting runs together; the runs are merged
+   * term by term only when the buckets are chosen ({@code AggSpec.TermsSpec}), where a term meets its counts in other
+   * segments without hashing, and only the buckets shown become strings.
+   */
+  static final class TermCounts {
+    final List<BytesRef[]> terms = new ArrayList<>();
+    final List<long[]> counts = new ArrayList<>();
+
+    void addRun(BytesRef[] runTerms, long[] runCounts) {
+      assert runTerms.length == runCounts.length;
+      if (runTerms.length > 0) {
+        terms.add(runTerms);
+        counts.add(runCounts);
+      }
+    }
+
+    void add(TermCounts other) {
+      terms.addAll(other.terms);
+      counts.addAll(other.counts);
+    }
+  }
+
   /** {@code a} and {@code b} merged (either may be null); may reuse either. */
   static Object merge(Object a, Object b) {
     if (a == null) {
@@ -124,6 +150,8 @@ abstract class Aggregator {
     }
     if (a instanceof Stats stats) {
       stats.merge((Stats) b);
+    } else if (a instanceof TermCounts counts) {
+      counts.add((TermCounts) b);
     } else if (a instanceof Bucket bucket) {
       mergeBucket(bucket, (Bucket) b);
     } else {
@@ -555,8 +583,10 @@ abstract class Aggregator {
     private final BytesRef scratch = new BytesRef();
     private int[] segmentCounts;
     private long segmentMissing;
-    private long[] termCounts = new long[16];
     private int[] segmentTerms;
+    /** The counting path's runs, one per segment, and its documents without a value. */
+    private final TermCounts counted = new TermCounts();
+    private long missingCount;
 
     KeywordTerms(FieldValues values, BytesRef missingTerm, boolean topLevel, Aggregator[] subs) {
       super(subs);
@@ -612,26 +642,26 @@ abstract class Aggregator {
       return added < 0 ? -added - 1 : added;
     }
 
-    private void count(int id, long count) {
-      if (id >= termCounts.length) {
-        termCounts = ArrayUtil.grow(termCounts, id + 1);
-      }
-      termCounts[id] += count;
-    }
-
     @Override
     void finishLeaf() throws IOException {
       if (!counting || segmentCounts == null) {
         return;
       }
+      int n = 0;
+      for (int c : segmentCounts) {
+        n += c > 0 ? 1 : 0;
+      }
+      BytesRef[] runTerms = new BytesRef[n];
+      long[] runCounts = new long[n];
+      int i = 0;
       for (int ord = 0; ord < segmentCounts.length; ord++) { // ascending: the terms dictionary is read forward once
         if (segmentCounts[ord] > 0) {
-          count(id(terms.add(values.ordinals.lookupOrd(ord))), segmentCounts[ord]);
+          runTerms[i] = BytesRef.deepCopyOf(values.ordinals.lookupOrd(ord));
+          runCounts[i++] = segmentCounts[ord];
         }
       }
-      if (segmentMissing > 0) {
-        count(id(terms.add(missingTerm)), segmentMissing);
-      }
+      counted.addRun(runTerms, runCounts);
+      missingCount += segmentMissing;
       segmentCounts = null;
     }
 
@@ -645,14 +675,12 @@ abstract class Aggregator {
       if (!counting) {
         return super.build(ords);
       }
-      Buckets buckets = new Buckets();
-      for (int id = 0; id < terms.size(); id++) {
-        if (termCounts.length > id && termCounts[id] > 0) {
-          buckets.map.put(key(id), new Bucket(termCounts[id], new Object[0]));
-        }
+      if (missingCount > 0) {
+        counted.addRun(new BytesRef[] {missingTerm}, new long[] {missingCount});
+        missingCount = 0;
       }
       Object[] out = new Object[ords];
-      out[0] = buckets;
+      out[0] = counted;
       return out;
     }
   }

@@ -79,6 +79,20 @@ public final class DashboardWorkload implements Workload {
         .build();
   }
 
+  /**
+   * The same dashboard as Elasticsearch's search request (as Grafana or Kibana would send it): size 0, the two filters,
+   * a {@code date_histogram} of the interval and two {@code terms} aggregations of {@code topN}.
+   */
+  public String searchBody() {
+    return "{\"size\":0,\"query\":{\"bool\":{\"filter\":[{\"term\":{\"" + AccessLogDocuments.STATUS + "\":\"404\"}},"
+        + "{\"range\":{\"" + AccessLogDocuments.TIMESTAMP + "\":{\"gte\":" + from + ",\"lt\":" + to
+        + ",\"format\":\"epoch_millis\"}}}]}},\"aggs\":{"
+        + "\"histogram\":{\"date_histogram\":{\"field\":\"" + AccessLogDocuments.TIMESTAMP + "\",\"fixed_interval\":\""
+        + interval + "ms\",\"min_doc_count\":1}},"
+        + "\"urls\":{\"terms\":{\"field\":\"" + AccessLogDocuments.URL_PATH + "\",\"size\":" + topN + "}},"
+        + "\"countries\":{\"terms\":{\"field\":\"" + AccessLogDocuments.COUNTRY + "\",\"size\":" + topN + "}}}}";
+  }
+
   @Override
   public Result run(Indices indices) throws IOException {
     return indices.collect(query(), collectorManager());
