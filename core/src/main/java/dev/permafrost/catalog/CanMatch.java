@@ -14,12 +14,14 @@ import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.IndexOrDocValuesQuery;
 import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.QueryVisitor;
 
 /**
  * Whether an index can match a query, from the point ranges its manifest records, without opening it
  * (Elasticsearch's can-match phase). Only ranges every hit must fall in count: a {@link PointRangeQuery} that is the
  * query, or a required ({@code MUST} or {@code FILTER}) clause of a {@link BooleanQuery}, through constant-score and
- * boost wrappers and {@link IndexOrDocValuesQuery} (what {@code LongField.newRangeQuery} builds). An index whose
+ * boost wrappers and {@link IndexOrDocValuesQuery} (what {@code LongField.newRangeQuery} builds), or what any other
+ * query visits as required ({@link Query#visit}). An index whose
  * range on a field is not recorded can always match: unknown means search.
  */
 final class CanMatch {
@@ -47,6 +49,23 @@ final class CanMatch {
           collect(clause.query(), ranges);
         }
       }
+    } else if (q != null) {
+      // any other query, by Lucene's visitor contract: what it visits as required (the visitor itself, or a MUST or
+      // FILTER sub-visitor) every hit matches; an application's wrapper (one that picks points or doc values per
+      // segment, say) is seen through this way
+      q.visit(new QueryVisitor() {
+        @Override
+        public void visitLeaf(Query leaf) {
+          if (leaf instanceof PointRangeQuery p) {
+            ranges.merge(p.getField(), p, CanMatch::intersect);
+          }
+        }
+
+        @Override
+        public QueryVisitor getSubVisitor(BooleanClause.Occur occur, Query parent) {
+          return occur == BooleanClause.Occur.MUST || occur == BooleanClause.Occur.FILTER ? this : EMPTY_VISITOR;
+        }
+      });
     }
   }
 

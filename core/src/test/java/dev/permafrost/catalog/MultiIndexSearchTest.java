@@ -37,6 +37,7 @@ import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
@@ -46,6 +47,7 @@ import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TotalHits;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.AfterEach;
@@ -187,6 +189,67 @@ class MultiIndexSearchTest {
         "only the newest day and the one with no recorded range need opening: " + r.searched());
     assertTrue(r.skipped().containsAll(days(IntStream.range(0, DAYS - 2).toArray())), r.skipped().toString());
     assertTrue(catalog.stats().readerOpens() <= 3);
+  }
+
+  /**
+   * A query of the application's own that wraps the time range (as one that picks points or doc values per segment
+   * does) skips the same indices as the range itself, by what it visits as required; one that visits the range as
+   * optional skips none.
+   */
+  @Test
+  void aWrappedRangeSkipsIndicesByWhatTheWrapperVisits() throws IOException {
+    Query range = LongPoint.newRangeQuery("@timestamp", time(2, 100), time(4, 300));
+    SearchResponse plain = catalog.search(SearchRequest.builder(range).size(5).build());
+    SearchResponse wrapped = catalog.search(SearchRequest.builder(new Wrapper(range, BooleanClause.Occur.MUST)).size(5)
+        .build());
+    assertEquals(days(2, 3, 4, DAYS), sorted(wrapped.searched()));
+    assertEquals(sorted(plain.searched()), sorted(wrapped.searched()));
+    assertEquals(plain.totalHits(), wrapped.totalHits());
+    SearchResponse optional = catalog.search(SearchRequest.builder(new Wrapper(range, BooleanClause.Occur.SHOULD))
+        .size(5).build());
+    assertEquals(DAYS + 1, optional.searched().size(), "a range visited as optional narrows nothing");
+  }
+
+  /** Runs its inner query, and visits it with the given occur. */
+  private static final class Wrapper extends Query {
+    private final Query inner;
+    private final BooleanClause.Occur occur;
+
+    Wrapper(Query inner, BooleanClause.Occur occur) {
+      this.inner = inner;
+      this.occur = occur;
+    }
+
+    @Override
+    public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) throws IOException {
+      return inner.createWeight(searcher, scoreMode, boost);
+    }
+
+    @Override
+    public Query rewrite(IndexSearcher searcher) throws IOException {
+      Query r = inner.rewrite(searcher);
+      return r == inner ? this : new Wrapper(r, occur);
+    }
+
+    @Override
+    public void visit(QueryVisitor visitor) {
+      inner.visit(visitor.getSubVisitor(occur, this));
+    }
+
+    @Override
+    public String toString(String field) {
+      return "wrapped(" + inner.toString(field) + ")";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Wrapper w && w.inner.equals(inner) && w.occur == occur;
+    }
+
+    @Override
+    public int hashCode() {
+      return inner.hashCode() * 31 + occur.hashCode();
+    }
   }
 
   /**
