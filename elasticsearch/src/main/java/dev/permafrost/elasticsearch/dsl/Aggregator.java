@@ -4,8 +4,8 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -8,7 +8,6 @@ import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import java.math.BigDecimal;
-import java.util.LinkedHashSet;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.time.ZoneId;
@@ -143,12 +142,7 @@ final class FieldQueries {
       texts.add(text(clause, name, v));
     }
     if (name.equals("_id")) {
-      // one term query per id: an engine's _id terms (ES87BloomFilter) are looked up one by one, as the engine does
-      BooleanQuery.Builder ids = new BooleanQuery.Builder();
-      for (String id : new LinkedHashSet<>(texts)) {
-        ids.add(new TermQuery(new Term("_id", DocumentId.encode(id))), BooleanClause.Occur.SHOULD);
-      }
-      return texts.isEmpty() ? new MatchNoDocsQuery("no ids") : ids.build();
+      return new TermInSetQuery("_id", texts.stream().map(DocumentId::encode).toList());
     }
     IndexMapping.Field f = field(clause, name);
     if (f == null) {
