@@ -94,7 +94,7 @@ public final class SearchApi {
       "rest_total_hits_as_int", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "preference", "routing",
       "request_cache", "batched_reduce_size", "max_concurrent_shard_requests", "pre_filter_shard_size",
       "ccs_minimize_roundtrips", "search_type", "allow_partial_search_results", "ignore_throttled",
-      "max_concurrent_searches", "track_scores", "filter_path_is_not_supported");
+      "max_concurrent_searches", "track_scores");
   private static final Pattern TIME_VALUE = Pattern.compile("(\\d+)(nanos|micros|ms|s|m|h|d)");
 
   private final Catalog catalog;
