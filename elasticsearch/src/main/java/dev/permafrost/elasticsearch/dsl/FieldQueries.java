@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
+import java.util.stream.IntStream;
 import org.apache.lucene.document.DoublePoint;
 import org.apache.lucene.document.FloatPoint;
 import org.apache.lucene.document.IntPoint;
@@ -118,7 +119,7 @@ final class FieldQueries {
     }
     return switch (kind) {
       case KEYWORD, TEXT -> parser.withDocValuesForms(caseInsensitive
-          ? automaton(name, text, Automata.makeCaseInsensitiveString(text)) : new TermQuery(new Term(name, text)));
+          ? automaton(name, text, anyCase(text)) : new TermQuery(new Term(name, text)));
       case INTEGER -> {
         BigDecimal v = number(clause, f, value);
         if (v.stripTrailingZeros().scale() > 0) {
@@ -298,7 +299,7 @@ final class FieldQueries {
       return unmapped(name);
     }
     Query q = caseInsensitive
-        ? automaton(name, value, Operations.concatenate(Automata.makeCaseInsensitiveString(value),
+        ? automaton(name, value, Operations.concatenate(anyCase(value),
             Automata.makeAnyString()))
         : new PrefixQuery(new Term(name, value));
     return parser.withDocValuesForms(q);
@@ -324,9 +325,9 @@ final class FieldQueries {
       } else if (c == '\\' && i < pattern.length()) {
         int next = pattern.codePointAt(i);
         i += Character.charCount(next);
-        parts.add(Automata.makeCaseInsensitiveChar(next));
+        parts.add(anyCase(next));
       } else {
-        parts.add(Automata.makeCaseInsensitiveChar(c));
+        parts.add(anyCase(c));
       }
     }
     return parser.withDocValuesForms(automaton(name, pattern,
@@ -389,6 +390,20 @@ final class FieldQueries {
       }
       throw e;
     }
+  }
+
+  /** The code point in any of its cases (lower, upper, title), with the automata Lucene 10.3 has. */
+  private static Automaton anyCase(int c) {
+    int[] forms = IntStream.of(c, Character.toLowerCase(c), Character.toUpperCase(c), Character.toTitleCase(c))
+        .distinct().sorted().toArray();
+    return Automata.makeCharSet(forms);
+  }
+
+  /** The text with each code point in any of its cases. */
+  private static Automaton anyCase(String text) {
+    List<Automaton> parts = new ArrayList<>();
+    text.codePoints().forEach(c -> parts.add(anyCase(c)));
+    return parts.isEmpty() ? Automata.makeEmptyString() : Operations.concatenate(parts);
   }
 
   private static Query automaton(String field, String text, Automaton a) {
