@@ -8,6 +8,7 @@ import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotSource;
+import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -100,10 +101,14 @@ public final class Catalog implements AutoCloseable {
 
   /**
    * Mounts snapshot {@code snapshot} of {@code repository} under {@code name}: reads its manifest (one request; its
-   * bytes stay in the shared cache) and nothing else.
+   * bytes stay in the shared cache) and nothing else, unless the repository checks more at mount
+   * ({@link SnapshotSource#checkReadable}: an engine's shard is opened once, through the shared cache, so that a format
+   * this build cannot read fails here and not at a search).
    *
    * @throws IllegalArgumentException if the name is malformed or already mounted
-   * @throws dev.permafrost.snapshot.SnapshotException if the manifest cannot be read (naming it)
+   * @throws dev.permafrost.snapshot.SnapshotException if the manifest cannot be read (naming it), or
+   *     {@link dev.permafrost.snapshot.SnapshotException.UnsupportedFormat} if the repository finds a format this
+   *     build cannot read
    */
   public MountInfo mount(String name, SnapshotSource repository, String snapshot, MountMode mode) throws IOException {
     return mount(new MountSpec(name, snapshot, mode, null), repository, true);
@@ -184,6 +189,7 @@ public final class Catalog implements AutoCloseable {
     }
     SnapshotManifest manifest = spec.manifest() == null ? CachedManifests.read(repository, snapshot, cache)
         : CachedManifests.read(repository, spec.manifest(), cache);
+    repository.checkReadable(snapshot, () -> BlobDirectory.open(repository, manifest, cache, name));
     MountedIndex index;
     if (mode == MountMode.FULL_COPY) {
       // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout

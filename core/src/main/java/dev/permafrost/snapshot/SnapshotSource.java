@@ -7,6 +7,7 @@ import dev.permafrost.blob.BlobStore;
 import java.io.IOException;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.util.IOSupplier;
 
 /**
  * Where mounted snapshots come from: a store, and how a snapshot's manifest is read from it. A
@@ -45,4 +46,15 @@ public interface SnapshotSource {
   default DirectoryReader openReader(Directory directory) throws IOException {
     return DirectoryReader.open(directory);
   }
+
+  /**
+   * Checks, when {@code snapshot} is mounted (after its manifest is read, before the mount is registered), that this
+   * build can read what the snapshot holds, so that a format it cannot read fails the mount, naming it, and never a
+   * search. By default nothing: a manifest this source parsed is one it reads. A source whose manifest does not say
+   * which formats its files are in (an engine's shard) opens the commit over {@code directory}, a directory of the
+   * snapshot's files read through the shared cache (its bytes stay there for the first search), and closes it.
+   *
+   * @throws SnapshotException.UnsupportedFormat naming the snapshot, file, format and version this build cannot read
+   */
+  default void checkReadable(String snapshot, IOSupplier<Directory> directory) throws IOException {}
 }

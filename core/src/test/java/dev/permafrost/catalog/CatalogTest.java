@@ -16,6 +16,8 @@ import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
@@ -39,6 +41,7 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.IOSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -95,6 +98,61 @@ class CatalogTest {
   private void assertRight(Catalog catalog, int i) throws IOException {
     try (Lease lease = catalog.acquire("idx-" + i)) {
       assertEquals(expected.get(i), oracle.answers(lease.searcher()), "seed " + seed + ": idx-" + i);
+    }
+  }
+
+  /**
+   * A source that checks at mount ({@link SnapshotSource#checkReadable}) is given a directory of the snapshot's files
+   * read through the shared cache: a refusal fails the mount and leaves nothing mounted; a check that passes leaves
+   * its bytes in the cache, so the first search opens with no request. A source that checks nothing costs the mount
+   * nothing but its manifest.
+   */
+  @Test
+  void aSourceChecksWhatItReadsAtMount() throws Exception {
+    class Checking implements SnapshotSource {
+      final int refuseAbove;
+      int checked;
+
+      Checking(int refuseAbove) {
+        this.refuseAbove = refuseAbove;
+      }
+
+      @Override public dev.permafrost.blob.BlobStore store() { return repo.store(); }
+      @Override public byte[] readManifestBytes(String s) throws IOException { return repo.readManifestBytes(s); }
+      @Override public SnapshotManifest parseManifest(String s, byte[] b) throws SnapshotException {
+        return repo.parseManifest(s, b);
+      }
+      @Override public void checkReadable(String snapshot, IOSupplier<Directory> directory) throws IOException {
+        try (Directory dir = directory.get(); DirectoryReader reader = DirectoryReader.open(dir)) {
+          checked++;
+          if (reader.maxDoc() > refuseAbove) {
+            throw new SnapshotException.UnsupportedFormat(snapshot + " has " + reader.maxDoc() + " documents", null);
+          }
+        }
+      }
+    }
+    try (Catalog catalog = Catalog.builder(cache).build()) {
+      Checking refusing = new Checking(0);
+      SnapshotException.UnsupportedFormat refused = assertThrows(SnapshotException.UnsupportedFormat.class,
+          () -> catalog.mount("refused", refusing, "snap-0"));
+      assertTrue(refused.getMessage().startsWith("snap-0 has "), refused.getMessage());
+      assertEquals(1, refusing.checked);
+      assertTrue(catalog.list().isEmpty(), "a refused snapshot is not mounted");
+
+      Checking accepting = new Checking(Integer.MAX_VALUE);
+      catalog.mount("accepted", accepting, "snap-1");
+      assertEquals(1, accepting.checked);
+      awaitNoFetch(cache);
+      long before = store.requests();
+      try (Lease lease = catalog.acquire("accepted"); DirectoryReader local = DirectoryReader.open(locals.get(1))) {
+        assertEquals(local.maxDoc(), lease.reader().maxDoc());
+      }
+      awaitNoFetch(cache);
+      assertEquals(before, store.requests(), "the first open after a checked mount reads from the cache");
+
+      long beforePlain = store.requests();
+      catalog.mount("plain", repo, "snap-2");
+      assertEquals(beforePlain + 1, store.requests(), "a repository that checks nothing reads its manifest alone");
     }
   }
 

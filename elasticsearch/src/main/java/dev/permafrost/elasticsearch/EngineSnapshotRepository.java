@@ -33,6 +33,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexFormatTooNewException;
 import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
@@ -40,6 +41,7 @@ import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexOutput;
+import org.apache.lucene.util.IOSupplier;
 import org.apache.lucene.util.Version;
 
 /**
@@ -323,7 +325,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           + name.snapshot() + "' of " + store.describe() + ": " + e.getMessage(), e);
     }
     String blob = dir + "snap-" + s.uuid() + ".dat";
-    String shardWhere = "index '" + name.index() + "' in snapshot '" + name.snapshot() + "' (shard " + where(blob) + ")";
+    String shardWhere = shardWhere(name, blob);
     refuseUnreadable(metadata, shardWhere);
     JsonNode tree = MetadataBlob.read(bytes, SNAPSHOT_CODEC, where(blob));
     List<FileEntry> files = new ArrayList<>();
@@ -370,15 +372,47 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    */
   @Override
   public DirectoryReader openReader(Directory directory) throws IOException {
+    return open(directory, directory.toString());
+  }
+
+  /**
+   * Opens the shard once, through the shared cache, and closes it: an engine's shard names its formats only in its
+   * segments' files, so this is where one this build cannot read (a codec or format it does not have, or a version of
+   * one newer or older than it reads) fails, naming the index, snapshot, shard, segment, file, format and version,
+   * instead of at the first search. The bytes read stay in the cache, so the first search opens the shard again
+   * with no request.
+   */
+  @Override
+  public void checkReadable(String shard, IOSupplier<Directory> directory) throws IOException {
+    ShardName name = ShardName.parse(shard);
+    Snapshot s = snapshot(name.snapshot());
+    String blob = shardPath(index(s, name.index()), name.shard()) + "snap-" + s.uuid() + ".dat";
+    String where = shardWhere(name, blob);
+    try (Directory dir = directory.get()) {
+      try (DirectoryReader reader = open(dir, where)) {
+        assert reader.maxDoc() >= 0;
+      } catch (IndexFormatTooNewException | IndexFormatTooOldException e) {
+        throw UnreadableFile.refusal(where, dir, e);
+      }
+    }
+  }
+
+  /** Opens the shard in {@code directory} as the engine's searches see it; an unknown format's error names {@code where}. */
+  private static DirectoryReader open(Directory directory, String where) throws IOException {
     try {
       OpeningReads.start(directory);
       return EngineReader.openEngineView(directory);
     } catch (IllegalArgumentException | IndexFormatTooOldException e) {
       if (isUnknownFormat(e)) {
-        throw unknownFormat(directory.toString(), e);
+        throw unknownFormat(where, e);
       }
       throw e;
     }
+  }
+
+  /** How errors name a shard: its index, snapshot and metadata blob. */
+  private String shardWhere(ShardName name, String blob) {
+    return "index '" + name.index() + "' in snapshot '" + name.snapshot() + "' (shard " + where(blob) + ")";
   }
 
   private FileEntry fileEntry(JsonNode f, String dir, String blob) throws SnapshotException {

@@ -487,26 +487,23 @@ class EngineFixtureSnapshotsTest {
     byte[] bytes = Files.readAllBytes(blob);
     bytes[(int) (offset + length / 2)] ^= 0x04;
     Files.write(blob, bytes);
-    damaged.mount(catalog, engine + "-damaged", "snap-2", "logs-merged");
-    try {
-      Exception e = assertThrows(Exception.class, () -> catalog.search(SearchRequest.builder(new MatchAllDocsQuery())
-          .indices(engine + "-damaged.*").size(1).build()));
-      StringBuilder all = new StringBuilder();
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        all.append(t).append('\n');
-      }
-      String message = all.toString();
-      assertTrue(message.contains(cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1))
-          && message.contains(".bfm") && message.contains("ES87BloomFilter"), message);
-    } finally {
-      catalog.unmount(engine + "-damaged.0");
+    // the shard is opened when it is mounted: the damage fails the mount, and nothing is left mounted to search
+    Exception e = assertThrows(Exception.class, () -> damaged.mount(catalog, engine + "-damaged", "snap-2", "logs-merged"));
+    StringBuilder all = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      all.append(t).append('\n');
     }
+    String message = all.toString();
+    assertTrue(message.contains(cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1))
+        && message.contains(".bfm") && message.contains("ES87BloomFilter"), message);
+    assertTrue(catalog.list(engine + "-damaged*").isEmpty(), "nothing of a damaged shard is mounted");
   }
 
   /**
    * A cold shard of each engine opens in as few waves as an OpenSearch 3.2 one: the wrapper's {@code .bfm} and the
    * files of the formats it wraps are read with the rest of the opening's reads, not after them; a logsdb shard's
-   * {@code ES819TSDB} metadata too. Waves are counted by
+   * {@code ES819TSDB} metadata too. The shard is opened when it is mounted (its formats are checked then): the mount
+   * costs the manifest and those two waves, and the first search's open then makes no request. Waves are counted by
    * dependency ({@link ReadCost#waves()}), so the count is the same however fast or busy the machine is.
    */
   @ParameterizedTest
@@ -523,19 +520,28 @@ class EngineFixtureSnapshotsTest {
         indices.add("logs-db"); // its ES819TSDB doc values' metadata is read with the rest, as Lucene's own is
       }
       for (String index : indices) {
-        fresh.mount(coldCatalog, "cold-" + index, "snap-2", index);
+        String shard = EngineSnapshotRepository.shard("snap-2", index, 0);
+        // the repository's facts about the index (its metadata, its shards' paths), read once per index, not counted
+        fresh.parseManifest(shard, fresh.readManifestBytes(shard));
         long before = counted.requests();
         ReadCost cost = new ReadCost();
-        try (ReadCost.Scope scope = ReadCost.attach(cost); Lease lease = coldCatalog.acquire("cold-" + index + ".0")) {
-          assertTrue(lease.reader().maxDoc() > 0);
+        try (ReadCost.Scope scope = ReadCost.attach(cost)) {
+          coldCatalog.mount("cold-" + index, fresh, shard);
         }
         Waits.awaitNoFetch(cold); // a request counts when asked for; the store sees it when it is sent
         long requests = counted.requests() - before;
-        System.out.printf("%s: cold open of a shard of %s: %d requests in %d waves (%d by the clock)%n", engine, index,
-            requests, cost.waves(), cost.clockWaves());
-        assertEquals(cost.requests(), requests, "every request of the open is counted in its cost");
+        System.out.printf("%s: cold open of a shard of %s at mount: %d requests in %d waves (%d by the clock)%n", engine,
+            index, requests, cost.waves(), cost.clockWaves());
+        assertEquals(1 + cost.requests(), requests, "the manifest's request, and every request of the open counted in"
+            + " its cost");
         assertEquals(2, cost.waves(), engine + " " + index + ": cold open took " + cost.waves() + " waves of "
             + requests + " requests");
+        long afterMount = counted.requests();
+        try (Lease lease = coldCatalog.acquire("cold-" + index)) {
+          assertTrue(lease.reader().maxDoc() > 0);
+        }
+        Waits.awaitNoFetch(cold);
+        assertEquals(afterMount, counted.requests(), engine + " " + index + ": the first open after the mount's");
       }
     }
   }

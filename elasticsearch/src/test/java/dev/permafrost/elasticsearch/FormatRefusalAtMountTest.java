@@ -1,0 +1,197 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotException;
+import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.store.SharedRegionCache;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.CRC32;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.store.ByteBuffersDataOutput;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.IndexOutput;
+import org.apache.lucene.util.Version;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A format version this build does not read fails the mount, not a search: on a copy of the snapshot a real
+ * Elasticsearch 9.3.3 node wrote, the header of one doc-values metadata file of a shard is given a version past every
+ * reader's (its own footer, its compound file's and the snapshot's recorded checksum made to agree, so that only the
+ * version is wrong), and mounting that index is refused naming the index, snapshot, shard, segment, file, format and
+ * version, with nothing mounted; the same index of the untouched copy mounts.
+ */
+class FormatRefusalAtMountTest {
+  private static final int TOO_NEW = 99;
+  @TempDir Path tmp;
+
+  @Test
+  void aDocValuesVersionPastThisBuildsIsRefusedAtMount() throws Exception {
+    EngineFixture engine = EngineFixture.ELASTICSEARCH_93;
+    Assumptions.assumeTrue(Version.LATEST.onOrAfter(Version.parse(engine.luceneVersion())),
+        "Lucene " + Version.LATEST + " does not read what " + engine + " wrote");
+    Path fixture = engine.ensure();
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(32 << 20)
+            .regionSize(1 << 20).build();
+        Catalog catalog = Catalog.builder(cache).build()) {
+      // Lucene's own doc values (a standard index) and Elasticsearch's ES819TSDB (a logsdb index)
+      for (Map.Entry<String, String> c : Map.of("logs-a", "Lucene90DocValuesMetadata",
+          "logs-db", "ES819TSDBDocValuesMetadata").entrySet()) {
+        String index = c.getKey();
+        String codec = c.getValue();
+        Path copy = copyOf(fixture.resolve("repo"), tmp.resolve("copy-" + index));
+        EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
+        String shard = EngineSnapshotRepository.shard("snap-1", index, 0);
+        String file = bumpDocValuesMetadataVersion(copy, repository, shard, codec);
+
+        SnapshotException.UnsupportedFormat refused = assertThrows(SnapshotException.UnsupportedFormat.class,
+            () -> repository.mount(catalog, "bumped-" + index, "snap-1", index));
+        String message = refused.getMessage();
+        String segment = file.substring(0, file.indexOf('_', 1));
+        for (String named : new String[] {"index '" + index + "'", "snapshot 'snap-1'", "shard ", "segment " + segment
+            + ",", "file " + file, "format " + codec, "version " + TOO_NEW + ", newer than this build reads",
+            "Lucene " + Version.LATEST}) {
+          assertTrue(message.contains(named), "names " + named + ": " + message);
+        }
+        assertTrue(message.matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), message);
+        assertTrue(catalog.list("bumped-*").isEmpty(), "nothing of a refused index is mounted");
+
+        EngineSnapshotRepository untouched = EngineSnapshotRepository.open(
+            FileSystemBlobStore.open(fixture.resolve("repo"), false));
+        assertEquals(1, untouched.mount(catalog, "untouched-" + index, "snap-1", index).size());
+        catalog.unmount("untouched-" + index + ".0");
+      }
+    }
+  }
+
+  /**
+   * Sets the header version of the first doc-values metadata file of {@code codec} in {@code shard} to
+   * {@link #TOO_NEW}, inside its compound file if it has one, and makes every checksum over it agree again: the file's
+   * footer, the compound file's footer, and the checksum the snapshot's metadata records for the blob. Returns the
+   * file's name.
+   */
+  private static String bumpDocValuesMetadataVersion(Path copy, EngineSnapshotRepository repository, String shard,
+      String codec) throws IOException {
+    byte[] manifestBytes = repository.readManifestBytes(shard);
+    SnapshotManifest manifest = repository.parseManifest(shard, manifestBytes);
+    for (FileEntry cfe : manifest.files()) {
+      if (!cfe.name().endsWith(".cfe")) {
+        continue;
+      }
+      String segment = cfe.name().substring(0, cfe.name().length() - ".cfe".length());
+      FileEntry cfs = manifest.files().stream().filter(f -> f.name().equals(segment + ".cfs")).findFirst().orElseThrow();
+      for (Map.Entry<String, long[]> e : compoundEntries(Files.readAllBytes(copy.resolve(cfe.blobName()))).entrySet()) {
+        if (!e.getKey().endsWith(".dvm")) {
+          continue;
+        }
+        Path blob = copy.resolve(cfs.blobName());
+        byte[] bytes = Files.readAllBytes(blob);
+        int start = Math.toIntExact(e.getValue()[0]);
+        int length = Math.toIntExact(e.getValue()[1]);
+        String name = headerCodec(bytes, start);
+        if (!name.equals(codec)) {
+          continue;
+        }
+        int version = start + 4 + 1 + name.length(); // magic, the name's VInt length (one byte), the name
+        ByteBuffer.wrap(bytes, version, 4).putInt(TOO_NEW);
+        refoot(bytes, start, length);
+        refoot(bytes, 0, bytes.length);
+        Files.write(blob, bytes);
+        rewriteChecksum(copy.resolve(manifest.ref().blobName()), cfs.name(), footerChecksum(bytes, 0, bytes.length));
+        return segment + e.getKey();
+      }
+    }
+    throw new AssertionError("no " + codec + " file in a compound file of " + shard);
+  }
+
+  /** A compound entry table's entries: name (without the segment) to {offset, length}. */
+  private static Map<String, long[]> compoundEntries(byte[] cfe) throws IOException {
+    Map<String, long[]> entries = new LinkedHashMap<>();
+    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
+      try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
+        out.writeBytes(cfe, cfe.length);
+      }
+      try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
+        CodecUtil.readIndexHeader(in);
+        for (int n = in.readVInt(); n > 0; n--) {
+          entries.put(in.readString(), new long[] {in.readLong(), in.readLong()});
+        }
+      }
+    }
+    return entries;
+  }
+
+  private static String headerCodec(byte[] bytes, int start) {
+    assert ByteBuffer.wrap(bytes, start, 4).getInt() == CodecUtil.CODEC_MAGIC;
+    int length = bytes[start + 4];
+    return new String(bytes, start + 5, length, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** Writes the CRC32 of {@code [start, start + length - 8)} into the footer's last 8 bytes. */
+  private static void refoot(byte[] bytes, int start, int length) {
+    ByteBuffer.wrap(bytes, start + length - Long.BYTES, Long.BYTES).putLong(footerChecksum(bytes, start, length));
+  }
+
+  private static long footerChecksum(byte[] bytes, int start, int length) {
+    CRC32 crc = new CRC32();
+    crc.update(bytes, start, length - Long.BYTES);
+    return crc.getValue();
+  }
+
+  /** Rewrites the shard's snapshot metadata blob with {@code checksum} recorded for {@code physicalName}. */
+  private static void rewriteChecksum(Path metadataBlob, String physicalName, long checksum) throws IOException {
+    JsonNode tree = MetadataBlob.read(Files.readAllBytes(metadataBlob), EngineSnapshotRepository.SNAPSHOT_CODEC,
+        metadataBlob.toString());
+    boolean found = false;
+    for (JsonNode f : tree.path("files")) {
+      if (physicalName.equals(f.path("physical_name").asText())) {
+        ((ObjectNode) f).put("checksum", Long.toString(checksum, Character.MAX_RADIX));
+        found = true;
+      }
+    }
+    assertTrue(found, physicalName + " in " + metadataBlob);
+    ByteBuffersDataOutput out = new ByteBuffersDataOutput();
+    try (IndexOutput blob = new org.apache.lucene.store.ByteBuffersIndexOutput(out, "metadata", "metadata")) {
+      CodecUtil.writeHeader(blob, EngineSnapshotRepository.SNAPSHOT_CODEC, 1);
+      byte[] json = MetadataBlob.JSON.writeValueAsBytes(tree);
+      blob.writeBytes(json, json.length);
+      CodecUtil.writeFooter(blob);
+    }
+    Files.write(metadataBlob, out.toArrayCopy());
+  }
+
+  private static Path copyOf(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path p : paths.toList()) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+      }
+    }
+    return to;
+  }
+}
