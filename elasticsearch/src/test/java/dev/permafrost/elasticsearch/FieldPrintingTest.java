@@ -56,6 +56,11 @@ class FieldPrintingTest {
     assertEquals("1710446416.5", DatePrinter.print(whole + 500, "epoch_second", ZoneOffset.UTC));
     assertEquals("2024-03-14", DatePrinter.print(t, "strict_date", ZoneOffset.UTC));
     assertEquals("2024-03-14T20:00:16Z", DatePrinter.print(t, "date_time_no_millis", ZoneOffset.UTC));
+    // a sum and an average of dates, as the node printed them: past year 9999 with a sign, milliseconds truncated
+    assertEquals("+56875-10-28T12:00:00.000Z", DatePrinter.print(1732660459200000L, "strict_date_optional_time",
+        ZoneOffset.UTC));
+    assertEquals("2024-06-20T18:46:25.714Z", DatePrinter.print((long) 1718909185714.2856, "strict_date_optional_time",
+        ZoneOffset.UTC));
     assertThrows(IllegalArgumentException.class, () -> DatePrinter.print(t, "yyyy-MM-dd ppp", ZoneOffset.UTC));
   }
 

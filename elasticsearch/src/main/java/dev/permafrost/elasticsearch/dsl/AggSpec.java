@@ -166,10 +166,23 @@ abstract class AggSpec {
       }
     }
 
+    /**
+     * The value printed as the node prints it where its field has a format (a date's, a boolean's, or the request's
+     * {@code format} of a number): a date of the value's whole milliseconds in the field's format (a sum of dates too,
+     * {@code 1970-01-01T00:00:00.000Z} when nothing was summed), a boolean as {@code true} unless 0; nothing for a
+     * value that is not there (null).
+     */
     private void putAsString(ObjectNode out, String field, Stats s, String stat) {
       double v = value(s, stat);
-      if (source.date() && Double.isFinite(v)) {
+      if (!Double.isFinite(v) || format == null) {
+        return;
+      }
+      if (source.date()) {
         out.put(field, DateFormats.format((long) v, format, ZoneId.of("Z")));
+      } else if (format.equals("boolean") && format.equals(source.format())) {
+        out.put(field, v != 0 ? "true" : "false");
+      } else if (source.field() != null) {
+        out.put(field, new DecimalFormat(format, DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v));
       }
     }
 
@@ -194,9 +207,7 @@ abstract class AggSpec {
         }
         default -> {
           putValue(out, "value", s, type);
-          if (!type.equals("sum")) {
-            putAsString(out, "value_as_string", s, type);
-          }
+          putAsString(out, "value_as_string", s, type);
         }
       }
       return out;

@@ -649,6 +649,50 @@ class AggregationsTest {
     check(expected, request.toString());
   }
 
+  /**
+   * Every metric of a date field prints its value in the field's format, a sum too (as a 9.3.3 node does: the sum of
+   * no dates is {@code 1970-01-01T00:00:00.000Z}); a number's with the request's {@code format}.
+   */
+  @Test
+  void metricsOfDatesPrintTheirValueAsAString() throws IOException {
+    List<Double> ts = new ArrayList<>();
+    DOCS.stream().filter(d -> d.ts() != null).forEach(d -> ts.add((double) d.ts()));
+    ObjectNode expected = obj();
+    for (String type : List.of("min", "max", "avg", "sum", "stats")) {
+      ObjectNode m = metric(type, ts);
+      if (type.equals("stats")) {
+        for (String stat : List.of("min", "max", "avg", "sum")) {
+          m.put(stat + "_as_string", ISO.format(Instant.ofEpochMilli((long) m.get(stat).asDouble())
+              .atZone(ZoneOffset.UTC)));
+        }
+      } else {
+        m.put("value_as_string", ISO.format(Instant.ofEpochMilli((long) m.get("value").asDouble())
+            .atZone(ZoneOffset.UTC)));
+      }
+      expected.set(type + "_ts", m);
+    }
+    ObjectNode empty = obj();
+    empty.put("doc_count", 0);
+    ObjectNode emptySum = obj();
+    emptySum.put("value", 0.0);
+    emptySum.put("value_as_string", "1970-01-01T00:00:00.000Z");
+    empty.set("s", emptySum);
+    ObjectNode emptyMin = obj();
+    emptyMin.putNull("value");
+    empty.set("m", emptyMin);
+    expected.set("none", empty);
+    ObjectNode formatted = metric("sum", nValues(DOCS));
+    formatted.put("value_as_string", new java.text.DecimalFormat("0.00",
+        java.text.DecimalFormatSymbols.getInstance(Locale.ROOT)).format(formatted.get("value").asDouble()));
+    expected.set("sum_n", formatted);
+    check(expected, """
+        {"min_ts": {"min": {"field": "ts"}}, "max_ts": {"max": {"field": "ts"}}, "avg_ts": {"avg": {"field": "ts"}},
+         "sum_ts": {"sum": {"field": "ts"}}, "stats_ts": {"stats": {"field": "ts"}},
+         "none": {"filter": {"term": {"tag": "no such tag"}}, "aggs": {"s": {"sum": {"field": "ts"}},
+           "m": {"min": {"field": "ts"}}}},
+         "sum_n": {"sum": {"field": "n", "format": "0.00"}}}""");
+  }
+
   @Test
   void typedKeys() throws IOException {
     ObjectNode typed = run("""
