@@ -92,11 +92,13 @@ abstract class AggSpec {
     }
   }
 
+  /**
+   * Stops one aggregation's buckets before they pass {@link #MAX_BUCKETS} (a guard while empty buckets are added: the
+   * whole request's count is {@link Aggregations#countBuckets}'s).
+   */
   static void checkBuckets(int count, String name) {
     if (count > MAX_BUCKETS) {
-      throw DslException.illegalArgument("Trying to create too many buckets. Must be less than or equal to: ["
-          + MAX_BUCKETS + "] but was [" + count + "]. This limit can be set by changing the [search.max_buckets]"
-          + " cluster level setting. (aggregation [" + name + "])");
+      throw DslException.tooManyBuckets(MAX_BUCKETS);
     }
   }
 

@@ -33,6 +33,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -270,6 +272,26 @@ class ElasticsearchApiDifferentialTest {
       }
     }
     assertTrue(compared >= 14, "every mapped field compared: " + compared);
+    // an object is listed as the parent of a field that matches, never for matching itself
+    for (String fields : List.of("user.*", "user", "user*", "*.name", "us*.age,bytes", "message*")) {
+      JsonNode e = MAPPER.readTree(send(node.uri(), "GET", "/dsl-*/_field_caps?fields=" + fields, null).body());
+      JsonNode a = MAPPER.readTree(send(serviceUri, "GET", "/dsl-*/_field_caps?fields=" + fields, null).body());
+      Map<String, List<String>> expectedTypes = new TreeMap<>();
+      e.get("fields").properties().forEach(f -> {
+        if (!f.getKey().startsWith("_")) {
+          List<String> types = new ArrayList<>();
+          f.getValue().fieldNames().forEachRemaining(types::add);
+          expectedTypes.put(f.getKey(), types);
+        }
+      });
+      Map<String, List<String>> actualTypes = new TreeMap<>();
+      a.get("fields").properties().forEach(f -> {
+        List<String> types = new ArrayList<>();
+        f.getValue().fieldNames().forEachRemaining(types::add);
+        actualTypes.put(f.getKey(), types);
+      });
+      assertEquals(expectedTypes, actualTypes, "_field_caps?fields=" + fields);
+    }
 
     for (String[] bad : new String[][] {{"/no-such-index/_search", "{}"}, {"/dsl-*/_search", "{\"qeury\": {}}"},
         {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"}}) {
