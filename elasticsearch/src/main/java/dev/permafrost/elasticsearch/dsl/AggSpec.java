@@ -397,8 +397,8 @@ abstract class AggSpec {
     Aggregator create(boolean topLevel) {
       FieldValues values = source.values(hasMissing, missing);
       return source.encoding() == Encoding.ORDINALS
-          ? new Aggregator.KeywordTerms(values, missingTerm, topLevel, createSubs())
-          : new Aggregator.NumericTerms(values, createSubs());
+          ? new Aggregator.KeywordTerms(values, missingTerm, topLevel, minDocCount == 0, createSubs())
+          : new Aggregator.NumericTerms(values, minDocCount == 0, createSubs());
     }
 
     @Override
@@ -493,7 +493,7 @@ abstract class AggSpec {
           }
           run = runs.poll();
         }
-        if (count < Math.max(1, minDocCount)) {
+        if (count < minDocCount) {
           continue;
         }
         total += count;

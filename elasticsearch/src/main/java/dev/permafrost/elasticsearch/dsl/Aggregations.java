@@ -672,9 +672,9 @@ public final class Aggregations {
       }
       long minDocCount = def.hasNonNull("min_doc_count") ? integer(name, "min_doc_count", def.get("min_doc_count"))
           : 1;
-      if (minDocCount < 1) {
-        throw DslException.illegalArgument("[terms] aggregation [" + name + "]: [min_doc_count] below 1 is not"
-            + " supported");
+      if (minDocCount < 0) {
+        throw DslException.illegalArgument("[min_doc_count] must be greater than or equal to 0. Found ["
+            + minDocCount + "] in [" + name + "]");
       }
       List<TermsOrder> order = new ArrayList<>();
       JsonNode o = def.get("order");

@@ -325,7 +325,16 @@ class AggregationsTest {
 
   private static ObjectNode terms(List<Doc> docs, Function<Doc, Collection<?>> values, int size,
       Comparator<Map.Entry<Object, List<Doc>>> order, List<Sub> subs) {
+    return terms(docs, values, size, order, subs, false);
+  }
+
+  /** {@code everyTerm}: every value of the whole index has a bucket, 0 if no document of {@code docs} has it. */
+  private static ObjectNode terms(List<Doc> docs, Function<Doc, Collection<?>> values, int size,
+      Comparator<Map.Entry<Object, List<Doc>>> order, List<Sub> subs, boolean everyTerm) {
     Map<Object, List<Doc>> byTerm = new HashMap<>();
+    if (everyTerm) {
+      DOCS.forEach(d -> values.apply(d).forEach(v -> byTerm.put(v, new ArrayList<>())));
+    }
     for (Doc d : docs) {
       for (Object v : new TreeSet<Object>(values.apply(d))) {
         byTerm.computeIfAbsent(v, k -> new ArrayList<>()).add(d);
@@ -509,6 +518,46 @@ class AggregationsTest {
     check(wrap("t", terms(DOCS, d -> d.status() == null ? List.of() : List.of(d.status()), 10, BY_KEY, subs)), """
         {"t": {"terms": {"field": "status", "order": [{"_key": "asc"}]},
           "aggs": {"tags": {"terms": {"field": "tag", "size": 3}}, "s": {"sum": {"field": "price"}}}}}""");
+  }
+
+  /**
+   * {@code min_doc_count: 0}: every term of the index has a bucket, 0 where no matching document has it (a 9.3.3 node
+   * takes them from each segment's terms dictionary, or every document's values for a number), at the top (where
+   * the query matches few documents) and under a bucket, with sub-aggregations over no documents.
+   */
+  @Test
+  void termsWithMinDocCountZeroHaveEveryTermOfTheIndex() throws IOException {
+    List<Doc> status404 = DOCS.stream().filter(d -> "404".equals(d.status())).toList();
+    Function<Doc, Collection<?>> ns = d -> longs(d.ns());
+    List<Sub> sum = List.of(new Sub("s", ds -> metric("sum", prices(ds))));
+    ObjectNode expected = obj();
+    ObjectNode f = obj();
+    f.put("doc_count", status404.size());
+    f.set("tags", terms(status404, Doc::tags, 100, BY_COUNT, List.of(), true));
+    f.set("ns", terms(status404, ns, 400, BY_KEY, List.of(), true));
+    expected.set("f", f);
+    check(expected, """
+        {"f": {"filter": {"term": {"status": "404"}}, "aggs": {
+          "tags": {"terms": {"field": "tag", "size": 100, "min_doc_count": 0}},
+          "ns": {"terms": {"field": "n", "size": 400, "min_doc_count": 0, "order": {"_key": "asc"}}}}}}""");
+    // at the top, over the documents of one status: the counting path
+    Aggregations a = Aggregations.parse(M.readTree("""
+        {"tags": {"terms": {"field": "tag", "size": 6, "min_doc_count": 0}},
+         "ns": {"terms": {"field": "n", "size": 20, "min_doc_count": 0}},
+         "tsum": {"terms": {"field": "tag", "size": 100, "min_doc_count": 0, "order": {"_key": "asc"}},
+           "aggs": {"s": {"sum": {"field": "price"}}}},
+         "nsum": {"terms": {"field": "n", "size": 400, "min_doc_count": 0, "order": {"_key": "desc"}},
+           "aggs": {"s": {"sum": {"field": "price"}}}}}"""), mapping, AggregationsTest::query);
+    ObjectNode actual = searcher.search(new TermQuery(new Term("status", "404")), a.collectorManager()).toJson(false);
+    ObjectNode top = obj();
+    top.set("tags", terms(status404, Doc::tags, 6, BY_COUNT, List.of(), true));
+    top.set("ns", terms(status404, ns, 20, BY_COUNT, List.of(), true));
+    top.set("tsum", terms(status404, Doc::tags, 100, BY_KEY, sum, true));
+    top.set("nsum", terms(status404, ns, 400, BY_KEY.reversed(), sum, true));
+    assertEquals(M.readTree(top.toString()), M.readTree(actual.toString()));
+    DslException negative = assertThrows(DslException.class, () -> run("""
+        {"t": {"terms": {"field": "tag", "min_doc_count": -1}}}""", false));
+    assertTrue(negative.getMessage().contains("greater than or equal to 0"), negative::getMessage);
   }
 
   @Test
