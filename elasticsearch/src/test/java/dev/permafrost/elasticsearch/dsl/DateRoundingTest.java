@@ -71,4 +71,46 @@ class DateRoundingTest {
       assertEquals(keys.get(i + 1), rounding.next(keys.get(i)), parts[0] + " after " + Instant.ofEpochMilli(keys.get(i)));
     }
   }
+
+  /**
+   * A calendar day in {@code America/New_York} with an {@code offset}, over one document every 10 minutes of the three
+   * days from 9 March and from 2 November 2024 (UTC), against the same node: the offset shifts in absolute time here
+   * too.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "+6h|1709895600000:66 1709982000000:144 1710068400000:138 1710151200000:84",
+      "+6h|1730455200000:60 1730541600000:144 1730628000000:150 1730718000000:78",
+      "-3h|1709863200000:12 1709949600000:144 1710036000000:138 1710118800000:138",
+      "-3h|1730422800000:6 1730509200000:144 1730595600000:150 1730685600000:132",
+      "+1d|1709874000000:30 1709960400000:144 1710046800000:144 1710133200000:114",
+      "+1d|1730433600000:24 1730520000000:144 1730606400000:144 1730692800000:120",
+  })
+  void calendarDaysWithAnOffsetInAZoneAreTheNodes(String answer) {
+    String[] parts = answer.split("\\|");
+    long offset = switch (parts[0]) {
+      case "+6h" -> 6 * DateRounding.HOUR;
+      case "-3h" -> -3 * DateRounding.HOUR;
+      case "+1d" -> DateRounding.DAY;
+      default -> throw new IllegalArgumentException(parts[0]);
+    };
+    Map<Long, Long> node = new LinkedHashMap<>();
+    for (String bucket : parts[1].split(" ")) {
+      String[] kv = bucket.split(":");
+      node.put(Long.parseLong(kv[0]), Long.parseLong(kv[1]));
+    }
+    long first = node.keySet().iterator().next();
+    long from = Instant.parse(first < Instant.parse("2024-06-01T00:00:00Z").toEpochMilli() ? "2024-03-09T00:00:00Z"
+        : "2024-11-02T00:00:00Z").toEpochMilli();
+    DateRounding rounding = DateRounding.calendar(DateRounding.Unit.DAY, NEW_YORK, offset);
+    Map<Long, Long> ours = new LinkedHashMap<>();
+    for (long t = from; t < from + 3 * DateRounding.DAY; t += 10 * DateRounding.MINUTE) {
+      ours.merge(rounding.round(t), 1L, Long::sum);
+    }
+    assertEquals(node, ours, parts[0]);
+    List<Long> keys = new ArrayList<>(node.keySet());
+    for (int i = 0; i + 1 < keys.size(); i++) {
+      assertEquals(keys.get(i + 1), rounding.next(keys.get(i)), parts[0] + " after " + Instant.ofEpochMilli(keys.get(i)));
+    }
+  }
 }
