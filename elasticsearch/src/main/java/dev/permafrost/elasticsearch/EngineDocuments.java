@@ -9,14 +9,12 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.snapshot.SnapshotException;
 import java.io.IOException;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.document.InetAddressPoint;
+import org.apache.lucene.geo.GeoEncodingUtils;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
@@ -91,9 +89,12 @@ public final class EngineDocuments {
 
   /**
    * Rebuilds document {@code doc} of {@code reader} from its doc values, as Elasticsearch's synthetic source does,
-   * typed by {@code mapping}: keywords as strings, integers as numbers, {@code double} and {@code float} as numbers,
-   * dates as ISO-8601 instants in milliseconds ({@code 2024-01-05T20:40:00.000Z}; nanoseconds for
-   * {@code date_nanos}), {@code boolean} as true or false, {@code ip} as its address. An array is in the order it was
+   * typed by {@code mapping}: keywords as strings, integers as numbers, {@code double}, {@code float} and
+   * {@code half_float} as numbers (a half float's own value, {@code 1.0996094} for 1.1), dates as strings in their
+   * field's format ({@link DatePrinter}: {@code 2024-01-05T20:40:00.000Z} by default, 3 to 9 digits of fraction for
+   * {@code date_nanos}), {@code boolean} as true or false, {@code ip} as its address ({@link IpPrinter}: RFC 5952's
+   * {@code 2001:db8::7c5}, IPv4-mapped ones as IPv4), {@code geo_point} as {@code {"lat": ..., "lon": ...}} decoded
+   * from its doc value. An array is in the order it was
    * indexed, repeats and nulls too, where the node kept that order ({@code <field>.offsets}); otherwise one value is
    * itself and more are in doc-values order (numbers ascending with repeats, keywords ascending without). A text
    * field is the stored field the node keeps for it ({@code <field>}, or {@code <field>._original} from 9.2), else
@@ -147,7 +148,7 @@ public final class EngineDocuments {
         info = keyword;
         type = "keyword";
       }
-      List<JsonNode> values = values(leaf, info, local, type);
+      List<JsonNode> values = values(leaf, info, local, type, f.format());
       if (values == null) {
         leftOut.add(f.path());
       } else if (!values.isEmpty()) {
@@ -207,8 +208,12 @@ public final class EngineDocuments {
     return null;
   }
 
-  /** A field's values in a document as JSON, or null if its type is not one rebuilt. */
-  private static List<JsonNode> values(LeafReader leaf, FieldInfo info, int doc, String type) throws IOException {
+  /**
+   * A field's values in a document as JSON, as the node prints them in its synthetic source, or null if its type is
+   * not one rebuilt; {@code format}: a date field's.
+   */
+  private static List<JsonNode> values(LeafReader leaf, FieldInfo info, int doc, String type, String format)
+      throws IOException {
     JsonNodeFactory json = JsonNodeFactory.instance;
     List<JsonNode> values = new ArrayList<>();
     if (info.getDocValuesType() == DocValuesType.SORTED_SET || info.getDocValuesType() == DocValuesType.SORTED) {
@@ -219,9 +224,7 @@ public final class EngineDocuments {
       if (dv.advanceExact(doc)) {
         for (int i = 0; i < dv.docValueCount(); i++) {
           BytesRef b = dv.lookupOrd(dv.nextOrd());
-          values.add(json.textNode(type.equals("ip")
-              ? InetAddressPoint.decode(Arrays.copyOfRange(b.bytes, b.offset, b.offset + b.length)).getHostAddress()
-              : b.utf8ToString()));
+          values.add(json.textNode(type.equals("ip") ? IpPrinter.print(b) : b.utf8ToString()));
         }
       }
       return values;
@@ -237,8 +240,17 @@ public final class EngineDocuments {
           case "long", "integer", "short", "byte" -> json.numberNode(v);
           case "double" -> json.numberNode(NumericUtils.sortableLongToDouble(v));
           case "float" -> json.numberNode(NumericUtils.sortableIntToFloat((int) v));
-          case "date" -> json.textNode(MILLIS.format(Instant.ofEpochMilli(v)));
-          case "date_nanos" -> json.textNode(DateTimeFormatter.ISO_INSTANT.format(Instant.EPOCH.plusNanos(v)));
+          case "half_float" -> json.numberNode(Float.float16ToFloat((short) (v ^ ((v >> 15) & 0x7fff))));
+          case "date" -> json.textNode(DatePrinter.print(v, format, ZoneOffset.UTC));
+          case "date_nanos" -> json.textNode(DatePrinter.printNanos(v,
+              IndexMapping.Field.DEFAULT_DATE_FORMAT.equals(format) ? DatePrinter.DEFAULT_NANOS_FORMAT : format,
+              ZoneOffset.UTC));
+          case "geo_point" -> {
+            ObjectNode point = json.objectNode();
+            point.put("lat", GeoEncodingUtils.decodeLatitude((int) (v >>> 32)));
+            point.put("lon", GeoEncodingUtils.decodeLongitude((int) v));
+            yield point;
+          }
           case "boolean" -> json.booleanNode(v != 0);
           default -> null;
         };
@@ -250,10 +262,6 @@ public final class EngineDocuments {
     }
     return values;
   }
-
-  /** Dates as Elasticsearch's default format prints them: milliseconds always, UTC. */
-  private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
-      .withZone(ZoneOffset.UTC);
 
   /**
    * Sets {@code path} of {@code root} to the values: in {@code order} as an array if there is one (an element out of

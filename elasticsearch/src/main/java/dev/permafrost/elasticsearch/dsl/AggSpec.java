@@ -92,11 +92,13 @@ abstract class AggSpec {
     }
   }
 
+  /**
+   * Stops one aggregation's buckets before they pass {@link #MAX_BUCKETS} (a guard while empty buckets are added: the
+   * whole request's count is {@link Aggregations#countBuckets}'s).
+   */
   static void checkBuckets(int count, String name) {
     if (count > MAX_BUCKETS) {
-      throw DslException.illegalArgument("Trying to create too many buckets. Must be less than or equal to: ["
-          + MAX_BUCKETS + "] but was [" + count + "]. This limit can be set by changing the [search.max_buckets]"
-          + " cluster level setting. (aggregation [" + name + "])");
+      throw DslException.tooManyBuckets(MAX_BUCKETS);
     }
   }
 
@@ -166,10 +168,23 @@ abstract class AggSpec {
       }
     }
 
+    /**
+     * The value printed as the node prints it where its field has a format (a date's, a boolean's, or the request's
+     * {@code format} of a number): a date of the value's whole milliseconds in the field's format (a sum of dates too,
+     * {@code 1970-01-01T00:00:00.000Z} when nothing was summed), a boolean as {@code true} unless 0; nothing for a
+     * value that is not there (null).
+     */
     private void putAsString(ObjectNode out, String field, Stats s, String stat) {
       double v = value(s, stat);
-      if (source.date() && Double.isFinite(v)) {
+      if (!Double.isFinite(v) || format == null) {
+        return;
+      }
+      if (source.date()) {
         out.put(field, DateFormats.format((long) v, format, ZoneId.of("Z")));
+      } else if (format.equals("boolean") && format.equals(source.format())) {
+        out.put(field, v != 0 ? "true" : "false");
+      } else if (source.field() != null) {
+        out.put(field, new DecimalFormat(format, DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v));
       }
     }
 
@@ -194,9 +209,7 @@ abstract class AggSpec {
         }
         default -> {
           putValue(out, "value", s, type);
-          if (!type.equals("sum")) {
-            putAsString(out, "value_as_string", s, type);
-          }
+          putAsString(out, "value_as_string", s, type);
         }
       }
       return out;
@@ -384,8 +397,8 @@ abstract class AggSpec {
     Aggregator create(boolean topLevel) {
       FieldValues values = source.values(hasMissing, missing);
       return source.encoding() == Encoding.ORDINALS
-          ? new Aggregator.KeywordTerms(values, missingTerm, topLevel, createSubs())
-          : new Aggregator.NumericTerms(values, createSubs());
+          ? new Aggregator.KeywordTerms(values, missingTerm, topLevel, minDocCount == 0, createSubs())
+          : new Aggregator.NumericTerms(values, minDocCount == 0, createSubs());
     }
 
     @Override
@@ -480,7 +493,7 @@ abstract class AggSpec {
           }
           run = runs.poll();
         }
-        if (count < Math.max(1, minDocCount)) {
+        if (count < minDocCount) {
           continue;
         }
         total += count;

@@ -147,8 +147,46 @@ public final class Aggregations {
       for (int i = 0; i < specs.length; i++) {
         out.set(specs[i].key(typedKeys), specs[i].render(partials[i], typedKeys));
       }
+      if (countBuckets(specs, out, typedKeys) > AggSpec.MAX_BUCKETS) {
+        throw DslException.tooManyBuckets(AggSpec.MAX_BUCKETS);
+      }
       return out;
     }
+  }
+
+  /** How many empty buckets a histogram adds between two counts of them toward {@code search.max_buckets}. */
+  static final int EMPTY_BUCKETS_COUNTED_EVERY = 10_000;
+
+  /**
+   * The buckets rendered aggregations count toward {@code search.max_buckets} (65,536), as an Elasticsearch 9.3.3
+   * node counts them in its final reduce: every bucket of a multi-bucket aggregation ({@code terms}, histograms,
+   * ranges, {@code filters}) at every level, sub-aggregations' too, not a {@code filter}'s single bucket nor a metric;
+   * and a histogram's empty buckets ({@code min_doc_count: 0}) once more in every whole {@value
+   * #EMPTY_BUCKETS_COUNTED_EVERY} (the node counts them while it adds them, then counts the result): one histogram of 2
+   * documents and 35,536 buckets is 30,000 + 35,536, at the limit; one more bucket is past it.
+   */
+  static long countBuckets(AggSpec[] specs, ObjectNode rendered, boolean typedKeys) {
+    long count = 0;
+    for (AggSpec spec : specs) {
+      JsonNode agg = rendered.get(spec.key(typedKeys));
+      if (!(agg instanceof ObjectNode object)) {
+        continue;
+      }
+      JsonNode buckets = object.get("buckets");
+      if (buckets == null) { // a single bucket, or a metric
+        count += countBuckets(spec.subs, object, typedKeys);
+        continue;
+      }
+      long empty = 0;
+      for (JsonNode bucket : buckets) { // an array, or keyed buckets' object
+        if (spec instanceof HistogramSpec && bucket.path("doc_count").asLong() == 0) {
+          empty++;
+        }
+        count += 1 + (bucket instanceof ObjectNode b ? countBuckets(spec.subs, b, typedKeys) : 0);
+      }
+      count += empty / EMPTY_BUCKETS_COUNTED_EVERY * EMPTY_BUCKETS_COUNTED_EVERY;
+    }
+    return count;
   }
 
   /** One slice's aggregators; every doc-values column they read is prefetched when a segment starts. */
@@ -464,6 +502,14 @@ public final class Aggregations {
       allowOnly(name, type, def, METRIC_PARAMS);
       Source source = source(name, type, def, type.equals("value_count"), true);
       String format = def.hasNonNull("format") ? def.get("format").asText() : source.format();
+      if (def.hasNonNull("format") && !source.date()) {
+        try {
+          new java.text.DecimalFormat(format);
+        } catch (IllegalArgumentException e) {
+          throw DslException.illegalArgument("[" + type + "] aggregation [" + name + "]: invalid [format] [" + format
+              + "]: " + e.getMessage());
+        }
+      }
       boolean hasMissing = def.hasNonNull("missing");
       long missing = 0;
       if (hasMissing) {
@@ -626,9 +672,9 @@ public final class Aggregations {
       }
       long minDocCount = def.hasNonNull("min_doc_count") ? integer(name, "min_doc_count", def.get("min_doc_count"))
           : 1;
-      if (minDocCount < 1) {
-        throw DslException.illegalArgument("[terms] aggregation [" + name + "]: [min_doc_count] below 1 is not"
-            + " supported");
+      if (minDocCount < 0) {
+        throw DslException.illegalArgument("[min_doc_count] must be greater than or equal to 0. Found ["
+            + minDocCount + "] in [" + name + "]");
       }
       List<TermsOrder> order = new ArrayList<>();
       JsonNode o = def.get("order");

@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReaderContext;
 import org.apache.lucene.index.LeafReader;
@@ -587,12 +589,15 @@ abstract class Aggregator {
     /** The counting path's runs, one per segment, and its documents without a value. */
     private final TermCounts counted = new TermCounts();
     private long missingCount;
+    /** {@code min_doc_count: 0}: every term of every segment's terms dictionary has a bucket, 0 if nothing matched. */
+    private final boolean everyTerm;
 
-    KeywordTerms(FieldValues values, BytesRef missingTerm, boolean topLevel, Aggregator[] subs) {
+    KeywordTerms(FieldValues values, BytesRef missingTerm, boolean topLevel, boolean everyTerm, Aggregator[] subs) {
       super(subs);
       this.values = values;
       this.missingTerm = missingTerm;
       this.counting = topLevel && subs.length == 0;
+      this.everyTerm = everyTerm;
     }
 
     @Override
@@ -604,6 +609,11 @@ abstract class Aggregator {
         segmentMissing = 0;
       } else {
         segmentTerms = new int[valueCount];
+        if (everyTerm) {
+          for (int ord = 0; ord < valueCount; ord++) {
+            termId(ord); // known: a bucket under every parent when built
+          }
+        }
       }
     }
 
@@ -649,13 +659,13 @@ abstract class Aggregator {
       }
       int n = 0;
       for (int c : segmentCounts) {
-        n += c > 0 ? 1 : 0;
+        n += c > 0 || everyTerm ? 1 : 0;
       }
       BytesRef[] runTerms = new BytesRef[n];
       long[] runCounts = new long[n];
       int i = 0;
       for (int ord = 0; ord < segmentCounts.length; ord++) { // ascending: the terms dictionary is read forward once
-        if (segmentCounts[ord] > 0) {
+        if (segmentCounts[ord] > 0 || everyTerm) {
           runTerms[i] = BytesRef.deepCopyOf(values.ordinals.lookupOrd(ord));
           runCounts[i++] = segmentCounts[ord];
         }
@@ -673,6 +683,14 @@ abstract class Aggregator {
     @Override
     Object[] build(int ords) {
       if (!counting) {
+        if (everyTerm) {
+          int known = terms.size();
+          for (int parent = 0; parent < ords; parent++) {
+            for (int id = 0; id < known; id++) {
+              keyedOrd(parent, id);
+            }
+          }
+        }
         return super.build(ords);
       }
       if (missingCount > 0) {
@@ -688,15 +706,42 @@ abstract class Aggregator {
   /** Terms of a numeric or date field, keyed by the value as its doc values hold it (doubles decoded at the end). */
   static final class NumericTerms extends BucketAggregator {
     private final FieldValues values;
+    /**
+     * {@code min_doc_count: 0}: the values of every document of every segment, deleted ones too (as the node reads
+     * them), each a bucket under every parent when built, 0 if nothing matched; else null.
+     */
+    private final Set<Long> everyValue;
 
-    NumericTerms(FieldValues values, Aggregator[] subs) {
+    NumericTerms(FieldValues values, boolean everyValue, Aggregator[] subs) {
       super(subs);
       this.values = values;
+      this.everyValue = everyValue ? new HashSet<>() : null;
     }
 
     @Override
     void setLeaf(LeafReaderContext context) throws IOException {
-      values.setLeaf(context.reader());
+      if (everyValue != null) {
+        values.setLeaf(context.reader());
+        for (int doc = 0; doc < context.reader().maxDoc(); doc++) {
+          int n = values.load(doc);
+          for (int i = 0; i < n; i++) {
+            everyValue.add(values.values[i]);
+          }
+        }
+      }
+      values.setLeaf(context.reader()); // afresh: doc values go forward only
+    }
+
+    @Override
+    Object[] build(int ords) {
+      if (everyValue != null) {
+        for (int parent = 0; parent < ords; parent++) {
+          for (long value : everyValue) {
+            keyedOrd(parent, value);
+          }
+        }
+      }
+      return super.build(ords);
     }
 
     @Override

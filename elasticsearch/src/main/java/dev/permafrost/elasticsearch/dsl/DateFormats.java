@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
+import dev.permafrost.elasticsearch.DatePrinter;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.text.ParsePosition;
@@ -37,9 +38,6 @@ import java.util.function.LongSupplier;
 public final class DateFormats {
   /** The engines' format of a date field whose mapping names none, and of a date given without one. */
   public static final String DEFAULT_FORMAT = "strict_date_optional_time||epoch_millis";
-
-  private static final DateTimeFormatter PRINT_DATE_TIME =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSXXX", Locale.ROOT);
 
   private DateFormats() {}
 
@@ -83,20 +81,11 @@ public final class DateFormats {
    * @throws DslException if the format is not a built-in name or a valid pattern
    */
   public static String format(long epochMillis, String format, ZoneId zone) {
-    String first = (format == null ? DEFAULT_FORMAT : format).split("\\|\\|", -1)[0].trim();
-    ZonedDateTime time = Instant.ofEpochMilli(epochMillis).atZone(zone == null ? ZoneOffset.UTC : zone);
-    return switch (first) {
-      case "epoch_millis" -> Long.toString(epochMillis);
-      case "epoch_second" -> epochMillis % 1000 == 0 ? Long.toString(epochMillis / 1000)
-          : BigDecimal.valueOf(epochMillis).movePointLeft(3).toPlainString();
-      case "strict_date_optional_time", "date_optional_time", "strict_date_time", "date_time" ->
-          PRINT_DATE_TIME.format(time);
-      case "strict_date", "date" -> DateTimeFormatter.ofPattern("uuuu-MM-dd", Locale.ROOT).format(time);
-      case "basic_date" -> DateTimeFormatter.ofPattern("uuuuMMdd", Locale.ROOT).format(time);
-      case "strict_date_hour_minute_second", "date_hour_minute_second" ->
-          DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT).format(time);
-      default -> pattern(first).format(time);
-    };
+    try {
+      return DatePrinter.print(epochMillis, format == null ? DEFAULT_FORMAT : format, zone);
+    } catch (IllegalArgumentException e) {
+      throw DslException.illegalArgument(e.getMessage());
+    }
   }
 
   /**
@@ -146,7 +135,7 @@ public final class DateFormats {
   /** The parser of a built-in format name or a pattern. */
   private static DateTimeFormatter formatter(String name) {
     return switch (name) {
-      case "strict_date_optional_time" -> optionalTime(true);
+      case "strict_date_optional_time", "strict_date_optional_time_nanos" -> optionalTime(true);
       case "date_optional_time" -> optionalTime(false);
       case "strict_date_time" -> dateTime(true, true, true);
       case "date_time" -> dateTime(false, true, true);
@@ -162,9 +151,9 @@ public final class DateFormats {
 
   private static DateTimeFormatter pattern(String pattern) {
     try {
-      return DateTimeFormatter.ofPattern(pattern, Locale.ROOT);
+      return DatePrinter.pattern(pattern);
     } catch (IllegalArgumentException e) {
-      throw DslException.illegalArgument("invalid date format [" + pattern + "]: " + e.getMessage());
+      throw DslException.illegalArgument(e.getMessage());
     }
   }
 

@@ -173,7 +173,10 @@ abstract class DateRounding {
   /**
    * Fixed intervals in a zone with transitions: the local time is rounded down to a multiple of the interval (the
    * offset at that instant), and taken back to the latest instant with that local time that is not after the input
-   * (the start of the gap if that local time does not exist).
+   * (the start of the gap if that local time does not exist). An {@code offset} shifts the buckets in absolute time,
+   * as Elasticsearch does: the key of {@code t} is the unshifted key of {@code t - offset}, plus {@code offset} (so with
+   * {@code offset: +1d} the day after a change of offset has its edges where the day before had them: a 3 h interval
+   * in {@code America/New_York} on 10 March 2024 starts buckets at 00:00, 04:00, 07:00 local).
    */
   private static final class FixedInZone extends DateRounding {
     private final long interval;
@@ -188,8 +191,12 @@ abstract class DateRounding {
 
     @Override
     long round(long utcMillis) {
+      return unshifted(utcMillis - offset) + offset;
+    }
+
+    private long unshifted(long utcMillis) {
       long zoneOffset = rules.getOffset(Instant.ofEpochMilli(utcMillis)).getTotalSeconds() * 1000L;
-      long local = Math.floorDiv(utcMillis + zoneOffset - offset, interval) * interval + offset;
+      long local = Math.floorDiv(utcMillis + zoneOffset, interval) * interval;
       return toUtc(local, utcMillis);
     }
 
@@ -216,14 +223,14 @@ abstract class DateRounding {
 
     @Override
     long next(long key) {
-      long next = round(key + interval);
-      if (next > key) {
-        return next;
+      long unshiftedKey = key - offset;
+      long next = unshifted(unshiftedKey + interval);
+      if (next <= unshiftedKey) {
+        // a day that lasts longer than the interval (clocks set back): the same local time one interval later
+        long zoneOffset = rules.getOffset(Instant.ofEpochMilli(unshiftedKey)).getTotalSeconds() * 1000L;
+        next = Math.max(toUtc(unshiftedKey + zoneOffset + interval, Long.MIN_VALUE), unshiftedKey + 1);
       }
-      // a day that lasts longer than the interval (clocks set back): the same local time one interval later
-      long zoneOffset = rules.getOffset(Instant.ofEpochMilli(key)).getTotalSeconds() * 1000L;
-      long local = key + zoneOffset + interval;
-      return Math.max(toUtc(local, Long.MIN_VALUE), key + 1); // the earliest such instant
+      return next + offset;
     }
   }
 }

@@ -14,17 +14,36 @@ public final class DslException extends IllegalArgumentException {
   private final String type;
   /** The type of the error's root cause, as Elasticsearch names it ({@link #type} unless the shards failed). */
   private final String rootCauseType;
+  /** The bucket limit a search's aggregations went past ({@link #tooManyBuckets}), else -1. */
+  private final int maxBuckets;
 
   /** A refusal with {@code status} and Elasticsearch's error {@code type}. */
   public DslException(int status, String type, String reason) {
-    this(status, type, reason, type);
+    this(status, type, reason, type, -1);
   }
 
-  private DslException(int status, String type, String reason, String rootCauseType) {
+  private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets) {
     super(reason);
     this.status = status;
     this.type = type;
     this.rootCauseType = rootCauseType;
+    this.maxBuckets = maxBuckets;
+  }
+
+  /**
+   * A search whose aggregations come to more buckets than {@code search.max_buckets}: 400, as the node's final reduce
+   * fails it, a {@code search_phase_execution_exception} of no shard caused by a {@code too_many_buckets_exception}
+   * naming the limit ({@link #maxBuckets}).
+   */
+  public static DslException tooManyBuckets(int maxBuckets) {
+    return new DslException(400, "search_phase_execution_exception", "Trying to create too many buckets. Must be less"
+        + " than or equal to: [" + maxBuckets + "] but this number of buckets was exceeded. This limit can be set by"
+        + " changing the [search.max_buckets] cluster level setting.", "too_many_buckets_exception", maxBuckets);
+  }
+
+  /** The bucket limit a search's aggregations went past, or -1 if this is another refusal. */
+  public int maxBuckets() {
+    return maxBuckets;
   }
 
   /**
@@ -32,7 +51,7 @@ public final class DslException extends IllegalArgumentException {
    * {@code search_phase_execution_exception}, with a root cause of {@code illegal_argument_exception}.
    */
   public static DslException everyShard(String reason) {
-    return new DslException(400, "search_phase_execution_exception", reason, "illegal_argument_exception");
+    return new DslException(400, "search_phase_execution_exception", reason, "illegal_argument_exception", -1);
   }
 
   /** A request Elasticsearch would not parse: 400, {@code parsing_exception}. */

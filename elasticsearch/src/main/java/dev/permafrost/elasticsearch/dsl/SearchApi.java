@@ -237,7 +237,7 @@ public final class SearchApi {
       hitsNode.put("max_score", maxScore);
     }
     hitsNode.set("hits", hitArray);
-    if (aggs != null) {
+    if (aggs != null && aggregated != null) { // no index: no aggregations at all, as the node answers
       response.set("aggregations", aggregated.toJson(typedKeys));
     }
     return response;
@@ -316,6 +316,8 @@ public final class SearchApi {
         answer.put("status", 200);
       } catch (DslException e) {
         answer = error(e);
+      } catch (RuntimeException e) { // one search's failure is its own answer, never every search's
+        answer = error(500, "exception", String.valueOf(e));
       }
       responses.add(answer);
     }
@@ -336,9 +338,11 @@ public final class SearchApi {
   }
 
   /**
-   * {@code GET|POST /{index}/_field_caps?fields=...}: each mapped field (and each object holding fields) with its type,
-   * and whether it is searchable and aggregatable; a field mapped with different types in different indices lists
-   * each type with its indices.
+   * {@code GET|POST /{index}/_field_caps?fields=...}: each mapped field that matches with its type, and whether it is
+   * searchable and aggregatable, and every object holding one (as the node answers: an object is listed as the parent
+   * of a field that matches, never for matching itself, so {@code fields=user.*} lists {@code user} and
+   * {@code fields=user} nothing); a field mapped with different types in different indices lists each type with its
+   * indices.
    */
   public ObjectNode fieldCaps(String expression, String fields, Map<String, String> parameters) {
     checkParameters(parameters, "_field_caps");
@@ -351,6 +355,9 @@ public final class SearchApi {
     Map<String, Map<String, Capability>> caps = new TreeMap<>();
     for (Index index : chosen) {
       for (IndexMapping.Field f : index.mapping().fields().values()) {
+        if (wanted.stream().noneMatch(p -> p.matcher(f.path()).matches())) {
+          continue;
+        }
         String[] parts = f.path().split("\\.");
         String parent = "";
         for (int i = 0; i < parts.length - 1; i++) {
@@ -371,9 +378,6 @@ public final class SearchApi {
     chosen.stream().map(Index::name).sorted().forEach(names::add);
     ObjectNode out = response.putObject("fields");
     caps.forEach((field, byType) -> {
-      if (wanted.stream().noneMatch(p -> p.matcher(field).matches())) {
-        return;
-      }
       ObjectNode f = out.putObject(field);
       byType.forEach((type, cap) -> {
         ObjectNode t = f.putObject(type);
@@ -407,6 +411,24 @@ public final class SearchApi {
    * ...}, "status": n}}.
    */
   public static ObjectNode error(DslException e) {
+    if (e.maxBuckets() >= 0) { // the node's final reduce failed: no shard failed, the cause says why
+      JsonNodeFactory nodes = JsonNodeFactory.instance;
+      ObjectNode error = nodes.objectNode();
+      error.putArray("root_cause");
+      error.put("type", e.type());
+      error.put("reason", "");
+      error.put("phase", "fetch");
+      error.put("grouped", true);
+      error.putArray("failed_shards");
+      ObjectNode cause = error.putObject("caused_by");
+      cause.put("type", e.rootCauseType());
+      cause.put("reason", e.getMessage());
+      cause.put("max_buckets", e.maxBuckets());
+      ObjectNode body = nodes.objectNode();
+      body.set("error", error);
+      body.put("status", e.status());
+      return body;
+    }
     return error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
   }
 

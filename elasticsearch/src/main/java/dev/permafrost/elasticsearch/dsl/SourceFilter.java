@@ -14,19 +14,59 @@ import java.util.regex.Pattern;
 
 /**
  * A search's {@code _source} option: the whole source ({@code true}, the default), none ({@code false}), or the fields
- * whose dotted paths match {@code includes} (an object matched brings its whole content) and not {@code excludes},
- * with {@code *} as a wildcard. Immutable.
+ * whose dotted paths match {@code includes} (an object matched brings its whole content) and not {@code excludes}.
+ * Immutable.
+ *
+ * <p>The engines filter in one of two ways, as a node does (checked on Elasticsearch 9.3.3):
+ * <ul>
+ *   <li>No exclude has a wildcard: by path, as the node filters the source's bytes while parsing them. A {@code *}
+ *       stands for any part of one name and never crosses a dot ({@code *name} matches {@code name} and
+ *       {@code xname}, not {@code customer.name}; {@code *.name} matches {@code customer.name}), {@code **} for any
+ *       depth. An object or array whose every member was filtered out is left out; one that was empty stays where it
+ *       is included.
+ *   <li>An exclude has a wildcard: over the source as a map, with patterns in which {@code *} matches any run of
+ *       characters, dots too ({@code *name} excludes {@code customer.name}). An object or array whose every member
+ *       was filtered out stays, empty ({@code customer.*} excluded leaves {@code "customer": {}}), where its own path
+ *       is included (every path is when there are no includes); an empty object inside an array is left out.
+ * </ul>
  */
 final class SourceFilter {
   static final SourceFilter ALL = new SourceFilter(true, List.of(), List.of());
   private final boolean fetch;
   private final List<Pattern> includes;
   private final List<Pattern> excludes;
+  /** Whether it filters as a map (an exclude has a wildcard), keeping what it empties where included. */
+  private final boolean asMap;
 
-  private SourceFilter(boolean fetch, List<Pattern> includes, List<Pattern> excludes) {
+  private SourceFilter(boolean fetch, List<String> includes, List<String> excludes) {
     this.fetch = fetch;
-    this.includes = includes;
-    this.excludes = excludes;
+    this.asMap = excludes.stream().anyMatch(p -> p.indexOf('*') >= 0);
+    this.includes = includes.stream().map(p -> glob(p, asMap)).toList();
+    this.excludes = excludes.stream().map(p -> glob(p, asMap)).toList();
+  }
+
+  /**
+   * A field pattern as a regular expression over a dotted path: {@code *} any characters ({@code anyDepth}), else
+   * any characters but a dot, with {@code **} any characters.
+   */
+  static Pattern glob(String pattern, boolean anyDepth) {
+    StringBuilder regex = new StringBuilder();
+    int literal = 0;
+    for (int i = 0; i < pattern.length(); i++) {
+      if (pattern.charAt(i) != '*') {
+        continue;
+      }
+      regex.append(Pattern.quote(pattern.substring(literal, i)));
+      if (i + 1 < pattern.length() && pattern.charAt(i + 1) == '*') {
+        regex.append(".*");
+        i++;
+      } else {
+        regex.append(anyDepth ? ".*" : "[^.]*");
+      }
+      literal = i + 1;
+    }
+    regex.append(Pattern.quote(pattern.substring(literal)));
+    return Pattern.compile(regex.toString());
   }
 
   /**
@@ -44,8 +84,8 @@ final class SourceFilter {
       return new SourceFilter(true, patterns(option, "_source"), List.of());
     }
     if (option.isObject()) {
-      List<Pattern> includes = List.of();
-      List<Pattern> excludes = List.of();
+      List<String> includes = List.of();
+      List<String> excludes = List.of();
       for (Map.Entry<String, JsonNode> e : option.properties()) {
         switch (e.getKey()) {
           case "includes", "include" -> includes = patterns(e.getValue(), "_source." + e.getKey());
@@ -68,23 +108,23 @@ final class SourceFilter {
     if (value.equals("true") || value.equals("false")) {
       return value.equals("true") ? ALL : new SourceFilter(false, List.of(), List.of());
     }
-    List<Pattern> includes = new ArrayList<>();
+    List<String> includes = new ArrayList<>();
     for (String p : value.split(",")) {
-      includes.add(IndexExpression.glob(p.trim()));
+      includes.add(p.trim());
     }
     return new SourceFilter(true, includes, List.of());
   }
 
-  private static List<Pattern> patterns(JsonNode node, String where) {
-    List<Pattern> patterns = new ArrayList<>();
+  private static List<String> patterns(JsonNode node, String where) {
+    List<String> patterns = new ArrayList<>();
     if (node.isTextual()) {
-      patterns.add(IndexExpression.glob(node.textValue()));
+      patterns.add(node.textValue());
     } else if (node.isArray()) {
       for (JsonNode p : node) {
         if (!p.isTextual()) {
           throw DslException.parsing("[" + where + "] holds a pattern that is not a string: " + p);
         }
-        patterns.add(IndexExpression.glob(p.textValue()));
+        patterns.add(p.textValue());
       }
     } else {
       throw DslException.parsing("[" + where + "] must be a pattern or a list of them, got " + node);
@@ -120,7 +160,7 @@ final class SourceFilter {
       if (value.isObject()) {
         ObjectNode child = to.objectNode();
         copy((ObjectNode) value, path + ".", child, in);
-        if (!child.isEmpty() || (in && value.isEmpty())) {
+        if (!child.isEmpty() || (in && (asMap || value.isEmpty()))) {
           to.set(e.getKey(), child);
         }
       } else if (value.isArray() && containsObjects(value)) {
@@ -136,7 +176,7 @@ final class SourceFilter {
             array.add(element);
           }
         }
-        if (!array.isEmpty()) {
+        if (!array.isEmpty() || (in && asMap)) {
           to.set(e.getKey(), array);
         }
       } else if (in) {

@@ -325,7 +325,16 @@ class AggregationsTest {
 
   private static ObjectNode terms(List<Doc> docs, Function<Doc, Collection<?>> values, int size,
       Comparator<Map.Entry<Object, List<Doc>>> order, List<Sub> subs) {
+    return terms(docs, values, size, order, subs, false);
+  }
+
+  /** {@code everyTerm}: every value of the whole index has a bucket, 0 if no document of {@code docs} has it. */
+  private static ObjectNode terms(List<Doc> docs, Function<Doc, Collection<?>> values, int size,
+      Comparator<Map.Entry<Object, List<Doc>>> order, List<Sub> subs, boolean everyTerm) {
     Map<Object, List<Doc>> byTerm = new HashMap<>();
+    if (everyTerm) {
+      DOCS.forEach(d -> values.apply(d).forEach(v -> byTerm.put(v, new ArrayList<>())));
+    }
     for (Doc d : docs) {
       for (Object v : new TreeSet<Object>(values.apply(d))) {
         byTerm.computeIfAbsent(v, k -> new ArrayList<>()).add(d);
@@ -511,6 +520,46 @@ class AggregationsTest {
           "aggs": {"tags": {"terms": {"field": "tag", "size": 3}}, "s": {"sum": {"field": "price"}}}}}""");
   }
 
+  /**
+   * {@code min_doc_count: 0}: every term of the index has a bucket, 0 where no matching document has it (a 9.3.3 node
+   * takes them from each segment's terms dictionary, or every document's values for a number), at the top (where
+   * the query matches few documents) and under a bucket, with sub-aggregations over no documents.
+   */
+  @Test
+  void termsWithMinDocCountZeroHaveEveryTermOfTheIndex() throws IOException {
+    List<Doc> status404 = DOCS.stream().filter(d -> "404".equals(d.status())).toList();
+    Function<Doc, Collection<?>> ns = d -> longs(d.ns());
+    List<Sub> sum = List.of(new Sub("s", ds -> metric("sum", prices(ds))));
+    ObjectNode expected = obj();
+    ObjectNode f = obj();
+    f.put("doc_count", status404.size());
+    f.set("tags", terms(status404, Doc::tags, 100, BY_COUNT, List.of(), true));
+    f.set("ns", terms(status404, ns, 400, BY_KEY, List.of(), true));
+    expected.set("f", f);
+    check(expected, """
+        {"f": {"filter": {"term": {"status": "404"}}, "aggs": {
+          "tags": {"terms": {"field": "tag", "size": 100, "min_doc_count": 0}},
+          "ns": {"terms": {"field": "n", "size": 400, "min_doc_count": 0, "order": {"_key": "asc"}}}}}}""");
+    // at the top, over the documents of one status: the counting path
+    Aggregations a = Aggregations.parse(M.readTree("""
+        {"tags": {"terms": {"field": "tag", "size": 6, "min_doc_count": 0}},
+         "ns": {"terms": {"field": "n", "size": 20, "min_doc_count": 0}},
+         "tsum": {"terms": {"field": "tag", "size": 100, "min_doc_count": 0, "order": {"_key": "asc"}},
+           "aggs": {"s": {"sum": {"field": "price"}}}},
+         "nsum": {"terms": {"field": "n", "size": 400, "min_doc_count": 0, "order": {"_key": "desc"}},
+           "aggs": {"s": {"sum": {"field": "price"}}}}}"""), mapping, AggregationsTest::query);
+    ObjectNode actual = searcher.search(new TermQuery(new Term("status", "404")), a.collectorManager()).toJson(false);
+    ObjectNode top = obj();
+    top.set("tags", terms(status404, Doc::tags, 6, BY_COUNT, List.of(), true));
+    top.set("ns", terms(status404, ns, 20, BY_COUNT, List.of(), true));
+    top.set("tsum", terms(status404, Doc::tags, 100, BY_KEY, sum, true));
+    top.set("nsum", terms(status404, ns, 400, BY_KEY.reversed(), sum, true));
+    assertEquals(M.readTree(top.toString()), M.readTree(actual.toString()));
+    DslException negative = assertThrows(DslException.class, () -> run("""
+        {"t": {"terms": {"field": "tag", "min_doc_count": -1}}}""", false));
+    assertTrue(negative.getMessage().contains("greater than or equal to 0"), negative::getMessage);
+  }
+
   @Test
   void termsOnNumbersAndOrderByMetric() throws IOException {
     check(wrap("t", terms(DOCS, d -> longs(d.ns()), 7, BY_COUNT, List.of())), """
@@ -647,6 +696,50 @@ class AggregationsTest {
         "count_tags": {"value_count": {"field": "tag"}}, "min_ts": {"min": {"field": "ts"}},
         "max_none": {"max": {"field": "unmapped"}}}""");
     check(expected, request.toString());
+  }
+
+  /**
+   * Every metric of a date field prints its value in the field's format, a sum too (as a 9.3.3 node does: the sum of
+   * no dates is {@code 1970-01-01T00:00:00.000Z}); a number's with the request's {@code format}.
+   */
+  @Test
+  void metricsOfDatesPrintTheirValueAsAString() throws IOException {
+    List<Double> ts = new ArrayList<>();
+    DOCS.stream().filter(d -> d.ts() != null).forEach(d -> ts.add((double) d.ts()));
+    ObjectNode expected = obj();
+    for (String type : List.of("min", "max", "avg", "sum", "stats")) {
+      ObjectNode m = metric(type, ts);
+      if (type.equals("stats")) {
+        for (String stat : List.of("min", "max", "avg", "sum")) {
+          m.put(stat + "_as_string", ISO.format(Instant.ofEpochMilli((long) m.get(stat).asDouble())
+              .atZone(ZoneOffset.UTC)));
+        }
+      } else {
+        m.put("value_as_string", ISO.format(Instant.ofEpochMilli((long) m.get("value").asDouble())
+            .atZone(ZoneOffset.UTC)));
+      }
+      expected.set(type + "_ts", m);
+    }
+    ObjectNode empty = obj();
+    empty.put("doc_count", 0);
+    ObjectNode emptySum = obj();
+    emptySum.put("value", 0.0);
+    emptySum.put("value_as_string", "1970-01-01T00:00:00.000Z");
+    empty.set("s", emptySum);
+    ObjectNode emptyMin = obj();
+    emptyMin.putNull("value");
+    empty.set("m", emptyMin);
+    expected.set("none", empty);
+    ObjectNode formatted = metric("sum", nValues(DOCS));
+    formatted.put("value_as_string", new java.text.DecimalFormat("0.00",
+        java.text.DecimalFormatSymbols.getInstance(Locale.ROOT)).format(formatted.get("value").asDouble()));
+    expected.set("sum_n", formatted);
+    check(expected, """
+        {"min_ts": {"min": {"field": "ts"}}, "max_ts": {"max": {"field": "ts"}}, "avg_ts": {"avg": {"field": "ts"}},
+         "sum_ts": {"sum": {"field": "ts"}}, "stats_ts": {"stats": {"field": "ts"}},
+         "none": {"filter": {"term": {"tag": "no such tag"}}, "aggs": {"s": {"sum": {"field": "ts"}},
+           "m": {"min": {"field": "ts"}}}},
+         "sum_n": {"sum": {"field": "n", "format": "0.00"}}}""");
   }
 
   @Test

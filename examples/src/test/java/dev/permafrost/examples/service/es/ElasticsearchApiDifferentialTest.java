@@ -33,6 +33,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -208,6 +210,49 @@ class ElasticsearchApiDifferentialTest {
   }
 
   /**
+   * A dashboard one of whose panels names indices that match nothing: the node answers that search 200 with no
+   * {@code aggregations} at all, and the other panels as ever; a search over more buckets than
+   * {@code search.max_buckets} is refused with the node's {@code too_many_buckets_exception}, alone and within an
+   * {@code _msearch}.
+   */
+  @Test
+  void anEmptyPanelAndTooManyBucketsAreAnsweredAsTheNodeAnswersThem() throws Exception {
+    String aggs = "{\"size\":0,\"aggs\":{\"h\":{\"date_histogram\":{\"field\":\"@timestamp\",\"fixed_interval\":"
+        + "\"1h\"},\"aggs\":{\"t\":{\"terms\":{\"field\":\"host\"}},\"m\":{\"max\":{\"field\":\"bytes\"}}}},"
+        + "\"s\":{\"sum\":{\"field\":\"@timestamp\"}}}}";
+    // every minute of the dataset's 40 days: 57,600 buckets, most of them empty, which count past 65,536
+    String tooMany = "{\"size\":0,\"aggs\":{\"h\":{\"date_histogram\":{\"field\":\"@timestamp\",\"fixed_interval\":"
+        + "\"1m\",\"min_doc_count\":0}}}}";
+    String ndjson = "{\"index\":\"no-such-*\"}\n" + aggs + "\n{\"index\":\"dsl-*\"}\n" + aggs + "\n"
+        + "{\"index\":\"dsl-*\"}\n" + tooMany + "\n";
+    HttpResponse<String> expected = send(node.uri(), "POST", "/_msearch", ndjson);
+    HttpResponse<String> actual = send(serviceUri, "POST", "/_msearch", ndjson);
+    assertEquals(200, expected.statusCode(), expected.body());
+    assertEquals(200, actual.statusCode(), actual.body());
+    JsonNode e = MAPPER.readTree(expected.body()).get("responses");
+    JsonNode a = MAPPER.readTree(actual.body()).get("responses");
+    assertEquals(3, a.size(), actual.body());
+    for (int i = 0; i < 3; i++) {
+      assertEquals(e.get(i).get("status"), a.get(i).get("status"), "search " + i + ": " + a.get(i));
+      assertEquals(e.get(i).has("aggregations"), a.get(i).has("aggregations"), "search " + i + ": " + a.get(i));
+    }
+    assertEquals(e.get(0).at("/hits/total"), a.get(0).at("/hits/total"));
+    EsResponses.assertSameAnswer("a panel over indices", e.get(1), a.get(1));
+    assertEquals(e.get(1).at("/aggregations/s/value_as_string"), a.get(1).at("/aggregations/s/value_as_string"));
+    assertEquals(e.get(2).get("error"), a.get(2).get("error"), "too many buckets");
+    // terms with min_doc_count 0: every term of the indices, 0 where none of the matching documents has it
+    String zeros = "{\"size\":0,\"query\":{\"bool\":{\"filter\":[{\"term\":{\"host\":\"web-01\"}},{\"term\":"
+        + "{\"status\":404}}]}},\"aggs\":{\"h\":{\"terms\":{\"field\":\"host\",\"min_doc_count\":0,\"size\":50}},"
+        + "\"s\":{\"terms\":{\"field\":\"status\",\"min_doc_count\":0,\"size\":3}}}}";
+    assertEquals(MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", zeros).body()).get("aggregations"),
+        MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", zeros).body()).get("aggregations"));
+    HttpResponse<String> alone = send(serviceUri, "POST", "/dsl-*/_search", tooMany);
+    HttpResponse<String> nodeAlone = send(node.uri(), "POST", "/dsl-*/_search", tooMany);
+    assertEquals(nodeAlone.statusCode(), alone.statusCode(), alone.body());
+    assertEquals(MAPPER.readTree(nodeAlone.body()), MAPPER.readTree(alone.body()));
+  }
+
+  /**
    * Grafana's Elasticsearch data source draws a panel with one {@code _msearch}: a header naming the indices, and a
    * body with a {@code range} on the time field in {@code epoch_millis}, a {@code query_string} filter, and a
    * {@code date_histogram} with a {@code terms} under it; a logs panel adds a sorted search of hits.
@@ -270,6 +315,26 @@ class ElasticsearchApiDifferentialTest {
       }
     }
     assertTrue(compared >= 14, "every mapped field compared: " + compared);
+    // an object is listed as the parent of a field that matches, never for matching itself
+    for (String fields : List.of("user.*", "user", "user*", "*.name", "us*.age,bytes", "message*")) {
+      JsonNode e = MAPPER.readTree(send(node.uri(), "GET", "/dsl-*/_field_caps?fields=" + fields, null).body());
+      JsonNode a = MAPPER.readTree(send(serviceUri, "GET", "/dsl-*/_field_caps?fields=" + fields, null).body());
+      Map<String, List<String>> expectedTypes = new TreeMap<>();
+      e.get("fields").properties().forEach(f -> {
+        if (!f.getKey().startsWith("_")) {
+          List<String> types = new ArrayList<>();
+          f.getValue().properties().forEach(t -> types.add(t.getKey()));
+          expectedTypes.put(f.getKey(), types);
+        }
+      });
+      Map<String, List<String>> actualTypes = new TreeMap<>();
+      a.get("fields").properties().forEach(f -> {
+        List<String> types = new ArrayList<>();
+        f.getValue().properties().forEach(t -> types.add(t.getKey()));
+        actualTypes.put(f.getKey(), types);
+      });
+      assertEquals(expectedTypes, actualTypes, "_field_caps?fields=" + fields);
+    }
 
     for (String[] bad : new String[][] {{"/no-such-index/_search", "{}"}, {"/dsl-*/_search", "{\"qeury\": {}}"},
         {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"}}) {
