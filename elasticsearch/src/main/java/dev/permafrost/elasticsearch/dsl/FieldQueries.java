@@ -411,43 +411,15 @@ final class FieldQueries {
         Operations.determinize(a, Operations.DEFAULT_DETERMINIZE_WORK_LIMIT));
   }
 
-  /** A date range, bounds parsed as Elasticsearch does: {@code gt} and {@code lte} round up, the others down. */
+  /**
+   * A date range, bounds read in {@code format} (null: the field's) and {@code zone} (null: UTC) with date math, and
+   * rounded by the parser's one rule of date ranges ({@link MappedQueryParser#dateRange}).
+   */
   private Query dateRange(String clause, IndexMapping.Field f, Bound lower, Bound upper, String format, ZoneId zone) {
     String fmt = format != null ? format : f.format() != null ? f.format() : DateFormats.DEFAULT_FORMAT;
-    long lo = Long.MIN_VALUE;
-    long hi = Long.MAX_VALUE;
-    if (lower != null) {
-      String text = dateText(clause, f.path(), lower.value());
-      lo = lower.inclusive() ? DateFormats.parse(text, fmt, zone, false, now)
-          : saturatedAdd(DateFormats.parse(text, fmt, zone, true, now), 1);
-    }
-    if (upper != null) {
-      String text = dateText(clause, f.path(), upper.value());
-      hi = upper.inclusive() ? DateFormats.parse(text, fmt, zone, true, now)
-          : saturatedAdd(DateFormats.parse(text, fmt, zone, false, now), -1);
-    }
-    if ("date_nanos".equals(f.type())) {
-      lo = lower == null ? Long.MIN_VALUE : saturatedMultiply(lo, 1_000_000L);
-      hi = upper == null ? Long.MAX_VALUE : saturatedAdd(saturatedMultiply(hi, 1_000_000L), 999_999);
-    }
-    if (lo > hi) {
-      return new MatchNoDocsQuery("empty range on [" + f.path() + "]");
-    }
-    return parser.withDocValuesForms(LongPoint.newRangeQuery(f.path(), lo, hi));
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : r;
-  }
-
-  private static long saturatedMultiply(long a, long b) {
-    long hi = Math.multiplyHigh(a, b);
-    long lo = a * b;
-    if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
-      return lo;
-    }
-    return hi < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    return parser.dateRange(f, lower == null ? null : dateText(clause, f.path(), lower.value()),
+        lower == null || lower.inclusive(), upper == null ? null : dateText(clause, f.path(), upper.value()),
+        upper == null || upper.inclusive(), (field, text, roundUp) -> DateFormats.parse(text, fmt, zone, roundUp, now));
   }
 
   private Query integerRange(IndexMapping.Field f, long lo, long hi) {

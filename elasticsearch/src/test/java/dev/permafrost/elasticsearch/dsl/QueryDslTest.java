@@ -495,6 +495,51 @@ class QueryDslTest {
         && (hi == null || (lte ? d.ts() <= hi.up() : d.ts() < hi.down())));
   }
 
+  /**
+   * {@code query_string} reads date bounds by the same rule as {@code range}: a date missing its smaller units rounded
+   * up as an inclusive upper or exclusive lower bound, date math, a date alone its whole span; and Elasticsearch's
+   * one-sided ranges ({@code ts:>=...}, {@code status:<5}).
+   */
+  @Test
+  void queryStringDatesRoundAsTheRangeQueryDoes() throws IOException {
+    Random r = new Random(SEED + 7);
+    ZoneId utc = ZoneId.of("UTC");
+    for (int i = 0; i < 300; i++) {
+      DateBound lo = dateBound(r, utc);
+      DateBound hi = dateBound(r, utc);
+      String a = json(lo.json()).asText();
+      String b = json(hi.json()).asText();
+      boolean gte = r.nextBoolean();
+      boolean lte = r.nextBoolean();
+      Case c = switch (r.nextInt(6)) {
+        case 0 -> new Case("ts:" + (gte ? "[" : "{") + a + " TO " + b + (lte ? "]" : "}"), d -> d.ts() != null
+            && (gte ? d.ts() >= lo.down() : d.ts() > lo.up()) && (lte ? d.ts() <= hi.up() : d.ts() < hi.down()));
+        case 1 -> new Case("ts:" + (gte ? ">=" : ">") + a, d -> d.ts() != null
+            && (gte ? d.ts() >= lo.down() : d.ts() > lo.up()));
+        case 2 -> new Case("ts:" + (lte ? "<=" : "<") + b, d -> d.ts() != null
+            && (lte ? d.ts() <= hi.up() : d.ts() < hi.down()));
+        case 3 -> new Case("ts:" + (a.matches("[0-9-]+") ? a : "\"" + a + "\""), d -> d.ts() != null
+            && d.ts() >= lo.down() && d.ts() <= lo.up());
+        case 4 -> new Case("ts:[" + a + " TO *]", d -> d.ts() != null && d.ts() >= lo.down());
+        default -> {
+          int v = r.nextInt(-21, 22);
+          String f = r.nextBoolean() ? "status" : "code";
+          String op = List.of(">", ">=", "<", "<=").get(r.nextInt(4));
+          yield new Case(f + ":" + op + v + " OR host:nohost", d -> {
+            Long x = f.equals("status") ? d.status() : d.code() == null ? null : (long) d.code();
+            return x != null && switch (op) {
+              case ">" -> x > v;
+              case ">=" -> x >= v;
+              case "<" -> x < v;
+              default -> x <= v;
+            };
+          });
+        }
+      };
+      check(new Case("{\"query_string\": {\"query\": " + q(c.json()) + "}}", c.matches()));
+    }
+  }
+
   @Test
   void leafQueriesMatchWhatElasticsearchWould() throws IOException {
     Random r = new Random(SEED);
