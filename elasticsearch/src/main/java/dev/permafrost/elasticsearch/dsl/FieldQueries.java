@@ -345,7 +345,8 @@ final class FieldQueries {
 
   /**
    * A {@code match} query: a text field's analyzed terms, any of them ({@code and}: all of them) with at least
-   * {@code minimumShouldMatch} of them; on other fields the term query of the value. Null where the text has no terms.
+   * {@code minimumShouldMatch} of the optional ones (with {@code and}, of none: an integer above 0 then matches
+   * nothing, a percentage or a negative count everything that has all the terms); on other fields the term query of the value. Null where the text has no terms.
    *
    * @param lenient whether a value that is not a number or date of the field matches nothing rather than failing
    */
@@ -359,7 +360,9 @@ final class FieldQueries {
     }
     Query q = new QueryBuilder(parser.analyzer()).createBooleanQuery(name, text(clause, name, value),
         and ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD);
-    if (q instanceof BooleanQuery b && minimumShouldMatch != null && !and) {
+    // as Elasticsearch: counted against the optional clauses (none with and), and not capped by their number, so
+    // that a positive count more than there are (any, with and) matches nothing
+    if (q instanceof BooleanQuery b && minimumShouldMatch != null) {
       long optional = b.clauses().stream().filter(c -> c.occur() == BooleanClause.Occur.SHOULD).count();
       BooleanQuery.Builder rebuilt = new BooleanQuery.Builder()
           .setMinimumNumberShouldMatch(minimumShouldMatch(clause, minimumShouldMatch, (int) optional));

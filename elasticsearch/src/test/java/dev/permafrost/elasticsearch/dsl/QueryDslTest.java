@@ -345,8 +345,14 @@ class QueryDslTest {
         String text = String.join(" ", ws).toUpperCase(Locale.ROOT);
         return switch (r.nextInt(4)) {
           case 0 -> new Case("{\"match\": {\"msg\": " + q(text) + "}}", d -> ws.stream().anyMatch(w -> hasWord(d, w)));
-          case 1 -> new Case("{\"match\": {\"msg\": {\"query\": " + q(text) + ", \"operator\": \"and\"}}}",
-              d -> ws.stream().allMatch(w -> hasWord(d, w)));
+          case 1 -> {
+            // with and there are no optional clauses: a positive minimum_should_match matches nothing (as the node)
+            String msm = List.of("", "1", "2", "\"50%\"", "-1").get(r.nextInt(5));
+            boolean none = ws.size() > 1 && (msm.equals("1") || msm.equals("2"));
+            yield new Case("{\"match\": {\"msg\": {\"query\": " + q(text) + ", \"operator\": \"and\""
+                + (msm.isEmpty() ? "" : ", \"minimum_should_match\": " + msm) + "}}}",
+                d -> !none && ws.stream().allMatch(w -> hasWord(d, w)));
+          }
           case 2 -> {
             int msm = r.nextInt(-2, 4);
             int need = Math.max(1, msm < 0 ? ws.size() + msm : msm);
@@ -493,6 +499,22 @@ class QueryDslTest {
     return new Case("{\"range\": {\"ts\": {" + String.join(", ", parts) + "}}}", d -> d.ts() != null
         && (lo == null || (gte ? d.ts() >= lo.down() : d.ts() > lo.up()))
         && (hi == null || (lte ? d.ts() <= hi.up() : d.ts() < hi.down())));
+  }
+
+  /** As a 9.3.3 node: with {@code and}, {@code minimum_should_match} counts optional clauses, of which there are none. */
+  @Test
+  void matchWithAndCountsNoOptionalClauses() throws IOException {
+    String and = "{\"match\": {\"msg\": {\"query\": \"error login\", \"operator\": \"and\", \"minimum_should_match\": ";
+    Predicate<Doc> both = d -> hasWord(d, "error") && hasWord(d, "login");
+    assertTrue(!expected(both).isEmpty());
+    check(new Case(and + "1}}}", d -> false));
+    check(new Case(and + "3}}}", d -> false));
+    check(new Case(and + "\"100%\"}}}", both));
+    check(new Case(and + "-1}}}", both));
+    check(new Case(and + "0}}}", both));
+    check(new Case("{\"match\": {\"msg\": {\"query\": \"error login\", \"minimum_should_match\": 3}}}", d -> false));
+    check(new Case("{\"match\": {\"msg\": {\"query\": \"error\", \"operator\": \"and\", \"minimum_should_match\": 2}}}",
+        d -> hasWord(d, "error"))); // one term: no Boolean query to count in
   }
 
   /**
