@@ -174,7 +174,7 @@ public final class SearchApi {
       if (from + size > 0) {
         SearchRequest.Builder b = SearchRequest.builder(query).indices(shards.toArray(String[]::new)).size(from + size)
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).allowPartialResults(true)
-            .exactTotalHits(trackTotalHits != 0).timeout(timeout);
+            .exactTotalHits(trackTotalHits != 0).timeout(timeout).similarity(ClassicBm25Similarity.INSTANCE);
         if (sort.lucene() != null) {
           b.sort(sort.lucene());
         }
@@ -591,6 +591,16 @@ public final class SearchApi {
     boolean byField() {
       return lucene != null && fields.stream().anyMatch(f -> f.getType() != SortField.Type.SCORE);
     }
+
+    /** Where the score is among the sort values, or -1 if the sort has none (or the search is by score). */
+    int scoreAt() {
+      for (int i = 0; lucene != null && i < fields.size(); i++) {
+        if (fields.get(i).getType() == SortField.Type.SCORE) {
+          return i;
+        }
+      }
+      return -1;
+    }
   }
 
   private static SortSpec sort(JsonNode spec, IndexMapping mapping) {
@@ -714,10 +724,13 @@ public final class SearchApi {
     Document document = hit.document();
     String id = document == null ? null : EngineDocuments.id(document);
     node.put("_id", id != null ? id : hit.index() + "#" + hit.doc()); // Permafrost's own snapshots keep no _id
-    if (Float.isNaN(hit.score()) || sort.byField()) {
+    // sorted on fields, a hit's score is the node's where the sort has it (then it was computed), else null
+    float score = !sort.byField() ? hit.score()
+        : sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()] : Float.NaN;
+    if (Float.isNaN(score)) {
       node.putNull("_score");
     } else {
-      node.put("_score", hit.score());
+      node.put("_score", score);
     }
     if (filter.fetches()) {
       ObjectNode source = source(hit, document, index);

@@ -242,6 +242,45 @@ class ElasticsearchApiDifferentialTest {
     assertTrue(e.get(0).at("/aggregations/2/buckets").size() == 73, "9 days of 3 hours, and the last bound");
   }
 
+  /**
+   * Scores are the node's (Elasticsearch's BM25 scale, k1 + 1 times Lucene's), within a relative 1e-6: each hit's
+   * {@code _score} under a sort on {@code _score} (printed there, as the node prints it), and {@code max_score}.
+   */
+  @Test
+  void scoresAreTheNodes() throws Exception {
+    List<String> queries = List.of("{\"match\": {\"message\": \"timeout user\"}}",
+        "{\"match\": {\"message\": {\"query\": \"connection timeout\", \"operator\": \"and\"}}}",
+        "{\"match_phrase\": {\"message\": \"user login\"}}",
+        "{\"multi_match\": {\"query\": \"login\", \"fields\": [\"message^2\", \"host\"]}}",
+        "{\"bool\": {\"must\": [{\"match\": {\"message\": \"disk cache\"}}], \"filter\": [{\"term\":"
+            + " {\"level\": \"warn\"}}], \"should\": [{\"term\": {\"host\": \"web-01\"}}]}}",
+        "{\"query_string\": {\"query\": \"message:(disk OR cache) AND level:warn\"}}",
+        "{\"match_all\": {}}");
+    for (String q : queries) {
+      String sorted = "{\"size\": 20, \"query\": " + q + ", \"sort\": [\"_score\", {\"seq\": \"asc\"}]}";
+      JsonNode e = MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", sorted).body()).at("/hits");
+      JsonNode a = MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", sorted).body()).at("/hits");
+      assertEquals(e.get("hits").size(), a.get("hits").size(), q + ": " + a);
+      assertTrue(e.get("hits").size() > 0, q);
+      for (int i = 0; i < e.get("hits").size(); i++) {
+        JsonNode eh = e.get("hits").get(i);
+        JsonNode ah = a.get("hits").get(i);
+        assertEquals(eh.get("_id"), ah.get("_id"), q + " hit " + i);
+        assertTrue(ah.get("_score").isNumber(), q + " hit " + i + ": the score printed, as the node prints it: " + ah);
+        assertSameScore(q + " hit " + i, eh.get("_score").doubleValue(), ah.get("_score").doubleValue());
+      }
+      String plain = "{\"size\": 3, \"query\": " + q + "}";
+      JsonNode em = MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", plain).body()).at("/hits/max_score");
+      JsonNode am = MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", plain).body()).at("/hits/max_score");
+      assertSameScore(q + " max_score", em.doubleValue(), am.doubleValue());
+    }
+  }
+
+  private static void assertSameScore(String what, double expected, double actual) {
+    assertTrue(Math.abs(expected - actual) <= 1e-6 * Math.abs(expected), what + ": the node scores " + expected
+        + ", the service " + actual);
+  }
+
   @Test
   void countsMappingsFieldCapsAndErrorsAsTheNodeGivesThem() throws Exception {
     String query = "{\"query\": {\"range\": {\"bytes\": {\"gte\": 1000, \"lt\": 50000}}}}";
