@@ -473,8 +473,9 @@ final class FieldQueries {
         // falls through
       }
     }
-    throw DslException.illegalArgument("[" + clause + "] value [" + (value == null ? "null" : value.asText())
-        + "] is not a number, which field [" + f.path() + "] of type [" + f.type() + "] holds");
+    throw DslException.shard("query_shard_exception", "failed to create query: For input string: \""
+        + (value == null ? "null" : value.asText()) + "\" ([" + clause + "] on field [" + f.path() + "] of type ["
+        + f.type() + "], which holds numbers)");
   }
 
   /** A date given as a string or a number (epoch milliseconds, as Grafana sends them). */

@@ -144,12 +144,17 @@ public final class SearchApi {
           + MAX_RESULT_WINDOW + "] but was [" + ((long) from + size) + "]. Page with [search_after] instead.");
     }
     long trackTotalHits = trackTotalHits(request.get("track_total_hits"), parameters.get("track_total_hits"));
+    if (chosen.isEmpty()) {
+      // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
+      // aggregations name (no mapping to check them against)
+      return nothingSearched(start, trackTotalHits, parameters);
+    }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
     JsonNode aggsSpec = request.has("aggs") ? request.get("aggs") : request.get("aggregations");
     Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping, dsl::toQuery);
     SortSpec sort = sort(request.has("sort") ? request.get("sort") : sortParameter(parameters.get("sort")), mapping);
-    Object[] after = request.has("search_after") ? searchAfter(request.get("search_after"), sort) : null;
+    Object[] after = request.has("search_after") ? searchAfter(request.get("search_after"), sort, mapping) : null;
     if (after != null && from > 0) {
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
     }
@@ -240,6 +245,25 @@ public final class SearchApi {
     if (aggs != null) {
       response.set("aggregations", aggregated.toJson(typedKeys));
     }
+    return response;
+  }
+
+  /** The answer to a search of no index: 0 shards, 0 hits, {@code max_score} 0 as the node gives it. */
+  private ObjectNode nothingSearched(long start, long trackTotalHits, Map<String, String> parameters) {
+    ObjectNode response = nodes.objectNode();
+    response.put("took", (System.nanoTime() - start) / 1_000_000);
+    response.put("timed_out", false);
+    response.set("_shards", new Shards(0).toJson());
+    ObjectNode hits = response.putObject("hits");
+    if (trackTotalHits != 0) {
+      if (Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"))) {
+        hits.put("total", 0);
+      } else {
+        hits.putObject("total").put("value", 0).put("relation", "eq");
+      }
+    }
+    hits.put("max_score", 0.0f);
+    hits.putArray("hits");
     return response;
   }
 
@@ -423,7 +447,13 @@ public final class SearchApi {
     ObjectNode error = nodes.objectNode();
     error.putArray("root_cause").add(cause);
     error.put("type", type);
-    error.put("reason", reason);
+    boolean everyShard = type.equals("search_phase_execution_exception") && !rootCauseType.equals(type);
+    error.put("reason", everyShard ? "all shards failed" : reason); // the shards' reason is the root cause's
+    if (everyShard) {
+      error.put("phase", "query");
+      error.put("grouped", true);
+      error.putObject("caused_by").put("type", rootCauseType).put("reason", reason);
+    }
     ObjectNode body = nodes.objectNode();
     body.set("error", error);
     body.put("status", status);
@@ -686,7 +716,7 @@ public final class SearchApi {
   }
 
   /** {@code search_after}'s values as the sort's fields hold them. */
-  private static Object[] searchAfter(JsonNode values, SortSpec sort) {
+  private static Object[] searchAfter(JsonNode values, SortSpec sort, IndexMapping mapping) {
     if (sort.lucene() == null) {
       throw DslException.illegalArgument("[search_after] needs a [sort]");
     }
@@ -698,11 +728,18 @@ public final class SearchApi {
     for (int i = 0; i < after.length; i++) {
       JsonNode v = values.get(i);
       SortField f = sort.fields().get(i);
-      SortField.Type type = f instanceof SortedNumericSortField n ? n.getNumericType() : f.getType();
+      SortField.Type type = f instanceof SortedNumericSortField n ? n.getNumericType()
+          : f instanceof SortedSetSortField ? SortField.Type.STRING : f.getType();
+      IndexMapping.Field field = f.getField() == null ? null : mapping.field(f.getField());
+      if (v.isNull() && type != SortField.Type.STRING) {
+        throw DslException.illegalArgument("[search_after] value of [" + f.getField() + "] is null: only a keyword"
+            + " sort's value may be (a document without one)");
+      }
       try {
         after[i] = switch (type) {
-          case STRING -> v.isNull() ? null : new BytesRef(v.asText());
-          case LONG -> v.isNumber() ? v.longValue() : Long.parseLong(v.asText());
+          case STRING -> v.isNull() ? null : new BytesRef(v.asText()); // null: no value, as the node prints it
+          case LONG -> v.isNumber() ? v.longValue() : field != null && field.isDate() && !isInteger(v.asText())
+              ? date(field, v.asText()) : Long.parseLong(v.asText());
           case INT -> v.isNumber() ? v.intValue() : Integer.parseInt(v.asText());
           case DOUBLE -> v.isNumber() ? v.doubleValue() : Double.parseDouble(v.asText());
           case FLOAT, SCORE -> v.isNumber() ? v.floatValue() : Float.parseFloat(v.asText());
@@ -715,6 +752,19 @@ public final class SearchApi {
       }
     }
     return after;
+  }
+
+  private static boolean isInteger(String text) {
+    return text.matches("-?\\d+");
+  }
+
+  /**
+   * A date in {@code search_after} as the sort holds it: read as the query DSL reads a date ({@link QueryDsl#dateBounds}),
+   * in nanoseconds for a {@code date_nanos} field.
+   */
+  private static long date(IndexMapping.Field field, String text) {
+    long millis = QueryDsl.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
+    return "date_nanos".equals(field.type()) ? Math.multiplyExact(millis, 1_000_000L) : millis;
   }
 
   /** One hit as Elasticsearch shows it. */
@@ -780,7 +830,7 @@ public final class SearchApi {
     try {
       return json.readTree(text);
     } catch (JsonProcessingException e) {
-      throw DslException.parsing("cannot parse " + what + " as JSON: " + e.getOriginalMessage());
+      throw DslException.malformedJson(what, e);
     }
   }
 

@@ -276,6 +276,54 @@ class ElasticsearchApiDifferentialTest {
     }
   }
 
+  /**
+   * Paging with {@code search_after} after a keyword sort (documents without the keyword last, {@code null} in their
+   * sort values, and a page that starts after one of them), after a date sort from a date string, and a pattern that
+   * matches no index searched with a sort and aggregations: as the node answers.
+   */
+  @Test
+  void searchAfterKeywordsAndPatternsThatMatchNothingAsTheNode() throws Exception {
+    for (String sort : List.of("[{\"service\": \"asc\"}, {\"seq\": \"asc\"}]",
+        "[{\"service\": \"desc\"}, {\"host\": \"asc\"}, {\"seq\": \"desc\"}]")) {
+      String after = null;
+      int pages = 0;
+      while (true) {
+        String body = "{\"size\": 1000, \"_source\": false, \"sort\": " + sort
+            + (after == null ? "" : ", \"search_after\": " + after) + "}";
+        HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", body);
+        HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", body);
+        assertEquals(200, e.statusCode(), e.body());
+        assertEquals(200, a.statusCode(), body + ": " + a.body());
+        JsonNode eb = MAPPER.readTree(e.body());
+        EsResponses.assertSameAnswer("page " + pages + " of " + body, eb, MAPPER.readTree(a.body()));
+        JsonNode hits = eb.at("/hits/hits");
+        if (hits.isEmpty()) {
+          break;
+        }
+        after = hits.get(hits.size() - 1).get("sort").toString();
+        pages++;
+      }
+      assertTrue(pages >= 4, "paged through every document: " + pages);
+    }
+    for (String[] request : new String[][] {
+        {"/dsl-*/_search", "{\"size\": 5, \"sort\": [{\"@timestamp\": \"asc\"}, {\"seq\": \"asc\"}],"
+            + " \"search_after\": [\"2024-03-05\", 100]}"},
+        {"/dsl-*/_search", "{\"size\": 5, \"sort\": [{\"service\": \"asc\"}, {\"seq\": \"asc\"}],"
+            + " \"search_after\": [null, 100]}"},
+        {"/no-such-*/_search", "{\"sort\": [{\"host\": \"asc\"}]}"},
+        {"/no-such-*/_search", "{\"sort\": [\"no_field\"], \"aggs\": {\"h\": {\"terms\": {\"field\": \"host\"}}}}"}}) {
+      HttpResponse<String> e = send(node.uri(), "POST", request[0], request[1]);
+      HttpResponse<String> a = send(serviceUri, "POST", request[0], request[1]);
+      assertEquals(200, e.statusCode(), e.body());
+      assertEquals(200, a.statusCode(), request[1] + ": " + a.body());
+      JsonNode eb = MAPPER.readTree(e.body());
+      JsonNode ab = MAPPER.readTree(a.body());
+      EsResponses.assertSameAnswer(request[0] + " " + request[1], eb, ab);
+      assertEquals(eb.at("/hits/max_score"), ab.at("/hits/max_score"), request[1]);
+      assertEquals(eb.has("aggregations"), ab.has("aggregations"), request[1]);
+    }
+  }
+
   private static void assertSameScore(String what, double expected, double actual) {
     assertTrue(Math.abs(expected - actual) <= 1e-6 * Math.abs(expected), what + ": the node scores " + expected
         + ", the service " + actual);
@@ -311,7 +359,10 @@ class ElasticsearchApiDifferentialTest {
     assertTrue(compared >= 14, "every mapped field compared: " + compared);
 
     for (String[] bad : new String[][] {{"/no-such-index/_search", "{}"}, {"/dsl-*/_search", "{\"qeury\": {}}"},
-        {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"}}) {
+        {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"},
+        {"/dsl-*/_search", "{\"query\": {\"term\": {\"status\": \"abc\"}}}"},
+        {"/dsl-*/_search", "{\"query\": {\"range\": {\"@timestamp\": {\"gte\": \"xx\"}}}}"},
+        {"/dsl-*/_search", "{\"query\": {\"match_all\": {}},}"}, {"/dsl-*/_search", "{\"query\": {\"term\":"}}) {
       HttpResponse<String> e = send(node.uri(), "POST", bad[0], bad[1]);
       HttpResponse<String> a = send(serviceUri, "POST", bad[0], bad[1]);
       assertEquals(e.statusCode(), a.statusCode(), bad[0] + " " + bad[1] + ": " + a.body());
