@@ -49,6 +49,15 @@ public final class DslException extends IllegalArgumentException {
   }
 
   /**
+   * A failure Elasticsearch meets as it merges the shards' answers (a sort or aggregation over a field the indices
+   * map two ways): 400, {@code search_phase_execution_exception} with no root cause, caused by an
+   * {@code illegal_argument_exception} with {@code reason}.
+   */
+  public static DslException reduce(String reason) {
+    return new DslException(400, "search_phase_execution_exception", reason, null);
+  }
+
+  /**
    * A request body (or an {@code _msearch} line) that is not JSON, as Elasticsearch's parser refuses it: 400,
    * {@code x_content_e_o_f_exception} where the text ends too soon, else {@code x_content_parse_exception}, the reason
    * starting with the {@code [line:column]} where it failed.
@@ -80,7 +89,7 @@ public final class DslException extends IllegalArgumentException {
     return type;
   }
 
-  /** The type of the error's root cause. */
+  /** The type of the error's root cause, or null if there is none (a failure while merging the shards' answers). */
   public String rootCauseType() {
     return rootCauseType;
   }

@@ -133,7 +133,7 @@ public final class SearchApi {
     List<Index> chosen = resolve(expression, parameters);
     IndexMapping mapping = mapping(chosen);
     QueryDsl dsl = new QueryDsl(mapping);
-    Query query = query(request, parameters, dsl);
+    IndexQueries queries = queries(chosen, request, parameters, dsl);
     int from = intOption(request, parameters, "from", 0);
     int size = intOption(request, parameters, "size", 10);
     if (from < 0 || size < 0) {
@@ -153,7 +153,11 @@ public final class SearchApi {
         : SourceFilter.parseParameter(parameters.get("_source"));
     JsonNode aggsSpec = request.has("aggs") ? request.get("aggs") : request.get("aggregations");
     Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping, dsl::toQuery);
-    SortSpec sort = sort(request.has("sort") ? request.get("sort") : sortParameter(parameters.get("sort")), mapping);
+    if (aggsSpec != null) {
+      refuseConflicts(aggsSpec, mapping.conflicts());
+    }
+    SortSpec sort = sort(request.has("sort") ? request.get("sort") : sortParameter(parameters.get("sort")), mapping,
+        chosen);
     Object[] after = request.has("search_after") ? searchAfter(request.get("search_after"), sort, mapping) : null;
     if (after != null && from > 0) {
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
@@ -162,22 +166,26 @@ public final class SearchApi {
     boolean typedKeys = Boolean.parseBoolean(parameters.getOrDefault("typed_keys", "false"));
 
     Map<String, Index> byShard = new HashMap<>();
-    List<String> shards = new ArrayList<>();
+    int shardCount = 0;
     for (Index index : chosen) {
       for (String shard : index.shards()) {
         byShard.put(shard, index);
-        shards.add(shard);
+        shardCount++;
       }
     }
+    List<String> shards = queries.shards();
     ObjectNode response = nodes.objectNode();
     TotalHits total = new TotalHits(0, TotalHits.Relation.EQUAL_TO);
     List<SearchResponse.Hit> hits = List.of();
     Aggregations.Result aggregated = null;
-    Shards shardCounts = new Shards(shards.size());
+    Shards shardCounts = new Shards(shardCount);
+    shardCounts.add(0, queries.failed(), 0);
     boolean timedOut = false;
     if (!shards.isEmpty()) {
+      Query query = queries.any();
       if (from + size > 0) {
-        SearchRequest.Builder b = SearchRequest.builder(query).indices(shards.toArray(String[]::new)).size(from + size)
+        SearchRequest.Builder b = SearchRequest.builder(query).queryPerIndex(queries::query)
+            .indices(shards.toArray(String[]::new)).size(from + size)
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).allowPartialResults(true)
             .exactTotalHits(trackTotalHits != 0).timeout(timeout).similarity(ClassicBm25Similarity.INSTANCE);
         if (sort.lucene() != null) {
@@ -196,7 +204,7 @@ public final class SearchApi {
         CollectorManager<?, Aggregations.Result> manager = aggs != null ? aggs.collectorManager()
             : Aggregations.parse(nodes.objectNode(), mapping, dsl::toQuery).collectorManager();
         CollectedResponse<Aggregations.Result> collected = catalog.search(SearchRequest.builder(query)
-            .indices(shards.toArray(String[]::new)).allowPartialResults(true).timeout(timeout).build(), manager);
+            .queryPerIndex(queries::query).indices(shards.toArray(String[]::new)).allowPartialResults(true).timeout(timeout).build(), manager);
         aggregated = collected.result();
         if (from + size == 0) {
           total = new TotalHits(aggregated.docCount(), collected.timedOut() || !collected.failed().isEmpty()
@@ -277,16 +285,14 @@ public final class SearchApi {
       }
     }
     List<Index> chosen = resolve(expression, parameters);
-    IndexMapping mapping = mapping(chosen);
-    QueryDsl dsl = new QueryDsl(mapping);
-    Query query = query(request, parameters, dsl);
-    List<String> shards = new ArrayList<>();
-    chosen.forEach(i -> shards.addAll(i.shards()));
-    Shards shardCounts = new Shards(shards.size());
+    IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping(chosen)));
+    List<String> shards = queries.shards();
+    Shards shardCounts = new Shards(chosen.stream().mapToInt(i -> i.shards().size()).sum());
+    shardCounts.add(0, queries.failed(), 0);
     long count = 0;
     if (!shards.isEmpty()) {
-      CollectedResponse<Long> counted = catalog.search(SearchRequest.builder(query)
-          .indices(shards.toArray(String[]::new)).allowPartialResults(true)
+      CollectedResponse<Long> counted = catalog.search(SearchRequest.builder(queries.any())
+          .queryPerIndex(queries::query).indices(shards.toArray(String[]::new)).allowPartialResults(true)
           .timeout(timeout(parameters.get("timeout"))).build(), new Count());
       count = counted.result();
       shardCounts.add(counted.skipped().size(), counted.failed(), counted.timedOutIndices().size());
@@ -441,6 +447,20 @@ public final class SearchApi {
 
   private static ObjectNode error(int status, String type, String rootCauseType, String reason) {
     JsonNodeFactory nodes = JsonNodeFactory.instance;
+    if (rootCauseType == null) { // failed while merging the shards' answers: no shard failed
+      ObjectNode error = nodes.objectNode();
+      error.putArray("root_cause");
+      error.put("type", type);
+      error.put("reason", "");
+      error.put("phase", "fetch");
+      error.put("grouped", true);
+      error.putArray("failed_shards");
+      error.putObject("caused_by").put("type", "illegal_argument_exception").put("reason", reason);
+      ObjectNode body = nodes.objectNode();
+      body.set("error", error);
+      body.put("status", status);
+      return body;
+    }
     ObjectNode cause = nodes.objectNode();
     cause.put("type", rootCauseType);
     cause.put("reason", reason);
@@ -489,14 +509,52 @@ public final class SearchApi {
         Boolean.parseBoolean(parameters.getOrDefault("allow_no_indices", "true")));
   }
 
+  /** What a sort and aggregations over the indices see: every field of each, those mapped two ways named. */
   private static IndexMapping mapping(List<Index> chosen) {
     if (chosen.isEmpty()) {
       return IndexMapping.of(JsonNodeFactory.instance.objectNode());
     }
-    try {
-      return IndexMapping.union(chosen.stream().map(Index::mapping).toList());
-    } catch (IllegalArgumentException e) {
-      throw DslException.illegalArgument(e.getMessage());
+    return IndexMapping.union(chosen.stream().map(Index::mapping).toList());
+  }
+
+  /**
+   * The request's query for each index by the index's own mapping ({@link IndexQueries}); with no index, checked
+   * against no mapping (as the node still parses it) and null.
+   */
+  private static IndexQueries queries(List<Index> chosen, ObjectNode request, Map<String, String> parameters,
+      QueryDsl unionDsl) {
+    if (chosen.isEmpty()) {
+      query(request, parameters, unionDsl);
+      return null;
+    }
+    if (chosen.size() == 1) {
+      return IndexQueries.translate(chosen, m -> query(request, parameters, unionDsl)); // the index's own mapping
+    }
+    return IndexQueries.translate(chosen, m -> query(request, parameters, new QueryDsl(m)));
+  }
+
+  /**
+   * Refuses aggregations over a field the indices map two ways, as the node does when it merges them: names the
+   * aggregation.
+   */
+  private static void refuseConflicts(JsonNode aggs, Map<String, Set<String>> conflicts) {
+    if (conflicts.isEmpty() || !aggs.isObject()) {
+      return;
+    }
+    for (Map.Entry<String, JsonNode> agg : aggs.properties()) {
+      if (!agg.getValue().isObject()) {
+        continue;
+      }
+      for (Map.Entry<String, JsonNode> part : agg.getValue().properties()) {
+        if (part.getKey().equals("aggs") || part.getKey().equals("aggregations")) {
+          refuseConflicts(part.getValue(), conflicts);
+        } else if (part.getValue().isObject() && part.getValue().path("field").isTextual()
+            && conflicts.containsKey(part.getValue().get("field").textValue())) {
+          throw DslException.reduce("Merging/Reducing the aggregations failed when computing the aggregation ["
+              + agg.getKey() + "] because the field you gave in the aggregation query existed as two different types in"
+              + " two different indices");
+        }
+      }
     }
   }
 
@@ -633,7 +691,7 @@ public final class SearchApi {
     }
   }
 
-  private static SortSpec sort(JsonNode spec, IndexMapping mapping) {
+  private static SortSpec sort(JsonNode spec, IndexMapping mapping, List<Index> chosen) {
     if (spec == null || spec.isNull()) {
       return new SortSpec(null, List.of());
     }
@@ -682,6 +740,9 @@ public final class SearchApi {
       } else {
         boolean descending = "desc".equals(order);
         SortField f;
+        if (mapping.conflicts().containsKey(field)) {
+          refuseIncompatibleSorts(field, descending, chosen);
+        }
         try {
           f = parser.sortField(field, descending);
         } catch (IllegalArgumentException e) {
@@ -698,6 +759,26 @@ public final class SearchApi {
     }
     return fields.isEmpty() ? new SortSpec(null, List.of())
         : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
+  }
+
+  /**
+   * Refuses a sort on {@code field} where indices map it so that they sort it as different types (a keyword here, a
+   * long there), as the node does when it merges their hits.
+   */
+  private static void refuseIncompatibleSorts(String field, boolean descending, List<Index> chosen) {
+    Set<String> types = new LinkedHashSet<>();
+    for (Index index : chosen) {
+      if (index.mapping().field(field) != null) {
+        SortField f = new MappedQueryParser(index.mapping()).sortField(field, descending);
+        types.add(f instanceof SortedNumericSortField n ? n.getNumericType().name()
+            : f instanceof SortedSetSortField ? "STRING" : f.getType().name());
+      }
+    }
+    if (types.size() > 1) {
+      List<String> list = List.copyOf(types);
+      throw DslException.reduce("Can't sort on field [" + field + "]; the field has incompatible sort types: ["
+          + list.get(0) + "] and [" + list.get(1) + "] across shards!");
+    }
   }
 
   /** Documents without a value first rather than last. */
