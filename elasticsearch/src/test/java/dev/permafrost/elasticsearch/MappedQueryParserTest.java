@@ -83,6 +83,8 @@ class MappedQueryParserTest {
     assertEquals(parser.parse("status:[* TO 5}"), parser.parse("status:<5"));
     assertEquals(parser.parse("status:[10 TO *]"), parser.parse("status:>=10"));
     assertEquals(parser.parse("host:\":>x\""), parser.parse("host:\":>x\"")); // quoted: not an operator
+    IllegalArgumentException fuzzy = assertThrows(IllegalArgumentException.class, () -> parser.parse("@timestamp:2024~"));
+    assertTrue(fuzzy.getMessage().contains("is a date"), fuzzy.getMessage());
   }
 
   private static Query orDocValues(String field, Query indexed, Query docValues) {

@@ -204,7 +204,8 @@ public final class SearchApi {
         CollectorManager<?, Aggregations.Result> manager = aggs != null ? aggs.collectorManager()
             : Aggregations.parse(nodes.objectNode(), mapping, dsl::toQuery).collectorManager();
         CollectedResponse<Aggregations.Result> collected = catalog.search(SearchRequest.builder(query)
-            .queryPerIndex(queries::query).indices(shards.toArray(String[]::new)).allowPartialResults(true).timeout(timeout).build(), manager);
+            .queryPerIndex(queries::query).indices(shards.toArray(String[]::new)).allowPartialResults(true)
+            .timeout(timeout).build(), manager);
         aggregated = collected.result();
         if (from + size == 0) {
           total = new TotalHits(aggregated.docCount(), collected.timedOut() || !collected.failed().isEmpty()
@@ -286,9 +287,11 @@ public final class SearchApi {
     }
     List<Index> chosen = resolve(expression, parameters);
     IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping(chosen)));
-    List<String> shards = queries.shards();
+    List<String> shards = queries == null ? List.of() : queries.shards();
     Shards shardCounts = new Shards(chosen.stream().mapToInt(i -> i.shards().size()).sum());
-    shardCounts.add(0, queries.failed(), 0);
+    if (queries != null) {
+      shardCounts.add(0, queries.failed(), 0);
+    }
     long count = 0;
     if (!shards.isEmpty()) {
       CollectedResponse<Long> counted = catalog.search(SearchRequest.builder(queries.any())

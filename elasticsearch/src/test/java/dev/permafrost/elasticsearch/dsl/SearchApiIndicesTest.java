@@ -161,5 +161,10 @@ class SearchApiIndicesTest {
     assertEquals(0, none.at("/_shards/total").asInt());
     assertTrue(none.at("/hits/hits").isEmpty());
     assertTrue(!none.has("aggregations"), none.toString());
+    assertEquals(0, api.count("nothing-*", JSON.readTree("{\"query\": {\"term\": {\"host\": \"x\"}}}"), Map.of())
+        .get("count").asInt());
+    ObjectNode counted = api.count("conflict-*", JSON.readTree("{\"query\": {\"term\": {\"f\": \"abc\"}}}"), Map.of());
+    assertEquals(1, counted.get("count").asInt(), counted.toString());
+    assertEquals(1, counted.at("/_shards/failed").asInt(), counted.toString());
   }
 }
