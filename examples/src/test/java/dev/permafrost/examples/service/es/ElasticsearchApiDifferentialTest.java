@@ -243,6 +243,34 @@ class ElasticsearchApiDifferentialTest {
   }
 
   /**
+   * {@code query_string} date bounds rounded as the node rounds them (a date-only inclusive upper or exclusive lower
+   * bound at the day's end, date math), its one-sided ranges, and {@code match} with {@code and} and
+   * {@code minimum_should_match}: the same totals and hits as the node's.
+   */
+  @Test
+  void queryStringDatesOneSidedRangesAndMatchWithAndAsTheNode() throws Exception {
+    List<String> queries = List.of("@timestamp:[2024-03-22 TO 2024-03-24]", "@timestamp:{2024-03-22 TO 2024-03-24}",
+        "@timestamp:{2024-03-22 TO *]", "@timestamp:[2024-03-22 TO 2024-03-24}", "@timestamp:2024-03-22",
+        "@timestamp:[2024-03 TO 2024-03-05||+1d]", "day:[2024-03-05 TO 2024-03-07}", "status:>=500", "bytes:<1000",
+        "@timestamp:>2024-04-01", "@timestamp:<=2024-03-02 AND level:error", "(status:>300 AND status:<=404)");
+    List<String> bodies = new ArrayList<>();
+    for (String q : queries) {
+      bodies.add("{\"query\": {\"query_string\": {\"query\": " + MAPPER.writeValueAsString(q) + "}}, \"sort\": [\"seq\"]}");
+    }
+    for (String msm : List.of("1", "2", "\"50%\"", "-1")) {
+      bodies.add("{\"query\": {\"match\": {\"message\": {\"query\": \"user login\", \"operator\": \"and\","
+          + " \"minimum_should_match\": " + msm + "}}}, \"sort\": [\"seq\"]}");
+    }
+    for (String body : bodies) {
+      HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", body);
+      HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", body);
+      assertEquals(200, e.statusCode(), e.body());
+      assertEquals(200, a.statusCode(), body + ": " + a.body());
+      EsResponses.assertSameAnswer(body, MAPPER.readTree(e.body()), MAPPER.readTree(a.body()));
+    }
+  }
+
+  /**
    * Scores are the node's (Elasticsearch's BM25 scale, k1 + 1 times Lucene's), within a relative 1e-6: each hit's
    * {@code _score} under a sort on {@code _score} (printed there, as the node prints it), and {@code max_score}.
    */
