@@ -125,7 +125,10 @@ final class FieldQueries {
         if (v.stripTrailingZeros().scale() > 0) {
           yield new MatchNoDocsQuery("[" + v + "] has a decimal part and field [" + name + "] holds integers");
         }
-        long l = inRange(clause, f, v);
+        if (v.compareTo(BigDecimal.valueOf(min(f))) < 0 || v.compareTo(BigDecimal.valueOf(max(f))) > 0) {
+          yield new MatchNoDocsQuery("[" + v + "] is out of the range of field [" + name + "]"); // as the node
+        }
+        long l = v.longValueExact();
         yield integerRange(f, l, l);
       }
       case DECIMAL -> {
@@ -455,8 +458,9 @@ final class FieldQueries {
 
   private static long inRange(String clause, IndexMapping.Field f, BigDecimal v) {
     if (v.compareTo(BigDecimal.valueOf(min(f))) < 0 || v.compareTo(BigDecimal.valueOf(max(f))) > 0) {
-      throw DslException.illegalArgument("[" + clause + "] value [" + v.toPlainString() + "] is out of range for"
-          + " field [" + f.path() + "] of type [" + f.type() + "]");
+      String type = "integer".equals(f.type()) ? "an integer" : "a " + f.type();
+      throw DslException.shard("query_shard_exception", "failed to create query: Value [" + v.toPlainString()
+          + "] is out of range for " + type + " ([" + clause + "] on field [" + f.path() + "])");
     }
     return v.longValueExact();
   }

@@ -501,6 +501,21 @@ class QueryDslTest {
         && (hi == null || (lte ? d.ts() <= hi.up() : d.ts() < hi.down())));
   }
 
+  /**
+   * As a 9.3.3 node: a term out of an integer field's range matches nothing; among terms it fails the shard
+   * ({@code query_shard_exception}); a value that is not a number fails it too.
+   */
+  @Test
+  void numbersAnIntegerFieldCannotHold() throws IOException {
+    check(new Case("{\"term\": {\"code\": 99999999999}}", d -> false));
+    for (String bad : List.of("{\"terms\": {\"code\": [99999999999, 1]}}", "{\"term\": {\"code\": \"abc\"}}",
+        "{\"range\": {\"status\": {\"gte\": \"x\"}}}")) {
+      DslException e = assertThrows(DslException.class, () -> dsl.toQuery(json(bad)));
+      assertEquals("search_phase_execution_exception", e.type(), bad);
+      assertEquals("query_shard_exception", e.rootCauseType(), bad);
+    }
+  }
+
   /** As a 9.3.3 node: with {@code and}, {@code minimum_should_match} counts optional clauses, of which there are none. */
   @Test
   void matchWithAndCountsNoOptionalClauses() throws IOException {

@@ -261,6 +261,7 @@ class ElasticsearchApiDifferentialTest {
       bodies.add("{\"query\": {\"match\": {\"message\": {\"query\": \"user login\", \"operator\": \"and\","
           + " \"minimum_should_match\": " + msm + "}}}, \"sort\": [\"seq\"]}");
     }
+    bodies.add("{\"query\": {\"term\": {\"status\": 99999999999}}}"); // out of an integer's range: nothing
     for (String body : bodies) {
       HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", body);
       HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", body);
@@ -389,6 +390,7 @@ class ElasticsearchApiDifferentialTest {
     for (String[] bad : new String[][] {{"/no-such-index/_search", "{}"}, {"/dsl-*/_search", "{\"qeury\": {}}"},
         {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"},
         {"/dsl-*/_search", "{\"query\": {\"term\": {\"status\": \"abc\"}}}"},
+        {"/dsl-*/_search", "{\"query\": {\"terms\": {\"status\": [99999999999, 200]}}}"},
         {"/dsl-*/_search", "{\"query\": {\"range\": {\"@timestamp\": {\"gte\": \"xx\"}}}}"},
         {"/dsl-*/_search", "{\"query\": {\"match_all\": {}},}"}, {"/dsl-*/_search", "{\"query\": {\"term\":"}}) {
       HttpResponse<String> e = send(node.uri(), "POST", bad[0], bad[1]);
