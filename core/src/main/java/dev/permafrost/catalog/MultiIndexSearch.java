@@ -124,8 +124,8 @@ final class MultiIndexSearch implements AutoCloseable {
     List<List<C>> each = run.searchAll(index -> {
       try (Lease lease = acquire(index, run.deadline)) {
         run.profile.leased(lease);
-        IndexSearcher searcher = run.deadline.limit(lease.searcher());
-        List<C> collected = searcher.search(request.query, perIndex);
+        IndexSearcher searcher = run.deadline.limit(searcher(lease, request));
+        List<C> collected = searcher.search(request.query(lease.name()), perIndex);
         return new IndexResult<>(collected, searcher.timedOut());
       }
     }, null, null);
@@ -167,7 +167,9 @@ final class MultiIndexSearch implements AutoCloseable {
       searches.increment();
       Map<String, PointRangeQuery> required = CanMatch.requiredRanges(request.query);
       for (MountedIndex index : targets.resolve(request.indices.toArray(String[]::new))) {
-        if (CanMatch.canMatch(index.pointRanges, required)) {
+        Map<String, PointRangeQuery> ranges = request.queryPerIndex == null ? required
+            : CanMatch.requiredRanges(request.query(index.name));
+        if (CanMatch.canMatch(index.pointRanges, ranges)) {
           candidates.add(index);
         } else {
           skipped.put(index.name, SkipReason.CANNOT_MATCH);
@@ -506,7 +508,7 @@ final class MultiIndexSearch implements AutoCloseable {
         return -1; // opening it would cost the round trips the early stop saved
       }
       IndexSearcher searcher = lease.searcher();
-      Weight weight = searcher.createWeight(searcher.rewrite(request.query),
+      Weight weight = searcher.createWeight(searcher.rewrite(request.query(index.name)),
           ScoreMode.COMPLETE_NO_SCORES, 1);
       long total = 0;
       for (LeafReaderContext leaf : lease.reader().leaves()) {
@@ -520,15 +522,25 @@ final class MultiIndexSearch implements AutoCloseable {
     }
   }
 
+  /** The lease's own searcher, scoring with the request's similarity if it names one. */
+  private static IndexSearcher searcher(Lease lease, SearchRequest request) {
+    IndexSearcher searcher = lease.searcher();
+    if (request.similarity != null) {
+      searcher.setSimilarity(request.similarity);
+    }
+    return searcher;
+  }
+
   private IndexResult<TopDocs> searchOne(MountedIndex index, Run run) throws IOException {
     SearchRequest request = run.request;
     try (Lease lease = acquire(index, run.deadline)) {
       run.profile.leased(lease);
-      IndexSearcher searcher = run.deadline.limit(lease.searcher());
+      IndexSearcher searcher = run.deadline.limit(searcher(lease, request));
       // an exact total is counted from the query as asked, so its top hits may come from a narrower one
+      Query asked = request.query(index.name);
       Query query = request.exactTotalHits && request.searchAfter == null
-          ? RangeSortedByItself.narrow(lease.reader(), request.query, request.sort, request.size) : request.query;
-      if (query == request.query) { // a narrowed query reads its sort column for a few documents only
+          ? RangeSortedByItself.narrow(lease.reader(), asked, request.sort, request.size) : asked;
+      if (query == asked) { // a narrowed query reads its sort column for a few documents only
         prefetchSortColumns(request.sort, lease.reader());
       }
       TopDocs top;
@@ -541,9 +553,9 @@ final class MultiIndexSearch implements AutoCloseable {
       } else {
         top = searcher.search(query, request.size, request.sort, false);
       }
-      if (request.exactTotalHits && (query != request.query || top.totalHits.relation() != TotalHits.Relation.EQUAL_TO)
+      if (request.exactTotalHits && (query != asked || top.totalHits.relation() != TotalHits.Relation.EQUAL_TO)
           && !searcher.timedOut()) {
-        TotalHits exact = new TotalHits(searcher.count(request.query), TotalHits.Relation.EQUAL_TO);
+        TotalHits exact = new TotalHits(searcher.count(asked), TotalHits.Relation.EQUAL_TO);
         top = top instanceof TopFieldDocs fields ? new TopFieldDocs(exact, fields.scoreDocs, fields.fields)
             : new TopDocs(exact, top.scoreDocs);
       }

@@ -6,8 +6,10 @@ package dev.permafrost.catalog;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.similarities.Similarity;
 
 /**
  * A search over many mounted indices ({@link Catalog#search}): a Lucene query, the indices (names or globs), the
@@ -31,6 +33,10 @@ public final class SearchRequest {
   final boolean profile;
   /** The sort values the hits come after, or null: the first page. */
   final Object[] searchAfter;
+  /** Null: Lucene's default. */
+  final Similarity similarity;
+  /** Null: {@link #query} in every index. */
+  final Function<String, Query> queryPerIndex;
 
   private SearchRequest(Builder b) {
     this.query = b.query;
@@ -43,6 +49,8 @@ public final class SearchRequest {
     this.timeout = b.timeout;
     this.profile = b.profile;
     this.searchAfter = b.searchAfter;
+    this.similarity = b.similarity;
+    this.queryPerIndex = b.queryPerIndex;
   }
 
   /** A search for {@code query} over every mounted index, top 10 by score. */
@@ -53,6 +61,21 @@ public final class SearchRequest {
   /** The query. */
   public Query query() {
     return query;
+  }
+
+  /**
+   * The query searched in the index mounted as {@code index}: the one {@link Builder#queryPerIndex} gives for it,
+   * else {@link #query()}.
+   */
+  public Query query(String index) {
+    if (queryPerIndex == null) {
+      return query;
+    }
+    Query q = queryPerIndex.apply(index);
+    if (q == null) {
+      throw new IllegalStateException("the request's queryPerIndex gave no query for index " + index);
+    }
+    return q;
   }
 
   /** The indices: names or globs. */
@@ -78,6 +101,8 @@ public final class SearchRequest {
     private Duration timeout;
     private boolean profile;
     private Object[] searchAfter;
+    private Similarity similarity;
+    private Function<String, Query> queryPerIndex;
 
     private Builder(Query query) {
       this.query = query;
@@ -168,6 +193,27 @@ public final class SearchRequest {
      */
     public Builder searchAfter(Object... sortValues) {
       this.searchAfter = sortValues == null ? null : sortValues.clone();
+      return this;
+    }
+
+    /**
+     * The similarity that scores the hits in every index (default: Lucene's, {@code BM25Similarity}); a search by an
+     * application that indexed with another, or that must score as another engine does, gives it here.
+     */
+    public Builder similarity(Similarity similarity) {
+      this.similarity = similarity;
+      return this;
+    }
+
+    /**
+     * The query to search in each index, by the name it is mounted under, where indices need queries of their own
+     * (each read by its own mapping, say): called once or more per index, from any thread, before or while the index
+     * is searched, and must give a query for every index the request may search. The builder's query still names the
+     * search (logs, {@link #toString()}). What an index's query requires is what can-match checks in that index.
+     * Default: the builder's query everywhere.
+     */
+    public Builder queryPerIndex(Function<String, Query> queryPerIndex) {
+      this.queryPerIndex = queryPerIndex;
       return this;
     }
 

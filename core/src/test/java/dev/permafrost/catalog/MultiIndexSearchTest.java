@@ -32,6 +32,7 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
@@ -44,10 +45,13 @@ import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermStatistics;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.search.Weight;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.AfterEach;
@@ -165,6 +169,40 @@ class MultiIndexSearchTest {
     assertSameHits(local(query, 25, null, r.searched()), r.searched(), r);
     assertEquals(4, catalog.stats().readerOpens(), "the skipped indices were never opened");
     assertEquals(DAYS - 3, catalog.stats().indicesSkipped());
+  }
+
+  /**
+   * Each index searched with a query of its own: each finds what its own query finds there, and can-match skips an
+   * index by what its own query requires. A similarity of the request's scores every hit.
+   */
+  @Test
+  void eachIndexMaySearchAQueryOfItsOwnScoredByTheRequestsSimilarity() throws IOException {
+    String word = RandomIndexes.WORDS[random.nextInt(4)];
+    Query plain = new TermQuery(new Term("body", word));
+    Query day3Only = new BooleanQuery.Builder().add(plain, BooleanClause.Occur.MUST)
+        .add(LongPoint.newRangeQuery("@timestamp", time(3, 0), time(3, 500)), BooleanClause.Occur.FILTER).build();
+    SearchResponse r = catalog.search(SearchRequest.builder(plain).indices("day-2", "day-3", "day-4").size(5000)
+        .queryPerIndex(index -> index.equals("day-4") ? day3Only : plain).build());
+    assertEquals(days(2, 3), sorted(r.searched()), "day-4's own query cannot match there: skipped");
+    assertEquals(days(4), sorted(r.skipped()));
+    assertSameHits(local(plain, 5000, null, days(2, 3)), days(2, 3), r);
+
+    float scale = 2.2f;
+    BM25Similarity bm25 = new BM25Similarity();
+    Similarity scaled = new Similarity() {
+      @Override
+      public SimScorer scorer(float boost, CollectionStatistics c, TermStatistics... t) {
+        return bm25.scorer(boost * scale, c, t);
+      }
+    };
+    SearchResponse base = catalog.search(SearchRequest.builder(plain).indices("day-2").size(10).build());
+    SearchResponse rescored = catalog.search(SearchRequest.builder(plain).indices("day-2").size(10).similarity(scaled)
+        .build());
+    assertEquals(base.hits().size(), rescored.hits().size());
+    for (int i = 0; i < base.hits().size(); i++) {
+      assertEquals(base.hits().get(i).doc(), rescored.hits().get(i).doc(), "hit " + i);
+      assertEquals(base.hits().get(i).score() * scale, rescored.hits().get(i).score(), 1e-4f, "hit " + i);
+    }
   }
 
   @Test

@@ -49,8 +49,16 @@ public final class IndexMapping {
   private final Set<String> indexedVectors;
   /** The mapping as given: {@code {"properties": ...}}. */
   private final JsonNode json;
+  /** Fields mapped with different types by the indices of a union, with their types. */
+  private final Map<String, Set<String>> conflicts;
 
   private IndexMapping(Map<String, Field> fields, Set<String> indexedVectors, JsonNode json) {
+    this(fields, indexedVectors, json, Map.of());
+  }
+
+  private IndexMapping(Map<String, Field> fields, Set<String> indexedVectors, JsonNode json,
+      Map<String, Set<String>> conflicts) {
+    this.conflicts = Collections.unmodifiableMap(conflicts);
     this.fields = Collections.unmodifiableMap(fields);
     this.indexedVectors = Collections.unmodifiableSet(indexedVectors);
     this.json = json;
@@ -75,9 +83,9 @@ public final class IndexMapping {
   }
 
   /**
-   * The mapping a search over several indices sees: every field of each, in order.
-   *
-   * @throws IllegalArgumentException naming the field and both types if two of them map a field differently
+   * The mapping a search over several indices sees: every field of each, in order, a field mapped differently by two
+   * of them as the first maps it and named in {@link #conflicts()}. Each index is still queried by its own mapping;
+   * only what must see all indices alike (a sort, an aggregation) asks the union, and refuses a field in conflict.
    */
   public static IndexMapping union(List<IndexMapping> mappings) {
     if (mappings.size() == 1) {
@@ -85,13 +93,13 @@ public final class IndexMapping {
     }
     Map<String, Field> fields = new LinkedHashMap<>();
     Set<String> indexedVectors = new LinkedHashSet<>();
+    Map<String, Set<String>> conflicts = new LinkedHashMap<>();
     ObjectNode properties = JsonNodeFactory.instance.objectNode();
     for (IndexMapping m : mappings) {
       for (Field f : m.fields.values()) {
         Field before = fields.putIfAbsent(f.path(), f);
         if (before != null && !before.type().equals(f.type())) {
-          throw new IllegalArgumentException("field [" + f.path() + "] is mapped as [" + before.type() + "] in one index"
-              + " and as [" + f.type() + "] in another: search them separately");
+          conflicts.computeIfAbsent(f.path(), k -> new LinkedHashSet<>(List.of(before.type()))).add(f.type());
         }
       }
       indexedVectors.addAll(m.indexedVectors);
@@ -101,7 +109,15 @@ public final class IndexMapping {
     }
     ObjectNode json = JsonNodeFactory.instance.objectNode();
     json.set("properties", properties);
-    return new IndexMapping(fields, indexedVectors, json);
+    return new IndexMapping(fields, indexedVectors, json, conflicts);
+  }
+
+  /**
+   * The fields this union of mappings holds with different types in different indices, each with its types in the
+   * order the indices give them; empty for one index's mapping.
+   */
+  public Map<String, Set<String>> conflicts() {
+    return conflicts;
   }
 
   /** The mapping as the snapshot (or the declaration) gave it, {@code {"properties": ...}}: do not change it. */

@@ -5,10 +5,7 @@ package dev.permafrost.elasticsearch;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.text.FieldPosition;
 import java.text.NumberFormat;
-import java.text.ParsePosition;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -21,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.core.KeywordAnalyzer;
@@ -47,6 +45,7 @@ import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.MultiTermQuery;
 import org.apache.lucene.search.PointInSetQuery;
 import org.apache.lucene.search.PointRangeQuery;
@@ -68,17 +67,42 @@ import org.apache.lucene.util.NumericUtils;
  * Parses Lucene query syntax ({@code status:404 AND message:"login failed" AND @timestamp:[2024-01-10T00:00:00Z TO
  * 2024-01-12T00:00:00Z}}) over fields as an index's mapping defines them, as the engines' {@code query_string}
  * query does for these forms: a {@code keyword} value is one term, a {@code text} field is analyzed with the
- * built-in analyzer its mapping names, numbers and dates (ISO-8601 instants, dates as UTC midnight, or epoch
- * milliseconds) are matched as points. Every query names its fields; the default operator is OR.
+ * built-in analyzer its mapping names, numbers and dates are matched as points, and Elasticsearch's one-sided ranges
+ * {@code status:>=500}, {@code bytes:<1000}, {@code @timestamp:>2024-01-01} are ranges open on the other side. Every
+ * query names its fields; the default operator is OR.
  *
- * <p>Not the engines' whole language: no date math or rounding of partial dates (a bound is the instant it
- * names), no analyzers beyond Lucene's built-in ones, no queries inside {@code nested} objects (their documents are
+ * <p>A date bound is read by the {@link DateBounds} the parser is given (the Elasticsearch API's: the field's format
+ * and date math) and rounded as Elasticsearch rounds a range's bounds ({@link #dateRange}): a date missing its smaller
+ * units is its first millisecond as an inclusive lower or exclusive upper bound, its last as an inclusive upper or
+ * exclusive lower one, so {@code [2024-03-22 TO 2024-03-24]} holds the whole of the 24th and {@code {2024-07-05 TO *]}
+ * starts on the 6th; a date alone ({@code @timestamp:2024-03-22}) is its whole span.
+ *
+ * <p>Not the engines' whole language: no analyzers beyond Lucene's built-in ones, no queries inside {@code nested} objects (their documents are
  * hidden, as a top-level search hides them), no {@code ip}, {@code boolean}, {@code scaled_float} or
  * {@code half_float} fields. A query on any of these fails with an error naming the field rather than matching
  * something else. Thread-safe.
  */
 public final class MappedQueryParser {
+  /** Reads a date bound as epoch milliseconds, for a field: its format, date math, the time zone. */
+  @FunctionalInterface
+  public interface DateBounds {
+    /**
+     * The epoch milliseconds {@code text} names on {@code field}, missing units and date-math rounding at their last
+     * millisecond if {@code roundUp}, else at their first.
+     *
+     * @throws IllegalArgumentException if the text is not a date of the field
+     */
+    long epochMillis(IndexMapping.Field field, String text, boolean roundUp);
+  }
+
+  /**
+   * ISO-8601 instants and date-times (UTC unless they name an offset), dates, and epoch milliseconds: the parser's
+   * bounds unless it is given others.
+   */
+  public static final DateBounds ISO_DATES = MappedQueryParser::isoDate;
+
   private final IndexMapping mapping;
+  private final DateBounds dates;
   private final Analyzer analyzer;
   /** Why a field cannot be queried as the engine would, by field. */
   private final Map<String, String> refusals = new HashMap<>();
@@ -90,9 +114,15 @@ public final class MappedQueryParser {
   /** The field of a term that names none, where every term must name its field. */
   private static final String UNNAMED = "_all_fields_must_be_named_";
 
-  /** A parser over the fields of {@code mapping}. */
+  /** A parser over the fields of {@code mapping}, dates read as {@link #ISO_DATES}. */
   public MappedQueryParser(IndexMapping mapping) {
+    this(mapping, ISO_DATES);
+  }
+
+  /** A parser over the fields of {@code mapping}, date bounds read by {@code dates}. */
+  public MappedQueryParser(IndexMapping mapping, DateBounds dates) {
     this.mapping = mapping;
+    this.dates = dates;
     Map<String, Analyzer> analyzers = new HashMap<>();
     for (IndexMapping.Field f : mapping.fields().values()) {
       if (f.nestedPath() != null) {
@@ -113,7 +143,11 @@ public final class MappedQueryParser {
         }
         case "ip", "boolean", "unsigned_long", "half_float", "scaled_float" -> refusals.put(f.path(), "field '" + f.path()
             + "' is of type '" + f.type() + "', which this parser does not query");
-        case "long", "integer", "short", "byte", "double", "float", "date", "date_nanos" -> pointTypes.put(f.path(), f.type());
+        case "long", "integer", "short", "byte", "double", "float" -> pointTypes.put(f.path(), f.type());
+        case "date", "date_nanos" -> { // parsed as one term, then read as a range by the date rule (dateRange)
+          pointTypes.put(f.path(), f.type());
+          analyzers.put(f.path(), new KeywordAnalyzer());
+        }
         default -> { }
       }
     }
@@ -146,7 +180,7 @@ public final class MappedQueryParser {
     parser.setAllowLeadingWildcard(false);
     Query query;
     try {
-      query = parser.parse(escapeLeadingAts(queryString), defaultField == null ? UNNAMED : defaultField);
+      query = parser.parse(oneSidedRanges(escapeLeadingAts(queryString)), defaultField == null ? UNNAMED : defaultField);
     } catch (QueryNodeException e) {
       throw new IllegalArgumentException("cannot parse query '" + queryString + "': " + e.getMessage(), e);
     }
@@ -176,7 +210,107 @@ public final class MappedQueryParser {
         throw new IllegalArgumentException(refusal + " (in query '" + queryString + "')");
       }
     }
-    return withDocValuesForms(query);
+    return withDocValuesForms(rewriteLeaves(query, this::asDateRange));
+  }
+
+  /**
+   * A date field's term ({@code @timestamp:2024-03-22}: its whole span) or range of terms as the date range it means;
+   * other queries on a date field refused, the rest as they are.
+   */
+  private Query asDateRange(Query query) {
+    if (query instanceof TermRangeQuery r && isDate(r.getField())) {
+      return dateRange(mapping.field(r.getField()), text(r.getLowerTerm()), r.includesLower(), text(r.getUpperTerm()),
+          r.includesUpper(), dates);
+    } else if (query instanceof TermQuery t && isDate(t.getTerm().field())) {
+      String value = t.getTerm().text();
+      return dateRange(mapping.field(t.getTerm().field()), value, true, value, true, dates);
+    }
+    Set<String> fields = new TreeSet<>();
+    query.visit(new QueryVisitor() {
+      @Override
+      public boolean acceptField(String field) {
+        fields.add(field);
+        return false;
+      }
+    });
+    for (String field : fields) {
+      if (isDate(field)) {
+        throw new IllegalArgumentException("field '" + field + "' is a date: query it with a date or a range of dates,"
+            + " not " + query.getClass().getSimpleName() + " (" + query + ")");
+      }
+    }
+    return query;
+  }
+
+  private boolean isDate(String field) {
+    IndexMapping.Field f = mapping.field(field);
+    return f != null && f.isDate() && f.nestedPath() == null;
+  }
+
+  private static String text(BytesRef term) {
+    return term == null ? null : term.utf8ToString();
+  }
+
+  /**
+   * The documents whose date in {@code field} lies between two bounds (null: unbounded), each read by {@code dates} as
+   * Elasticsearch rounds a range's bounds: an inclusive lower ({@code gte}) and an exclusive upper ({@code lt}) bound
+   * at the first millisecond of what they name, an exclusive lower ({@code gt}) and an inclusive upper ({@code lte})
+   * at its last, so that {@code gte 2024-03-22} starts with the day and {@code lte 2024-03-24} ends with the 24th;
+   * an exclusive bound then leaves that millisecond out. A {@code date_nanos} field's bounds cover each millisecond's
+   * nanoseconds. The one rule of date ranges: the query DSL's {@code range}, {@code term} and {@code query_string}
+   * share it.
+   *
+   * @throws IllegalArgumentException if a bound is not a date of the field
+   */
+  public Query dateRange(IndexMapping.Field field, String lower, boolean includeLower, String upper, boolean includeUpper,
+      DateBounds dates) {
+    assert field.isDate() : field;
+    long lo = Long.MIN_VALUE;
+    long hi = Long.MAX_VALUE;
+    if (lower != null) {
+      lo = includeLower ? dates.epochMillis(field, lower, false) : saturatedAdd(dates.epochMillis(field, lower, true), 1);
+    }
+    if (upper != null) {
+      hi = includeUpper ? dates.epochMillis(field, upper, true) : saturatedAdd(dates.epochMillis(field, upper, false), -1);
+    }
+    if ("date_nanos".equals(field.type())) {
+      lo = lower == null ? Long.MIN_VALUE : saturatedMultiply(lo, 1_000_000L);
+      hi = upper == null ? Long.MAX_VALUE : saturatedAdd(saturatedMultiply(hi, 1_000_000L), 999_999);
+    }
+    if (lo > hi) {
+      return new MatchNoDocsQuery("empty range on [" + field.path() + "]");
+    }
+    return withDocValuesForms(LongPoint.newRangeQuery(field.path(), lo, hi));
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : r;
+  }
+
+  private static long saturatedMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
+      return lo;
+    }
+    return hi < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+  }
+
+  /** The query with each leaf replaced by {@code leaf}'s answer for it, inside boolean, boost and constant-score queries. */
+  private static Query rewriteLeaves(Query query, UnaryOperator<Query> leaf) {
+    if (query instanceof BooleanQuery b) {
+      BooleanQuery.Builder rebuilt = new BooleanQuery.Builder().setMinimumNumberShouldMatch(b.getMinimumNumberShouldMatch());
+      for (BooleanClause c : b.clauses()) {
+        rebuilt.add(rewriteLeaves(c.query(), leaf), c.occur());
+      }
+      return rebuilt.build();
+    } else if (query instanceof BoostQuery b) {
+      return new BoostQuery(rewriteLeaves(b.getQuery(), leaf), b.getBoost());
+    } else if (query instanceof ConstantScoreQuery c) {
+      return new ConstantScoreQuery(rewriteLeaves(c.getQuery(), leaf));
+    }
+    return leaf.apply(query);
   }
 
   /**
@@ -199,17 +333,11 @@ public final class MappedQueryParser {
    * inside boolean, boost and constant-score queries alike.
    */
   public Query withDocValuesForms(Query query) {
-    if (query instanceof BooleanQuery b) {
-      BooleanQuery.Builder rebuilt = new BooleanQuery.Builder().setMinimumNumberShouldMatch(b.getMinimumNumberShouldMatch());
-      for (BooleanClause c : b.clauses()) {
-        rebuilt.add(withDocValuesForms(c.query()), c.occur());
-      }
-      return rebuilt.build();
-    } else if (query instanceof BoostQuery b) {
-      return new BoostQuery(withDocValuesForms(b.getQuery()), b.getBoost());
-    } else if (query instanceof ConstantScoreQuery c) {
-      return new ConstantScoreQuery(withDocValuesForms(c.getQuery()));
-    } else if (query instanceof TermQuery t && t.getTerm().field().equals(EXISTS)) {
+    return rewriteLeaves(query, this::withDocValuesForm);
+  }
+
+  private Query withDocValuesForm(Query query) {
+    if (query instanceof TermQuery t && t.getTerm().field().equals(EXISTS)) {
       return new FieldExistsQuery(t.getTerm().text()); // an unmapped field has no values: it matches nothing, as in the engine
     } else if (query instanceof TermQuery t && isKeyword(t.getTerm().field())) {
       return new IndexedOrDocValuesQuery(t.getTerm().field(), t,
@@ -289,6 +417,47 @@ public final class MappedQueryParser {
   }
 
   /**
+   * Elasticsearch's one-sided ranges, {@code field:>=v}, {@code field:>v}, {@code field:<=v} and {@code field:<v}
+   * (outside quotes; the value runs to the next space or closing parenthesis), as the ranges of Lucene's syntax
+   * they mean: {@code field:[v TO *]}, {@code field:{v TO *]}, {@code field:[* TO v]}, {@code field:[* TO v}}.
+   */
+  static String oneSidedRanges(String query) {
+    StringBuilder b = new StringBuilder(query.length() + 8);
+    boolean quoted = false;
+    for (int i = 0; i < query.length(); i++) {
+      char c = query.charAt(i);
+      if (c == '"' && (i == 0 || query.charAt(i - 1) != '\\')) {
+        quoted = !quoted;
+      }
+      b.append(c);
+      if (quoted || c != ':' || (i > 0 && query.charAt(i - 1) == '\\') || i + 1 >= query.length()) {
+        continue;
+      }
+      char op = query.charAt(i + 1);
+      if (op != '>' && op != '<') {
+        continue;
+      }
+      boolean inclusive = i + 2 < query.length() && query.charAt(i + 2) == '=';
+      int start = i + (inclusive ? 3 : 2);
+      int end = start;
+      while (end < query.length() && !Character.isWhitespace(query.charAt(end)) && query.charAt(end) != ')') {
+        end++;
+      }
+      if (end == start) {
+        continue; // nothing after the operator: left for the parser to refuse
+      }
+      String value = query.substring(start, end);
+      if (op == '>') {
+        b.append(inclusive ? '[' : '{').append(value).append(" TO *]");
+      } else {
+        b.append("[* TO ").append(value).append(inclusive ? ']' : '}');
+      }
+      i = end - 1;
+    }
+    return b.toString();
+  }
+
+  /**
    * How to sort on {@code field} as the engines do: the smallest of a document's values ascending, the largest
    * descending, documents without a value last.
    *
@@ -337,15 +506,18 @@ public final class MappedQueryParser {
   /** How each point field's bounds are read: new each time, as a {@link NumberFormat} is not thread-safe. */
   private Map<String, PointsConfig> pointsConfig() {
     Map<String, PointsConfig> points = new HashMap<>();
-    pointTypes.forEach((field, type) -> points.put(field, switch (type) {
+    pointTypes.forEach((field, type) -> {
+      if (mapping.field(field).isDate()) {
+        return; // one term, read by the date rule
+      }
+      points.put(field, switch (type) {
       case "long" -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Long.class);
       case "integer", "short", "byte" -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Integer.class);
       case "double" -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Double.class);
       case "float" -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Float.class);
-      case "date" -> new PointsConfig(new InstantFormat(false), Long.class);
-      case "date_nanos" -> new PointsConfig(new InstantFormat(true), Long.class);
       default -> throw new AssertionError(type);
-    }));
+      });
+    });
     return points;
   }
 
@@ -361,48 +533,27 @@ public final class MappedQueryParser {
     };
   }
 
-  /** Reads a date bound as epoch milliseconds (or nanoseconds): an ISO-8601 instant, a UTC date or date-time, or a number. */
-  private static final class InstantFormat extends NumberFormat {
-    private final boolean nanos;
-
-    InstantFormat(boolean nanos) {
-      this.nanos = nanos;
+  /** {@link #ISO_DATES}: an ISO-8601 instant or UTC date-time or date, or epoch milliseconds. */
+  private static long isoDate(IndexMapping.Field field, String text, boolean roundUp) {
+    String t = text.trim();
+    if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) {
+      return Long.parseLong(t);
     }
-
-    @Override
-    public StringBuffer format(double number, StringBuffer to, FieldPosition pos) {
-      return to.append((long) number);
-    }
-
-    @Override
-    public StringBuffer format(long number, StringBuffer to, FieldPosition pos) {
-      return to.append(nanos ? Instant.EPOCH.plusNanos(number) : Instant.ofEpochMilli(number));
-    }
-
-    @Override
-    public Number parse(String source, ParsePosition pos) {
-      String text = source.substring(pos.getIndex()).trim();
-      Instant instant = null;
-      if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
-        pos.setIndex(source.length());
-        return Long.parseLong(text);
-      }
+    try {
+      return OffsetDateTime.parse(t).toInstant().toEpochMilli();
+    } catch (DateTimeParseException e) {
       try {
-        instant = OffsetDateTime.parse(text).toInstant();
-      } catch (DateTimeParseException e) {
+        return LocalDateTime.parse(t).toInstant(ZoneOffset.UTC).toEpochMilli();
+      } catch (DateTimeParseException e2) {
         try {
-          instant = LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
-        } catch (DateTimeParseException e2) {
-          try {
-            instant = LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
-          } catch (DateTimeParseException e3) {
-            pos.setErrorIndex(pos.getIndex());
-            return null;
-          }
+          LocalDate day = LocalDate.parse(t);
+          return (roundUp ? day.plusDays(1) : day).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli()
+              - (roundUp ? 1 : 0);
+        } catch (DateTimeParseException e3) {
+          throw new IllegalArgumentException("field '" + field.path() + "' holds dates, and '" + text + "' is not one"
+              + " (give an ISO-8601 date or instant, or epoch milliseconds)");
         }
       }
-      pos.setIndex(source.length());
-      return nanos ? instant.getEpochSecond() * 1_000_000_000L + instant.getNano() : instant.toEpochMilli();
     }
   }
 }

@@ -63,6 +63,30 @@ class MappedQueryParserTest {
     assertEquals(new FieldExistsQuery("nope"), parser.parse("_exists_:nope")); // matches nothing, as in the engine
   }
 
+  /**
+   * A date-only bound rounds as Elasticsearch rounds it: an inclusive upper bound to the day's last millisecond, an
+   * exclusive lower one past the day; a date alone is its day; one-sided ranges are open on the other side.
+   */
+  @Test
+  void dateOnlyBoundsRoundAsElasticsearchRoundsThem() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    long jan10 = 1704844800000L;
+    long day = 86_400_000L;
+    assertEquals(orDocValues("@timestamp", LongPoint.newRangeQuery("@timestamp", jan10, jan10 + 2 * day - 1),
+        SortedNumericDocValuesField.newSlowRangeQuery("@timestamp", jan10, jan10 + 2 * day - 1)),
+        parser.parse("@timestamp:[2024-01-10 TO 2024-01-11]"));
+    assertEquals(orDocValues("@timestamp", LongPoint.newRangeQuery("@timestamp", jan10 + day, Long.MAX_VALUE),
+        SortedNumericDocValuesField.newSlowRangeQuery("@timestamp", jan10 + day, Long.MAX_VALUE)),
+        parser.parse("@timestamp:{2024-01-10 TO *]"));
+    assertEquals(parser.parse("@timestamp:[2024-01-10 TO 2024-01-10]"), parser.parse("@timestamp:2024-01-10"));
+    assertEquals(parser.parse("@timestamp:{2024-01-10 TO *]"), parser.parse("@timestamp:>2024-01-10"));
+    assertEquals(parser.parse("status:[* TO 5}"), parser.parse("status:<5"));
+    assertEquals(parser.parse("status:[10 TO *]"), parser.parse("status:>=10"));
+    assertEquals(parser.parse("host:\":>x\""), parser.parse("host:\":>x\"")); // quoted: not an operator
+    IllegalArgumentException fuzzy = assertThrows(IllegalArgumentException.class, () -> parser.parse("@timestamp:2024~"));
+    assertTrue(fuzzy.getMessage().contains("is a date"), fuzzy.getMessage());
+  }
+
   private static Query orDocValues(String field, Query indexed, Query docValues) {
     return new IndexedOrDocValuesQuery(field, indexed, docValues);
   }

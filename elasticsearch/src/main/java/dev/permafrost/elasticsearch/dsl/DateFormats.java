@@ -115,8 +115,8 @@ public final class DateFormats {
         return millis;
       }
     }
-    throw new DslException(400, "parse_exception", "failed to parse date field [" + text + "] with format [" + format
-        + "]");
+    throw DslException.shard("parse_exception", "failed to parse date field [" + text + "] with format [" + format
+        + "]"); // as the node: each shard fails to build its query
   }
 
   /** A number of seconds ({@code shift} 3) or milliseconds (0), maybe with a fraction, as milliseconds; else null. */

@@ -3,6 +3,10 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+
 /**
  * A request the Elasticsearch-compatible API refuses, with the HTTP status and the error {@code type} Elasticsearch
  * gives for it ({@code parsing_exception}, {@code illegal_argument_exception}, {@code index_not_found_exception},
@@ -54,6 +58,36 @@ public final class DslException extends IllegalArgumentException {
     return new DslException(400, "search_phase_execution_exception", reason, "illegal_argument_exception", -1);
   }
 
+  /**
+   * A value Elasticsearch refuses while it builds a shard's query (a number field's value that is not a number): 400,
+   * {@code search_phase_execution_exception} ("all shards failed"), with a root cause of {@code rootCauseType}
+   * ({@code query_shard_exception}, or {@code parse_exception} for a date) and {@code reason}.
+   */
+  public static DslException shard(String rootCauseType, String reason) {
+    return new DslException(400, "search_phase_execution_exception", reason, rootCauseType);
+  }
+
+  /**
+   * A failure Elasticsearch meets as it merges the shards' answers (a sort or aggregation over a field the indices
+   * map two ways): 400, {@code search_phase_execution_exception} with no root cause, caused by an
+   * {@code illegal_argument_exception} with {@code reason}.
+   */
+  public static DslException reduce(String reason) {
+    return new DslException(400, "search_phase_execution_exception", reason, null);
+  }
+
+  /**
+   * A request body (or an {@code _msearch} line) that is not JSON, as Elasticsearch's parser refuses it: 400,
+   * {@code x_content_e_o_f_exception} where the text ends too soon, else {@code x_content_parse_exception}, the reason
+   * starting with the {@code [line:column]} where it failed.
+   */
+  public static DslException malformedJson(String what, JsonProcessingException e) {
+    JsonLocation at = e.getLocation();
+    String where = at == null ? "" : "[" + at.getLineNr() + ":" + at.getColumnNr() + "] ";
+    return new DslException(400, e instanceof JsonEOFException ? "x_content_e_o_f_exception" : "x_content_parse_exception",
+        where + what + " is not valid JSON: " + e.getOriginalMessage());
+  }
+
   /** A request Elasticsearch would not parse: 400, {@code parsing_exception}. */
   public static DslException parsing(String reason) {
     return new DslException(400, "parsing_exception", reason);
@@ -74,7 +108,7 @@ public final class DslException extends IllegalArgumentException {
     return type;
   }
 
-  /** The type of the error's root cause. */
+  /** The type of the error's root cause, or null if there is none (a failure while merging the shards' answers). */
   public String rootCauseType() {
     return rootCauseType;
   }

@@ -125,7 +125,10 @@ final class FieldQueries {
         if (v.stripTrailingZeros().scale() > 0) {
           yield new MatchNoDocsQuery("[" + v + "] has a decimal part and field [" + name + "] holds integers");
         }
-        long l = inRange(clause, f, v);
+        if (v.compareTo(BigDecimal.valueOf(min(f))) < 0 || v.compareTo(BigDecimal.valueOf(max(f))) > 0) {
+          yield new MatchNoDocsQuery("[" + v + "] is out of the range of field [" + name + "]"); // as the node
+        }
+        long l = v.longValueExact();
         yield integerRange(f, l, l);
       }
       case DECIMAL -> {
@@ -345,7 +348,8 @@ final class FieldQueries {
 
   /**
    * A {@code match} query: a text field's analyzed terms, any of them ({@code and}: all of them) with at least
-   * {@code minimumShouldMatch} of them; on other fields the term query of the value. Null where the text has no terms.
+   * {@code minimumShouldMatch} of the optional ones (with {@code and}, of none: an integer above 0 then matches
+   * nothing, a percentage or a negative count everything that has all the terms); on other fields the term query of the value. Null where the text has no terms.
    *
    * @param lenient whether a value that is not a number or date of the field matches nothing rather than failing
    */
@@ -359,7 +363,9 @@ final class FieldQueries {
     }
     Query q = new QueryBuilder(parser.analyzer()).createBooleanQuery(name, text(clause, name, value),
         and ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD);
-    if (q instanceof BooleanQuery b && minimumShouldMatch != null && !and) {
+    // as Elasticsearch: counted against the optional clauses (none with and), and not capped by their number, so
+    // that a positive count more than there are (any, with and) matches nothing
+    if (q instanceof BooleanQuery b && minimumShouldMatch != null) {
       long optional = b.clauses().stream().filter(c -> c.occur() == BooleanClause.Occur.SHOULD).count();
       BooleanQuery.Builder rebuilt = new BooleanQuery.Builder()
           .setMinimumNumberShouldMatch(minimumShouldMatch(clause, minimumShouldMatch, (int) optional));
@@ -411,43 +417,15 @@ final class FieldQueries {
         Operations.determinize(a, Operations.DEFAULT_DETERMINIZE_WORK_LIMIT));
   }
 
-  /** A date range, bounds parsed as Elasticsearch does: {@code gt} and {@code lte} round up, the others down. */
+  /**
+   * A date range, bounds read in {@code format} (null: the field's) and {@code zone} (null: UTC) with date math, and
+   * rounded by the parser's one rule of date ranges ({@link MappedQueryParser#dateRange}).
+   */
   private Query dateRange(String clause, IndexMapping.Field f, Bound lower, Bound upper, String format, ZoneId zone) {
     String fmt = format != null ? format : f.format() != null ? f.format() : DateFormats.DEFAULT_FORMAT;
-    long lo = Long.MIN_VALUE;
-    long hi = Long.MAX_VALUE;
-    if (lower != null) {
-      String text = dateText(clause, f.path(), lower.value());
-      lo = lower.inclusive() ? DateFormats.parse(text, fmt, zone, false, now)
-          : saturatedAdd(DateFormats.parse(text, fmt, zone, true, now), 1);
-    }
-    if (upper != null) {
-      String text = dateText(clause, f.path(), upper.value());
-      hi = upper.inclusive() ? DateFormats.parse(text, fmt, zone, true, now)
-          : saturatedAdd(DateFormats.parse(text, fmt, zone, false, now), -1);
-    }
-    if ("date_nanos".equals(f.type())) {
-      lo = lower == null ? Long.MIN_VALUE : saturatedMultiply(lo, 1_000_000L);
-      hi = upper == null ? Long.MAX_VALUE : saturatedAdd(saturatedMultiply(hi, 1_000_000L), 999_999);
-    }
-    if (lo > hi) {
-      return new MatchNoDocsQuery("empty range on [" + f.path() + "]");
-    }
-    return parser.withDocValuesForms(LongPoint.newRangeQuery(f.path(), lo, hi));
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : r;
-  }
-
-  private static long saturatedMultiply(long a, long b) {
-    long hi = Math.multiplyHigh(a, b);
-    long lo = a * b;
-    if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
-      return lo;
-    }
-    return hi < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    return parser.dateRange(f, lower == null ? null : dateText(clause, f.path(), lower.value()),
+        lower == null || lower.inclusive(), upper == null ? null : dateText(clause, f.path(), upper.value()),
+        upper == null || upper.inclusive(), (field, text, roundUp) -> DateFormats.parse(text, fmt, zone, roundUp, now));
   }
 
   private Query integerRange(IndexMapping.Field f, long lo, long hi) {
@@ -480,8 +458,9 @@ final class FieldQueries {
 
   private static long inRange(String clause, IndexMapping.Field f, BigDecimal v) {
     if (v.compareTo(BigDecimal.valueOf(min(f))) < 0 || v.compareTo(BigDecimal.valueOf(max(f))) > 0) {
-      throw DslException.illegalArgument("[" + clause + "] value [" + v.toPlainString() + "] is out of range for"
-          + " field [" + f.path() + "] of type [" + f.type() + "]");
+      String type = "integer".equals(f.type()) ? "an integer" : "a " + f.type();
+      throw DslException.shard("query_shard_exception", "failed to create query: Value [" + v.toPlainString()
+          + "] is out of range for " + type + " ([" + clause + "] on field [" + f.path() + "])");
     }
     return v.longValueExact();
   }
@@ -498,8 +477,9 @@ final class FieldQueries {
         // falls through
       }
     }
-    throw DslException.illegalArgument("[" + clause + "] value [" + (value == null ? "null" : value.asText())
-        + "] is not a number, which field [" + f.path() + "] of type [" + f.type() + "] holds");
+    throw DslException.shard("query_shard_exception", "failed to create query: For input string: \""
+        + (value == null ? "null" : value.asText()) + "\" ([" + clause + "] on field [" + f.path() + "] of type ["
+        + f.type() + "], which holds numbers)");
   }
 
   /** A date given as a string or a number (epoch milliseconds, as Grafana sends them). */

@@ -57,8 +57,16 @@ public final class QueryDsl {
   /** Translates queries over {@code mapping} with {@code now} (epoch milliseconds) for date math. */
   QueryDsl(IndexMapping mapping, LongSupplier now) {
     this.mapping = mapping;
-    this.parser = new MappedQueryParser(mapping);
+    this.parser = new MappedQueryParser(mapping, dateBounds(now));
     this.fields = new FieldQueries(mapping, parser, now);
+  }
+
+  /**
+   * Date bounds as the Elasticsearch API reads them wherever a request gives a date without a format of its own
+   * ({@code query_string}, {@code search_after}): in the field's format, UTC, with date math.
+   */
+  static MappedQueryParser.DateBounds dateBounds(LongSupplier now) {
+    return (field, text, roundUp) -> DateFormats.parse(text, field.format(), null, roundUp, now);
   }
 
   /**

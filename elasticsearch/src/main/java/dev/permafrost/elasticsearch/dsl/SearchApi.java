@@ -133,7 +133,7 @@ public final class SearchApi {
     List<Index> chosen = resolve(expression, parameters);
     IndexMapping mapping = mapping(chosen);
     QueryDsl dsl = new QueryDsl(mapping);
-    Query query = query(request, parameters, dsl);
+    IndexQueries queries = queries(chosen, request, parameters, dsl);
     int from = intOption(request, parameters, "from", 0);
     int size = intOption(request, parameters, "size", 10);
     if (from < 0 || size < 0) {
@@ -144,12 +144,21 @@ public final class SearchApi {
           + MAX_RESULT_WINDOW + "] but was [" + ((long) from + size) + "]. Page with [search_after] instead.");
     }
     long trackTotalHits = trackTotalHits(request.get("track_total_hits"), parameters.get("track_total_hits"));
+    if (chosen.isEmpty()) {
+      // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
+      // aggregations name (no mapping to check them against)
+      return nothingSearched(start, trackTotalHits, parameters);
+    }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
     JsonNode aggsSpec = request.has("aggs") ? request.get("aggs") : request.get("aggregations");
     Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping, dsl::toQuery);
-    SortSpec sort = sort(request.has("sort") ? request.get("sort") : sortParameter(parameters.get("sort")), mapping);
-    Object[] after = request.has("search_after") ? searchAfter(request.get("search_after"), sort) : null;
+    if (aggsSpec != null) {
+      refuseConflicts(aggsSpec, mapping.conflicts());
+    }
+    SortSpec sort = sort(request.has("sort") ? request.get("sort") : sortParameter(parameters.get("sort")), mapping,
+        chosen);
+    Object[] after = request.has("search_after") ? searchAfter(request.get("search_after"), sort, mapping) : null;
     if (after != null && from > 0) {
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
     }
@@ -157,24 +166,28 @@ public final class SearchApi {
     boolean typedKeys = Boolean.parseBoolean(parameters.getOrDefault("typed_keys", "false"));
 
     Map<String, Index> byShard = new HashMap<>();
-    List<String> shards = new ArrayList<>();
+    int shardCount = 0;
     for (Index index : chosen) {
       for (String shard : index.shards()) {
         byShard.put(shard, index);
-        shards.add(shard);
+        shardCount++;
       }
     }
+    List<String> shards = queries.shards();
     ObjectNode response = nodes.objectNode();
     TotalHits total = new TotalHits(0, TotalHits.Relation.EQUAL_TO);
     List<SearchResponse.Hit> hits = List.of();
     Aggregations.Result aggregated = null;
-    Shards shardCounts = new Shards(shards.size());
+    Shards shardCounts = new Shards(shardCount);
+    shardCounts.add(0, queries.failed(), 0);
     boolean timedOut = false;
     if (!shards.isEmpty()) {
+      Query query = queries.any();
       if (from + size > 0) {
-        SearchRequest.Builder b = SearchRequest.builder(query).indices(shards.toArray(String[]::new)).size(from + size)
+        SearchRequest.Builder b = SearchRequest.builder(query).queryPerIndex(queries::query)
+            .indices(shards.toArray(String[]::new)).size(from + size)
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).allowPartialResults(true)
-            .exactTotalHits(trackTotalHits != 0).timeout(timeout);
+            .exactTotalHits(trackTotalHits != 0).timeout(timeout).similarity(ClassicBm25Similarity.INSTANCE);
         if (sort.lucene() != null) {
           b.sort(sort.lucene());
         }
@@ -191,7 +204,8 @@ public final class SearchApi {
         CollectorManager<?, Aggregations.Result> manager = aggs != null ? aggs.collectorManager()
             : Aggregations.parse(nodes.objectNode(), mapping, dsl::toQuery).collectorManager();
         CollectedResponse<Aggregations.Result> collected = catalog.search(SearchRequest.builder(query)
-            .indices(shards.toArray(String[]::new)).allowPartialResults(true).timeout(timeout).build(), manager);
+            .queryPerIndex(queries::query).indices(shards.toArray(String[]::new)).allowPartialResults(true)
+            .timeout(timeout).build(), manager);
         aggregated = collected.result();
         if (from + size == 0) {
           total = new TotalHits(aggregated.docCount(), collected.timedOut() || !collected.failed().isEmpty()
@@ -243,6 +257,25 @@ public final class SearchApi {
     return response;
   }
 
+  /** The answer to a search of no index: 0 shards, 0 hits, {@code max_score} 0 as the node gives it. */
+  private ObjectNode nothingSearched(long start, long trackTotalHits, Map<String, String> parameters) {
+    ObjectNode response = nodes.objectNode();
+    response.put("took", (System.nanoTime() - start) / 1_000_000);
+    response.put("timed_out", false);
+    response.set("_shards", new Shards(0).toJson());
+    ObjectNode hits = response.putObject("hits");
+    if (trackTotalHits != 0) {
+      if (Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"))) {
+        hits.put("total", 0);
+      } else {
+        hits.putObject("total").put("value", 0).put("relation", "eq");
+      }
+    }
+    hits.put("max_score", 0.0f);
+    hits.putArray("hits");
+    return response;
+  }
+
   /** {@code GET|POST /{index}/_count}: {@code {"count": n, "_shards": ...}}. */
   public ObjectNode count(String expression, JsonNode body, Map<String, String> parameters) throws IOException {
     checkParameters(parameters, "_count");
@@ -253,16 +286,16 @@ public final class SearchApi {
       }
     }
     List<Index> chosen = resolve(expression, parameters);
-    IndexMapping mapping = mapping(chosen);
-    QueryDsl dsl = new QueryDsl(mapping);
-    Query query = query(request, parameters, dsl);
-    List<String> shards = new ArrayList<>();
-    chosen.forEach(i -> shards.addAll(i.shards()));
-    Shards shardCounts = new Shards(shards.size());
+    IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping(chosen)));
+    List<String> shards = queries == null ? List.of() : queries.shards();
+    Shards shardCounts = new Shards(chosen.stream().mapToInt(i -> i.shards().size()).sum());
+    if (queries != null) {
+      shardCounts.add(0, queries.failed(), 0);
+    }
     long count = 0;
     if (!shards.isEmpty()) {
-      CollectedResponse<Long> counted = catalog.search(SearchRequest.builder(query)
-          .indices(shards.toArray(String[]::new)).allowPartialResults(true)
+      CollectedResponse<Long> counted = catalog.search(SearchRequest.builder(queries.any())
+          .queryPerIndex(queries::query).indices(shards.toArray(String[]::new)).allowPartialResults(true)
           .timeout(timeout(parameters.get("timeout"))).build(), new Count());
       count = counted.result();
       shardCounts.add(counted.skipped().size(), counted.failed(), counted.timedOutIndices().size());
@@ -439,13 +472,33 @@ public final class SearchApi {
 
   private static ObjectNode error(int status, String type, String rootCauseType, String reason) {
     JsonNodeFactory nodes = JsonNodeFactory.instance;
+    if (rootCauseType == null) { // failed while merging the shards' answers: no shard failed
+      ObjectNode error = nodes.objectNode();
+      error.putArray("root_cause");
+      error.put("type", type);
+      error.put("reason", "");
+      error.put("phase", "fetch");
+      error.put("grouped", true);
+      error.putArray("failed_shards");
+      error.putObject("caused_by").put("type", "illegal_argument_exception").put("reason", reason);
+      ObjectNode body = nodes.objectNode();
+      body.set("error", error);
+      body.put("status", status);
+      return body;
+    }
     ObjectNode cause = nodes.objectNode();
     cause.put("type", rootCauseType);
     cause.put("reason", reason);
     ObjectNode error = nodes.objectNode();
     error.putArray("root_cause").add(cause);
     error.put("type", type);
-    error.put("reason", reason);
+    boolean everyShard = type.equals("search_phase_execution_exception") && !rootCauseType.equals(type);
+    error.put("reason", everyShard ? "all shards failed" : reason); // the shards' reason is the root cause's
+    if (everyShard) {
+      error.put("phase", "query");
+      error.put("grouped", true);
+      error.putObject("caused_by").put("type", rootCauseType).put("reason", reason);
+    }
     ObjectNode body = nodes.objectNode();
     body.set("error", error);
     body.put("status", status);
@@ -481,14 +534,52 @@ public final class SearchApi {
         Boolean.parseBoolean(parameters.getOrDefault("allow_no_indices", "true")));
   }
 
+  /** What a sort and aggregations over the indices see: every field of each, those mapped two ways named. */
   private static IndexMapping mapping(List<Index> chosen) {
     if (chosen.isEmpty()) {
       return IndexMapping.of(JsonNodeFactory.instance.objectNode());
     }
-    try {
-      return IndexMapping.union(chosen.stream().map(Index::mapping).toList());
-    } catch (IllegalArgumentException e) {
-      throw DslException.illegalArgument(e.getMessage());
+    return IndexMapping.union(chosen.stream().map(Index::mapping).toList());
+  }
+
+  /**
+   * The request's query for each index by the index's own mapping ({@link IndexQueries}); with no index, checked
+   * against no mapping (as the node still parses it) and null.
+   */
+  private static IndexQueries queries(List<Index> chosen, ObjectNode request, Map<String, String> parameters,
+      QueryDsl unionDsl) {
+    if (chosen.isEmpty()) {
+      query(request, parameters, unionDsl);
+      return null;
+    }
+    if (chosen.size() == 1) {
+      return IndexQueries.translate(chosen, m -> query(request, parameters, unionDsl)); // the index's own mapping
+    }
+    return IndexQueries.translate(chosen, m -> query(request, parameters, new QueryDsl(m)));
+  }
+
+  /**
+   * Refuses aggregations over a field the indices map two ways, as the node does when it merges them: names the
+   * aggregation.
+   */
+  private static void refuseConflicts(JsonNode aggs, Map<String, Set<String>> conflicts) {
+    if (conflicts.isEmpty() || !aggs.isObject()) {
+      return;
+    }
+    for (Map.Entry<String, JsonNode> agg : aggs.properties()) {
+      if (!agg.getValue().isObject()) {
+        continue;
+      }
+      for (Map.Entry<String, JsonNode> part : agg.getValue().properties()) {
+        if (part.getKey().equals("aggs") || part.getKey().equals("aggregations")) {
+          refuseConflicts(part.getValue(), conflicts);
+        } else if (part.getValue().isObject() && part.getValue().path("field").isTextual()
+            && conflicts.containsKey(part.getValue().get("field").textValue())) {
+          throw DslException.reduce("Merging/Reducing the aggregations failed when computing the aggregation ["
+              + agg.getKey() + "] because the field you gave in the aggregation query existed as two different types in"
+              + " two different indices");
+        }
+      }
     }
   }
 
@@ -613,9 +704,19 @@ public final class SearchApi {
     boolean byField() {
       return lucene != null && fields.stream().anyMatch(f -> f.getType() != SortField.Type.SCORE);
     }
+
+    /** Where the score is among the sort values, or -1 if the sort has none (or the search is by score). */
+    int scoreAt() {
+      for (int i = 0; lucene != null && i < fields.size(); i++) {
+        if (fields.get(i).getType() == SortField.Type.SCORE) {
+          return i;
+        }
+      }
+      return -1;
+    }
   }
 
-  private static SortSpec sort(JsonNode spec, IndexMapping mapping) {
+  private static SortSpec sort(JsonNode spec, IndexMapping mapping, List<Index> chosen) {
     if (spec == null || spec.isNull()) {
       return new SortSpec(null, List.of());
     }
@@ -664,6 +765,9 @@ public final class SearchApi {
       } else {
         boolean descending = "desc".equals(order);
         SortField f;
+        if (mapping.conflicts().containsKey(field)) {
+          refuseIncompatibleSorts(field, descending, chosen);
+        }
         try {
           f = parser.sortField(field, descending);
         } catch (IllegalArgumentException e) {
@@ -682,6 +786,26 @@ public final class SearchApi {
         : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
   }
 
+  /**
+   * Refuses a sort on {@code field} where indices map it so that they sort it as different types (a keyword here, a
+   * long there), as the node does when it merges their hits.
+   */
+  private static void refuseIncompatibleSorts(String field, boolean descending, List<Index> chosen) {
+    Set<String> types = new LinkedHashSet<>();
+    for (Index index : chosen) {
+      if (index.mapping().field(field) != null) {
+        SortField f = new MappedQueryParser(index.mapping()).sortField(field, descending);
+        types.add(f instanceof SortedNumericSortField n ? n.getNumericType().name()
+            : f instanceof SortedSetSortField ? "STRING" : f.getType().name());
+      }
+    }
+    if (types.size() > 1) {
+      List<String> list = List.copyOf(types);
+      throw DslException.reduce("Can't sort on field [" + field + "]; the field has incompatible sort types: ["
+          + list.get(0) + "] and [" + list.get(1) + "] across shards!");
+    }
+  }
+
   /** Documents without a value first rather than last. */
   private static void first(SortField f, boolean descending) {
     if (f instanceof SortedSetSortField) {
@@ -698,7 +822,7 @@ public final class SearchApi {
   }
 
   /** {@code search_after}'s values as the sort's fields hold them. */
-  private static Object[] searchAfter(JsonNode values, SortSpec sort) {
+  private static Object[] searchAfter(JsonNode values, SortSpec sort, IndexMapping mapping) {
     if (sort.lucene() == null) {
       throw DslException.illegalArgument("[search_after] needs a [sort]");
     }
@@ -710,11 +834,18 @@ public final class SearchApi {
     for (int i = 0; i < after.length; i++) {
       JsonNode v = values.get(i);
       SortField f = sort.fields().get(i);
-      SortField.Type type = f instanceof SortedNumericSortField n ? n.getNumericType() : f.getType();
+      SortField.Type type = f instanceof SortedNumericSortField n ? n.getNumericType()
+          : f instanceof SortedSetSortField ? SortField.Type.STRING : f.getType();
+      IndexMapping.Field field = f.getField() == null ? null : mapping.field(f.getField());
+      if (v.isNull() && type != SortField.Type.STRING) {
+        throw DslException.illegalArgument("[search_after] value of [" + f.getField() + "] is null: only a keyword"
+            + " sort's value may be (a document without one)");
+      }
       try {
         after[i] = switch (type) {
-          case STRING -> v.isNull() ? null : new BytesRef(v.asText());
-          case LONG -> v.isNumber() ? v.longValue() : Long.parseLong(v.asText());
+          case STRING -> v.isNull() ? null : new BytesRef(v.asText()); // null: no value, as the node prints it
+          case LONG -> v.isNumber() ? v.longValue() : field != null && field.isDate() && !isInteger(v.asText())
+              ? date(field, v.asText()) : Long.parseLong(v.asText());
           case INT -> v.isNumber() ? v.intValue() : Integer.parseInt(v.asText());
           case DOUBLE -> v.isNumber() ? v.doubleValue() : Double.parseDouble(v.asText());
           case FLOAT, SCORE -> v.isNumber() ? v.floatValue() : Float.parseFloat(v.asText());
@@ -729,6 +860,19 @@ public final class SearchApi {
     return after;
   }
 
+  private static boolean isInteger(String text) {
+    return text.matches("-?\\d+");
+  }
+
+  /**
+   * A date in {@code search_after} as the sort holds it: read as the query DSL reads a date ({@link QueryDsl#dateBounds}),
+   * in nanoseconds for a {@code date_nanos} field.
+   */
+  private static long date(IndexMapping.Field field, String text) {
+    long millis = QueryDsl.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
+    return "date_nanos".equals(field.type()) ? Math.multiplyExact(millis, 1_000_000L) : millis;
+  }
+
   /** One hit as Elasticsearch shows it. */
   private ObjectNode hit(SearchResponse.Hit hit, Index index, SourceFilter filter, SortSpec sort) throws IOException {
     ObjectNode node = nodes.objectNode();
@@ -736,10 +880,13 @@ public final class SearchApi {
     Document document = hit.document();
     String id = document == null ? null : EngineDocuments.id(document);
     node.put("_id", id != null ? id : hit.index() + "#" + hit.doc()); // Permafrost's own snapshots keep no _id
-    if (Float.isNaN(hit.score()) || sort.byField()) {
+    // sorted on fields, a hit's score is the node's where the sort has it (then it was computed), else null
+    float score = !sort.byField() ? hit.score()
+        : sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()] : Float.NaN;
+    if (Float.isNaN(score)) {
       node.putNull("_score");
     } else {
-      node.put("_score", hit.score());
+      node.put("_score", score);
     }
     if (filter.fetches()) {
       ObjectNode source = source(hit, document, index);
@@ -789,7 +936,7 @@ public final class SearchApi {
     try {
       return json.readTree(text);
     } catch (JsonProcessingException e) {
-      throw DslException.parsing("cannot parse " + what + " as JSON: " + e.getOriginalMessage());
+      throw DslException.malformedJson(what, e);
     }
   }
 

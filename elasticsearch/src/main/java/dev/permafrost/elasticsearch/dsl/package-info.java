@@ -8,7 +8,9 @@
  * {@code _count}, {@code _mapping} and {@code _field_caps} as Elasticsearch's JSON (HTTP is the application's: the
  * example service binds it); {@link dev.permafrost.elasticsearch.dsl.QueryDsl} translates the query DSL to Lucene
  * over an index's mapping ({@code FieldQueries} builds each field's queries, with
- * {@link dev.permafrost.elasticsearch.MappedQueryParser}'s analyzers, refusals and doc-values forms);
+ * {@link dev.permafrost.elasticsearch.MappedQueryParser}'s analyzers, refusals, doc-values forms and its one rule of
+ * date ranges), once per index by the index's own mapping ({@code IndexQueries}), scored on Elasticsearch's BM25 scale
+ * ({@code ClassicBm25Similarity});
  * {@link dev.permafrost.elasticsearch.dsl.Aggregations} parses aggregations into {@code AggSpec}s and computes them
  * from doc values with one {@code Aggregator} per slice, merged exactly; {@link dev.permafrost.elasticsearch.dsl.DateFormats}
  * reads and prints dates as Elasticsearch does (formats, zones, date math). A request it does not support fails with a

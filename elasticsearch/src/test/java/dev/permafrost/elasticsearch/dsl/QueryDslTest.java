@@ -345,8 +345,14 @@ class QueryDslTest {
         String text = String.join(" ", ws).toUpperCase(Locale.ROOT);
         return switch (r.nextInt(4)) {
           case 0 -> new Case("{\"match\": {\"msg\": " + q(text) + "}}", d -> ws.stream().anyMatch(w -> hasWord(d, w)));
-          case 1 -> new Case("{\"match\": {\"msg\": {\"query\": " + q(text) + ", \"operator\": \"and\"}}}",
-              d -> ws.stream().allMatch(w -> hasWord(d, w)));
+          case 1 -> {
+            // with and there are no optional clauses: a positive minimum_should_match matches nothing (as the node)
+            String msm = List.of("", "1", "2", "\"50%\"", "-1").get(r.nextInt(5));
+            boolean none = ws.size() > 1 && (msm.equals("1") || msm.equals("2"));
+            yield new Case("{\"match\": {\"msg\": {\"query\": " + q(text) + ", \"operator\": \"and\""
+                + (msm.isEmpty() ? "" : ", \"minimum_should_match\": " + msm) + "}}}",
+                d -> !none && ws.stream().allMatch(w -> hasWord(d, w)));
+          }
           case 2 -> {
             int msm = r.nextInt(-2, 4);
             int need = Math.max(1, msm < 0 ? ws.size() + msm : msm);
@@ -493,6 +499,82 @@ class QueryDslTest {
     return new Case("{\"range\": {\"ts\": {" + String.join(", ", parts) + "}}}", d -> d.ts() != null
         && (lo == null || (gte ? d.ts() >= lo.down() : d.ts() > lo.up()))
         && (hi == null || (lte ? d.ts() <= hi.up() : d.ts() < hi.down())));
+  }
+
+  /**
+   * As a 9.3.3 node: a term out of an integer field's range matches nothing; among terms it fails the shard
+   * ({@code query_shard_exception}); a value that is not a number fails it too.
+   */
+  @Test
+  void numbersAnIntegerFieldCannotHold() throws IOException {
+    check(new Case("{\"term\": {\"code\": 99999999999}}", d -> false));
+    for (String bad : List.of("{\"terms\": {\"code\": [99999999999, 1]}}", "{\"term\": {\"code\": \"abc\"}}",
+        "{\"range\": {\"status\": {\"gte\": \"x\"}}}")) {
+      DslException e = assertThrows(DslException.class, () -> dsl.toQuery(json(bad)));
+      assertEquals("search_phase_execution_exception", e.type(), bad);
+      assertEquals("query_shard_exception", e.rootCauseType(), bad);
+    }
+  }
+
+  /** As a 9.3.3 node: with {@code and}, {@code minimum_should_match} counts optional clauses, of which there are none. */
+  @Test
+  void matchWithAndCountsNoOptionalClauses() throws IOException {
+    String and = "{\"match\": {\"msg\": {\"query\": \"error login\", \"operator\": \"and\", \"minimum_should_match\": ";
+    Predicate<Doc> both = d -> hasWord(d, "error") && hasWord(d, "login");
+    assertTrue(!expected(both).isEmpty());
+    check(new Case(and + "1}}}", d -> false));
+    check(new Case(and + "3}}}", d -> false));
+    check(new Case(and + "\"100%\"}}}", both));
+    check(new Case(and + "-1}}}", both));
+    check(new Case(and + "0}}}", both));
+    check(new Case("{\"match\": {\"msg\": {\"query\": \"error login\", \"minimum_should_match\": 3}}}", d -> false));
+    check(new Case("{\"match\": {\"msg\": {\"query\": \"error\", \"operator\": \"and\", \"minimum_should_match\": 2}}}",
+        d -> hasWord(d, "error"))); // one term: no Boolean query to count in
+  }
+
+  /**
+   * {@code query_string} reads date bounds by the same rule as {@code range}: a date missing its smaller units rounded
+   * up as an inclusive upper or exclusive lower bound, date math, a date alone its whole span; and Elasticsearch's
+   * one-sided ranges ({@code ts:>=...}, {@code status:<5}).
+   */
+  @Test
+  void queryStringDatesRoundAsTheRangeQueryDoes() throws IOException {
+    Random r = new Random(SEED + 7);
+    ZoneId utc = ZoneId.of("UTC");
+    for (int i = 0; i < 300; i++) {
+      DateBound lo = dateBound(r, utc);
+      DateBound hi = dateBound(r, utc);
+      String a = json(lo.json()).asText();
+      String b = json(hi.json()).asText();
+      boolean gte = r.nextBoolean();
+      boolean lte = r.nextBoolean();
+      Case c = switch (r.nextInt(6)) {
+        case 0 -> new Case("ts:" + (gte ? "[" : "{") + a + " TO " + b + (lte ? "]" : "}"), d -> d.ts() != null
+            && (gte ? d.ts() >= lo.down() : d.ts() > lo.up()) && (lte ? d.ts() <= hi.up() : d.ts() < hi.down()));
+        case 1 -> new Case("ts:" + (gte ? ">=" : ">") + a, d -> d.ts() != null
+            && (gte ? d.ts() >= lo.down() : d.ts() > lo.up()));
+        case 2 -> new Case("ts:" + (lte ? "<=" : "<") + b, d -> d.ts() != null
+            && (lte ? d.ts() <= hi.up() : d.ts() < hi.down()));
+        case 3 -> new Case("ts:" + (a.matches("[0-9-]+") ? a : "\"" + a + "\""), d -> d.ts() != null
+            && d.ts() >= lo.down() && d.ts() <= lo.up());
+        case 4 -> new Case("ts:[" + a + " TO *]", d -> d.ts() != null && d.ts() >= lo.down());
+        default -> {
+          int v = r.nextInt(-21, 22);
+          String f = r.nextBoolean() ? "status" : "code";
+          String op = List.of(">", ">=", "<", "<=").get(r.nextInt(4));
+          yield new Case(f + ":" + op + v + " OR host:nohost", d -> {
+            Long x = f.equals("status") ? d.status() : d.code() == null ? null : (long) d.code();
+            return x != null && switch (op) {
+              case ">" -> x > v;
+              case ">=" -> x >= v;
+              case "<" -> x < v;
+              default -> x <= v;
+            };
+          });
+        }
+      };
+      check(new Case("{\"query_string\": {\"query\": " + q(c.json()) + "}}", c.matches()));
+    }
   }
 
   @Test

@@ -108,7 +108,7 @@ class ElasticsearchApiController {
     try {
       return json.readTree(body);
     } catch (JsonProcessingException e) {
-      throw DslException.parsing("cannot parse the request body as JSON: " + e.getOriginalMessage());
+      throw DslException.malformedJson("the request body", e);
     } catch (IOException e) {
       throw DslException.parsing("cannot read the request body: " + e.getMessage());
     }

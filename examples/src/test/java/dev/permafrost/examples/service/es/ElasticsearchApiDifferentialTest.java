@@ -287,6 +287,122 @@ class ElasticsearchApiDifferentialTest {
     assertTrue(e.get(0).at("/aggregations/2/buckets").size() == 73, "9 days of 3 hours, and the last bound");
   }
 
+  /**
+   * {@code query_string} date bounds rounded as the node rounds them (a date-only inclusive upper or exclusive lower
+   * bound at the day's end, date math), its one-sided ranges, and {@code match} with {@code and} and
+   * {@code minimum_should_match}: the same totals and hits as the node's.
+   */
+  @Test
+  void queryStringDatesOneSidedRangesAndMatchWithAndAsTheNode() throws Exception {
+    List<String> queries = List.of("@timestamp:[2024-03-22 TO 2024-03-24]", "@timestamp:{2024-03-22 TO 2024-03-24}",
+        "@timestamp:{2024-03-22 TO *]", "@timestamp:[2024-03-22 TO 2024-03-24}", "@timestamp:2024-03-22",
+        "@timestamp:[2024-03 TO 2024-03-05||+1d]", "day:[2024-03-05 TO 2024-03-07}", "status:>=500", "bytes:<1000",
+        "@timestamp:>2024-04-01", "@timestamp:<=2024-03-02 AND level:error", "(status:>300 AND status:<=404)");
+    List<String> bodies = new ArrayList<>();
+    for (String q : queries) {
+      bodies.add("{\"query\": {\"query_string\": {\"query\": " + MAPPER.writeValueAsString(q) + "}}, \"sort\": [\"seq\"]}");
+    }
+    for (String msm : List.of("1", "2", "\"50%\"", "-1")) {
+      bodies.add("{\"query\": {\"match\": {\"message\": {\"query\": \"user login\", \"operator\": \"and\","
+          + " \"minimum_should_match\": " + msm + "}}}, \"sort\": [\"seq\"]}");
+    }
+    bodies.add("{\"query\": {\"term\": {\"status\": 99999999999}}}"); // out of an integer's range: nothing
+    for (String body : bodies) {
+      HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", body);
+      HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", body);
+      assertEquals(200, e.statusCode(), e.body());
+      assertEquals(200, a.statusCode(), body + ": " + a.body());
+      EsResponses.assertSameAnswer(body, MAPPER.readTree(e.body()), MAPPER.readTree(a.body()));
+    }
+  }
+
+  /**
+   * Scores are the node's (Elasticsearch's BM25 scale, k1 + 1 times Lucene's), within a relative 1e-6: each hit's
+   * {@code _score} under a sort on {@code _score} (printed there, as the node prints it), and {@code max_score}.
+   */
+  @Test
+  void scoresAreTheNodes() throws Exception {
+    List<String> queries = List.of("{\"match\": {\"message\": \"timeout user\"}}",
+        "{\"match\": {\"message\": {\"query\": \"connection timeout\", \"operator\": \"and\"}}}",
+        "{\"match_phrase\": {\"message\": \"user login\"}}",
+        "{\"multi_match\": {\"query\": \"login\", \"fields\": [\"message^2\", \"host\"]}}",
+        "{\"bool\": {\"must\": [{\"match\": {\"message\": \"disk cache\"}}], \"filter\": [{\"term\":"
+            + " {\"level\": \"warn\"}}], \"should\": [{\"term\": {\"host\": \"web-01\"}}]}}",
+        "{\"query_string\": {\"query\": \"message:(disk OR cache) AND level:warn\"}}",
+        "{\"match_all\": {}}");
+    for (String q : queries) {
+      String sorted = "{\"size\": 20, \"query\": " + q + ", \"sort\": [\"_score\", {\"seq\": \"asc\"}]}";
+      JsonNode e = MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", sorted).body()).at("/hits");
+      JsonNode a = MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", sorted).body()).at("/hits");
+      assertEquals(e.get("hits").size(), a.get("hits").size(), q + ": " + a);
+      assertTrue(e.get("hits").size() > 0, q);
+      for (int i = 0; i < e.get("hits").size(); i++) {
+        JsonNode eh = e.get("hits").get(i);
+        JsonNode ah = a.get("hits").get(i);
+        assertEquals(eh.get("_id"), ah.get("_id"), q + " hit " + i);
+        assertTrue(ah.get("_score").isNumber(), q + " hit " + i + ": the score printed, as the node prints it: " + ah);
+        assertSameScore(q + " hit " + i, eh.get("_score").doubleValue(), ah.get("_score").doubleValue());
+      }
+      String plain = "{\"size\": 3, \"query\": " + q + "}";
+      JsonNode em = MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", plain).body()).at("/hits/max_score");
+      JsonNode am = MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", plain).body()).at("/hits/max_score");
+      assertSameScore(q + " max_score", em.doubleValue(), am.doubleValue());
+    }
+  }
+
+  /**
+   * Paging with {@code search_after} after a keyword sort (documents without the keyword last, {@code null} in their
+   * sort values, and a page that starts after one of them), after a date sort from a date string, and a pattern that
+   * matches no index searched with a sort and aggregations: as the node answers.
+   */
+  @Test
+  void searchAfterKeywordsAndPatternsThatMatchNothingAsTheNode() throws Exception {
+    for (String sort : List.of("[{\"service\": \"asc\"}, {\"seq\": \"asc\"}]",
+        "[{\"service\": \"desc\"}, {\"host\": \"asc\"}, {\"seq\": \"desc\"}]")) {
+      String after = null;
+      int pages = 0;
+      while (true) {
+        String body = "{\"size\": 1000, \"_source\": false, \"sort\": " + sort
+            + (after == null ? "" : ", \"search_after\": " + after) + "}";
+        HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", body);
+        HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", body);
+        assertEquals(200, e.statusCode(), e.body());
+        assertEquals(200, a.statusCode(), body + ": " + a.body());
+        JsonNode eb = MAPPER.readTree(e.body());
+        EsResponses.assertSameAnswer("page " + pages + " of " + body, eb, MAPPER.readTree(a.body()));
+        JsonNode hits = eb.at("/hits/hits");
+        if (hits.isEmpty()) {
+          break;
+        }
+        after = hits.get(hits.size() - 1).get("sort").toString();
+        pages++;
+      }
+      assertTrue(pages >= 4, "paged through every document: " + pages);
+    }
+    for (String[] request : new String[][] {
+        {"/dsl-*/_search", "{\"size\": 5, \"sort\": [{\"@timestamp\": \"asc\"}, {\"seq\": \"asc\"}],"
+            + " \"search_after\": [\"2024-03-05\", 100]}"},
+        {"/dsl-*/_search", "{\"size\": 5, \"sort\": [{\"service\": \"asc\"}, {\"seq\": \"asc\"}],"
+            + " \"search_after\": [null, 100]}"},
+        {"/no-such-*/_search", "{\"sort\": [{\"host\": \"asc\"}]}"},
+        {"/no-such-*/_search", "{\"sort\": [\"no_field\"], \"aggs\": {\"h\": {\"terms\": {\"field\": \"host\"}}}}"}}) {
+      HttpResponse<String> e = send(node.uri(), "POST", request[0], request[1]);
+      HttpResponse<String> a = send(serviceUri, "POST", request[0], request[1]);
+      assertEquals(200, e.statusCode(), e.body());
+      assertEquals(200, a.statusCode(), request[1] + ": " + a.body());
+      JsonNode eb = MAPPER.readTree(e.body());
+      JsonNode ab = MAPPER.readTree(a.body());
+      EsResponses.assertSameAnswer(request[0] + " " + request[1], eb, ab);
+      assertEquals(eb.at("/hits/max_score"), ab.at("/hits/max_score"), request[1]);
+      assertEquals(eb.has("aggregations"), ab.has("aggregations"), request[1]);
+    }
+  }
+
+  private static void assertSameScore(String what, double expected, double actual) {
+    assertTrue(Math.abs(expected - actual) <= 1e-6 * Math.abs(expected), what + ": the node scores " + expected
+        + ", the service " + actual);
+  }
+
   @Test
   void countsMappingsFieldCapsAndErrorsAsTheNodeGivesThem() throws Exception {
     String query = "{\"query\": {\"range\": {\"bytes\": {\"gte\": 1000, \"lt\": 50000}}}}";
@@ -337,7 +453,11 @@ class ElasticsearchApiDifferentialTest {
     }
 
     for (String[] bad : new String[][] {{"/no-such-index/_search", "{}"}, {"/dsl-*/_search", "{\"qeury\": {}}"},
-        {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"}}) {
+        {"/dsl-*/_search", "{\"query\": {\"term\": {}}}"}, {"/dsl-*/_search", "{\"size\": 10001}"},
+        {"/dsl-*/_search", "{\"query\": {\"term\": {\"status\": \"abc\"}}}"},
+        {"/dsl-*/_search", "{\"query\": {\"terms\": {\"status\": [99999999999, 200]}}}"},
+        {"/dsl-*/_search", "{\"query\": {\"range\": {\"@timestamp\": {\"gte\": \"xx\"}}}}"},
+        {"/dsl-*/_search", "{\"query\": {\"match_all\": {}},}"}, {"/dsl-*/_search", "{\"query\": {\"term\":"}}) {
       HttpResponse<String> e = send(node.uri(), "POST", bad[0], bad[1]);
       HttpResponse<String> a = send(serviceUri, "POST", bad[0], bad[1]);
       assertEquals(e.statusCode(), a.statusCode(), bad[0] + " " + bad[1] + ": " + a.body());
