@@ -64,7 +64,7 @@ public final class DslException extends IllegalArgumentException {
    * ({@code query_shard_exception}, or {@code parse_exception} for a date) and {@code reason}.
    */
   public static DslException shard(String rootCauseType, String reason) {
-    return new DslException(400, "search_phase_execution_exception", reason, rootCauseType);
+    return new DslException(400, "search_phase_execution_exception", reason, rootCauseType, -1);
   }
 
   /**
@@ -73,7 +73,7 @@ public final class DslException extends IllegalArgumentException {
    * {@code illegal_argument_exception} with {@code reason}.
    */
   public static DslException reduce(String reason) {
-    return new DslException(400, "search_phase_execution_exception", reason, null);
+    return new DslException(400, "search_phase_execution_exception", reason, null, -1);
   }
 
   /**
