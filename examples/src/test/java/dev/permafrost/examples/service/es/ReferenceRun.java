@@ -93,6 +93,10 @@ final class ReferenceRun {
           equal++;
         } catch (AssertionError e) {
           difference = e.getMessage().replaceFirst("^: ", "");
+          if (difference.contains("_score ") || difference.contains("max_score ")) {
+            difference += "\n  -> beyond scores: " + beyondScores(answer, MAPPER.readTree(actual.body()),
+                r.rankedByScore());
+          }
         }
         withHits += answer.at("/hits/hits").isEmpty() ? 0 : 1;
         withBuckets += expected.body().contains("\"doc_count\":") ? 1 : 0;
@@ -103,6 +107,31 @@ final class ReferenceRun {
     }
     return new Tally(seed, count, equal, refused, differences, rejected, withHits, withBuckets,
         (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
+   * Where two answers that differ in their scores differ otherwise, or "equal": totals, aggregations, and the hits
+   * of a request sorted on fields (sort values aside, since those may hold scores); the hits of one ranked by score
+   * follow the scores, and are left out.
+   */
+  private static String beyondScores(JsonNode node, JsonNode service, boolean rankedByScore) {
+    JsonNode a = node.deepCopy();
+    JsonNode b = service.deepCopy();
+    for (JsonNode answer : List.of(a, b)) {
+      JsonNode hits = answer.path("hits").path("hits");
+      if (rankedByScore && answer.path("hits").isObject()) {
+        ((tools.jackson.databind.node.ObjectNode) answer.get("hits")).putArray("hits");
+      }
+      for (JsonNode hit : hits) {
+        ((tools.jackson.databind.node.ObjectNode) hit).remove("sort");
+      }
+    }
+    try {
+      EsResponses.assertSameAnswer("", a, b);
+      return "equal";
+    } catch (AssertionError e) {
+      return e.getMessage().replaceFirst("^: ", "");
+    }
   }
 
   /** How many requests (accepted by the node) exercised each option, over every seed run so far. */
