@@ -53,7 +53,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Hits are ordered either by score alone ({@link Request#rankedByScore()}: documents of equal scores may come in
  * another order) or totally, by sort keys that end with the unique {@code seq}. Each request lists the options it
  * exercises ({@link Request#features()}), so that a run can say what it covered. The same seed gives the same
- * requests.
+ * requests on the same day (bounds relative to {@code now} are drawn to reach the data, so they change with the
+ * date).
  */
 public final class ReferenceRequests {
   /**
@@ -609,7 +610,8 @@ public final class ReferenceRequests {
           r.put(low, "now-" + daysAgo + "d/d");
         }
         if (highSide) {
-          r.put(high, "now-" + Math.max(0, daysAgo - span) + "d" + pick(List.of("/d", "/w", "")));
+          // rounded, so that the node and the service, asked a moment apart, read the same bound
+          r.put(high, "now-" + Math.max(0, daysAgo - span) + "d" + pick(List.of("/d", "/w", "/h")));
         }
         if (random.nextInt(3) == 0) {
           zone = pick(ZONES);
