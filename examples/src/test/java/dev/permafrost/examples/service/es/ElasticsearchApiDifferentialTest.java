@@ -39,6 +39,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -58,6 +59,13 @@ import tools.jackson.databind.json.JsonMapper;
 class ElasticsearchApiDifferentialTest {
   private static final long SEED = Long.getLong("dsl.seed", 20261128L);
   private static final int COUNT = Integer.getInteger("dsl.count", 400);
+  /** The seeds of {@link ReferenceRequests} (comma-separated), how many requests each, and where the report goes. */
+  private static final String REFERENCE_SEEDS = System.getProperty("reference.seeds", "20261129");
+  private static final int REFERENCE_COUNT = Integer.getInteger("reference.count", 1000);
+  private static final Path REFERENCE_REPORT = Path.of(System.getProperty("reference.report",
+      "target/reference-differential.txt"));
+  /** Lists the differences (in the report) instead of failing on them: for a run over new seeds. */
+  private static final boolean REFERENCE_LIST_ONLY = Boolean.getBoolean("reference.listOnly");
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
   private static LiveEngineNode node;
   private static ConfigurableApplicationContext service;
@@ -126,6 +134,70 @@ class ElasticsearchApiDifferentialTest {
         + " buckets%n", requests.size(), SEED, withHits, withBuckets);
     assertTrue(withHits > requests.size() / 3 && withBuckets > requests.size() / 3,
         "the requests find something: " + withHits + " with hits, " + withBuckets + " with buckets");
+  }
+
+  /**
+   * A second generator, written from Elasticsearch's reference pages rather than from the translation
+   * ({@link ReferenceRequests}): every request a node accepts must be answered alike, scores included
+   * ({@link EsResponses#assertSameScoredAnswer}), or refused with a 400 naming a clause docs/elasticsearch-api.md
+   * lists as refused. The node's own refusals are dropped and counted; they must stay few, or the generator has
+   * drifted from what a node accepts. {@code -Dreference.seeds=1,2,3 -Dreference.count=N} runs other seeds,
+   * {@code -Dreference.listOnly=true} lists differences in the report ({@code -Dreference.report}) without failing.
+   */
+  @Test
+  void referenceRequestsAreAnsweredAsTheNodeAnswersThem() throws Exception {
+    ReferenceRun run = new ReferenceRun(
+        (path, body) -> answer(send(node.uri(), "POST", path, body)),
+        (path, body) -> answer(send(serviceUri, "POST", path, body)));
+    List<ReferenceRun.Tally> tallies = new ArrayList<>();
+    for (String seed : REFERENCE_SEEDS.split(",")) {
+      ReferenceRun.Tally tally = run.run(Long.parseLong(seed.trim()), REFERENCE_COUNT);
+      System.out.println("ReferenceRequests " + tally.summary());
+      tallies.add(tally);
+      run.report(tallies, REFERENCE_REPORT);
+    }
+    System.out.println("ReferenceRequests: report in " + REFERENCE_REPORT.toAbsolutePath());
+    for (ReferenceRun.Tally t : tallies) {
+      assertTrue(t.rejected().size() <= t.requests() / 20, () -> t.rejected().size() + " of " + t.requests()
+          + " requests rejected by the node (seed " + t.seed() + "), first: " + t.rejected().get(0));
+      int compared = t.equal() + t.differences().size();
+      assertTrue(t.withHits() > compared / 5 && t.withBuckets() > compared / 5, "the requests find something: "
+          + t.summary());
+      assertTrue(REFERENCE_LIST_ONLY || t.differences().isEmpty(), () -> t.differences().size() + " of " + t.requests()
+          + " requests answered otherwise than the node answered them (seed " + t.seed() + "; all in "
+          + REFERENCE_REPORT.toAbsolutePath() + "):\n" + String.join("\n",
+          t.differences().subList(0, Math.min(8, t.differences().size()))));
+    }
+  }
+
+  /**
+   * Not a check but a tool, run only with {@code -Dreference.replay=<file>}: sends each request of the file (a line
+   * {@code POST <path>} or {@code GET <path>}, then a line of JSON body) to the node and to the service and writes
+   * both answers to {@code <file>.out}, to narrow a difference down to a minimal request.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "reference.replay", matches = ".+")
+  void replayRequestsOfAFile() throws Exception {
+    Path file = Path.of(System.getProperty("reference.replay"));
+    List<String> lines = Files.readAllLines(file).stream().filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i + 1 < lines.size(); i += 2) {
+      String[] request = lines.get(i).trim().split(" ", 2);
+      String body = lines.get(i + 1).trim();
+      out.append(lines.get(i)).append('\n').append(body).append('\n');
+      for (URI side : List.of(node.uri(), serviceUri)) {
+        HttpResponse<String> r = send(side, request[0], request[1], body);
+        out.append(side.equals(serviceUri) ? "  service " : "  node    ").append(r.statusCode()).append(' ')
+            .append(r.body()).append('\n');
+      }
+      out.append('\n');
+    }
+    Files.writeString(Path.of(file + ".out"), out);
+    System.out.println("replayed into " + file + ".out");
+  }
+
+  private static ReferenceRun.Answer answer(HttpResponse<String> response) {
+    return new ReferenceRun.Answer(response.statusCode(), response.body());
   }
 
   /** Every third request again through the official Java client, to the node and to the service: what it parses. */
