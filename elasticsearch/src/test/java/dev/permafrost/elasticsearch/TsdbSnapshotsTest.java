@@ -17,6 +17,7 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.TsdbFixture;
+import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,6 +40,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
@@ -61,18 +63,23 @@ import org.apache.lucene.store.IOContext;
 import org.apache.lucene.util.NumericUtils;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Mounts the logsdb and time_series indices real Elasticsearch 8.19, 9.1 and 9.3 nodes wrote ({@link EngineFixture}:
- * {@code logs-db}, 6,000 documents in three segments at {@code snap-1}, then deletes, updates and 1,000 more at
- * {@code snap-2}; {@code metrics-ts}, 8 series of 500 points), whose doc values are in {@code ES819TSDB} (versions 0
- * and 2, blocks of 128 and 512), and checks them against the node: every query's total, top ten ids, sort values and
- * {@code _source} under three sorts, a date histogram and terms counts over doc values, and every document's doc
- * values against the {@code _source} the node stored for it.
+ * Mounts the logsdb and time_series indices real Elasticsearch 8.19, 9.1, 9.3 and 9.5 nodes wrote
+ * ({@link EngineFixture}: {@code logs-db}, 6,000 documents in three segments at {@code snap-1}, then deletes, updates
+ * and 1,000 more at {@code snap-2}; {@code logs-host}, sorted on {@code host.name}; {@code metrics-ts}, 8 series of
+ * 500 points), whose doc values are in {@code ES819TSDB} (versions 0 and 2, blocks of 128 and 512) and, from 9.5's
+ * logsdb indices, {@code ES8193TSDB} (version 8: skippers in {@code .dvs}, terms-first sorted entries, the text of
+ * {@code message} in zstd binary blocks), and checks them against the node: every query's total, top ten ids, sort
+ * values and {@code _source} under three sorts, a date histogram and terms counts over doc values, and every
+ * document's doc values against the {@code _source} the node stored for it. 9.5's time_series index
+ * ({@code ES95TSDB}) is refused at mount.
  */
 class TsdbSnapshotsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -100,9 +107,13 @@ class TsdbSnapshotsTest {
     }
   }
 
-  /** The Elasticsearch nodes that write {@code ES819TSDB}, where the Lucene on the class path reads their segments. */
+  /**
+   * The Elasticsearch nodes that write {@code ES819TSDB} or {@code ES8193TSDB}, where the Lucene on the class path
+   * reads their segments.
+   */
   static Stream<EngineFixture> engines() {
-    return Stream.of(EngineFixture.ELASTICSEARCH_8, EngineFixture.ELASTICSEARCH_9, EngineFixture.ELASTICSEARCH_93)
+    return Stream.of(EngineFixture.ELASTICSEARCH_8, EngineFixture.ELASTICSEARCH_9, EngineFixture.ELASTICSEARCH_93,
+            EngineFixture.ELASTICSEARCH_95)
         .filter(e -> {
           try {
             return Version.LATEST.onOrAfter(Version.parse(e.luceneVersion()));
@@ -123,7 +134,9 @@ class TsdbSnapshotsTest {
         var snapshot = snapshots.next();
         for (Iterator<String> indices = snapshot.getValue().fieldNames(); indices.hasNext(); ) {
           String index = indices.next();
-          repository.mount(catalog, name(engine, snapshot.getKey(), index), snapshot.getKey(), index);
+          if (!refused(engine, index)) {
+            repository.mount(catalog, name(engine, snapshot.getKey(), index), snapshot.getKey(), index);
+          }
         }
       }
       m = new Mounted(answers, repository);
@@ -136,13 +149,34 @@ class TsdbSnapshotsTest {
     return engine + "-tsdb-" + snapshot + "-" + index;
   }
 
-  /** Each (snapshot, index) the node answered for: its answers. */
-  private static Map<String[], JsonNode> indices(Mounted m) {
+  /** Whether the index's doc values are in a format not read: 9.5's time_series index, in {@code ES95TSDB}. */
+  private static boolean refused(EngineFixture engine, String index) {
+    return engine == EngineFixture.ELASTICSEARCH_95 && index.equals("metrics-ts");
+  }
+
+  /** Each (snapshot, index) the node answered for and that is mounted: its answers. */
+  private static Map<String[], JsonNode> indices(EngineFixture engine, Mounted m) {
     Map<String[], JsonNode> all = new LinkedHashMap<>();
-    m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(
-        i -> all.put(new String[] {s.getKey(), i.getKey()}, i.getValue())));
-    assertEquals(4, all.size(), "logs-db at snap-1 and snap-2, metrics-ts and logs-host at snap-2");
+    m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(i -> {
+      if (!refused(engine, i.getKey())) {
+        all.put(new String[] {s.getKey(), i.getKey()}, i.getValue());
+      }
+    }));
+    assertEquals(refused(engine, "metrics-ts") ? 3 : 4, all.size(),
+        "logs-db at snap-1 and snap-2, metrics-ts (unless refused) and logs-host at snap-2");
     return all;
+  }
+
+  /** 9.5's time_series index ({@code ES95TSDB}) is refused at mount, naming the format; its logsdb indices mount. */
+  @Test
+  void elasticsearch95sTimeSeriesIndexIsRefusedNamingItsFormat() throws Exception {
+    Assumptions.assumeTrue(engines().anyMatch(e -> e == EngineFixture.ELASTICSEARCH_95), "Lucene reads 9.5's");
+    Mounted m = mounted(EngineFixture.ELASTICSEARCH_95);
+    SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> m.repository().mount(catalog, "refused-metrics-ts", "snap-2", "metrics-ts"));
+    assertTrue(e.getMessage().contains("ES95TSDB") && e.getMessage().contains("metrics-ts"), e.getMessage());
+    assertTrue(catalog.list("refused-metrics-ts*").isEmpty(), "nothing of a refused index is mounted");
+    assertEquals(3, indices(EngineFixture.ELASTICSEARCH_95, m).size());
   }
 
   @ParameterizedTest
@@ -150,7 +184,7 @@ class TsdbSnapshotsTest {
   void everySearchAnswersAsTheNodeDid(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     int compared = 0;
-    for (var e : indices(m).entrySet()) {
+    for (var e : indices(engine, m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       JsonNode node = e.getValue();
@@ -219,7 +253,7 @@ class TsdbSnapshotsTest {
   void aggregationsOverDocValuesCountAsTheNodeDid(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     int compared = 0;
-    for (var e : indices(m).entrySet()) {
+    for (var e : indices(engine, m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata(snapshot, index).mapping());
@@ -307,14 +341,16 @@ class TsdbSnapshotsTest {
   /**
    * Every live document's doc values, field by field, are the values it was indexed with (the fixture's documents,
    * which a real node wrote, deleted and updated between the snapshots): the blocks' every encoding (offsets, GCDs,
-   * deltas, bit widths 0 to 64, ordinal runs, cycles and packed ordinals, sparse and multi-valued fields) decoded.
+   * deltas, bit widths 0 to 64, ordinal runs, cycles and packed ordinals, sparse and multi-valued fields) decoded;
+   * where the node keeps {@code message}'s text in binary doc values ({@code message._original}, 9.5's logsdb: zstd
+   * blocks), that text too.
    */
   @ParameterizedTest
   @MethodSource("engines")
   void everyDocumentsDocValuesAreTheValuesItWasIndexedWith(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     long checked = 0;
-    for (var e : indices(m).entrySet()) {
+    for (var e : indices(engine, m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
@@ -324,11 +360,20 @@ class TsdbSnapshotsTest {
           LeafReader leaf = context.reader();
           var live = leaf.getLiveDocs();
           var stored = leaf.storedFields();
+          FieldInfo text = leaf.getFieldInfos().fieldInfo("message._original");
+          BinaryDocValues original = text != null && text.getDocValuesType() == DocValuesType.BINARY
+              ? DocValues.getBinary(leaf, text.name) : null;
           for (int doc = 0; doc < leaf.maxDoc(); doc++) {
             if (live != null && !live.get(doc)) {
               continue;
             }
             JsonNode source = JSON.readTree(indexed(snapshot, index, leaf, doc, stored.document(doc), seen));
+            if (original != null) {
+              assertTrue(original.advanceExact(doc), "message._original of doc " + doc);
+              assertEquals(source.path("message").asText(), original.binaryValue().utf8ToString(),
+                  engine + " " + snapshot + " " + index + " doc " + doc + ": message._original");
+              checked++;
+            }
             for (IndexMapping.Field f : mapping.fields().values()) {
               FieldInfo info = leaf.getFieldInfos().fieldInfo(f.path());
               if (info == null || info.getDocValuesType() == DocValuesType.NONE) {
@@ -435,7 +480,7 @@ class TsdbSnapshotsTest {
   void aSourceRebuiltFromDocValuesIsTheSourceIndexed(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
     int checked = 0;
-    for (var e : indices(m).entrySet()) {
+    for (var e : indices(engine, m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
@@ -497,14 +542,30 @@ class TsdbSnapshotsTest {
   }
 
   /**
-   * A byte flipped in the {@code .dvd} of the logsdb index (inside its compound file's blob) is caught by
-   * {@code checkIntegrity}, naming the file and the blob; no search is answered from wrong values unnoticed.
+   * A byte flipped in the {@code .dvd} of a TSDB-format index (inside its compound file's blob; {@code metrics-ts}
+   * where it is read, else {@code logs-host}) is caught by {@code checkIntegrity}, naming the file and the blob; no
+   * search is answered from wrong values unnoticed.
    */
   @ParameterizedTest
   @MethodSource("engines")
   void aDamagedDocValuesFileIsCaughtNamingTheFileAndBlob(EngineFixture engine) throws Exception {
+    damagedFileIsCaught(engine, refused(engine, "metrics-ts") ? "logs-host" : "metrics-ts", "TSDB_0.dvd");
+  }
+
+  /**
+   * From version 5 (Elasticsearch 9.5) the skippers are in a {@code .dvs} of their own: a byte flipped there is
+   * caught by {@code checkIntegrity} too.
+   */
+  @Test
+  void aDamagedSkipperFileIsCaughtNamingTheFileAndBlob() throws Exception {
+    Assumptions.assumeTrue(engines().anyMatch(e -> e == EngineFixture.ELASTICSEARCH_95), "Lucene reads 9.5's");
+    damagedFileIsCaught(EngineFixture.ELASTICSEARCH_95, "logs-host", "ES8193TSDB_0.dvs");
+  }
+
+  /** Flips a byte in the middle of the file of {@code index}'s shard whose name ends {@code suffix}, and checks it. */
+  private static void damagedFileIsCaught(EngineFixture engine, String index, String suffix) throws Exception {
     Path fixture = engine.ensure();
-    Path copy = tmp.resolve("damaged-" + engine);
+    Path copy = tmp.resolve("damaged-" + engine + "-" + suffix);
     try (var paths = Files.walk(fixture.resolve("repo"))) {
       for (Path p : paths.toList()) {
         Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
@@ -516,13 +577,13 @@ class TsdbSnapshotsTest {
       }
     }
     EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-    String shard = EngineSnapshotRepository.shard("snap-2", "metrics-ts", 0);
+    String shard = EngineSnapshotRepository.shard("snap-2", index, 0);
     var manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
     var cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
     var cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
     long offset = -1;
     long length = -1;
-    String dvd = null;
+    String file = null;
     try (var dir = new ByteBuffersDirectory()) {
       try (var out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
         byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
@@ -534,21 +595,22 @@ class TsdbSnapshotsTest {
           String id = in.readString();
           long start = in.readLong();
           long len = in.readLong();
-          if (id.endsWith("ES819TSDB_0.dvd")) {
+          if (id.endsWith(suffix)) {
             offset = start;
             length = len;
-            dvd = id;
+            file = id;
           }
         }
       }
     }
-    assertTrue(offset > 0, "an ES819TSDB .dvd in " + cfe.name());
+    assertTrue(offset > 0, "a *" + suffix + " in " + cfe.name());
     Path blob = copy.resolve(cfs.blobName());
     byte[] bytes = Files.readAllBytes(blob);
     bytes[(int) (offset + length / 2)] ^= 0x10;
     Files.write(blob, bytes);
-    damaged.mount(catalog, engine + "-damaged-dvd", "snap-2", "metrics-ts");
-    try (Lease lease = catalog.acquire(engine + "-damaged-dvd.0")) {
+    String name = engine + "-damaged-" + suffix;
+    damaged.mount(catalog, name, "snap-2", index);
+    try (Lease lease = catalog.acquire(name + ".0")) {
       Exception e = assertThrows(Exception.class, () -> {
         for (LeafReaderContext leaf : lease.reader().leaves()) {
           LeafReader r = leaf.reader();
@@ -564,9 +626,9 @@ class TsdbSnapshotsTest {
       }
       String message = all.toString();
       String blobName = cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1);
-      assertTrue(message.contains(blobName) && message.contains(dvd.substring(dvd.indexOf('_'))), message);
+      assertTrue(message.contains(blobName) && message.contains(file.substring(file.indexOf('_'))), message);
     } finally {
-      catalog.unmount(engine + "-damaged-dvd.0");
+      catalog.unmount(name + ".0");
     }
   }
 }
