@@ -139,7 +139,9 @@ public final class EngineDocuments {
         }
         List<JsonNode> original = originalFromDocValues(leaf, f.path() + "._original", local);
         if (original != null) {
-          put(root, f.path(), original, null);
+          if (!original.isEmpty()) { // none: the document has no value of the field
+            put(root, f.path(), original, null);
+          }
           continue;
         }
         FieldInfo keyword = keywordSubField(mapping, leaf, f);
@@ -297,7 +299,7 @@ public final class EngineDocuments {
    * A text field's values as the node keeps them for its synthetic source in binary doc values {@code field} (9.4 on,
    * where the index's doc values are in a TSDB format): with a {@code <field>.counts} numeric field (9.5 on), one
    * value is the binary value itself and more are each a VInt length and bytes; without (9.4), a VInt count first.
-   * Null if the document has none.
+   * Null if the segment keeps none there; empty if the document has none.
    */
   private static List<JsonNode> originalFromDocValues(LeafReader leaf, String field, int doc) throws IOException {
     FieldInfo info = leaf.getFieldInfos().fieldInfo(field);
@@ -306,7 +308,7 @@ public final class EngineDocuments {
     }
     var dv = DocValues.getBinary(leaf, field);
     if (!dv.advanceExact(doc)) {
-      return null;
+      return List.of();
     }
     BytesRef b = dv.binaryValue();
     var counts = leaf.getNumericDocValues(field + ".counts");

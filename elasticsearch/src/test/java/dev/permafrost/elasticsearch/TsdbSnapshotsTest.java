@@ -445,8 +445,8 @@ class TsdbSnapshotsTest {
       String id = EngineDocuments.id(stored);
       int seq = Integer.parseInt(id.substring("ld-".length()));
       assertTrue(seen.add(seq), "one live document per seq: " + id);
-      assertTrue(!changed || !TsdbFixture.deleted(seq), id + " was deleted");
-      return TsdbFixture.logsDocument(seq, changed && TsdbFixture.updated(seq) ? 1 : 0,
+      assertTrue(!changed || !TsdbFixture.deleted(index, seq), id + " was deleted");
+      return TsdbFixture.logsDocument(seq, changed && TsdbFixture.updated(index, seq) ? 1 : 0,
           node.path("large_values").asBoolean(false));
     }
     SortedSetDocValues host = DocValues.getSortedSet(leaf, "host");
