@@ -122,8 +122,10 @@ final class TsdbSkipper extends DocValuesSkipper {
     return entry.docCount();
   }
 
-  /** Lucene 10.6's: the most values one document has, or -1 if unknown (older Lucene never asks). */
-  @Override
+  /**
+   * The most values one document has, or -1 if unknown: Lucene 10.6's method (not annotated as an override, so that
+   * this compiles on Lucene 10.3 too, which never asks).
+   */
   public int maxValueCount() {
     return entry.maxValueCount();
   }
