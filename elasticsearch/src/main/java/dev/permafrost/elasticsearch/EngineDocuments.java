@@ -138,8 +138,8 @@ public final class EngineDocuments {
           continue;
         }
         List<JsonNode> original = originalFromDocValues(leaf, f.path() + "._original", local);
-        if (original != null) { // the document's values, none if it has none
-          if (!original.isEmpty()) {
+        if (original != null) {
+          if (!original.isEmpty()) { // none: the document has no value of the field
             put(root, f.path(), original, null);
           }
           continue;
@@ -299,7 +299,7 @@ public final class EngineDocuments {
    * A text field's values as the node keeps them for its synthetic source in binary doc values {@code field} (9.4 on,
    * where the index's doc values are in a TSDB format): with a {@code <field>.counts} numeric field (9.5 on), one
    * value is the binary value itself and more are each a VInt length and bytes; without (9.4), a VInt count first.
-   * Empty if the document has none, null if the segment has no such binary field.
+   * Null if the segment keeps none there; empty if the document has none.
    */
   private static List<JsonNode> originalFromDocValues(LeafReader leaf, String field, int doc) throws IOException {
     FieldInfo info = leaf.getFieldInfos().fieldInfo(field);
@@ -307,12 +307,12 @@ public final class EngineDocuments {
       return null;
     }
     var dv = DocValues.getBinary(leaf, field);
-    List<JsonNode> values = new ArrayList<>();
     if (!dv.advanceExact(doc)) {
-      return values;
+      return List.of();
     }
     BytesRef b = dv.binaryValue();
     var counts = leaf.getNumericDocValues(field + ".counts");
+    List<JsonNode> values = new ArrayList<>();
     if (counts != null && counts.advanceExact(doc) && counts.longValue() == 1) {
       values.add(JsonNodeFactory.instance.textNode(b.utf8ToString()));
       return values;
