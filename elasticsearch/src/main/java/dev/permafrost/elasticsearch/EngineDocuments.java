@@ -138,6 +138,13 @@ public final class EngineDocuments {
           put(root, f.path(), values, null);
           continue;
         }
+        List<JsonNode> original = originalFromDocValues(leaf, f.path() + "._original", local);
+        if (original != null) { // the document's values, none if it has none
+          if (!original.isEmpty()) {
+            put(root, f.path(), original, null);
+          }
+          continue;
+        }
         FieldInfo keyword = keywordSubField(mapping, leaf, f);
         if (keyword == null) {
           if (info != null || type.equals("text") || type.equals("match_only_text")) {
@@ -294,5 +301,42 @@ public final class EngineDocuments {
   /** The query for the document with id {@code id}, as the engine indexes it. */
   public static Query idQuery(String id) {
     return new TermQuery(new Term(ID, DocumentId.encode(id)));
+  }
+
+  /**
+   * A text field's values as the node keeps them for its synthetic source in binary doc values {@code field} (9.4 on,
+   * where the index's doc values are in a TSDB format): with a {@code <field>.counts} numeric field (9.5 on), one
+   * value is the binary value itself and more are each a VInt length and bytes; without (9.4), a VInt count first.
+   * Empty if the document has none, null if the segment has no such binary field.
+   */
+  private static List<JsonNode> originalFromDocValues(LeafReader leaf, String field, int doc) throws IOException {
+    FieldInfo info = leaf.getFieldInfos().fieldInfo(field);
+    if (info == null || info.getDocValuesType() != DocValuesType.BINARY) {
+      return null;
+    }
+    var dv = DocValues.getBinary(leaf, field);
+    List<JsonNode> values = new ArrayList<>();
+    if (!dv.advanceExact(doc)) {
+      return values;
+    }
+    BytesRef b = dv.binaryValue();
+    var counts = leaf.getNumericDocValues(field + ".counts");
+    if (counts != null && counts.advanceExact(doc) && counts.longValue() == 1) {
+      values.add(JsonNodeFactory.instance.textNode(b.utf8ToString()));
+      return values;
+    }
+    var in = new ByteArrayDataInput(b.bytes, b.offset, b.length);
+    long count = counts != null && counts.docID() == doc ? counts.longValue() : in.readVInt();
+    for (long i = 0; i < count; i++) {
+      int length = in.readVInt();
+      int at = in.getPosition(); // in b.bytes
+      if (length < 0 || length > b.offset + b.length - at) {
+        throw new IllegalStateException("value " + i + " of " + count + " of '" + field + "' in document " + doc
+            + " is " + length + " bytes, past the " + b.length + " bytes of its doc value");
+      }
+      values.add(JsonNodeFactory.instance.textNode(new BytesRef(b.bytes, at, length).utf8ToString()));
+      in.skipBytes(length);
+    }
+    return values;
   }
 }

@@ -509,9 +509,9 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   /**
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
-   * Elasticsearch writes in formats of its own this reader does not read: time-series and logsdb indices created by
-   * 9.4 or later (doc values in {@code ES8193TSDB} or {@code ES95TSDB}; {@link #tsdbFormatNotRead}; those of 8.19 and
-   * 9.1 to 9.3, in {@code ES819TSDB}, are read) and indexed {@code dense_vector} fields (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an
+   * Elasticsearch writes in formats of its own this reader does not read: time-series indices created by 9.5 or
+   * later (doc values in {@code ES95TSDB}; {@link #tsdbFormatNotRead}; logsdb indices and those of 8.19 and 9.1 to
+   * 9.4, in {@code ES819TSDB} and {@code ES8193TSDB}, are read) and indexed {@code dense_vector} fields (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an
    * index whose {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT),
    * whose stored fields this reader does not read (segments that name such a codec are refused by
    * {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
@@ -539,7 +539,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
         throw new SnapshotException.UnsupportedFormat(where + " is a " + mode + " index (index.mode) created by"
             + " Elasticsearch index version " + metadata.settings().get("index.version.created") + ": the doc values"
             + " of its fields " + docValues + " are in " + refused + ", which this reader does not read (it reads"
-            + " ES819TSDB, what 8.19 and 9.1 to 9.3 write); a standard index's snapshot is read", null);
+            + " ES819TSDB and ES8193TSDB, what 8.19 and 9.1 to 9.5 write for logsdb and 9.4 for time_series); a"
+            + " standard index's snapshot is read", null);
       }
     }
     if (!metadata.mapping().indexedVectorFields().isEmpty()) {
@@ -552,16 +553,15 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     }
   }
 
-  /** Elasticsearch's index version 9.4.0 ({@code TIME_SERIES_DOC_VALUES_FORMAT_VERSION_3}, 9_072_0_00). */
-  static final int ES_9_4 = 9_072_0_00;
   /** Elasticsearch's index version from which time_series indices use {@code ES95TSDB} (9.5, 9_106_0_00). */
   static final int ES_9_5_TIME_SERIES = 9_106_0_00;
 
   /**
    * The doc-values format a logsdb or time_series index created at {@code versionCreated} writes that this reader
-   * does not read, or null if it writes {@code ES819TSDB}: from 9.4 logsdb and time_series write {@code ES8193TSDB}
-   * (its version 3 on), and from 9.5 time_series {@code ES95TSDB}. Indices from before 8.19 and 9.1 write
-   * {@code ES87TSDB}, refused when a segment that names it opens (its format is registered to say so).
+   * does not read, or null if it writes one read: from 9.5 time_series write {@code ES95TSDB}; logsdb indices (and
+   * time_series ones created before 9.5) write {@code ES819TSDB} (created before 9.4) or {@code ES8193TSDB}, both
+   * read. Indices from before 8.19 and 9.1 write {@code ES87TSDB}, refused when a segment that names it opens (its
+   * format is registered to say so).
    */
   static String tsdbFormatNotRead(String mode, String versionCreated) {
     int version;
@@ -573,7 +573,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     if ("time_series".equals(mode) && version >= ES_9_5_TIME_SERIES) {
       return "ES95TSDB (Elasticsearch 9.5's time_series format)";
     }
-    return version >= ES_9_4 ? "ES8193TSDB (Elasticsearch 9.4's and later's format for logsdb and time_series)" : null;
+    return null;
   }
 
   /** Whether Lucene's SPI found no codec or format of the name a segment records. */

@@ -17,6 +17,7 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.TsdbFixture;
+import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -31,16 +32,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.InetAddressPoint;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
@@ -64,18 +67,23 @@ import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.NumericUtils;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Mounts the logsdb and time_series indices real Elasticsearch 8.19, 9.1 and 9.3 nodes wrote ({@link EngineFixture}:
- * {@code logs-db}, 6,000 documents in three segments at {@code snap-1}, then deletes, updates and 1,000 more at
- * {@code snap-2}; {@code metrics-ts}, 8 series of 500 points), whose doc values are in {@code ES819TSDB} (versions 0
- * and 2, blocks of 128 and 512), and checks them against the node: every query's total, top ten ids, sort values and
- * {@code _source} under three sorts, a date histogram and terms counts over doc values, and every document's doc
- * values against the {@code _source} the node stored for it.
+ * Mounts the logsdb and time_series indices real Elasticsearch 8.19, 9.1, 9.3 and 9.5 nodes wrote
+ * ({@link EngineFixture}: {@code logs-db}, 6,000 documents in three segments at {@code snap-1}, then deletes, updates
+ * and 1,000 more at {@code snap-2}; {@code logs-host}, sorted on {@code host.name}; {@code metrics-ts}, 8 series of
+ * 500 points), whose doc values are in {@code ES819TSDB} (versions 0 and 2, blocks of 128 and 512) and, from 9.5's
+ * logsdb indices, {@code ES8193TSDB} (version 8: skippers in {@code .dvs}, terms-first sorted entries, the text of
+ * {@code message} in zstd binary blocks), and checks them against the node: every query's total, top ten ids, sort
+ * values and {@code _source} under three sorts, a date histogram and terms counts over doc values, and every
+ * document's doc values against the {@code _source} the node stored for it. 9.5's time_series index
+ * ({@code ES95TSDB}) is refused at mount.
  */
 class TsdbSnapshotsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -84,8 +92,15 @@ class TsdbSnapshotsTest {
   static Catalog catalog;
   static final Map<EngineFixture, Mounted> MOUNTED = new EnumMap<>(EngineFixture.class);
 
-  /** An engine's fixture, its answers, and its logsdb and time_series indices mounted as {@code <engine>-tsdb-<snapshot>-<index>}. */
-  record Mounted(JsonNode answers, EngineSnapshotRepository repository) {}
+  /**
+   * A fixture's answers and repository, its logsdb and time_series indices (those its answers list under
+   * {@code tsdb}, but the {@code refused} ones) mounted as {@code <prefix>-tsdb-<snapshot>-<index>}.
+   */
+  record Mounted(String prefix, JsonNode answers, EngineSnapshotRepository repository, Set<String> refused) {
+    String name(String snapshot, String index) {
+      return prefix + "-tsdb-" + snapshot + "-" + index;
+    }
+  }
 
   @BeforeAll
   static void openCache() throws Exception {
@@ -103,9 +118,13 @@ class TsdbSnapshotsTest {
     }
   }
 
-  /** The Elasticsearch nodes that write {@code ES819TSDB}, where the Lucene on the class path reads their segments. */
+  /**
+   * The Elasticsearch nodes that write {@code ES819TSDB} or {@code ES8193TSDB}, where the Lucene on the class path
+   * reads their segments.
+   */
   static Stream<EngineFixture> engines() {
-    return Stream.of(EngineFixture.ELASTICSEARCH_8, EngineFixture.ELASTICSEARCH_9, EngineFixture.ELASTICSEARCH_93)
+    return Stream.of(EngineFixture.ELASTICSEARCH_8, EngineFixture.ELASTICSEARCH_9, EngineFixture.ELASTICSEARCH_93,
+            EngineFixture.ELASTICSEARCH_95)
         .filter(e -> {
           try {
             return Version.LATEST.onOrAfter(Version.parse(e.luceneVersion()));
@@ -118,40 +137,70 @@ class TsdbSnapshotsTest {
   static synchronized Mounted mounted(EngineFixture engine) throws Exception {
     Mounted m = MOUNTED.get(engine);
     if (m == null) {
-      Path fixture = engine.ensure();
-      JsonNode answers = JSON.readTree(fixture.resolve("answers.json").toFile());
-      EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"),
-          false));
-      for (var snapshots = answers.path("tsdb").fields(); snapshots.hasNext(); ) {
-        var snapshot = snapshots.next();
-        for (Iterator<String> indices = snapshot.getValue().fieldNames(); indices.hasNext(); ) {
-          String index = indices.next();
-          repository.mount(catalog, name(engine, snapshot.getKey(), index), snapshot.getKey(), index);
-        }
-      }
-      m = new Mounted(answers, repository);
+      m = mount(catalog, engine.toString(), engine.ensure(),
+          Stream.of("metrics-ts").filter(i -> refused(engine, i)).collect(Collectors.toSet()));
       MOUNTED.put(engine, m);
+    }
+    assertEquals(refused(engine, "metrics-ts") ? 3 : 4, indices(m).size(),
+        "logs-db at snap-1 and snap-2, metrics-ts (unless refused) and logs-host at snap-2");
+    return m;
+  }
+
+  /**
+   * Mounts in {@code catalog} every index the fixture in {@code fixture} answered for under {@code tsdb}, but the
+   * {@code refused} ones.
+   */
+  static Mounted mount(Catalog catalog, String prefix, Path fixture, Set<String> refused) throws IOException {
+    JsonNode answers = JSON.readTree(fixture.resolve("answers.json").toFile());
+    EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"),
+        false));
+    Mounted m = new Mounted(prefix, answers, repository, refused);
+    for (var e : indices(m).entrySet()) {
+      repository.mount(catalog, m.name(e.getKey()[0], e.getKey()[1]), e.getKey()[0], e.getKey()[1]);
     }
     return m;
   }
 
-  private static String name(EngineFixture engine, String snapshot, String index) {
-    return engine + "-tsdb-" + snapshot + "-" + index;
+  /** Whether the index's doc values are in a format not read: 9.5's time_series index, in {@code ES95TSDB}. */
+  private static boolean refused(EngineFixture engine, String index) {
+    return engine == EngineFixture.ELASTICSEARCH_95 && index.equals("metrics-ts");
   }
 
-  /** Each (snapshot, index) the node answered for: its answers. */
-  private static Map<String[], JsonNode> indices(Mounted m) {
+  /** Each (snapshot, index) the node answered for and that is mounted: its answers. */
+  static Map<String[], JsonNode> indices(Mounted m) {
     Map<String[], JsonNode> all = new LinkedHashMap<>();
-    m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(
-        i -> all.put(new String[] {s.getKey(), i.getKey()}, i.getValue())));
-    assertEquals(4, all.size(), "logs-db at snap-1 and snap-2, metrics-ts and logs-host at snap-2");
+    m.answers().path("tsdb").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(i -> {
+      if (!m.refused().contains(i.getKey())) {
+        all.put(new String[] {s.getKey(), i.getKey()}, i.getValue());
+      }
+    }));
     return all;
+  }
+
+  /** 9.5's time_series index ({@code ES95TSDB}) is refused at mount, naming the format; its logsdb indices mount. */
+  @Test
+  void elasticsearch95sTimeSeriesIndexIsRefusedNamingItsFormat() throws Exception {
+    Assumptions.assumeTrue(engines().anyMatch(e -> e == EngineFixture.ELASTICSEARCH_95), "Lucene reads 9.5's");
+    Mounted m = mounted(EngineFixture.ELASTICSEARCH_95);
+    SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> m.repository().mount(catalog, "refused-metrics-ts", "snap-2", "metrics-ts"));
+    assertTrue(e.getMessage().contains("ES95TSDB") && e.getMessage().contains("metrics-ts"), e.getMessage());
+    assertTrue(catalog.list("refused-metrics-ts*").isEmpty(), "nothing of a refused index is mounted");
+    assertEquals(3, indices(m).size());
   }
 
   @ParameterizedTest
   @MethodSource("engines")
   void everySearchAnswersAsTheNodeDid(EngineFixture engine) throws Exception {
-    Mounted m = mounted(engine);
+    assertTrue(compareSearches(catalog, mounted(engine)) >= 500);
+  }
+
+  /**
+   * Asks {@code catalog} every search the node answered over {@code m}'s indices; each total, top ten ids, sort
+   * values and {@code _source} rebuilt from doc values must be the node's. Returns the searches compared.
+   */
+  static int compareSearches(Catalog catalog, Mounted m) throws Exception {
+    String engine = m.prefix();
     int compared = 0;
     for (var e : indices(m).entrySet()) {
       String snapshot = e.getKey()[0];
@@ -160,7 +209,7 @@ class TsdbSnapshotsTest {
       IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
       MappedQueryParser parser = new MappedQueryParser(mapping);
       assertEquals(node.path("count").asLong(), catalog.search(SearchRequest.builder(parser.parse("*:*"))
-          .indices(name(engine, snapshot, index) + ".*").size(1).exactTotalHits(true).build()).totalHits().value());
+          .indices(m.name(snapshot, index) + ".*").size(1).exactTotalHits(true).build()).totalHits().value());
       for (JsonNode search : node.path("searches")) {
         String what = engine + " " + snapshot + " " + index + " " + search.path("query_id").asText() + " sorted by "
             + search.path("request").path("sort");
@@ -170,7 +219,7 @@ class TsdbSnapshotsTest {
           sort.add(parser.sortField(field.getKey(), field.getValue().asText().equals("desc")));
         }
         SearchResponse r = catalog.search(SearchRequest.builder(parser.parse(search.path("query_string").asText()))
-            .indices(name(engine, snapshot, index) + ".*").size(10).sort(new Sort(sort.toArray(SortField[]::new)))
+            .indices(m.name(snapshot, index) + ".*").size(10).sort(new Sort(sort.toArray(SortField[]::new)))
             .exactTotalHits(true).fields(EngineDocuments.ID, EngineDocuments.SOURCE).timeout(Duration.ofMinutes(2))
             .build());
         assertEquals(search.path("total").asLong(), r.totalHits().value(), what);
@@ -199,7 +248,7 @@ class TsdbSnapshotsTest {
         compared++;
       }
     }
-    assertTrue(compared >= 500, "searches compared: " + compared);
+    return compared;
   }
 
   /** Sort values as numbers compared by value (the node writes 5.0 as 5.0 and longs as integers, as do we). */
@@ -220,13 +269,18 @@ class TsdbSnapshotsTest {
   @ParameterizedTest
   @MethodSource("engines")
   void aggregationsOverDocValuesCountAsTheNodeDid(EngineFixture engine) throws Exception {
-    Mounted m = mounted(engine);
+    assertTrue(compareAggregations(catalog, mounted(engine)) >= 40);
+  }
+
+  /** Each aggregation the node answered over {@code m}'s indices, counted here; returns the aggregations compared. */
+  static int compareAggregations(Catalog catalog, Mounted m) throws Exception {
+    String engine = m.prefix();
     int compared = 0;
     for (var e : indices(m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata(snapshot, index).mapping());
-      try (Lease lease = catalog.acquire(name(engine, snapshot, index) + ".0")) {
+      try (Lease lease = catalog.acquire(m.name(snapshot, index) + ".0")) {
         IndexSearcher searcher = new IndexSearcher(lease.reader());
         for (JsonNode agg : e.getValue().path("aggregations")) {
           String what = engine + " " + snapshot + " " + index + " " + agg.path("query_id").asText();
@@ -272,7 +326,7 @@ class TsdbSnapshotsTest {
         }
       }
     }
-    assertTrue(compared >= 40, "aggregations compared: " + compared);
+    return compared;
   }
 
   private static long interval(String fixed) {
@@ -310,28 +364,60 @@ class TsdbSnapshotsTest {
   /**
    * Every live document's doc values, field by field, are the values it was indexed with (the fixture's documents,
    * which a real node wrote, deleted and updated between the snapshots): the blocks' every encoding (offsets, GCDs,
-   * deltas, bit widths 0 to 64, ordinal runs, cycles and packed ordinals, sparse and multi-valued fields) decoded.
+   * deltas, bit widths 0 to 64, ordinal runs, cycles and packed ordinals, sparse and multi-valued fields) decoded;
+   * where the node keeps a text field's values in binary doc values ({@code message._original} and
+   * {@code body._original}, 9.5's logsdb: zstd blocks, bodies of 600 KiB past a block's 512), those texts too.
    */
   @ParameterizedTest
   @MethodSource("engines")
   void everyDocumentsDocValuesAreTheValuesItWasIndexedWith(EngineFixture engine) throws Exception {
-    Mounted m = mounted(engine);
+    assertTrue(compareDocValues(catalog, mounted(engine)) > 100_000);
+  }
+
+  /**
+   * Every live document's doc values in {@code m}'s indices, field by field, against the fixture's generator;
+   * returns the values checked.
+   */
+  static long compareDocValues(Catalog catalog, Mounted m) throws Exception {
+    String engine = m.prefix();
     long checked = 0;
+    long pastABlock = 0;
     for (var e : indices(m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
       TreeSet<Integer> seen = new TreeSet<>();
-      try (Lease lease = catalog.acquire(name(engine, snapshot, index) + ".0")) {
+      try (Lease lease = catalog.acquire(m.name(snapshot, index) + ".0")) {
         for (LeafReaderContext context : lease.reader().leaves()) {
           LeafReader leaf = context.reader();
           var live = leaf.getLiveDocs();
           var stored = leaf.storedFields();
+          // the text fields' values the node keeps in binary doc values (9.5's logsdb): the field's own, one a
+          // document (several would be VInt-length-prefixed, the count in "<field>.counts")
+          Map<String, BinaryDocValues> originals = new LinkedHashMap<>();
+          for (IndexMapping.Field f : mapping.fields().values()) {
+            FieldInfo text = leaf.getFieldInfos().fieldInfo(f.path() + "._original");
+            if (f.type().equals("text") && text != null && text.getDocValuesType() == DocValuesType.BINARY) {
+              originals.put(f.path(), DocValues.getBinary(leaf, text.name));
+            }
+          }
           for (int doc = 0; doc < leaf.maxDoc(); doc++) {
             if (live != null && !live.get(doc)) {
               continue;
             }
-            JsonNode source = JSON.readTree(indexed(snapshot, index, leaf, doc, stored.document(doc), seen));
+            JsonNode source = JSON.readTree(indexed(snapshot, index, e.getValue(), leaf, doc, stored.document(doc),
+                seen));
+            for (var original : originals.entrySet()) {
+              String what = engine + " " + snapshot + " " + index + " doc " + doc + ": " + original.getKey()
+                  + "._original";
+              JsonNode text = source.get(original.getKey());
+              assertEquals(text != null, original.getValue().advanceExact(doc), what);
+              if (text != null) {
+                assertEquals(text.asText(), original.getValue().binaryValue().utf8ToString(), what);
+                checked++;
+                pastABlock += text.asText().length() > 512 * 1024 ? 1 : 0;
+              }
+            }
             for (IndexMapping.Field f : mapping.fields().values()) {
               FieldInfo info = leaf.getFieldInfos().fieldInfo(f.path());
               if (info == null || info.getDocValuesType() == DocValuesType.NONE) {
@@ -347,23 +433,29 @@ class TsdbSnapshotsTest {
       }
       assertEquals(e.getValue().path("count").asInt(), seen.size(), "every document once: " + index + " " + snapshot);
     }
-    assertTrue(checked > 100_000, "values checked: " + checked);
+    boolean large = indices(m).values().stream().anyMatch(a -> a.path("large_values").asBoolean(false));
+    assertTrue(!large || pastABlock > 0, "texts larger than a binary block of 512 KiB checked: " + pastABlock);
+    return checked;
   }
 
   /**
    * The source a live document was indexed with, from the fixture's own functions: {@code logs-db}'s by its
    * {@code _id}'s seq (updated between the snapshots if it was), {@code logs-host}'s too (never changed),
-   * {@code metrics-ts}'s by its series and point (its {@code _id} is the node's own).
+   * {@code logs-up}'s as {@code logs-db}'s (changed after {@code snap-1}); {@code metrics-ts}'s and
+   * {@code metrics-up}'s by its series and point (its {@code _id} is the node's own). {@code node}: the index's
+   * answers, which say whether the logs have their large bodies.
    */
-  private static String indexed(String snapshot, String index, LeafReader leaf, int doc,
+  private static String indexed(String snapshot, String index, JsonNode node, LeafReader leaf, int doc,
       Document stored, TreeSet<Integer> seen) throws IOException {
+    boolean changed = index.equals("logs-db") && snapshot.equals("snap-2")
+        || index.endsWith("-up") && !snapshot.equals("snap-1");
     if (index.startsWith("logs-")) {
       String id = EngineDocuments.id(stored);
       int seq = Integer.parseInt(id.substring("ld-".length()));
       assertTrue(seen.add(seq), "one live document per seq: " + id);
-      boolean changed = index.equals("logs-db") && snapshot.equals("snap-2");
-      assertTrue(!changed || !TsdbFixture.deleted(seq), id + " was deleted");
-      return TsdbFixture.logsDocument(seq, changed && TsdbFixture.updated(seq) ? 1 : 0);
+      assertTrue(!changed || !TsdbFixture.deleted(index, seq), id + " was deleted");
+      return TsdbFixture.logsDocument(seq, changed && TsdbFixture.updated(index, seq) ? 1 : 0,
+          node.path("large_values").asBoolean(false));
     }
     SortedSetDocValues host = DocValues.getSortedSet(leaf, "host");
     SortedSetDocValues pod = DocValues.getSortedSet(leaf, "pod");
@@ -375,6 +467,8 @@ class TsdbSnapshotsTest {
     int point = Math.toIntExact((timestamp.nextValue() - TsdbFixture.metricsTimestamp(0)) / 60_000);
     assertTrue(series >= 0 && point >= 0 && point < TsdbFixture.POINTS, "series " + series + " point " + point);
     assertTrue(seen.add(series * TsdbFixture.POINTS + point), "one document per series and point");
+    assertTrue(!changed || !TsdbFixture.metricsDeleted(series, point), "series " + series + " point " + point
+        + " was deleted");
     return TsdbFixture.metricsDocument(series, point);
   }
 
@@ -453,13 +547,18 @@ class TsdbSnapshotsTest {
   @ParameterizedTest
   @MethodSource("engines")
   void aSourceRebuiltFromDocValuesIsTheSourceIndexed(EngineFixture engine) throws Exception {
-    Mounted m = mounted(engine);
+    assertTrue(compareRebuiltSources(catalog, mounted(engine)) > 15_000);
+  }
+
+  /** Every live document's source rebuilt from doc values in {@code m}'s indices; returns the documents checked. */
+  static int compareRebuiltSources(Catalog catalog, Mounted m) throws Exception {
+    String engine = m.prefix();
     int checked = 0;
     for (var e : indices(m).entrySet()) {
       String snapshot = e.getKey()[0];
       String index = e.getKey()[1];
       IndexMapping mapping = m.repository().indexMetadata(snapshot, index).mapping();
-      try (Lease lease = catalog.acquire(name(engine, snapshot, index) + ".0")) {
+      try (Lease lease = catalog.acquire(m.name(snapshot, index) + ".0")) {
         var reader = lease.reader();
         for (LeafReaderContext context : reader.leaves()) {
           var live = context.reader().getLiveDocs();
@@ -467,7 +566,7 @@ class TsdbSnapshotsTest {
             if (live != null && !live.get(doc)) {
               continue;
             }
-            var node = (ObjectNode) JSON.readTree(indexed(snapshot, index,
+            var node = (ObjectNode) JSON.readTree(indexed(snapshot, index, e.getValue(),
                 context.reader(), doc, context.reader().storedFields().document(doc), new TreeSet<>()));
             node.put("@timestamp", MILLIS.format(Instant.parse(node.get("@timestamp").asText())));
             if (node.has("client_ip")) { // written out whole, printed as the node prints it
@@ -482,7 +581,7 @@ class TsdbSnapshotsTest {
         }
       }
     }
-    assertTrue(checked > 15_000, "documents checked: " + checked);
+    return checked;
   }
 
   private static final DateTimeFormatter MILLIS = DateTimeFormatter
@@ -502,12 +601,12 @@ class TsdbSnapshotsTest {
       MappedQueryParser parser = new MappedQueryParser(m.repository().indexMetadata("snap-2", index).mapping());
       Sort indexSort = index.equals("logs-db") ? new Sort(parser.sortField("@timestamp", true))
           : new Sort(parser.sortField("host.name", false), parser.sortField("@timestamp", true));
-      try (Lease lease = catalog.acquire(name(engine, "snap-2", index) + ".0")) {
+      try (Lease lease = catalog.acquire(m.name("snap-2", index) + ".0")) {
         for (LeafReaderContext leaf : lease.reader().leaves()) {
           assertEquals(indexSort, leaf.reader().getMetaData().sort(), index + ": the segment's sort, as the node wrote it");
         }
       }
-      SearchRequest.Builder request = SearchRequest.builder(parser.parse("*:*")).indices(name(engine, "snap-2", index)
+      SearchRequest.Builder request = SearchRequest.builder(parser.parse("*:*")).indices(m.name("snap-2", index)
           + ".*").size(10).sort(indexSort).fields(EngineDocuments.ID);
       SearchResponse early = catalog.search(request.exactTotalHits(false).build());
       SearchResponse exact = catalog.search(request.exactTotalHits(true).build());
@@ -520,14 +619,30 @@ class TsdbSnapshotsTest {
   }
 
   /**
-   * A byte flipped in the {@code .dvd} of the logsdb index (inside its compound file's blob) is caught by
-   * {@code checkIntegrity}, naming the file and the blob; no search is answered from wrong values unnoticed.
+   * A byte flipped in the {@code .dvd} of a TSDB-format index (inside its compound file's blob; {@code metrics-ts}
+   * where it is read, else {@code logs-host}) is caught by {@code checkIntegrity}, naming the file and the blob; no
+   * search is answered from wrong values unnoticed.
    */
   @ParameterizedTest
   @MethodSource("engines")
   void aDamagedDocValuesFileIsCaughtNamingTheFileAndBlob(EngineFixture engine) throws Exception {
+    damagedFileIsCaught(engine, refused(engine, "metrics-ts") ? "logs-host" : "metrics-ts", "TSDB_0.dvd");
+  }
+
+  /**
+   * From version 5 (Elasticsearch 9.5) the skippers are in a {@code .dvs} of their own: a byte flipped there is
+   * caught by {@code checkIntegrity} too.
+   */
+  @Test
+  void aDamagedSkipperFileIsCaughtNamingTheFileAndBlob() throws Exception {
+    Assumptions.assumeTrue(engines().anyMatch(e -> e == EngineFixture.ELASTICSEARCH_95), "Lucene reads 9.5's");
+    damagedFileIsCaught(EngineFixture.ELASTICSEARCH_95, "logs-host", "ES8193TSDB_0.dvs");
+  }
+
+  /** Flips a byte in the middle of the file of {@code index}'s shard whose name ends {@code suffix}, and checks it. */
+  private static void damagedFileIsCaught(EngineFixture engine, String index, String suffix) throws Exception {
     Path fixture = engine.ensure();
-    Path copy = tmp.resolve("damaged-" + engine);
+    Path copy = tmp.resolve("damaged-" + engine + "-" + suffix);
     try (var paths = Files.walk(fixture.resolve("repo"))) {
       for (Path p : paths.toList()) {
         Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
@@ -539,13 +654,13 @@ class TsdbSnapshotsTest {
       }
     }
     EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-    String shard = EngineSnapshotRepository.shard("snap-2", "metrics-ts", 0);
+    String shard = EngineSnapshotRepository.shard("snap-2", index, 0);
     var manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
     var cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
     var cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
     long offset = -1;
     long length = -1;
-    String dvd = null;
+    String file = null;
     try (var dir = new ByteBuffersDirectory()) {
       try (var out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
         byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
@@ -557,21 +672,22 @@ class TsdbSnapshotsTest {
           String id = in.readString();
           long start = in.readLong();
           long len = in.readLong();
-          if (id.endsWith("ES819TSDB_0.dvd")) {
+          if (id.endsWith(suffix)) {
             offset = start;
             length = len;
-            dvd = id;
+            file = id;
           }
         }
       }
     }
-    assertTrue(offset > 0, "an ES819TSDB .dvd in " + cfe.name());
+    assertTrue(offset > 0, "a *" + suffix + " in " + cfe.name());
     Path blob = copy.resolve(cfs.blobName());
     byte[] bytes = Files.readAllBytes(blob);
     bytes[(int) (offset + length / 2)] ^= 0x10;
     Files.write(blob, bytes);
-    damaged.mount(catalog, engine + "-damaged-dvd", "snap-2", "metrics-ts");
-    try (Lease lease = catalog.acquire(engine + "-damaged-dvd.0")) {
+    String name = engine + "-damaged-" + suffix;
+    damaged.mount(catalog, name, "snap-2", index);
+    try (Lease lease = catalog.acquire(name + ".0")) {
       Exception e = assertThrows(Exception.class, () -> {
         for (LeafReaderContext leaf : lease.reader().leaves()) {
           LeafReader r = leaf.reader();
@@ -587,9 +703,9 @@ class TsdbSnapshotsTest {
       }
       String message = all.toString();
       String blobName = cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1);
-      assertTrue(message.contains(blobName) && message.contains(dvd.substring(dvd.indexOf('_'))), message);
+      assertTrue(message.contains(blobName) && message.contains(file.substring(file.indexOf('_'))), message);
     } finally {
-      catalog.unmount(engine + "-damaged-dvd.0");
+      catalog.unmount(name + ".0");
     }
   }
 }

@@ -34,7 +34,8 @@ abstract sealed class RefusedDocValuesFormat extends DocValuesFormat {
   public final DocValuesProducer fieldsProducer(SegmentReadState state) throws CorruptIndexException {
     String file = IndexFileNames.segmentFileName(state.segmentInfo.name, state.segmentSuffix, "dvd");
     throw new CorruptIndexException("doc values in Elasticsearch's " + getName() + " format are not read: " + why
-        + " (this reader reads ES819TSDB, what Elasticsearch 8.19 and 9.1 to 9.3 write)", file);
+        + " (this reader reads ES819TSDB and ES8193TSDB, what Elasticsearch 8.19 and 9.1 to 9.5 write for logsdb"
+        + " indices)", file);
   }
 
   /** Elasticsearch's TSDB doc values of 8.7 to 9.0 (logsdb from 8.15). */
@@ -42,14 +43,6 @@ abstract sealed class RefusedDocValuesFormat extends DocValuesFormat {
     /** Called by Lucene's SPI. */
     public ES87TSDB() {
       super("ES87TSDB", "no Elasticsearch node here writes them (8.15 to 9.0 do) to check a reader against");
-    }
-  }
-
-  /** Elasticsearch's TSDB doc values from 9.4 (its version 3 on: bit-packed binary offsets, and more). */
-  public static final class ES8193TSDB extends RefusedDocValuesFormat {
-    /** Called by Lucene's SPI. */
-    public ES8193TSDB() {
-      super("ES8193TSDB", "Elasticsearch 9.4 and later write them in versions past the 0 to 2 read here");
     }
   }
 

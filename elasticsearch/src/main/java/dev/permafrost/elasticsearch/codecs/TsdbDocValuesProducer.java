@@ -22,6 +22,7 @@ import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
 import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.IndexInput;
@@ -32,59 +33,55 @@ import org.apache.lucene.util.packed.DirectMonotonicReader;
 import org.apache.lucene.util.packed.PackedInts;
 
 /**
- * Reads a segment's {@code ES819TSDB} doc values ({@code .dvm} metadata, {@code .dvd} data), versions 0 to 2, as
- * {@code ES819TSDBDocValuesFormat} describes them. The metadata is read whole at open (as Lucene's own doc-values
- * reader does: it is small and kept whole by the snapshot); the data is read where a search asks.
+ * Reads a segment's doc values in one of Elasticsearch's TSDB formats ({@link TsdbFormat}: {@code ES819TSDB},
+ * {@code ES8193TSDB}), versions 0 to 8, as {@code ES819TSDBDocValuesFormat} describes them. The metadata is read whole
+ * at open (as Lucene's own doc-values reader does: it is small and kept whole by the snapshot); the data and the
+ * skippers are read where a search asks.
  */
 final class TsdbDocValuesProducer extends DocValuesProducer {
-  static final String DATA_CODEC = "ES819TSDBDocValuesData";
-  static final String META_CODEC = "ES819TSDBDocValuesMetadata";
-  static final int VERSION_START = 0;
-  /**
-   * Version 2 adds a numeric block size after the metadata's header (version 1 a compression byte to binary fields,
-   * which are not read).
-   */
-  static final int VERSION_BLOCK_SIZE = 2;
-  static final int VERSION_CURRENT = 2;
-
-  /** A numeric entry's encoding where a block shift would be: a single ordinal, no values written. */
-  private static final int SINGLE_ORDINAL = -1;
-  /** A numeric entry's encoding where a block shift would be: each ordinal's first document (a primary sort field). */
-  private static final int ORDINAL_RANGES = -2;
-
-  private static final byte NUMERIC = 0;
-  private static final byte BINARY = 1;
-  private static final byte SORTED = 2;
-  private static final byte SORTED_SET = 3;
-  private static final byte SORTED_NUMERIC = 4;
-
   private final Map<Integer, NumericEntry> numerics = new HashMap<>();
+  private final Map<Integer, TsdbBinary.Entry> binaries = new HashMap<>();
   private final Map<Integer, SortedEntry> sorted = new HashMap<>();
   private final Map<Integer, SortedSetEntry> sortedSets = new HashMap<>();
   private final Map<Integer, NumericEntry> sortedNumerics = new HashMap<>();
   private final Map<Integer, TsdbSkipper.Entry> skippers = new HashMap<>();
+  private final TsdbFormat format;
   private final IndexInput data;
+  /** The skippers' file from {@link TsdbFormat#VERSION_SKIPPER_SEPARATE_FILE}, else null (they are in the data). */
+  private final IndexInput skipData;
   private final String dataName;
   private final int maxDoc;
-  /** Values per block, as a shift: 7 (128) before version 2, else the metadata's. Set before the fields are read. */
-  private int blockShift = 7;
+  /** The files' format version. Set before the fields are read. */
+  private int version = -1;
+  /**
+   * The number of the segment's primary sort field, whose sorted entry ends with a partitions flag (from
+   * {@link TsdbFormat#VERSION_PREFIX_PARTITIONS}), or -1.
+   */
+  private final int primarySortField;
+  /** Values per block, as a shift: the metadata's from version 2, else 7. Set before the fields are read. */
+  private int blockShift = TsdbFormat.DEFAULT_BLOCK_SHIFT;
 
-  TsdbDocValuesProducer(SegmentReadState state, String formatName) throws IOException {
+  TsdbDocValuesProducer(SegmentReadState state, TsdbFormat format) throws IOException {
+    this.format = format;
     String metaName = IndexFileNames.segmentFileName(state.segmentInfo.name, state.segmentSuffix, "dvm");
     this.dataName = IndexFileNames.segmentFileName(state.segmentInfo.name, state.segmentSuffix, "dvd");
     this.maxDoc = state.segmentInfo.maxDoc();
-    int version = -1;
+    this.primarySortField = primarySortField(state);
     try (ChecksumIndexInput meta = state.directory.openChecksumInput(metaName)) {
       Throwable prior = null;
       try {
-        version = checkHeader(meta, META_CODEC, metaName, formatName, state);
-        if (version >= VERSION_BLOCK_SIZE) {
+        version = CodecUtil.checkIndexHeader(meta, format.metaCodec(), TsdbFormat.VERSION_START,
+            TsdbFormat.VERSION_CURRENT, state.segmentInfo.getId(), state.segmentSuffix);
+        if (version >= TsdbFormat.VERSION_NUMERIC_BLOCK_SHIFT) {
           blockShift = meta.readByte();
           if (blockShift != 7 && blockShift != 9) {
             throw new CorruptIndexException("numeric block shift " + blockShift + " (7 and 9 are read)", meta);
           }
         }
-        readFields(meta, state, formatName, version);
+        readFields(meta, state);
+        if (version < TsdbFormat.VERSION_SKIPPER_MAX_VALUE_COUNT) {
+          inferMaxValueCounts(state);
+        }
       } catch (Throwable t) {
         prior = t;
       } finally {
@@ -92,59 +89,121 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       }
     }
     IndexInput in = state.directory.openInput(dataName, state.context);
+    IndexInput skipIn = null;
     try {
-      int dataVersion = checkHeader(in, DATA_CODEC, dataName, formatName, state);
+      int dataVersion = CodecUtil.checkIndexHeader(in, format.dataCodec(), TsdbFormat.VERSION_START,
+          TsdbFormat.VERSION_CURRENT, state.segmentInfo.getId(), state.segmentSuffix);
       if (dataVersion != version) {
         throw new CorruptIndexException("format versions differ: " + metaName + " " + version + ", " + dataName + " "
             + dataVersion, in);
       }
       CodecUtil.retrieveChecksum(in); // a truncated file fails now, not in a search
+      if (version >= TsdbFormat.VERSION_SKIPPER_SEPARATE_FILE) {
+        String skipName = IndexFileNames.segmentFileName(state.segmentInfo.name, state.segmentSuffix, "dvs");
+        skipIn = state.directory.openInput(skipName, state.context);
+        int skipVersion = CodecUtil.checkIndexHeader(skipIn, format.skipCodec(), TsdbFormat.VERSION_START,
+            TsdbFormat.VERSION_CURRENT, state.segmentInfo.getId(), state.segmentSuffix);
+        if (skipVersion != version) {
+          throw new CorruptIndexException("format versions differ: " + metaName + " " + version + ", " + skipName
+              + " " + skipVersion, skipIn);
+        }
+        CodecUtil.retrieveChecksum(skipIn);
+      }
     } catch (Throwable t) {
-      IOUtils.closeWhileHandlingException(in);
+      IOUtils.closeWhileHandlingException(in, skipIn);
       throw t;
     }
     this.data = in;
+    this.skipData = skipIn;
   }
 
-  private static int checkHeader(IndexInput in, String codec, String file, String formatName, SegmentReadState state)
-      throws IOException {
-    int actual = CodecUtil.checkHeader(in, codec, 0, Integer.MAX_VALUE);
-    if (actual > VERSION_CURRENT) {
-      throw new CorruptIndexException(formatName + " version " + actual + " in " + file + " (codec " + codec
-          + ") is not one this reader knows: it reads versions " + VERSION_START + " to " + VERSION_CURRENT
-          + " (Elasticsearch 8.19 to 9.3)", in);
+  /**
+   * The segment's primary sort field: the first of its index sort if ascending and in the segment, else -1 (a
+   * descending first sort, such as logsdb's {@code @timestamp}, has none).
+   */
+  private static int primarySortField(SegmentReadState state) {
+    Sort sort = state.segmentInfo.getIndexSort();
+    if (sort == null || sort.getSort().length == 0 || sort.getSort()[0].getReverse()) {
+      return -1;
     }
-    CodecUtil.checkIndexHeaderID(in, state.segmentInfo.getId());
-    CodecUtil.checkIndexHeaderSuffix(in, state.segmentSuffix);
-    return actual;
+    FieldInfo info = state.fieldInfos.fieldInfo(sort.getSort()[0].getField());
+    return info == null ? -1 : info.number;
   }
 
-  private void readFields(IndexInput meta, SegmentReadState state, String formatName, int version)
-      throws IOException {
-    for (int number = meta.readInt(); number != -1; number = meta.readInt()) {
+  private void readFields(IndexInput meta, SegmentReadState state) throws IOException {
+    for (int number = meta.readInt(); number != TsdbFormat.END_OF_FIELDS; number = meta.readInt()) {
       FieldInfo info = state.fieldInfos.fieldInfo(number);
       if (info == null) {
         throw new CorruptIndexException("field number " + number + " is not in the segment", meta);
       }
       byte type = meta.readByte();
       if (info.docValuesSkipIndexType() != DocValuesSkipIndexType.NONE) {
-        skippers.put(number, new TsdbSkipper.Entry(meta.readLong(), meta.readLong(), meta.readLong(), meta.readLong(),
-            meta.readInt(), meta.readInt()));
+        skippers.put(number, readSkipper(meta, version));
       }
       String field = "field '" + info.name + "' of " + dataName;
       switch (type) {
-        case NUMERIC -> numerics.put(number, readNumeric(meta, field, false));
-        case SORTED -> sorted.put(number, readSorted(meta, field));
-        case SORTED_SET -> sortedSets.put(number, readSortedSet(meta, field));
-        case SORTED_NUMERIC -> sortedNumerics.put(number, readSortedNumeric(meta, field, false));
-        case BINARY -> throw new CorruptIndexException("binary doc values (" + field + ") in " + formatName
-            + " version " + version + " are not read by this reader: no Elasticsearch node here writes them to"
-            + " check a reader against", meta);
+        case TsdbFormat.NUMERIC -> numerics.put(number, readNumeric(meta, field, false));
+        case TsdbFormat.BINARY -> binaries.put(number, TsdbBinary.readEntry(meta, version, field));
+        case TsdbFormat.SORTED -> sorted.put(number, readSorted(meta, field, number == primarySortField));
+        case TsdbFormat.SORTED_SET -> sortedSets.put(number, readSortedSet(meta, field, number == primarySortField));
+        case TsdbFormat.SORTED_NUMERIC -> sortedNumerics.put(number, readSortedNumeric(meta, field, false));
         default -> throw new CorruptIndexException("doc-values type " + type + " of " + field, meta);
       }
     }
   }
 
+  /** A skipper entry: where its intervals lie ({@code .dvs} from version 5, else {@code .dvd}) and its bounds. */
+  private static TsdbSkipper.Entry readSkipper(IndexInput meta, int version) throws IOException {
+    long offset = meta.readLong();
+    long length = meta.readLong();
+    long max = meta.readLong();
+    long min = meta.readLong();
+    int docCount = meta.readInt();
+    int maxDocId = meta.readInt();
+    int maxValueCount;
+    if (version >= TsdbFormat.VERSION_SKIPPER_MAX_VALUE_COUNT) {
+      maxValueCount = meta.readInt();
+    } else {
+      maxValueCount = docCount == 0 ? 0 : TsdbSkipper.UNKNOWN_VALUE_COUNT;
+    }
+    return new TsdbSkipper.Entry(offset, length, max, min, docCount, maxDocId, maxValueCount);
+  }
+
+  /**
+   * Before {@link TsdbFormat#VERSION_SKIPPER_MAX_VALUE_COUNT}, a skipper's largest count of values in a document is
+   * 1 where the field has one value a document (numeric and sorted fields, and sorted-numeric and sorted-set ones
+   * with as many values as documents), else unknown: as Lucene infers it for its own files.
+   */
+  private void inferMaxValueCounts(SegmentReadState state) {
+    for (var e : skippers.entrySet()) {
+      TsdbSkipper.Entry entry = e.getValue();
+      if (entry.maxValueCount() != TsdbSkipper.UNKNOWN_VALUE_COUNT) {
+        continue;
+      }
+      FieldInfo info = state.fieldInfos.fieldInfo(e.getKey());
+      boolean single = switch (info.getDocValuesType()) {
+        case NUMERIC, SORTED -> true;
+        case SORTED_NUMERIC -> {
+          NumericEntry n = sortedNumerics.get(e.getKey());
+          yield n != null && n.numValues == n.numDocsWithField;
+        }
+        case SORTED_SET -> {
+          SortedSetEntry s = sortedSets.get(e.getKey());
+          yield s != null && (s.single() != null || s.ords().numValues == s.ords().numDocsWithField);
+        }
+        default -> false;
+      };
+      if (single) {
+        e.setValue(new TsdbSkipper.Entry(entry.offset(), entry.length(), entry.maxValue(), entry.minValue(),
+            entry.docCount(), entry.maxDocId(), 1));
+      }
+    }
+  }
+
+  /**
+   * A numeric entry: a numeric field's values, or a sorted or sorted-set field's ordinals (whose bits a packed block
+   * takes are set from the terms' count once the dictionary is read).
+   */
   private NumericEntry readNumeric(IndexInput meta, String field, boolean ordinals) throws IOException {
     NumericEntry e = new NumericEntry();
     e.field = field;
@@ -153,12 +212,12 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     e.numDocsWithField = meta.readInt();
     if (e.numValues > 0) {
       e.indexShift = meta.readInt();
-      if (e.indexShift == SINGLE_ORDINAL || e.indexShift == ORDINAL_RANGES) {
-        if (!ordinals) {
+      if (e.indexShift == TsdbFormat.SINGLE_ORDINAL || e.indexShift == TsdbFormat.ORDINAL_RANGES) {
+        if (!e.ordinals) {
           throw new CorruptIndexException("value encoding " + e.indexShift + " of " + field + " is one of ordinals, in"
               + " a numeric field", meta);
         }
-        if (e.indexShift == ORDINAL_RANGES) {
+        if (e.indexShift == TsdbFormat.ORDINAL_RANGES) {
           // each ordinal's first document, and the end: a monotonic list in the place of the values
           e.ordinalCount = meta.readVInt();
           int shift = meta.readByte();
@@ -172,7 +231,13 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
         throw new CorruptIndexException("value encoding " + e.indexShift + " of " + field + " is not one this reader"
             + " knows (blocks: a block shift; -1: a single ordinal; -2: ordinal ranges)", meta);
       } else {
-        long blocks = (e.numValues + (1L << blockShift) - 1) >>> blockShift;
+        if (e.ordinals) {
+          e.blockShift = format.numeric().readOrdinalBlockShift(meta, version, blockShift);
+        } else {
+          e.blocks = format.numeric().readField(meta, blockShift, field);
+          e.blockShift = e.blocks.blockShift();
+        }
+        long blocks = 1 + ((e.numValues - 1) >>> e.blockShift);
         e.indexMeta = DirectMonotonicReader.loadMeta(meta, blocks, e.indexShift);
       }
       e.indexOffset = meta.readLong();
@@ -198,25 +263,63 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     return e;
   }
 
-  private SortedEntry readSorted(IndexInput meta, String field) throws IOException {
-    NumericEntry ords = readNumeric(meta, field, true);
+  /**
+   * A sorted entry (or a single-valued sorted set's): its ordinals and terms dictionary, the dictionary first from
+   * {@link TsdbFormat#VERSION_PREFIX_PARTITIONS}, and then, for the segment's primary sort field, a flag byte and,
+   * if 1, where its prefix partitions lie (read past: they serve Elasticsearch's own query engine only).
+   */
+  private SortedEntry readSorted(IndexInput meta, String field, boolean primarySort) throws IOException {
+    if (version < TsdbFormat.VERSION_PREFIX_PARTITIONS) {
+      NumericEntry ords = readNumeric(meta, field, true);
+      return new SortedEntry(ords, readTerms(meta, ords));
+    }
     TsdbTermsDictionary.Entry terms = TsdbTermsDictionary.readEntry(meta);
-    ords.ordinalBits = PackedInts.bitsRequired(Math.max(0, terms.size() - 1));
+    NumericEntry ords = readNumeric(meta, field, true);
+    ords.ordinalBits = ordinalBits(terms);
+    if (primarySort) {
+      readPartitions(meta, field);
+    }
     return new SortedEntry(ords, terms);
   }
 
-  private SortedSetEntry readSortedSet(IndexInput meta, String field) throws IOException {
+  private SortedSetEntry readSortedSet(IndexInput meta, String field, boolean primarySort) throws IOException {
     byte multiValued = meta.readByte();
     return switch (multiValued) {
-      case 0 -> new SortedSetEntry(readSorted(meta, field), null, null);
+      case 0 -> new SortedSetEntry(readSorted(meta, field, primarySort), null, null);
       case 1 -> {
         NumericEntry ords = readSortedNumeric(meta, field, true);
-        TsdbTermsDictionary.Entry terms = TsdbTermsDictionary.readEntry(meta);
-        ords.ordinalBits = PackedInts.bitsRequired(Math.max(0, terms.size() - 1));
-        yield new SortedSetEntry(null, ords, terms);
+        yield new SortedSetEntry(null, ords, readTerms(meta, ords));
       }
       default -> throw new CorruptIndexException("multi-valued flag " + multiValued + " of " + field, meta);
     };
+  }
+
+  /** The terms dictionary that follows {@code ords}' entry, whose packed blocks' bits it sets. */
+  private static TsdbTermsDictionary.Entry readTerms(IndexInput meta, NumericEntry ords) throws IOException {
+    TsdbTermsDictionary.Entry terms = TsdbTermsDictionary.readEntry(meta);
+    ords.ordinalBits = ordinalBits(terms);
+    return terms;
+  }
+
+  /** The bits a packed block of ordinals takes: {@code bitsRequired(terms - 1)}. */
+  private static int ordinalBits(TsdbTermsDictionary.Entry terms) {
+    return PackedInts.bitsRequired(Math.max(0, terms.size() - 1));
+  }
+
+  /** A partitioned flag, and if set where the partitions lie: each parsed, checked and skipped. */
+  private void readPartitions(IndexInput meta, String field) throws IOException {
+    byte partitioned = meta.readByte();
+    if (partitioned == TsdbFormat.PARTITIONED) {
+      int bits = meta.readByte();
+      long start = meta.readLong();
+      long length = meta.readVLong();
+      if (bits < 1 || bits > 64 || start < 0 || length < 0) {
+        throw new CorruptIndexException("prefix partitions of " + bits + " bits at " + start + ", " + length
+            + " bytes, of " + field, meta);
+      }
+    } else if (partitioned != TsdbFormat.NOT_PARTITIONED) {
+      throw new CorruptIndexException("partitioned flag " + partitioned + " of " + field + " (0 or 1)", meta);
+    }
   }
 
   // ---- reading values
@@ -226,38 +329,44 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     long get(long index) throws IOException;
   }
 
-  /** A field's values read a block at a time, the last block decoded kept. */
+  /**
+   * A field's values read a block at a time, the last block decoded kept: numeric blocks as the format's numeric
+   * codec decodes them, ordinal blocks as every format writes them ({@link TsdbBlocks#decodeOrdinals}).
+   */
   private final class BlockValues implements IndexedValues {
     private final NumericEntry entry;
-    private final TsdbBlocks blocks;
+    private final TsdbNumericCodec.BlockDecoder decoder;
     private final LongValues blockStarts;
     private final IndexInput values;
     private final long[] buffer;
+    private final int shift;
     private final int mask;
     private long block = -1;
 
     BlockValues(NumericEntry entry) throws IOException {
       this.entry = entry;
-      this.blocks = new TsdbBlocks(1 << blockShift, entry.field);
+      this.shift = entry.blockShift;
+      if (entry.ordinals) {
+        TsdbBlocks blocks = new TsdbBlocks(1 << shift, entry.field);
+        this.decoder = (in, out) -> blocks.decodeOrdinals(in, entry.ordinalBits, out);
+      } else {
+        this.decoder = entry.blocks.decoder();
+      }
       this.blockStarts = DirectMonotonicReader.getInstance(entry.indexMeta,
           data.randomAccessSlice(entry.indexOffset, entry.indexLength));
       this.values = data.slice("values of " + entry.field, entry.valuesOffset, entry.valuesLength);
-      this.buffer = new long[1 << blockShift];
-      this.mask = (1 << blockShift) - 1;
+      this.buffer = new long[1 << shift];
+      this.mask = (1 << shift) - 1;
     }
 
     @Override
     public long get(long index) throws IOException {
       assert index >= 0 && index < entry.numValues : index + " of " + entry.numValues + " values of " + entry.field;
-      long b = index >>> blockShift;
+      long b = index >>> shift;
       if (b != block) {
         block = -1; // until the block is decoded whole
         values.seek(blockStarts.get(b));
-        if (entry.ordinals) {
-          blocks.decodeOrdinals(values, entry.ordinalBits, buffer);
-        } else {
-          blocks.decodeNumeric(values, buffer);
-        }
+        decoder.decode(values, buffer);
         block = b;
       }
       return buffer[(int) (index & mask)];
@@ -265,17 +374,17 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   }
 
   private IndexedValues values(NumericEntry entry) throws IOException {
-    if (entry.indexShift == SINGLE_ORDINAL) {
+    if (entry.indexShift == TsdbFormat.SINGLE_ORDINAL) {
       return index -> 0L;
     }
-    if (entry.indexShift == ORDINAL_RANGES) {
+    if (entry.indexShift == TsdbFormat.ORDINAL_RANGES) {
       return new OrdinalRanges(entry);
     }
     return new BlockValues(entry);
   }
 
   /**
-   * The ordinals of a field written as each ordinal's first value ({@link #ORDINAL_RANGES}): the n-th value's ordinal
+   * The ordinals of a field written as each ordinal's first value ({@link TsdbFormat#ORDINAL_RANGES}): the n-th value's ordinal
    * is that of the range holding n, found from the range of the last one asked for, else by a binary search.
    */
   private final class OrdinalRanges implements IndexedValues {
@@ -316,10 +425,18 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     }
   }
 
-  /** The documents with a value: all, none, or those of the field's doc-id set. */
-  private IndexedDISI disi(NumericEntry entry) throws IOException {
-    return new IndexedDISI(data, entry.docsWithFieldOffset, entry.docsWithFieldLength, entry.jumpTableEntryCount,
+  /** The documents with a value: all ({@link TsdbFormat#ALL_DOCS}), or those of the field's doc-id set. */
+  private DocIdSetIterator docs(NumericEntry entry) throws IOException {
+    return docs(entry.docsWithFieldOffset, entry.docsWithFieldLength, entry.jumpTableEntryCount,
         entry.denseRankPower, entry.numDocsWithField);
+  }
+
+  private DocIdSetIterator docs(long offset, long length, short jumpTableEntryCount, byte denseRankPower, int count)
+      throws IOException {
+    if (offset == TsdbFormat.ALL_DOCS) {
+      return DocIdSetIterator.all(maxDoc);
+    }
+    return new IndexedDISI(data, offset, length, jumpTableEntryCount, denseRankPower, count);
   }
 
   @Override
@@ -328,11 +445,11 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   }
 
   private NumericDocValues numeric(NumericEntry entry) throws IOException {
-    if (entry == null || entry.docsWithFieldOffset == -2 || entry.numValues == 0) {
+    if (entry == null || entry.docsWithFieldOffset == TsdbFormat.NO_DOCS || entry.numValues == 0) {
       return DocValues.emptyNumeric();
     }
     IndexedValues values = values(entry);
-    DocIdSetIterator docs = entry.docsWithFieldOffset == -1 ? DocIdSetIterator.all(maxDoc) : disi(entry);
+    DocIdSetIterator docs = docs(entry);
     IndexedDISI sparse = docs instanceof IndexedDISI d ? d : null;
     return new NumericDocValues() {
       @Override
@@ -387,7 +504,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     IndexedValues values = values(entry);
     LongValues addresses = DirectMonotonicReader.getInstance(entry.addressesMeta,
         data.randomAccessSlice(entry.addressesOffset, entry.addressesLength));
-    DocIdSetIterator docs = entry.docsWithFieldOffset == -1 ? DocIdSetIterator.all(maxDoc) : disi(entry);
+    DocIdSetIterator docs = docs(entry);
     IndexedDISI sparse = docs instanceof IndexedDISI d ? d : null;
     return new SortedNumericDocValues() {
       private long next;
@@ -596,8 +713,50 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
   }
 
   @Override
-  public BinaryDocValues getBinary(FieldInfo field) {
-    throw new IllegalStateException("no binary doc values are read from " + dataName + " (field '" + field.name + "')");
+  public BinaryDocValues getBinary(FieldInfo field) throws IOException {
+    TsdbBinary.Entry entry = binaries.get(field.number);
+    if (entry == null || entry.docsWithFieldOffset == TsdbFormat.NO_DOCS || entry.numDocsWithField == 0) {
+      return DocValues.emptyBinary();
+    }
+    TsdbBinary.Values values = TsdbBinary.values(entry, data, format.docOffsets());
+    DocIdSetIterator docs = docs(entry.docsWithFieldOffset, entry.docsWithFieldLength, entry.jumpTableEntryCount,
+        entry.denseRankPower, entry.numDocsWithField);
+    IndexedDISI sparse = docs instanceof IndexedDISI d ? d : null;
+    return new BinaryDocValues() {
+      @Override
+      public BytesRef binaryValue() throws IOException {
+        return values.get(sparse == null ? docs.docID() : sparse.index());
+      }
+
+      @Override
+      public boolean advanceExact(int target) throws IOException {
+        if (sparse != null) {
+          return sparse.advanceExact(target);
+        }
+        docs.advance(target);
+        return true;
+      }
+
+      @Override
+      public int docID() {
+        return docs.docID();
+      }
+
+      @Override
+      public int nextDoc() throws IOException {
+        return docs.nextDoc();
+      }
+
+      @Override
+      public int advance(int target) throws IOException {
+        return docs.advance(target);
+      }
+
+      @Override
+      public long cost() {
+        return docs.cost();
+      }
+    };
   }
 
   @Override
@@ -606,18 +765,22 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     if (entry == null) {
       return null;
     }
-    return new TsdbSkipper(entry, data.slice("skipper of field '" + field.name + "' of " + dataName, entry.offset(),
+    IndexInput in = skipData != null ? skipData : data;
+    return new TsdbSkipper(entry, in.slice("skipper of field '" + field.name + "' of " + in, entry.offset(),
         entry.length()));
   }
 
   @Override
   public void checkIntegrity() throws IOException {
     CodecUtil.checksumEntireFile(data);
+    if (skipData != null) {
+      CodecUtil.checksumEntireFile(skipData);
+    }
   }
 
   @Override
   public void close() throws IOException {
-    data.close();
+    IOUtils.close(data, skipData);
   }
 
   @Override
@@ -634,8 +797,12 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     int ordinalBits;
     long numValues;
     int numDocsWithField;
-    /** The block index's block shift, or {@link #SINGLE_ORDINAL} or {@link #ORDINAL_RANGES}. */
+    /** The block index's block shift, or {@link TsdbFormat#SINGLE_ORDINAL} or {@link TsdbFormat#ORDINAL_RANGES}. */
     int indexShift;
+    /** Values per block, as a shift (blocks only). */
+    int blockShift;
+    /** How a numeric field's blocks decode (numeric blocks only). */
+    TsdbNumericCodec.FieldBlocks blocks;
     DirectMonotonicReader.Meta indexMeta;
     int ordinalCount;
     DirectMonotonicReader.Meta rangesMeta;

@@ -11,7 +11,8 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.IndexInput;
 
 /**
- * A field's doc-values skipper in {@code ES819TSDB}'s data file, Lucene 9.0's skip-index layout: one record per
+ * A field's doc-values skipper of the TSDB formats (in {@code .dvs} from version 5, before in {@code .dvd}), Lucene's
+ * own skip-index layout: one record per
  * interval of documents (4,096 at level 0), each a byte of levels {@code n} (1 to 4) and, from level {@code n - 1}
  * down to 0, that level's max doc, min doc, max value, min value (longs) and doc count; a level-{@code k} entry
  * covers the intervals up to its max doc. Records are read one after another (the jumps Lucene's reader takes over
@@ -19,6 +20,8 @@ import org.apache.lucene.store.IndexInput;
  */
 final class TsdbSkipper extends DocValuesSkipper {
   private static final int MAX_LEVELS = 4;
+  /** A skipper entry's largest count of values in a document where the file does not record it and it may be more than 1. */
+  static final int UNKNOWN_VALUE_COUNT = -1;
 
   private final Entry entry;
   private final IndexInput input;
@@ -30,10 +33,15 @@ final class TsdbSkipper extends DocValuesSkipper {
   private int levels = 1;
 
   /**
-   * A field's skipper as the metadata file records it: where its records lie in the data file, and the field's
-   * bounds over the segment.
+   * A field's skipper as the metadata file records it: where its records lie, and the field's bounds over the
+   * segment.
+   *
+   * @param maxDocId the last document with a value, -1 if none
+   * @param maxValueCount the most values one document has (recorded from version 7; before, 1 where a document has
+   *     one value at most, 0 without documents, else {@link #UNKNOWN_VALUE_COUNT})
    */
-  record Entry(long offset, long length, long maxValue, long minValue, int docCount, int maxDocId) {}
+  record Entry(long offset, long length, long maxValue, long minValue, int docCount, int maxDocId,
+      int maxValueCount) {}
 
   TsdbSkipper(Entry entry, IndexInput input) {
     this.entry = entry;
@@ -112,5 +120,13 @@ final class TsdbSkipper extends DocValuesSkipper {
   @Override
   public int docCount() {
     return entry.docCount();
+  }
+
+  /**
+   * The most values one document has, or -1 if unknown: Lucene 10.6's method (not annotated as an override, so that
+   * this compiles on Lucene 10.3 too, which never asks).
+   */
+  public int maxValueCount() {
+    return entry.maxValueCount();
   }
 }

@@ -18,11 +18,14 @@
  *       delegates write.
  *   <li>{@link dev.permafrost.elasticsearch.codecs.Elasticsearch96Codec}: Elasticsearch 9.6's codec for every index,
  *       whose stored fields each segment names in an attribute ({@code SegmentModeStoredFieldsFormat}).
- *   <li>{@link dev.permafrost.elasticsearch.codecs.ES819TSDBDocValuesFormat}: the doc values of logsdb and
- *       time_series indices of 8.19 and 9.1 to 9.3 ({@code TsdbDocValuesProducer} over {@code TsdbBlocks},
- *       {@code TsdbTermsDictionary} and {@code TsdbSkipper}); the other TSDB formats' names ({@code ES87TSDB},
- *       {@code ES8193TSDB}, {@code ES95TSDB}) are registered to fail naming themselves
- *       ({@code RefusedDocValuesFormat}).
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES819TSDBDocValuesFormat} and
+ *       {@link dev.permafrost.elasticsearch.codecs.ES8193TSDBDocValuesFormat}: the doc values of logsdb and
+ *       time_series indices of 8.19 and 9.1 to 9.5 (9.5's time_series excepted), versions 0 to 8 of the container the
+ *       two names share ({@code TsdbFormat}: header codecs, version gates, markers; {@code TsdbDocValuesProducer}
+ *       over {@code TsdbBlocks}, {@code TsdbTermsDictionary}, {@code TsdbSkipper}, {@code TsdbBinary} with
+ *       {@code TsdbDocOffsets}); numeric blocks are decoded behind {@code TsdbNumericCodec}, where 9.5's
+ *       {@code ES95TSDB} differs. The other TSDB formats' names ({@code ES87TSDB}, {@code ES95TSDB}) are registered
+ *       to fail naming themselves ({@code RefusedDocValuesFormat}).
  * </ul>
  *
  * <p>No code here is taken from Elasticsearch's sources (layouts are read from descriptions, Lucene's code and the
