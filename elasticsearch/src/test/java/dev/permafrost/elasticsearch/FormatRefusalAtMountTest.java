@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.fixture.UpgradeFixture;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -82,6 +83,40 @@ class FormatRefusalAtMountTest {
         assertEquals(1, untouched.mount(catalog, "untouched-" + index, "snap-1", index).size());
         catalog.unmount("untouched-" + index + ".0");
       }
+    }
+  }
+
+  /**
+   * An index created on Elasticsearch 9.3.3 and written on 9.5.3 ({@link UpgradeFixture}, {@code snap-2}) holds files
+   * Lucene 10.5 wrote inside 9.3.3's segments (9.5.3's soft deletes, as {@code Lucene90} doc-values updates at
+   * version 2, and field infos beside them) and segments of its own: on a Lucene that reads them (10.5 and later) each
+   * shard mounts; on an older one, such as the floor the library supports (10.3, whose {@code Lucene90} doc values
+   * read version 0 only), the mount is refused naming what it cannot read, and nothing is mounted. Never a search.
+   */
+  @Test
+  void anIndexUpgradedInPlaceMountsOnlyWhereLuceneReadsWhatTheNewerNodeWrote() throws Exception {
+    Path fixture = UpgradeFixture.ensure();
+    boolean reads = Version.LATEST.onOrAfter(Version.parse(UpgradeFixture.WRITTEN_BY.luceneVersion()));
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("upgraded-cache")).size(32 << 20)
+            .regionSize(1 << 20).build();
+        Catalog catalog = Catalog.builder(cache).build()) {
+      EngineSnapshotRepository repository = EngineSnapshotRepository.open(
+          FileSystemBlobStore.open(fixture.resolve("repo"), false));
+      for (String index : new String[] {"logs-up", "metrics-up"}) {
+        if (reads) {
+          assertEquals(1, repository.mount(catalog, "up-" + index, "snap-2", index).size(), index);
+          continue;
+        }
+        SnapshotException.UnsupportedFormat refused = assertThrows(SnapshotException.UnsupportedFormat.class,
+            () -> repository.mount(catalog, "up-" + index, "snap-2", index), index);
+        String message = refused.getMessage();
+        assertTrue(message.contains("index '" + index + "' in snapshot 'snap-2'"), message);
+        // a file of a version too new, named with its segment and format, or a codec or format this Lucene lacks
+        assertTrue(message.matches("(?s).*(segment _[0-9a-z]+, file _[0-9a-z_A-Za-z]+\\.[a-z]+, format [A-Za-z0-9]+, version"
+            + " \\d+, newer than this build reads|codec or format this reader does not have).*"), message);
+        System.out.printf("Lucene %s refuses %s of the upgraded fixture at mount: %s%n", Version.LATEST, index, message);
+      }
+      assertEquals(reads ? 2 : 0, catalog.list("up-*").size());
     }
   }
 
