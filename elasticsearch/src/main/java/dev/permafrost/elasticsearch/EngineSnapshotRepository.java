@@ -65,12 +65,14 @@ import org.apache.lucene.util.Version;
  * there reaches Lucene, whose own checks on open and merge are all that stand guard.
  *
  * <p>Elasticsearch's own codecs and formats (its zstd {@code best_compression} codecs, {@code ES812Postings},
- * {@code ES87BloomFilter} for {@code _id}, the {@code ES819TSDB} doc values of its logsdb and time_series indices of
- * 8.19 and 9.1 to 9.3) are read by {@link dev.permafrost.elasticsearch.codecs}. Its logsdb and time_series indices of
- * 9.4 and later and its indexed {@code dense_vector} fields are written in formats this reader does not read, and
- * OpenSearch's custom codecs ({@code index.codec: zstd}, {@code zstd_no_dict}, {@code qat_*}) in chunk layouts this
- * reader does not read: mounting a shard of such an index fails naming the index, the shard's blob and the fields,
- * formats or codec.
+ * {@code ES87BloomFilter} for {@code _id}, the {@code ES819TSDB} and {@code ES8193TSDB} doc values of its logsdb and
+ * time_series indices from 8.19 and 9.1, at every version to 9.5's) are read by
+ * {@link dev.permafrost.elasticsearch.codecs}. Its time_series indices of 9.5 and later ({@code ES95TSDB}) and its
+ * indexed {@code dense_vector} fields are written in formats this reader does not read, and OpenSearch's custom codecs
+ * ({@code index.codec: zstd}, {@code zstd_no_dict}, {@code qat_*}) in chunk layouts this reader does not read: mounting a
+ * shard of such an index fails naming the index, the shard's blob and the fields, formats or codec. So does a shard
+ * one of whose files is of a version of a format this build does not read: the mount opens the shard once
+ * ({@link #checkReadable}), so that it fails there and never at a search.
  *
  * <p>Searches see what the engine's searches see: soft-deleted documents are deleted and nested documents hidden
  * ({@link #openReader}). Fields are queried as the mappings define them with {@link MappedQueryParser}; hits'
