@@ -189,6 +189,27 @@ class TsdbSnapshotsTest {
     assertEquals(3, indices(m).size());
   }
 
+  /**
+   * 9.5.3's logsdb indices ({@code ES8193TSDB}, skippers in their own file, texts in binary blocks past 512 KiB) read
+   * through a cache of 32 regions of 32 KiB, so that a search's reads evict each other's: every search and every
+   * document's doc values still as the node answered and indexed them.
+   */
+  @Test
+  void elasticsearch95sLogsdbIndicesReadThroughATinyCache() throws Exception {
+    Assumptions.assumeTrue(engines().anyMatch(e -> e == EngineFixture.ELASTICSEARCH_95), "Lucene reads 9.5's");
+    try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-95")).size(1 << 20)
+            .regionSize(32 << 10).build();
+        Catalog tinyCatalog = Catalog.builder(tiny).build()) {
+      Mounted m = mount(tinyCatalog, "tiny-95", EngineFixture.ELASTICSEARCH_95.ensure(), Set.of("metrics-ts"));
+      assertEquals(3, indices(m).size(), "logs-db at snap-1 and snap-2, logs-host");
+      assertTrue(compareSearches(tinyCatalog, m) >= 3 * 165);
+      assertTrue(compareDocValues(tinyCatalog, m) > 100_000);
+      // 1 MiB for several: regions were evicted, or read directly where none could be
+      assertTrue(tiny.stats().evictions() + tiny.stats().total().directReads() > 0, "the cache held it all: "
+          + tiny.stats());
+    }
+  }
+
   @ParameterizedTest
   @MethodSource("engines")
   void everySearchAnswersAsTheNodeDid(EngineFixture engine) throws Exception {
