@@ -80,8 +80,9 @@ class FormatRefusalAtMountTest {
 
         EngineSnapshotRepository untouched = EngineSnapshotRepository.open(
             FileSystemBlobStore.open(fixture.resolve("repo"), false));
-        assertEquals(1, untouched.mount(catalog, "untouched-" + index, "snap-1", index).size());
-        catalog.unmount("untouched-" + index + ".0");
+        for (var shardMounted : untouched.mount(catalog, "untouched-" + index, "snap-1", index)) {
+          catalog.unmount(shardMounted.name());
+        }
       }
     }
   }
