@@ -74,7 +74,7 @@ import org.apache.lucene.util.NumericUtils;
  * <p>A date bound is read by the {@link DateBounds} the parser is given (the Elasticsearch API's: the field's format
  * and date math) and rounded as Elasticsearch rounds a range's bounds ({@link #dateRange}): a date missing its smaller
  * units is its first millisecond as an inclusive lower or exclusive upper bound, its last as an inclusive upper or
- * exclusive lower one, so {@code [2024-03-22 TO 2024-03-24]} holds the whole of the 24th and {@code {2024-07-05 TO *]}
+ * exclusive lower one, so {@code [2024-03-22 TO 2024-03-24]} holds the whole of the 24th and <code>&#123;2024-07-05 TO *]</code>
  * starts on the 6th; a date alone ({@code @timestamp:2024-03-22}) is its whole span.
  *
  * <p>Not the engines' whole language: no analyzers beyond Lucene's built-in ones, no queries inside {@code nested} objects (their documents are
