@@ -61,6 +61,9 @@ public final class Aggregations {
   private static final Set<String> METRICS = Set.of("min", "max", "avg", "sum", "value_count", "stats");
   private static final Pattern TIME_VALUE = Pattern.compile("([+-]?\\d+)(ms|s|m|h|d)");
 
+  /** No aggregation: its result counts the matching documents only. */
+  static final Aggregations NONE = new Aggregations(new AggSpec[0]);
+
   private final AggSpec[] specs;
   private final String[] fields;
 
