@@ -7,11 +7,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.permafrost.elasticsearch.dsl.Aggregator.Bucket;
-import dev.permafrost.elasticsearch.dsl.Aggregator.Buckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.Bucket;
+import dev.permafrost.elasticsearch.dsl.AggPartial.DoubleTerms;
+import dev.permafrost.elasticsearch.dsl.AggPartial.FilterBuckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.HistogramBuckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.LongTerms;
+import dev.permafrost.elasticsearch.dsl.AggPartial.RangeBuckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.Stats;
+import dev.permafrost.elasticsearch.dsl.AggPartial.StringTerms;
+import dev.permafrost.elasticsearch.dsl.AggPartial.TermCounts;
 import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
 import dev.permafrost.elasticsearch.dsl.Aggregator.FieldValues;
-import dev.permafrost.elasticsearch.dsl.Aggregator.Stats;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.time.ZoneId;
@@ -23,6 +29,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.util.BytesRef;
 
@@ -54,8 +61,11 @@ abstract class AggSpec {
   /** Adds the doc-values fields this aggregation and its subs read. */
   abstract void fields(Set<String> out);
 
-  /** The response body of this aggregation from its merged partial ({@code null}: nothing collected). */
-  abstract ObjectNode render(Object partial, boolean typedKeys);
+  /**
+   * The response body of this aggregation from its merged partial, of this aggregation's kind ({@code null}: nothing
+   * collected).
+   */
+  abstract ObjectNode render(AggPartial<?> partial, boolean typedKeys);
 
   final String key(boolean typedKeys) {
     return typedKeys ? typeKey() + "#" + name : name;
@@ -189,7 +199,7 @@ abstract class AggSpec {
     }
 
     @Override
-    ObjectNode render(Object partial, boolean typedKeys) {
+    ObjectNode render(AggPartial<?> partial, boolean typedKeys) {
       Stats s = (Stats) partial;
       ObjectNode out = body();
       switch (type) {
@@ -281,12 +291,10 @@ abstract class AggSpec {
     }
 
     @Override
-    ObjectNode render(Object partial, boolean typedKeys) {
+    ObjectNode render(AggPartial<?> partial, boolean typedKeys) {
       TreeMap<Long, Bucket> sorted = new TreeMap<>();
       if (partial != null) {
-        for (Map.Entry<Object, Bucket> e : ((Buckets) partial).map.entrySet()) {
-          sorted.put((Long) e.getKey(), e.getValue());
-        }
+        sorted.putAll(((HistogramBuckets) partial).map);
       }
       List<Map.Entry<Long, Bucket>> buckets = new ArrayList<>();
       if (minDocCount == 0) {
@@ -306,14 +314,14 @@ abstract class AggSpec {
           long k = lo;
           for (Map.Entry<Long, Bucket> e : sorted.entrySet()) {
             for (; k < e.getKey(); k = next(k)) {
-              buckets.add(Map.entry(k, new Bucket(0, new Object[subs.length])));
+              buckets.add(Map.entry(k, Bucket.empty(subs.length)));
               checkBuckets(buckets.size(), name);
             }
             buckets.add(e);
             k = next(e.getKey());
           }
           for (; k <= hi; k = next(k)) {
-            buckets.add(Map.entry(k, new Bucket(0, new Object[subs.length])));
+            buckets.add(Map.entry(k, Bucket.empty(subs.length)));
             checkBuckets(buckets.size(), name);
           }
         }
@@ -398,7 +406,7 @@ abstract class AggSpec {
       FieldValues values = source.values(hasMissing, missing);
       return source.encoding() == Encoding.ORDINALS
           ? new Aggregator.KeywordTerms(values, missingTerm, topLevel, minDocCount == 0, createSubs())
-          : new Aggregator.NumericTerms(values, minDocCount == 0, createSubs());
+          : Aggregator.NumericTerms.of(values, minDocCount == 0, createSubs());
     }
 
     @Override
@@ -409,17 +417,12 @@ abstract class AggSpec {
       subFields(out);
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static int compareKeys(Object a, Object b) {
-      return ((Comparable) a).compareTo(b);
-    }
-
-    private Comparator<Map.Entry<Object, Bucket>> comparator() {
-      Comparator<Map.Entry<Object, Bucket>> c = null;
+    private <K extends Comparable<K>> Comparator<Map.Entry<K, Bucket>> comparator() {
+      Comparator<Map.Entry<K, Bucket>> c = null;
       for (TermsOrder o : order) {
-        Comparator<Map.Entry<Object, Bucket>> next = switch (o.by()) {
+        Comparator<Map.Entry<K, Bucket>> next = switch (o.by()) {
           case "_count" -> Comparator.comparingLong(e -> e.getValue().docCount);
-          case "_key" -> (x, y) -> compareKeys(x.getKey(), y.getKey());
+          case "_key" -> Map.Entry.comparingByKey();
           default -> Comparator.comparingDouble(
               e -> MetricSpec.value((Stats) e.getValue().subs[o.sub()], o.stat()));
         };
@@ -428,7 +431,7 @@ abstract class AggSpec {
         }
         c = c == null ? next : c.thenComparing(next);
       }
-      Comparator<Map.Entry<Object, Bucket>> byKey = (x, y) -> compareKeys(x.getKey(), y.getKey());
+      Comparator<Map.Entry<K, Bucket>> byKey = Map.Entry.comparingByKey();
       return c == null ? byKey : c.thenComparing(byKey);
     }
 
@@ -461,7 +464,7 @@ abstract class AggSpec {
      * kept in a bounded queue as they come and only those made strings, the others summed into
      * {@code sum_other_doc_count}.
      */
-    private ObjectNode renderCounts(Aggregator.TermCounts counts) {
+    private ObjectNode renderCounts(TermCounts counts) {
       Comparator<Counted> better = (a, b) -> {
         for (TermsOrder o : order) {
           int c = o.by().equals("_count") ? Long.compare(a.count(), b.count()) : a.term().compareTo(b.term());
@@ -525,16 +528,30 @@ abstract class AggSpec {
     }
 
     @Override
-    ObjectNode render(Object partial, boolean typedKeys) {
-      if (partial instanceof Aggregator.TermCounts counts) {
-        return renderCounts(counts);
-      }
-      List<Map.Entry<Object, Bucket>> buckets = new ArrayList<>();
-      if (partial != null) {
-        for (Map.Entry<Object, Bucket> e : ((Buckets) partial).map.entrySet()) {
-          if (e.getValue().docCount >= minDocCount) {
-            buckets.add(e);
+    ObjectNode render(AggPartial<?> partial, boolean typedKeys) {
+      return switch (partial) {
+        case null -> renderBuckets(Map.<String, Bucket>of(), (b, key) -> { }, typedKeys);
+        case TermCounts counts -> renderCounts(counts);
+        case StringTerms terms -> renderBuckets(terms.map, (b, key) -> b.put("key", key), typedKeys);
+        case DoubleTerms terms -> renderBuckets(terms.map, (b, key) -> b.put("key", key), typedKeys);
+        case LongTerms terms -> renderBuckets(terms.map, (b, key) -> {
+          b.put("key", key);
+          if (source.date()) {
+            b.put("key_as_string", DateFormats.format(key, format, ZoneId.of("Z")));
+          } else if ("boolean".equals(format)) {
+            b.put("key_as_string", key != 0 ? "true" : "false");
           }
+        }, typedKeys);
+        default -> throw new AssertionError("not a terms partial: " + partial);
+      };
+    }
+
+    private <K extends Comparable<K>> ObjectNode renderBuckets(Map<K, Bucket> map, BiConsumer<ObjectNode, K> putKey,
+        boolean typedKeys) {
+      List<Map.Entry<K, Bucket>> buckets = new ArrayList<>();
+      for (Map.Entry<K, Bucket> e : map.entrySet()) {
+        if (e.getValue().docCount >= minDocCount) {
+          buckets.add(e);
         }
       }
       buckets.sort(comparator());
@@ -547,21 +564,9 @@ abstract class AggSpec {
       out.put("sum_other_doc_count", other);
       ArrayNode array = out.putArray("buckets");
       for (int i = 0; i < Math.min(size, buckets.size()); i++) {
-        Map.Entry<Object, Bucket> e = buckets.get(i);
+        Map.Entry<K, Bucket> e = buckets.get(i);
         ObjectNode b = array.addObject();
-        Object key = e.getKey();
-        if (key instanceof String s) {
-          b.put("key", s);
-        } else if (key instanceof Long l) {
-          b.put("key", l);
-          if (source.date()) {
-            b.put("key_as_string", DateFormats.format(l, format, ZoneId.of("Z")));
-          } else if ("boolean".equals(format)) {
-            b.put("key_as_string", l != 0 ? "true" : "false");
-          }
-        } else {
-          b.put("key", (Double) key);
-        }
+        putKey.accept(b, e.getKey());
         renderBucket(b, e.getValue(), typedKeys);
       }
       return out;
@@ -617,8 +622,8 @@ abstract class AggSpec {
     }
 
     @Override
-    ObjectNode render(Object partial, boolean typedKeys) {
-      Map<Object, Bucket> map = partial == null ? Map.of() : ((Buckets) partial).map;
+    ObjectNode render(AggPartial<?> partial, boolean typedKeys) {
+      Map<Integer, Bucket> map = partial == null ? Map.of() : ((RangeBuckets) partial).map;
       ObjectNode out = body();
       ArrayNode array = out.putArray("buckets");
       for (int r = 0; r < from.length; r++) {
@@ -680,8 +685,8 @@ abstract class AggSpec {
     }
 
     @Override
-    ObjectNode render(Object partial, boolean typedKeys) {
-      Map<Object, Bucket> map = partial == null ? Map.of() : ((Buckets) partial).map;
+    ObjectNode render(AggPartial<?> partial, boolean typedKeys) {
+      Map<Integer, Bucket> map = partial == null ? Map.of() : ((FilterBuckets) partial).map;
       ObjectNode out = body();
       if (single) {
         renderBucket(out, map.get(0), typedKeys);

@@ -102,12 +102,12 @@ public final class Aggregations {
       @Override
       public Result reduce(Collection<SliceCollector> collectors) throws IOException {
         long docCount = 0;
-        Object[] partials = new Object[specs.length];
+        AggPartial<?>[] partials = new AggPartial<?>[specs.length];
         for (SliceCollector c : collectors) {
           c.finishLeaf();
           docCount += c.docCount;
           for (int i = 0; i < specs.length; i++) {
-            partials[i] = Aggregator.merge(partials[i], c.tops[i].build(1)[0]);
+            partials[i] = AggPartial.merge(partials[i], c.tops[i].build(1)[0]);
           }
         }
         return new Outcome(docCount, partials);
@@ -132,9 +132,9 @@ public final class Aggregations {
   /** The merged partials, rendered on demand. */
   private final class Outcome implements Result {
     private final long docCount;
-    private final Object[] partials;
+    private final AggPartial<?>[] partials;
 
-    Outcome(long docCount, Object[] partials) {
+    Outcome(long docCount, AggPartial<?>[] partials) {
       this.docCount = docCount;
       this.partials = partials;
     }

@@ -3,10 +3,18 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
+import dev.permafrost.elasticsearch.dsl.AggPartial.Bucket;
+import dev.permafrost.elasticsearch.dsl.AggPartial.DoubleTerms;
+import dev.permafrost.elasticsearch.dsl.AggPartial.FilterBuckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.HistogramBuckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.LongTerms;
+import dev.permafrost.elasticsearch.dsl.AggPartial.RangeBuckets;
+import dev.permafrost.elasticsearch.dsl.AggPartial.Stats;
+import dev.permafrost.elasticsearch.dsl.AggPartial.StringTerms;
+import dev.permafrost.elasticsearch.dsl.AggPartial.TermCounts;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +43,8 @@ import org.apache.lucene.util.NumericUtils;
  * One aggregation's state over the documents of one slice (one thread). A document is collected into a bucket of
  * the parent aggregation, its ordinal ({@code 0} at the top level), as in a tree of bucket aggregations each bucket
  * gets an ordinal its sub-aggregations are collected with. After the search each aggregator {@link #build builds}
- * mergeable partial results ({@link Stats}, {@link Bucket}, {@link Buckets}) that the reduce {@link #merge merges}
- * across slices and {@link AggSpec} renders.
+ * mergeable partial results, one {@link AggPartial} kind per aggregation kind, that the reduce merges across slices
+ * and {@link AggSpec} renders.
  */
 abstract class Aggregator {
   /** The sub-aggregators, collected with this aggregator's bucket ordinals. */
@@ -59,121 +67,7 @@ abstract class Aggregator {
   void finishLeaf() throws IOException {}
 
   /** The partial result of each parent bucket ordinal below {@code ords} (null where nothing was collected). */
-  abstract Object[] build(int ords);
-
-  // ---- partial results --------------------------------------------------------------------------------------
-
-  /** Values seen: count, compensated (Kahan) sum, min, max. */
-  static final class Stats {
-    long count;
-    double sum;
-    double compensation;
-    double min = Double.POSITIVE_INFINITY;
-    double max = Double.NEGATIVE_INFINITY;
-
-    void add(double value) {
-      count++;
-      addToSum(value);
-      min = Math.min(min, value);
-      max = Math.max(max, value);
-    }
-
-    private void addToSum(double value) {
-      if (!Double.isFinite(value) || !Double.isFinite(sum)) {
-        sum += value;
-        return;
-      }
-      double corrected = value - compensation;
-      double next = sum + corrected;
-      compensation = (next - sum) - corrected;
-      sum = next;
-    }
-
-    void merge(Stats other) {
-      count += other.count;
-      addToSum(other.sum);
-      addToSum(-other.compensation);
-      min = Math.min(min, other.min);
-      max = Math.max(max, other.max);
-    }
-  }
-
-  /** One bucket: its document count and its sub-aggregations' partials. */
-  static final class Bucket {
-    long docCount;
-    final Object[] subs;
-
-    Bucket(long docCount, Object[] subs) {
-      this.docCount = docCount;
-      this.subs = subs;
-    }
-  }
-
-  /**
-   * The buckets of a multi-bucket aggregation by key: a {@code Long} (a date key, a histogram's bucket index, a long
-   * term), a {@code Double} (a double term), a {@code String} (a keyword term) or an {@code Integer} (a range or
-   * filter by position).
-   */
-  static final class Buckets {
-    final Map<Object, Bucket> map = new HashMap<>();
-  }
-
-  /**
-   * The counts of a top-level keyword {@code terms} without sub-aggregations: one run per segment of the terms its
-   * matching documents hold, in term order, with their counts. Merged by putting runs together; the runs are merged
-   * term by term only when the buckets are chosen ({@code AggSpec.TermsSpec}), where a term meets its counts in other
-   * segments without hashing, and only the buckets shown become strings.
-   */
-  static final class TermCounts {
-    final List<BytesRef[]> terms = new ArrayList<>();
-    final List<long[]> counts = new ArrayList<>();
-
-    void addRun(BytesRef[] runTerms, long[] runCounts) {
-      assert runTerms.length == runCounts.length;
-      if (runTerms.length > 0) {
-        terms.add(runTerms);
-        counts.add(runCounts);
-      }
-    }
-
-    void add(TermCounts other) {
-      terms.addAll(other.terms);
-      counts.addAll(other.counts);
-    }
-  }
-
-  /** {@code a} and {@code b} merged (either may be null); may reuse either. */
-  static Object merge(Object a, Object b) {
-    if (a == null) {
-      return b;
-    }
-    if (b == null) {
-      return a;
-    }
-    if (a instanceof Stats stats) {
-      stats.merge((Stats) b);
-    } else if (a instanceof TermCounts counts) {
-      counts.add((TermCounts) b);
-    } else if (a instanceof Bucket bucket) {
-      mergeBucket(bucket, (Bucket) b);
-    } else {
-      Map<Object, Bucket> into = ((Buckets) a).map;
-      for (Map.Entry<Object, Bucket> e : ((Buckets) b).map.entrySet()) {
-        into.merge(e.getKey(), e.getValue(), (x, y) -> {
-          mergeBucket(x, y);
-          return x;
-        });
-      }
-    }
-    return a;
-  }
-
-  private static void mergeBucket(Bucket into, Bucket other) {
-    into.docCount += other.docCount;
-    for (int i = 0; i < into.subs.length; i++) {
-      into.subs[i] = merge(into.subs[i], other.subs[i]);
-    }
-  }
+  abstract AggPartial<?>[] build(int ords);
 
   // ---- values -------------------------------------------------------------------------------------------------
 
@@ -314,8 +208,8 @@ abstract class Aggregator {
     }
 
     @Override
-    Object[] build(int ords) {
-      return Arrays.copyOf(stats, ords, Object[].class);
+    AggPartial<?>[] build(int ords) {
+      return Arrays.copyOf(stats, ords, AggPartial[].class);
     }
   }
 
@@ -323,9 +217,10 @@ abstract class Aggregator {
 
   /**
    * A bucket aggregation: each bucket an ordinal, with its parent's ordinal, its key (a long) and its document
-   * count. Keyed buckets find their ordinal in a hash of (parent, key), the last one found kept at hand.
+   * count. Keyed buckets find their ordinal in a hash of (parent, key), the last one found kept at hand. Built, each
+   * parent's buckets are a {@code P} keyed by what each long key stands for.
    */
-  abstract static class BucketAggregator extends Aggregator {
+  abstract static class BucketAggregator<P extends AggPartial.Keyed<?, P>> extends Aggregator {
     long[] docCounts = new long[16];
     int[] parents = new int[16];
     long[] keys = new long[16];
@@ -387,34 +282,39 @@ abstract class Aggregator {
       }
     }
 
-    /** The partial key of a bucket's long key. */
-    Object key(long key) {
-      return key;
-    }
+    /** A parent's buckets, empty. */
+    abstract P newBuckets();
+
+    /** Puts {@code bucket} into {@code buckets} under what its long {@code key} stands for. */
+    abstract void put(P buckets, long key, Bucket bucket);
 
     @Override
-    Object[] build(int ords) {
-      Object[][] subParts = new Object[subs.length][];
+    AggPartial<?>[] build(int ords) {
+      AggPartial<?>[][] subParts = new AggPartial<?>[subs.length][];
       for (int i = 0; i < subs.length; i++) {
         subParts[i] = subs[i].build(ordCount);
       }
-      Object[] out = new Object[ords];
+      List<P> byParent = new ArrayList<>(ords);
+      for (int i = 0; i < ords; i++) {
+        byParent.add(null);
+      }
       for (int ord = 0; ord < ordCount; ord++) {
         int parent = parents[ord];
         if (parent >= ords) {
           continue;
         }
-        Buckets buckets = (Buckets) out[parent];
+        P buckets = byParent.get(parent);
         if (buckets == null) {
-          out[parent] = buckets = new Buckets();
+          buckets = newBuckets();
+          byParent.set(parent, buckets);
         }
-        Object[] subsOfBucket = new Object[subs.length];
+        AggPartial<?>[] subsOfBucket = new AggPartial<?>[subs.length];
         for (int i = 0; i < subs.length; i++) {
           subsOfBucket[i] = subParts[i][ord];
         }
-        buckets.map.put(key(keys[ord]), new Bucket(docCounts[ord], subsOfBucket));
+        put(buckets, keys[ord], new Bucket(docCounts[ord], subsOfBucket));
       }
-      return out;
+      return byParent.toArray(AggPartial<?>[]::new);
     }
   }
 
@@ -480,7 +380,7 @@ abstract class Aggregator {
    * a {@link DateRounding} (whose last bucket is kept at hand: consecutive values mostly share it). Under parent 0
    * the ordinal of an index near the first one seen is found in an array, not a hash.
    */
-  static final class Histogram extends BucketAggregator {
+  static final class Histogram extends BucketAggregator<HistogramBuckets> {
     /** The most dense slots before falling back to the hash. */
     private static final int DENSE_SLOTS = 1 << 16;
     private final FieldValues values;
@@ -567,8 +467,14 @@ abstract class Aggregator {
     }
 
     @Override
-    Object key(long index) {
-      return dateInterval > 0 ? index * dateInterval + dateOrigin : index; // a date's key, or a numeric index
+    HistogramBuckets newBuckets() {
+      return new HistogramBuckets();
+    }
+
+    @Override
+    void put(HistogramBuckets buckets, long index, Bucket bucket) {
+      // a date's key, or a numeric index
+      buckets.map.put(dateInterval > 0 ? index * dateInterval + dateOrigin : index, bucket);
     }
   }
 
@@ -577,7 +483,7 @@ abstract class Aggregator {
    * counted ordinals into terms when the segment ends; otherwise each segment ordinal is given a slice-wide term id
    * the first time it is seen, and buckets are keyed by it.
    */
-  static final class KeywordTerms extends BucketAggregator {
+  static final class KeywordTerms extends BucketAggregator<StringTerms> {
     private final FieldValues values;
     private final boolean counting;
     private final BytesRef missingTerm;
@@ -676,12 +582,17 @@ abstract class Aggregator {
     }
 
     @Override
-    Object key(long termId) {
-      return terms.get((int) termId, scratch).utf8ToString();
+    StringTerms newBuckets() {
+      return new StringTerms();
     }
 
     @Override
-    Object[] build(int ords) {
+    void put(StringTerms buckets, long termId, Bucket bucket) {
+      buckets.map.put(terms.get((int) termId, scratch).utf8ToString(), bucket);
+    }
+
+    @Override
+    AggPartial<?>[] build(int ords) {
       if (!counting) {
         if (everyTerm) {
           int known = terms.size();
@@ -697,20 +608,30 @@ abstract class Aggregator {
         counted.addRun(new BytesRef[] {missingTerm}, new long[] {missingCount});
         missingCount = 0;
       }
-      Object[] out = new Object[ords];
+      AggPartial<?>[] out = new AggPartial<?>[ords];
       out[0] = counted;
       return out;
     }
   }
 
-  /** Terms of a numeric or date field, keyed by the value as its doc values hold it (doubles decoded at the end). */
-  static final class NumericTerms extends BucketAggregator {
-    private final FieldValues values;
+  /**
+   * Terms of a numeric or date field, keyed by the value as its doc values hold it (doubles decoded at the end):
+   * {@link LongTerms} or {@link DoubleTerms} by the field's encoding.
+   */
+  abstract static sealed class NumericTerms<P extends AggPartial.Keyed<?, P>> extends BucketAggregator<P>
+      permits NumericTerms.Longs, NumericTerms.Doubles {
+    final FieldValues values;
     /**
      * {@code min_doc_count: 0}: the values of every document of every segment, deleted ones too (as the node reads
      * them), each a bucket under every parent when built, 0 if nothing matched; else null.
      */
     private final Set<Long> everyValue;
+
+    /** The terms aggregator of {@code values}' encoding. */
+    static NumericTerms<?> of(FieldValues values, boolean everyValue, Aggregator[] subs) {
+      return values.encoding == Encoding.LONG ? new Longs(values, everyValue, subs)
+          : new Doubles(values, everyValue, subs);
+    }
 
     NumericTerms(FieldValues values, boolean everyValue, Aggregator[] subs) {
       super(subs);
@@ -733,7 +654,7 @@ abstract class Aggregator {
     }
 
     @Override
-    Object[] build(int ords) {
+    AggPartial<?>[] build(int ords) {
       if (everyValue != null) {
         for (int parent = 0; parent < ords; parent++) {
           for (long value : everyValue) {
@@ -756,14 +677,43 @@ abstract class Aggregator {
       }
     }
 
-    @Override
-    Object key(long value) {
-      return values.encoding == Encoding.LONG ? (Object) value : (Object) values.encoding.decode(value);
+    /** Longs, integers, dates and booleans. */
+    static final class Longs extends NumericTerms<LongTerms> {
+      Longs(FieldValues values, boolean everyValue, Aggregator[] subs) {
+        super(values, everyValue, subs);
+      }
+
+      @Override
+      LongTerms newBuckets() {
+        return new LongTerms();
+      }
+
+      @Override
+      void put(LongTerms buckets, long value, Bucket bucket) {
+        buckets.map.put(value, bucket);
+      }
+    }
+
+    /** Doubles and floats, decoded. */
+    static final class Doubles extends NumericTerms<DoubleTerms> {
+      Doubles(FieldValues values, boolean everyValue, Aggregator[] subs) {
+        super(values, everyValue, subs);
+      }
+
+      @Override
+      DoubleTerms newBuckets() {
+        return new DoubleTerms();
+      }
+
+      @Override
+      void put(DoubleTerms buckets, long value, Bucket bucket) {
+        buckets.map.put(values.encoding.decode(value), bucket);
+      }
     }
   }
 
   /** Ranges {@code [from, to)} of a field's values; a document counts once per range it has a value in. */
-  static final class Range extends BucketAggregator {
+  static final class Range extends BucketAggregator<RangeBuckets> {
     private final FieldValues values;
     private final double[] from;
     private final double[] to;
@@ -804,8 +754,13 @@ abstract class Aggregator {
     }
 
     @Override
-    Object key(long index) {
-      return (int) index;
+    RangeBuckets newBuckets() {
+      return new RangeBuckets();
+    }
+
+    @Override
+    void put(RangeBuckets buckets, long index, Bucket bucket) {
+      buckets.map.put((int) index, bucket);
     }
   }
 
@@ -813,7 +768,7 @@ abstract class Aggregator {
    * Documents matching each of some queries (a {@code filter} is one), and optionally those matching none. Each
    * query's weight is made once per slice, over the top-level reader of the segments.
    */
-  static final class Filters extends BucketAggregator {
+  static final class Filters extends BucketAggregator<FilterBuckets> {
     private final Query[] queries;
     private final boolean other;
     private final int n;
@@ -861,8 +816,13 @@ abstract class Aggregator {
     }
 
     @Override
-    Object key(long index) {
-      return (int) index;
+    FilterBuckets newBuckets() {
+      return new FilterBuckets();
+    }
+
+    @Override
+    void put(FilterBuckets buckets, long index, Bucket bucket) {
+      buckets.map.put((int) index, bucket);
     }
   }
 
