@@ -4,6 +4,7 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.dsl.AggSpec.Source;
 import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
 import java.time.ZoneId;
@@ -15,7 +16,7 @@ import org.apache.lucene.util.NumericUtils;
 
 /**
  * Reads the values of an aggregation's parameters (numbers, integers, dates, time values, order directions,
- * {@code missing}), each refusal a {@link DslException} naming the aggregation and the parameter.
+ * {@code missing}) and the field an aggregation reads, each refusal a {@link DslException} naming the aggregation and the parameter.
  */
 final class AggParams {
   private static final Pattern TIME_VALUE = Pattern.compile("([+-]?\\d+)(ms|s|m|h|d)");
@@ -126,5 +127,42 @@ final class AggParams {
       throw DslException.illegalArgument("[" + type + "] aggregation [" + name + "]: [hard_bounds] is not"
           + " supported");
     }
+  }
+
+  /** The field an aggregation reads, checked against the mapping; an unmapped field has no values. */
+  static Source source(IndexMapping mapping, String name, String type, JsonNode def, boolean keywordOk, boolean numericOk) {
+    JsonNode f = def.get("field");
+    if (f == null || !f.isTextual()) {
+      throw DslException.illegalArgument("[" + type + "] aggregation [" + name + "] requires a [field]");
+    }
+    String path = f.asText();
+    IndexMapping.Field field = mapping.field(path);
+    if (field == null) {
+      return new Source(null, keywordOk ? Encoding.ORDINALS : Encoding.LONG, false, false, null); // sterms
+    }
+    String t = field.type();
+    if (t.equals("text") || t.equals("match_only_text")) {
+      throw DslException.illegalArgument("Text fields are not optimised for operations that require"
+          + " per-document field data like aggregations and sorting, so these operations are disabled by default."
+          + " Please use a keyword field instead. (aggregation [" + name + "], field [" + path + "])");
+    }
+    if (!field.docValues()) {
+      throw DslException.illegalArgument("Can't load fielddata on [" + path + "] because fielddata is unsupported"
+          + " on fields of type [" + t + "]. Use doc values instead. (aggregation [" + name
+          + "]: the field has no doc values)");
+    }
+    Encoding encoding = switch (t) {
+      case "keyword", "constant_keyword", "wildcard" -> keywordOk ? Encoding.ORDINALS : null;
+      case "long", "integer", "short", "byte", "date", "date_nanos", "boolean" -> numericOk ? Encoding.LONG : null;
+      case "double" -> numericOk ? Encoding.DOUBLE : null;
+      case "float" -> numericOk ? Encoding.FLOAT : null;
+      default -> null;
+    };
+    if (encoding == null || t.equals("wildcard") || t.equals("constant_keyword")) {
+      throw DslException.illegalArgument("Field [" + path + "] of type [" + t + "] is not supported for aggregation"
+          + " [" + name + "] of type [" + type + "]");
+    }
+    return new Source(path, encoding, field.isDate(), t.equals("date_nanos"),
+        field.isDate() ? field.format() : t.equals("boolean") ? "boolean" : null);
   }
 }

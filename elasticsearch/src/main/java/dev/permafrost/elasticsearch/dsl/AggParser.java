@@ -8,6 +8,7 @@ import static dev.permafrost.elasticsearch.dsl.AggParams.asc;
 import static dev.permafrost.elasticsearch.dsl.AggParams.integer;
 import static dev.permafrost.elasticsearch.dsl.AggParams.missing;
 import static dev.permafrost.elasticsearch.dsl.AggParams.object;
+import static dev.permafrost.elasticsearch.dsl.AggParams.source;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.permafrost.elasticsearch.IndexMapping;
@@ -41,11 +42,12 @@ final class AggParser {
 
   private final IndexMapping mapping;
   private final Function<JsonNode, Query> filterQueries;
-  private final LineAggParser lines = new LineAggParser(this);
+  private final LineAggParser lines;
 
   AggParser(IndexMapping mapping, Function<JsonNode, Query> filterQueries) {
     this.mapping = mapping;
     this.filterQueries = filterQueries;
+    this.lines = new LineAggParser(mapping);
   }
 
   AggSpec[] parseAll(JsonNode aggs, String parent, int depth) {
@@ -136,46 +138,9 @@ final class AggParser {
     return filterQueries.apply(def);
   }
 
-  /** The field an aggregation reads, checked against the mapping; an unmapped field has no values. */
-  Source source(String name, String type, JsonNode def, boolean keywordOk, boolean numericOk) {
-    JsonNode f = def.get("field");
-    if (f == null || !f.isTextual()) {
-      throw DslException.illegalArgument("[" + type + "] aggregation [" + name + "] requires a [field]");
-    }
-    String path = f.asText();
-    IndexMapping.Field field = mapping.field(path);
-    if (field == null) {
-      return new Source(null, keywordOk ? Encoding.ORDINALS : Encoding.LONG, false, false, null); // sterms
-    }
-    String t = field.type();
-    if (t.equals("text") || t.equals("match_only_text")) {
-      throw DslException.illegalArgument("Text fields are not optimised for operations that require"
-          + " per-document field data like aggregations and sorting, so these operations are disabled by default."
-          + " Please use a keyword field instead. (aggregation [" + name + "], field [" + path + "])");
-    }
-    if (!field.docValues()) {
-      throw DslException.illegalArgument("Can't load fielddata on [" + path + "] because fielddata is unsupported"
-          + " on fields of type [" + t + "]. Use doc values instead. (aggregation [" + name
-          + "]: the field has no doc values)");
-    }
-    Encoding encoding = switch (t) {
-      case "keyword", "constant_keyword", "wildcard" -> keywordOk ? Encoding.ORDINALS : null;
-      case "long", "integer", "short", "byte", "date", "date_nanos", "boolean" -> numericOk ? Encoding.LONG : null;
-      case "double" -> numericOk ? Encoding.DOUBLE : null;
-      case "float" -> numericOk ? Encoding.FLOAT : null;
-      default -> null;
-    };
-    if (encoding == null || t.equals("wildcard") || t.equals("constant_keyword")) {
-      throw DslException.illegalArgument("Field [" + path + "] of type [" + t + "] is not supported for aggregation"
-          + " [" + name + "] of type [" + type + "]");
-    }
-    return new Source(path, encoding, field.isDate(), t.equals("date_nanos"),
-        field.isDate() ? field.format() : t.equals("boolean") ? "boolean" : null);
-  }
-
   private AggSpec metric(String name, String type, JsonNode def, JsonNode meta) {
     allowOnly(name, type, def, METRIC_PARAMS);
-    Source source = source(name, type, def, type.equals("value_count"), true);
+    Source source = source(mapping, name, type, def, type.equals("value_count"), true);
     String format = def.hasNonNull("format") ? def.get("format").asText() : source.format();
     if (def.hasNonNull("format") && !source.date()) {
       try {
@@ -200,7 +165,7 @@ final class AggParser {
   private AggSpec terms(String name, JsonNode def, AggSpec[] subs, JsonNode meta) {
     String type = "terms";
     allowOnly(name, type, def, TERMS_PARAMS);
-    Source source = source(name, type, def, true, true);
+    Source source = source(mapping, name, type, def, true, true);
     long size = def.hasNonNull("size") ? integer(name, "size", def.get("size")) : 10;
     if (size <= 0) {
       throw DslException.illegalArgument("[size] must be greater than 0. Found [" + size + "] in [" + name + "]");

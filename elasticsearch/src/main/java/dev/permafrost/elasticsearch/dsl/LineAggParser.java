@@ -10,6 +10,7 @@ import static dev.permafrost.elasticsearch.dsl.AggParams.integer;
 import static dev.permafrost.elasticsearch.dsl.AggParams.missing;
 import static dev.permafrost.elasticsearch.dsl.AggParams.number;
 import static dev.permafrost.elasticsearch.dsl.AggParams.refuseKeyed;
+import static dev.permafrost.elasticsearch.dsl.AggParams.source;
 import static dev.permafrost.elasticsearch.dsl.AggParams.timeValue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,7 +29,7 @@ import java.util.Set;
 
 /**
  * Parses the aggregations that put a field's values on a line: {@code date_histogram}, {@code histogram},
- * {@code range} and {@code date_range}, for {@link AggParser}, which reads their field.
+ * {@code range} and {@code date_range}.
  */
 final class LineAggParser {
   private static final Set<String> DATE_HISTOGRAM_PARAMS = Set.of("field", "fixed_interval", "calendar_interval",
@@ -39,10 +40,10 @@ final class LineAggParser {
   private static final Set<String> RANGE_PARAMS = Set.of("field", "ranges", "keyed", "format", "time_zone",
       "missing");
 
-  private final AggParser parser;
+  private final IndexMapping mapping;
 
-  LineAggParser(AggParser parser) {
-    this.parser = parser;
+  LineAggParser(IndexMapping mapping) {
+    this.mapping = mapping;
   }
 
   /** Order of a histogram: {@code {"_key"|"_count": "asc"|"desc"}} (default key ascending). */
@@ -76,7 +77,7 @@ final class LineAggParser {
       throw DslException.illegalArgument("[interval] on [date_histogram] aggregation [" + name + "] is no longer"
           + " supported: use [fixed_interval] or [calendar_interval]");
     }
-    Source source = parser.source(name, type, def, false, true);
+    Source source = source(mapping, name, type, def, false, true);
     if (source.encoding() != Encoding.LONG) {
       throw DslException.illegalArgument("Field [" + def.get("field").asText() + "] of a floating point type is"
           + " not supported for [date_histogram] aggregation [" + name + "]");
@@ -155,7 +156,7 @@ final class LineAggParser {
     String type = "histogram";
     allowOnly(name, type, def, HISTOGRAM_PARAMS);
     refuseKeyed(name, type, def);
-    Source source = parser.source(name, type, def, false, true);
+    Source source = source(mapping, name, type, def, false, true);
     if (!def.hasNonNull("interval")) {
       throw DslException.illegalArgument("[interval] must be set for histogram aggregation [" + name + "]");
     }
@@ -188,7 +189,7 @@ final class LineAggParser {
   AggSpec range(String name, String type, JsonNode def, AggSpec[] subs, JsonNode meta) {
     allowOnly(name, type, def, RANGE_PARAMS);
     refuseKeyed(name, type, def);
-    Source source = parser.source(name, type, def, false, true);
+    Source source = source(mapping, name, type, def, false, true);
     if (type.equals("date_range") && source.field() != null && !source.date()) {
       throw DslException.illegalArgument("Field [" + source.field() + "] is not a date: [date_range] aggregation ["
           + name + "] needs a date field");

@@ -81,13 +81,13 @@ public final class SearchApi {
    */
   public ObjectNode search(String expression, JsonNode body, Map<String, String> parameters) throws IOException {
     long start = System.nanoTime();
-    SearchBody request = SearchBody.search(body, parameters, () -> resolve(expression, parameters));
+    SearchBody request = SearchBody.search(body, parameters, () -> shards(resolve(expression, parameters)));
     return SearchRenderer.search(request, executor.run(request), start);
   }
 
   /** {@code GET|POST /{index}/_count}: {@code {"count": n, "_shards": ...}}. */
   public ObjectNode count(String expression, JsonNode body, Map<String, String> parameters) throws IOException {
-    SearchBody request = SearchBody.count(body, parameters, () -> resolve(expression, parameters));
+    SearchBody request = SearchBody.count(body, parameters, () -> shards(resolve(expression, parameters)));
     return SearchRenderer.count(executor.run(request));
   }
 
@@ -264,6 +264,14 @@ public final class SearchApi {
     return IndexExpression.resolve(expression, indices.current(),
         Boolean.parseBoolean(parameters.getOrDefault("ignore_unavailable", "false")),
         Boolean.parseBoolean(parameters.getOrDefault("allow_no_indices", "true")));
+  }
+
+  private static List<IndexShards> shards(List<Index> chosen) {
+    List<IndexShards> out = new ArrayList<>(chosen.size());
+    for (Index index : chosen) {
+      out.add(new IndexShards(index.name(), index.shards(), index.mapping()));
+    }
+    return out;
   }
 
   private static String join(JsonNode array) {

@@ -41,7 +41,7 @@ import org.apache.lucene.search.Query;
  * @param typedKeys whether aggregation names are prefixed with their type
  * @param totalAsInt whether the total is a number ({@code rest_total_hits_as_int}) rather than an object
  */
-record SearchBody(List<SearchApi.Index> indices, IndexMapping mapping, IndexQueries queries, Aggregations aggs,
+record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries queries, Aggregations aggs,
     SortSpec sort, int from, int size, long trackTotalHits, SourceFilter source, Object[] searchAfter,
     Duration timeout, boolean typedKeys, boolean totalAsInt) {
   /** Elasticsearch's {@code index.max_result_window}: from + size may not pass it. */
@@ -69,7 +69,7 @@ record SearchBody(List<SearchApi.Index> indices, IndexMapping mapping, IndexQuer
    * @param parameters the URL's parameters
    * @param resolve the indices the request's expression names, asked after the body's keys are checked
    */
-  static SearchBody search(JsonNode body, Map<String, String> parameters, Supplier<List<SearchApi.Index>> resolve) {
+  static SearchBody search(JsonNode body, Map<String, String> parameters, Supplier<List<IndexShards>> resolve) {
     checkParameters(parameters, "_search");
     ObjectNode request = object(body);
     for (String key : (Iterable<String>) request::fieldNames) {
@@ -80,7 +80,7 @@ record SearchBody(List<SearchApi.Index> indices, IndexMapping mapping, IndexQuer
     }
     refuseUnlessEmptyOrFalse(request, "script_fields", "stored_fields", "docvalue_fields", "highlight", "explain",
         "version", "seq_no_primary_term", "profile");
-    List<SearchApi.Index> chosen = resolve.get();
+    List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
     QueryDsl dsl = new QueryDsl(mapping);
     IndexQueries queries = queries(chosen, request, parameters, dsl);
@@ -125,7 +125,7 @@ record SearchBody(List<SearchApi.Index> indices, IndexMapping mapping, IndexQuer
    *
    * @param resolve the indices the request's expression names, asked after the body's keys are checked
    */
-  static SearchBody count(JsonNode body, Map<String, String> parameters, Supplier<List<SearchApi.Index>> resolve) {
+  static SearchBody count(JsonNode body, Map<String, String> parameters, Supplier<List<IndexShards>> resolve) {
     checkParameters(parameters, "_count");
     ObjectNode request = object(body);
     for (String key : (Iterable<String>) request::fieldNames) {
@@ -133,7 +133,7 @@ record SearchBody(List<SearchApi.Index> indices, IndexMapping mapping, IndexQuer
         throw DslException.parsing("request does not support [" + key + "]: a count takes a [query] only");
       }
     }
-    List<SearchApi.Index> chosen = resolve.get();
+    List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
     IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
@@ -189,18 +189,18 @@ record SearchBody(List<SearchApi.Index> indices, IndexMapping mapping, IndexQuer
   }
 
   /** What a sort and aggregations over the indices see: every field of each, those mapped two ways named. */
-  private static IndexMapping mapping(List<SearchApi.Index> chosen) {
+  private static IndexMapping mapping(List<IndexShards> chosen) {
     if (chosen.isEmpty()) {
       return IndexMapping.of(JsonNodeFactory.instance.objectNode());
     }
-    return IndexMapping.union(chosen.stream().map(SearchApi.Index::mapping).toList());
+    return IndexMapping.union(chosen.stream().map(IndexShards::mapping).toList());
   }
 
   /**
    * The request's query for each index by the index's own mapping ({@link IndexQueries}); with no index, checked
    * against no mapping (as the node still parses it) and null.
    */
-  private static IndexQueries queries(List<SearchApi.Index> chosen, ObjectNode request, Map<String, String> parameters,
+  private static IndexQueries queries(List<IndexShards> chosen, ObjectNode request, Map<String, String> parameters,
       QueryDsl unionDsl) {
     if (chosen.isEmpty()) {
       query(request, parameters, unionDsl);

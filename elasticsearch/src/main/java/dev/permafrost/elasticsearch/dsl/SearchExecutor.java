@@ -41,9 +41,9 @@ final class SearchExecutor {
       return new SearchResult(false, new TotalHits(0, TotalHits.Relation.EQUAL_TO), List.of(), null,
           new SearchResult.Shards(0), false);
     }
-    Map<String, SearchApi.Index> byShard = new HashMap<>();
+    Map<String, IndexShards> byShard = new HashMap<>();
     int shardCount = 0;
-    for (SearchApi.Index index : body.indices()) {
+    for (IndexShards index : body.indices()) {
       for (String shard : index.shards()) {
         byShard.put(shard, index);
         shardCount++;
@@ -97,11 +97,11 @@ final class SearchExecutor {
 
   /** The hits from {@code from} on, with their ids and, if shown, their sources. */
   private List<SearchResult.Hit> hits(List<SearchResponse.Hit> found, SearchBody body,
-      Map<String, SearchApi.Index> byShard) throws IOException {
+      Map<String, IndexShards> byShard) throws IOException {
     List<SearchResult.Hit> out = new ArrayList<>(Math.max(0, found.size() - body.from()));
     for (int i = body.from(); i < found.size(); i++) {
       SearchResponse.Hit hit = found.get(i);
-      SearchApi.Index index = byShard.get(hit.index());
+      IndexShards index = byShard.get(hit.index());
       Document document = hit.document();
       String id = document == null ? null : EngineDocuments.id(document);
       String source = body.source().fetches() ? source(hit, document, index) : null;
@@ -111,7 +111,7 @@ final class SearchExecutor {
     return out;
   }
 
-  private String source(SearchResponse.Hit hit, Document document, SearchApi.Index index) throws IOException {
+  private String source(SearchResponse.Hit hit, Document document, IndexShards index) throws IOException {
     IndexableField stored = document == null ? null : document.getField(EngineDocuments.SOURCE);
     String text = null;
     if (stored != null && stored.binaryValue() != null) {

@@ -59,7 +59,7 @@ record SortSpec(Sort lucene, List<SortField> fields) {
   }
 
   /** The body's {@code sort} over the indices' union {@code mapping}; each refusal names the field. */
-  static SortSpec parse(JsonNode spec, IndexMapping mapping, List<SearchApi.Index> chosen) {
+  static SortSpec parse(JsonNode spec, IndexMapping mapping, List<IndexShards> chosen) {
     if (spec == null || spec.isNull()) {
       return BY_SCORE;
     }
@@ -132,9 +132,9 @@ record SortSpec(Sort lucene, List<SortField> fields) {
    * Refuses a sort on {@code field} where indices map it so that they sort it as different types (a keyword here, a
    * long there), as the node does when it merges their hits.
    */
-  private static void refuseIncompatibleSorts(String field, boolean descending, List<SearchApi.Index> chosen) {
+  private static void refuseIncompatibleSorts(String field, boolean descending, List<IndexShards> chosen) {
     Set<String> types = new LinkedHashSet<>();
-    for (SearchApi.Index index : chosen) {
+    for (IndexShards index : chosen) {
       if (index.mapping().field(field) != null) {
         SortField f = new MappedQueryParser(index.mapping()).sortField(field, descending);
         types.add(f instanceof SortedNumericSortField n ? n.getNumericType().name()

@@ -29,13 +29,13 @@ import org.junit.jupiter.api.Test;
  */
 class SearchBodyTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final SearchApi.Index LOGS = index("logs", """
+  private static final IndexShards LOGS = index("logs", """
       {"properties": {"status": {"type": "long"}, "host": {"type": "keyword"}, "message": {"type": "text"},
        "@timestamp": {"type": "date"}, "bytes": {"type": "double"}}}""");
 
-  private static SearchApi.Index index(String name, String mapping) {
+  private static IndexShards index(String name, String mapping) {
     try {
-      return new SearchApi.Index(name, List.of(name + "-shard"), IndexMapping.of(JSON.readTree(mapping)));
+      return new IndexShards(name, List.of(name + "-shard"), IndexMapping.of(JSON.readTree(mapping)));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
