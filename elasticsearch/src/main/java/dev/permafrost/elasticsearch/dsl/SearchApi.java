@@ -25,9 +25,11 @@ import java.util.regex.Pattern;
  * The common part of Elasticsearch's search API over a {@link Catalog}'s mounted indices: {@code _search},
  * {@code _msearch}, {@code _count}, {@code _mapping} and {@code _field_caps}, with requests and responses as
  * Elasticsearch's JSON, so that its clients (the official Java client, {@code curl} scripts, Grafana's data source)
- * search mounted snapshots as they search a cluster. Queries are translated by {@link QueryDsl}, aggregations computed
- * by {@link Aggregations}, over each index's mapping; what is not supported is refused with a {@link DslException}
- * naming it (a 400), never answered differently. Thread-safe.
+ * search mounted snapshots as they search a cluster. A request is parsed into its model ({@code SearchBody}: the URL's
+ * parameters and the body's keys read in one place, queries translated by {@link QueryDsl} and aggregations parsed by
+ * {@link Aggregations} over each index's mapping), then run ({@code SearchExecutor}, which {@code _search},
+ * {@code _msearch} and {@code _count} share), then written as Elasticsearch's JSON ({@code SearchRenderer}); what is
+ * not supported is refused with a {@link DslException} naming it (a 400), never answered differently. Thread-safe.
  *
  * <p>An index is an engine's index (its shards mounted one each) or one of Permafrost's own snapshots with a declared
  * mapping: {@link Indices} says which there are, at each request, so that indices mounted and unmounted while

@@ -57,6 +57,19 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       "max_concurrent_searches", "track_scores");
   private static final Pattern TIME_VALUE = Pattern.compile("(\\d+)(nanos|micros|ms|s|m|h|d)");
 
+  /**
+   * The next page's request, for a scroll or a point in time: the same indices (their shards as mounted now), query,
+   * sort and size, after the last hit's sort values ({@link SearchResult#lastSortValues()}), from 0, with no
+   * aggregations (a later page has none).
+   */
+  SearchBody next(Object[] after) {
+    if (sort.lucene() == null || after == null || after.length != sort.fields().size()) {
+      throw new IllegalArgumentException("a next page follows a sort's values: one per sort field");
+    }
+    return new SearchBody(indices, mapping, queries, null, sort, 0, size, trackTotalHits, source, after.clone(),
+        timeout, typedKeys, totalAsInt);
+  }
+
   /** Whether the search shows hits (else it counts and aggregates only). */
   boolean fetchesHits() {
     return from + size > 0;

@@ -20,6 +20,11 @@ import org.apache.lucene.search.TotalHits;
  */
 record SearchResult(boolean searched, TotalHits total, List<Hit> hits, Aggregations.Result aggregations,
     Shards shards, boolean timedOut) {
+  /** The last hit's sort values, where a next page starts ({@link SearchBody#next}); null with no hit or no sort. */
+  Object[] lastSortValues() {
+    return hits.isEmpty() ? null : hits.getLast().sortValues();
+  }
+
   /**
    * One hit.
    *

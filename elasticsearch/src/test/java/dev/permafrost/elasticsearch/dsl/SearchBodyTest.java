@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -103,6 +104,22 @@ class SearchBodyTest {
     assertNull(b.sort().lucene());
     assertEquals(-1, b.sort().scoreAt());
     assertTrue(b.queries().query("logs-shard") instanceof MatchAllDocsQuery);
+  }
+
+  @Test
+  void aNextPageFollowsTheLastSortValues() throws Exception {
+    SearchBody first = search("{\"sort\": [\"status\", \"host\"], \"size\": 3, \"aggs\": {\"h\": {\"terms\":"
+        + " {\"field\": \"host\"}}}}", Map.of());
+    SearchBody next = first.next(new Object[] {404L, new BytesRef("b")});
+    assertSame(first.queries(), next.queries());
+    assertEquals(first.indices(), next.indices());
+    assertSame(first.sort(), next.sort());
+    assertEquals(3, next.size());
+    assertEquals(0, next.from());
+    assertNull(next.aggs());
+    assertArrayEquals(new Object[] {404L, new BytesRef("b")}, next.searchAfter());
+    assertThrows(IllegalArgumentException.class, () -> first.next(new Object[] {404L}));
+    assertThrows(IllegalArgumentException.class, () -> search("{}", Map.of()).next(new Object[0]));
   }
 
   @Test
