@@ -12,11 +12,8 @@ import static dev.permafrost.elasticsearch.dsl.AggParams.source;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.permafrost.elasticsearch.IndexMapping;
-import dev.permafrost.elasticsearch.dsl.AggSpec.FiltersSpec;
-import dev.permafrost.elasticsearch.dsl.AggSpec.MetricSpec;
 import dev.permafrost.elasticsearch.dsl.AggSpec.Source;
-import dev.permafrost.elasticsearch.dsl.AggSpec.TermsOrder;
-import dev.permafrost.elasticsearch.dsl.AggSpec.TermsSpec;
+import dev.permafrost.elasticsearch.dsl.TermsSpec.TermsOrder;
 import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
 import java.time.ZoneOffset;
 import java.util.ArrayList;

@@ -78,7 +78,7 @@ sealed interface AggPartial<P extends AggPartial<P>>
   /**
    * The counts of a top-level keyword {@code terms} without sub-aggregations: one run per segment of the terms its
    * matching documents hold, in term order, with their counts. Merged by putting runs together; the runs are merged
-   * term by term only when the buckets are chosen ({@code AggSpec.TermsSpec}), where a term meets its counts in other
+   * term by term only when the buckets are chosen ({@code TermsSpec}), where a term meets its counts in other
    * segments without hashing, and only the buckets shown become strings.
    */
   final class TermCounts implements AggPartial<TermCounts> {

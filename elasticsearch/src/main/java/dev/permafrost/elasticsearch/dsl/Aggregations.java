@@ -6,7 +6,6 @@ package dev.permafrost.elasticsearch.dsl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.elasticsearch.IndexMapping;
-import dev.permafrost.elasticsearch.dsl.AggSpec.HistogramSpec;
 import dev.permafrost.store.ColumnPrefetch;
 import java.io.IOException;
 import java.util.ArrayList;

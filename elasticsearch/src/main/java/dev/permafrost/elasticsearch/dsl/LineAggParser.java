@@ -15,8 +15,6 @@ import static dev.permafrost.elasticsearch.dsl.AggParams.timeValue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.permafrost.elasticsearch.IndexMapping;
-import dev.permafrost.elasticsearch.dsl.AggSpec.HistogramSpec;
-import dev.permafrost.elasticsearch.dsl.AggSpec.RangeSpec;
 import dev.permafrost.elasticsearch.dsl.AggSpec.Source;
 import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
 import java.time.ZoneId;
