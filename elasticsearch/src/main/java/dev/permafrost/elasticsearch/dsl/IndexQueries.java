@@ -31,12 +31,12 @@ final class IndexQueries {
    * @throws DslException the first index's refusal, if every index refuses the query, or any refusal of the request
    *     itself (not one shard's)
    */
-  static IndexQueries translate(List<SearchApi.Index> indices, Function<IndexMapping, Query> translate) {
+  static IndexQueries translate(List<IndexShards> indices, Function<IndexMapping, Query> translate) {
     assert !indices.isEmpty();
     IndexQueries queries = new IndexQueries();
     Map<IndexMapping, Object> byMapping = new IdentityHashMap<>(); // a Query, or the DslException of a shard
     DslException first = null;
-    for (SearchApi.Index index : indices) {
+    for (IndexShards index : indices) {
       Object q = byMapping.computeIfAbsent(index.mapping(), m -> {
         try {
           return translate.apply(m);

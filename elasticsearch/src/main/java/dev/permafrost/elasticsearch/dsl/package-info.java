@@ -6,17 +6,22 @@
  * Elasticsearch's search API over a catalog's mounted indices, so that Elasticsearch's clients and tools search
  * snapshots in place. {@link dev.permafrost.elasticsearch.dsl.SearchApi} answers {@code _search}, {@code _msearch},
  * {@code _count}, {@code _mapping} and {@code _field_caps} as Elasticsearch's JSON (HTTP is the application's: the
- * example service binds it); {@link dev.permafrost.elasticsearch.dsl.QueryDsl} translates the query DSL to Lucene
+ * example service binds it). A search is parsed, then run, then rendered: {@code SearchBody} reads the URL's
+ * parameters and the body (its {@code sort} and {@code search_after} by {@code SortSpec}) into one typed request checked
+ * against the indices' mappings, with no JSON below it; {@code SearchExecutor} runs it on the catalog into a
+ * {@code SearchResult}; {@code SearchRenderer} writes Elasticsearch's JSON (errors too). {@link dev.permafrost.elasticsearch.dsl.QueryDsl} translates the query DSL to Lucene
  * over an index's mapping ({@code FieldQueries} builds each field's queries, with
  * {@link dev.permafrost.elasticsearch.MappedQueryParser}'s analyzers, refusals, doc-values forms and its one rule of
  * date ranges), once per index by the index's own mapping ({@code IndexQueries}), scored on Elasticsearch's BM25 scale
  * ({@code ClassicBm25Similarity});
- * {@link dev.permafrost.elasticsearch.dsl.Aggregations} parses aggregations into {@code AggSpec}s and computes them
- * from doc values with one {@code Aggregator} per slice, merged exactly; {@link dev.permafrost.elasticsearch.dsl.DateFormats}
+ * {@link dev.permafrost.elasticsearch.dsl.Aggregations} parses aggregations into {@code AggSpec}s ({@code AggParser},
+ * {@code LineAggParser}, {@code AggParams}) and computes them from doc values with one {@code Aggregator} per slice,
+ * whose partial results ({@code AggPartial}, a sealed kind per aggregation) merge exactly; {@link dev.permafrost.elasticsearch.dsl.DateFormats}
  * reads and prints dates as Elasticsearch does (formats, zones, date math). A request it does not support fails with a
  * {@link dev.permafrost.elasticsearch.dsl.DslException} naming what, never with another answer.
  *
- * <p>Layering: {@code SearchApi} -> {@code QueryDsl}, {@code Aggregations} -> {@code FieldQueries}, {@code AggSpec},
+ * <p>Layering: {@code SearchApi} -> {@code SearchBody}, {@code SearchExecutor}, {@code SearchRenderer} ->
+ * {@code QueryDsl}, {@code Aggregations} -> {@code FieldQueries}, {@code AggSpec},
  * {@code Aggregator}, {@code DateRounding} -> {@code DateFormats}, {@code DslException}; the package uses the catalog
  * of {@code permafrost-core} and the mapping and documents of {@code dev.permafrost.elasticsearch}, which never name
  * it. What is supported: docs/elasticsearch-api.md.

@@ -1,0 +1,217 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch.dsl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.elasticsearch.MappedQueryParser;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSortField;
+import org.apache.lucene.search.SortedSetSortField;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * A search's sort: the Lucene sort (null for by score), and per sort field what it is, to show sort values and read
+ * {@code search_after} as Elasticsearch does. Parsed from the body's {@code sort} or the URL's {@code sort=f:order}.
+ */
+record SortSpec(Sort lucene, List<SortField> fields) {
+  /** By score: no sort given. */
+  static final SortSpec BY_SCORE = new SortSpec(null, List.of());
+
+  boolean byField() {
+    return lucene != null && fields.stream().anyMatch(f -> f.getType() != SortField.Type.SCORE);
+  }
+
+  /** Where the score is among the sort values, or -1 if the sort has none (or the search is by score). */
+  int scoreAt() {
+    for (int i = 0; lucene != null && i < fields.size(); i++) {
+      if (fields.get(i).getType() == SortField.Type.SCORE) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The URL's {@code sort=field:order,...} as the body's form. */
+  static JsonNode parameter(String sort) {
+    if (sort == null) {
+      return null;
+    }
+    ArrayNode specs = JsonNodeFactory.instance.arrayNode();
+    for (String part : sort.split(",")) {
+      int colon = part.lastIndexOf(':');
+      if (colon > 0) {
+        specs.addObject().put(part.substring(0, colon), part.substring(colon + 1));
+      } else {
+        specs.add(part);
+      }
+    }
+    return specs;
+  }
+
+  /** The body's {@code sort} over the indices' union {@code mapping}; each refusal names the field. */
+  static SortSpec parse(JsonNode spec, IndexMapping mapping, List<IndexShards> chosen) {
+    if (spec == null || spec.isNull()) {
+      return BY_SCORE;
+    }
+    MappedQueryParser parser = new MappedQueryParser(mapping);
+    List<SortField> fields = new ArrayList<>();
+    for (JsonNode entry : spec.isArray() ? spec : List.of(spec)) {
+      String field;
+      String order = null;
+      String missing = null;
+      if (entry.isTextual()) {
+        field = entry.textValue();
+      } else if (entry.isObject() && entry.size() == 1) {
+        Map.Entry<String, JsonNode> e = entry.properties().iterator().next();
+        field = e.getKey();
+        JsonNode options = e.getValue();
+        if (options.isTextual()) {
+          order = options.textValue();
+        } else if (options.isObject()) {
+          for (Map.Entry<String, JsonNode> o : options.properties()) {
+            switch (o.getKey()) {
+              case "order" -> order = o.getValue().asText();
+              case "missing" -> missing = o.getValue().asText();
+              case "unmapped_type", "numeric_type", "format" -> { }
+              default -> throw DslException.parsing("[sort] option [" + o.getKey() + "] of [" + field + "] is not"
+                  + " supported (supported: order, missing, unmapped_type)");
+            }
+          }
+        } else {
+          throw DslException.parsing("[sort] of [" + field + "] must be an order or an object, got " + options);
+        }
+      } else {
+        throw DslException.parsing("[sort] entries must be a field name or {field: order}, got " + entry);
+      }
+      if (order != null && !order.equals("asc") && !order.equals("desc")) {
+        throw DslException.parsing("[sort] order of [" + field + "] must be asc or desc, got [" + order + "]");
+      }
+      if (field.equals("_score")) {
+        fields.add(new SortField(null, SortField.Type.SCORE, "asc".equals(order)));
+      } else if (field.equals("_doc")) {
+        fields.add(new SortField(null, SortField.Type.DOC, "desc".equals(order)));
+      } else if (mapping.field(field) == null) {
+        if (entry.isObject() && entry.elements().next().has("unmapped_type")) {
+          continue; // every document lacks it: it does not order them
+        }
+        throw new DslException(400, "query_shard_exception", "No mapping found for [" + field + "] in order to sort on");
+      } else {
+        boolean descending = "desc".equals(order);
+        SortField f;
+        if (mapping.conflicts().containsKey(field)) {
+          refuseIncompatibleSorts(field, descending, chosen);
+        }
+        try {
+          f = parser.sortField(field, descending);
+        } catch (IllegalArgumentException e) {
+          throw DslException.illegalArgument(e.getMessage());
+        }
+        if ("_first".equals(missing)) {
+          first(f, descending);
+        } else if (missing != null && !missing.equals("_last")) {
+          throw DslException.illegalArgument("[sort] [missing] of [" + field + "] must be _first or _last here, got ["
+              + missing + "]");
+        }
+        fields.add(f);
+      }
+    }
+    return fields.isEmpty() ? BY_SCORE : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
+  }
+
+  /**
+   * Refuses a sort on {@code field} where indices map it so that they sort it as different types (a keyword here, a
+   * long there), as the node does when it merges their hits.
+   */
+  private static void refuseIncompatibleSorts(String field, boolean descending, List<IndexShards> chosen) {
+    Set<String> types = new LinkedHashSet<>();
+    for (IndexShards index : chosen) {
+      if (index.mapping().field(field) != null) {
+        SortField f = new MappedQueryParser(index.mapping()).sortField(field, descending);
+        types.add(f instanceof SortedNumericSortField n ? n.getNumericType().name()
+            : f instanceof SortedSetSortField ? "STRING" : f.getType().name());
+      }
+    }
+    if (types.size() > 1) {
+      List<String> list = List.copyOf(types);
+      throw DslException.reduce("Can't sort on field [" + field + "]; the field has incompatible sort types: ["
+          + list.get(0) + "] and [" + list.get(1) + "] across shards!");
+    }
+  }
+
+  /** Documents without a value first rather than last. */
+  private static void first(SortField f, boolean descending) {
+    if (f instanceof SortedSetSortField) {
+      f.setMissingValue(descending ? SortField.STRING_LAST : SortField.STRING_FIRST);
+    } else if (f instanceof SortedNumericSortField n) {
+      switch (n.getNumericType()) {
+        case LONG -> f.setMissingValue(descending ? Long.MAX_VALUE : Long.MIN_VALUE);
+        case INT -> f.setMissingValue(descending ? Integer.MAX_VALUE : Integer.MIN_VALUE);
+        case DOUBLE -> f.setMissingValue(descending ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY);
+        case FLOAT -> f.setMissingValue(descending ? Float.POSITIVE_INFINITY : Float.NEGATIVE_INFINITY);
+        default -> { }
+      }
+    }
+  }
+
+  /** {@code search_after}'s values as this sort's fields hold them. */
+  Object[] searchAfter(JsonNode values, IndexMapping mapping) {
+    if (lucene == null) {
+      throw DslException.illegalArgument("[search_after] needs a [sort]");
+    }
+    if (!values.isArray() || values.size() != fields.size()) {
+      throw DslException.illegalArgument("[search_after] has " + (values.isArray() ? values.size() : 1) + " value(s)"
+          + " but the sort has " + fields.size() + " field(s): give one value per sort field");
+    }
+    Object[] after = new Object[values.size()];
+    for (int i = 0; i < after.length; i++) {
+      JsonNode v = values.get(i);
+      SortField f = fields.get(i);
+      SortField.Type type = f instanceof SortedNumericSortField n ? n.getNumericType()
+          : f instanceof SortedSetSortField ? SortField.Type.STRING : f.getType();
+      IndexMapping.Field field = f.getField() == null ? null : mapping.field(f.getField());
+      if (v.isNull() && type != SortField.Type.STRING) {
+        throw DslException.illegalArgument("[search_after] value of [" + f.getField() + "] is null: only a keyword"
+            + " sort's value may be (a document without one)");
+      }
+      try {
+        after[i] = switch (type) {
+          case STRING -> v.isNull() ? null : new BytesRef(v.asText()); // null: no value, as the node prints it
+          case LONG -> v.isNumber() ? v.longValue() : field != null && field.isDate() && !isInteger(v.asText())
+              ? date(field, v.asText()) : Long.parseLong(v.asText());
+          case INT -> v.isNumber() ? v.intValue() : Integer.parseInt(v.asText());
+          case DOUBLE -> v.isNumber() ? v.doubleValue() : Double.parseDouble(v.asText());
+          case FLOAT, SCORE -> v.isNumber() ? v.floatValue() : Float.parseFloat(v.asText());
+          case DOC -> v.isNumber() ? v.intValue() : Integer.parseInt(v.asText());
+          default -> throw DslException.illegalArgument("[search_after] cannot follow a sort on " + f);
+        };
+      } catch (NumberFormatException e) {
+        throw DslException.illegalArgument("[search_after] value [" + v.asText() + "] does not fit the sort on ["
+            + f.getField() + "]");
+      }
+    }
+    return after;
+  }
+
+  private static boolean isInteger(String text) {
+    return text.matches("-?\\d+");
+  }
+
+  /**
+   * A date in {@code search_after} as the sort holds it: read as the query DSL reads a date ({@link QueryDsl#dateBounds}),
+   * in nanoseconds for a {@code date_nanos} field.
+   */
+  private static long date(IndexMapping.Field field, String text) {
+    long millis = QueryDsl.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
+    return "date_nanos".equals(field.type()) ? Math.multiplyExact(millis, 1_000_000L) : millis;
+  }
+}
