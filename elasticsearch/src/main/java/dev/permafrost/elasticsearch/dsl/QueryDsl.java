@@ -448,7 +448,7 @@ public final class QueryDsl {
   /**
    * The fields of {@code fields} (names, {@code name^boost}, {@code *} patterns; all fields if missing), each with its
    * boost, negated for a field a pattern named; patterns only name fields of {@code patternTypes} (null: any
-   * kind the query DSL queries).
+   * queryable type).
    */
   private Map<String, Float> fieldsParam(String clause, JsonNode node, Set<FieldQueries.Kind> patternTypes) {
     List<String> specs = new ArrayList<>();
