@@ -10,6 +10,7 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.EngineDocuments;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
 import dev.permafrost.elasticsearch.MappedQueryParser;
@@ -300,10 +301,10 @@ final class EngineSearch {
       if (v == Long.MIN_VALUE || v == Long.MAX_VALUE) {
         return "-"; // the sort's missing value: the document has none
       }
-      if (sortField.type().equals("date")) {
+      if (sortField.kind() == FieldKind.DATE) {
         return Instant.ofEpochMilli(v).toString();
       }
-      if (sortField.type().equals("date_nanos")) {
+      if (sortField.kind() == FieldKind.DATE_NANOS) {
         return Instant.EPOCH.plusNanos(v).toString();
       }
     }

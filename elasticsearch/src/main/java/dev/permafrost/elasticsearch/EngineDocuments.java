@@ -115,11 +115,11 @@ public final class EngineDocuments {
     List<String> leftOut = new ArrayList<>();
     Document stored = null;
     for (IndexMapping.Field f : mapping.fields().values()) {
-      if (f.nestedPath() != null || f.type().equals("object") || f.type().equals("nested") || isMultiField(mapping, f)) {
+      if (f.nestedPath() != null || f.kind().isObject() || isMultiField(mapping, f)) {
         continue;
       }
       FieldInfo info = leaf.getFieldInfos().fieldInfo(f.path());
-      String type = f.type();
+      FieldKind kind = f.kind();
       if (info == null || info.getDocValuesType() == DocValuesType.NONE) {
         // a text field: its value as the node keeps it for its synthetic source, a stored field of its own name (to
         // 9.1) or "<field>._original" (9.2 on), else its keyword sub-field's
@@ -147,15 +147,15 @@ public final class EngineDocuments {
         }
         FieldInfo keyword = keywordSubField(mapping, leaf, f);
         if (keyword == null) {
-          if (info != null || type.equals("text") || type.equals("match_only_text")) {
+          if (info != null || kind.isText()) {
             leftOut.add(f.path());
           }
           continue;
         }
         info = keyword;
-        type = "keyword";
+        kind = FieldKind.KEYWORD;
       }
-      List<JsonNode> values = values(leaf, info, local, type, f.format());
+      List<JsonNode> values = values(leaf, info, local, kind, f.format());
       if (values == null) {
         leftOut.add(f.path());
       } else if (!values.isEmpty()) {
@@ -198,14 +198,14 @@ public final class EngineDocuments {
   private static boolean isMultiField(IndexMapping mapping, IndexMapping.Field f) {
     int dot = f.path().lastIndexOf('.');
     IndexMapping.Field parent = dot < 0 ? null : mapping.field(f.path().substring(0, dot));
-    return parent != null && !parent.type().equals("object") && !parent.type().equals("nested");
+    return parent != null && !parent.kind().isObject();
   }
 
   /** A keyword multi-field of {@code f} with doc values in {@code leaf}, or null. */
   private static FieldInfo keywordSubField(IndexMapping mapping, LeafReader leaf, IndexMapping.Field f) {
     for (IndexMapping.Field sub : mapping.fields().values()) {
       if (sub.path().startsWith(f.path() + ".") && sub.path().indexOf('.', f.path().length() + 1) < 0
-          && sub.type().equals("keyword")) {
+          && sub.kind() == FieldKind.KEYWORD) {
         FieldInfo info = leaf.getFieldInfos().fieldInfo(sub.path());
         if (info != null && info.getDocValuesType() != DocValuesType.NONE) {
           return info;
@@ -219,19 +219,19 @@ public final class EngineDocuments {
    * A field's values in a document as JSON, as the node prints them in its synthetic source, or null if its type is
    * not one rebuilt; {@code format}: a date field's.
    */
-  private static List<JsonNode> values(LeafReader leaf, FieldInfo info, int doc, String type, String format)
+  private static List<JsonNode> values(LeafReader leaf, FieldInfo info, int doc, FieldKind kind, String format)
       throws IOException {
     JsonNodeFactory json = JsonNodeFactory.instance;
     List<JsonNode> values = new ArrayList<>();
     if (info.getDocValuesType() == DocValuesType.SORTED_SET || info.getDocValuesType() == DocValuesType.SORTED) {
-      if (!type.equals("keyword") && !type.equals("ip")) {
+      if (kind != FieldKind.KEYWORD && kind != FieldKind.IP) {
         return null;
       }
       SortedSetDocValues dv = DocValues.getSortedSet(leaf, info.name);
       if (dv.advanceExact(doc)) {
         for (int i = 0; i < dv.docValueCount(); i++) {
           BytesRef b = dv.lookupOrd(dv.nextOrd());
-          values.add(json.textNode(type.equals("ip") ? IpPrinter.print(b) : b.utf8ToString()));
+          values.add(json.textNode(kind == FieldKind.IP ? IpPrinter.print(b) : b.utf8ToString()));
         }
       }
       return values;
@@ -243,22 +243,22 @@ public final class EngineDocuments {
     if (dv.advanceExact(doc)) {
       for (int i = 0; i < dv.docValueCount(); i++) {
         long v = dv.nextValue();
-        JsonNode node = switch (type) {
-          case "long", "integer", "short", "byte" -> json.numberNode(v);
-          case "double" -> json.numberNode(NumericUtils.sortableLongToDouble(v));
-          case "float" -> json.numberNode(NumericUtils.sortableIntToFloat((int) v));
-          case "half_float" -> json.numberNode(Float.float16ToFloat((short) (v ^ ((v >> 15) & 0x7fff))));
-          case "date" -> json.textNode(DatePrinter.print(v, format, ZoneOffset.UTC));
-          case "date_nanos" -> json.textNode(DatePrinter.printNanos(v,
+        JsonNode node = switch (kind) {
+          case LONG, INTEGER, SHORT, BYTE -> json.numberNode(v);
+          case DOUBLE -> json.numberNode(NumericUtils.sortableLongToDouble(v));
+          case FLOAT -> json.numberNode(NumericUtils.sortableIntToFloat((int) v));
+          case HALF_FLOAT -> json.numberNode(Float.float16ToFloat((short) (v ^ ((v >> 15) & 0x7fff))));
+          case DATE -> json.textNode(DatePrinter.print(v, format, ZoneOffset.UTC));
+          case DATE_NANOS -> json.textNode(DatePrinter.printNanos(v,
               IndexMapping.Field.DEFAULT_DATE_FORMAT.equals(format) ? DatePrinter.DEFAULT_NANOS_FORMAT : format,
               ZoneOffset.UTC));
-          case "geo_point" -> {
+          case GEO_POINT -> {
             ObjectNode point = json.objectNode();
             point.put("lat", GeoEncodingUtils.decodeLatitude((int) (v >>> 32)));
             point.put("lon", GeoEncodingUtils.decodeLongitude((int) v));
             yield point;
           }
-          case "boolean" -> json.booleanNode(v != 0);
+          case BOOLEAN -> json.booleanNode(v != 0);
           default -> null;
         };
         if (node == null) {

@@ -533,8 +533,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       if (refused != null) {
         List<String> docValues = new ArrayList<>();
         for (IndexMapping.Field f : metadata.mapping().fields().values()) {
-          if (!"text".equals(f.type()) && !"match_only_text".equals(f.type()) && !"object".equals(f.type())
-              && !"nested".equals(f.type()) && f.nestedPath() == null) {
+          if (!f.kind().isText() && !f.kind().isObject() && f.nestedPath() == null) {
             docValues.add(f.path());
           }
         }

@@ -12,11 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
  * An index's mapping as its snapshot recorded it: each field by its full dotted path (objects flattened,
- * multi-fields as {@code field.sub}), with its type, the analyzers of a {@code text} field and whether it lies inside
+ * multi-fields as {@code field.sub}), with its type and {@link FieldKind kind}, the analyzers of a {@code text} field and whether it lies inside
  * a {@code nested} object.
  */
 public final class IndexMapping {
@@ -24,7 +25,10 @@ public final class IndexMapping {
    * One mapped field.
    *
    * @param path the full dotted path, e.g. {@code user.name} or {@code message.raw}
-   * @param type the mapping type, e.g. {@code keyword}, {@code text}, {@code long}, {@code date}
+   * @param type the mapping type as the mapping names it, e.g. {@code keyword}, {@code text}, {@code long},
+   *     {@code date}: for messages and for what shows the mapping; ask {@code kind} what it means
+   * @param kind the kind {@code type} names ({@link FieldKind#of}), {@link FieldKind#UNKNOWN} for a name Permafrost
+   *     does not read
    * @param analyzer the analyzer a {@code text} field is indexed with ({@code standard} unless the mapping names one)
    * @param searchAnalyzer the analyzer queries on it use (its {@code search_analyzer}, else {@code analyzer})
    * @param nestedPath the path of the innermost {@code nested} object holding it, or null
@@ -33,14 +37,22 @@ public final class IndexMapping {
    * @param indexed whether it is searchable from an index of its own ({@code "index": false} makes it not)
    * @param docValues whether it keeps doc values ({@code "doc_values": false} makes it not; {@code text} never does)
    */
-  public record Field(String path, String type, String analyzer, String searchAnalyzer, String nestedPath, String format,
-      boolean indexed, boolean docValues) {
+  public record Field(String path, String type, FieldKind kind, String analyzer, String searchAnalyzer,
+      String nestedPath, String format, boolean indexed, boolean docValues) {
     /** The engines' date format when a mapping names none. */
     public static final String DEFAULT_DATE_FORMAT = "strict_date_optional_time||epoch_millis";
 
+    public Field {
+      Objects.requireNonNull(type, "type");
+      if (kind != FieldKind.of(type)) {
+        throw new IllegalArgumentException("field '" + path + "' of type '" + type + "' is of kind "
+            + FieldKind.of(type) + ", not " + kind);
+      }
+    }
+
     /** Whether it is a {@code date} or {@code date_nanos} field. */
     public boolean isDate() {
-      return "date".equals(type) || "date_nanos".equals(type);
+      return kind.isDate();
     }
   }
 
@@ -131,13 +143,14 @@ public final class IndexMapping {
       Map.Entry<String, JsonNode> e = it.next();
       String path = prefix + e.getKey();
       JsonNode def = e.getValue();
-      String type = def.path("type").asText("object");
+      String type = typeName(def);
       if (def.has("properties")) {
-        addProperties(def.get("properties"), path + ".", "nested".equals(type) ? path : nested, fields, indexedVectors);
+        addProperties(def.get("properties"), path + ".", FieldKind.of(type) == FieldKind.NESTED ? path : nested, fields,
+            indexedVectors);
         continue;
       }
       fields.put(path, field(path, type, def, nested));
-      if ("dense_vector".equals(type) && def.path("index").asBoolean(true)) {
+      if (FieldKind.of(type) == FieldKind.DENSE_VECTOR && def.path("index").asBoolean(true)) {
         indexedVectors.add(path);
       }
       JsonNode multi = def.get("fields");
@@ -145,24 +158,29 @@ public final class IndexMapping {
         for (Iterator<Map.Entry<String, JsonNode>> m = multi.fields(); m.hasNext(); ) {
           Map.Entry<String, JsonNode> sub = m.next();
           String subPath = path + "." + sub.getKey();
-          fields.put(subPath, field(subPath, sub.getValue().path("type").asText("object"), sub.getValue(), nested));
+          fields.put(subPath, field(subPath, typeName(sub.getValue()), sub.getValue(), nested));
         }
       }
     }
   }
 
+  /** The type a field's definition names, {@code object} (the engines' default) if it names none. */
+  private static String typeName(JsonNode def) {
+    JsonNode type = def.get("type");
+    return type == null || type.isNull() ? FieldKind.OBJECT.typeName() : type.asText();
+  }
+
   private static Field field(String path, String type, JsonNode def, String nested) {
+    FieldKind kind = FieldKind.of(type);
     String analyzer = null;
     String searchAnalyzer = null;
-    if ("text".equals(type) || "match_only_text".equals(type)) {
+    if (kind.isText()) {
       analyzer = def.path("analyzer").asText("standard");
       searchAnalyzer = def.path("search_analyzer").asText(analyzer);
     }
-    boolean date = "date".equals(type) || "date_nanos".equals(type);
-    String format = date ? def.path("format").asText(Field.DEFAULT_DATE_FORMAT) : null;
-    boolean text = "text".equals(type) || "match_only_text".equals(type);
-    return new Field(path, type, analyzer, searchAnalyzer, nested, format, def.path("index").asBoolean(true),
-        !text && def.path("doc_values").asBoolean(true));
+    String format = kind.isDate() ? def.path("format").asText(Field.DEFAULT_DATE_FORMAT) : null;
+    return new Field(path, type, kind, analyzer, searchAnalyzer, nested, format, def.path("index").asBoolean(true),
+        kind.hasDocValuesByDefault() && def.path("doc_values").asBoolean(true));
   }
 
   /** The indexed {@code dense_vector} fields, whose vectors Elasticsearch writes in formats of its own. */

@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -106,8 +107,15 @@ public final class MappedQueryParser {
   private final Analyzer analyzer;
   /** Why a field cannot be queried as the engine would, by field. */
   private final Map<String, String> refusals = new HashMap<>();
-  /** The mapping type of each field matched as points. */
-  private final Map<String, String> pointTypes = new HashMap<>();
+  /** The numeric type of each field matched as points ({@link FieldKind#numericType}). */
+  private final Map<String, SortField.Type> pointTypes = new HashMap<>();
+
+  /**
+   * Kinds of values this parser does not read, refused by name; others it has no rule for (geo points, vectors,
+   * unknown types) are left to match what their terms match.
+   */
+  private static final Set<FieldKind> REFUSED = EnumSet.of(FieldKind.IP, FieldKind.BOOLEAN, FieldKind.UNSIGNED_LONG,
+      FieldKind.HALF_FLOAT, FieldKind.SCALED_FLOAT);
 
   /** The pseudo-field of {@code _exists_:field}, the documents with a value in the field. */
   private static final String EXISTS = "_exists_";
@@ -130,25 +138,25 @@ public final class MappedQueryParser {
             + " nested objects are not supported (their documents are hidden)");
         continue;
       }
-      switch (f.type()) {
-        case "keyword", "constant_keyword", "wildcard" -> analyzers.put(f.path(), new KeywordAnalyzer());
-        case "text", "match_only_text" -> {
-          Analyzer a = analyzer(f.searchAnalyzer());
-          if (a != null) {
-            analyzers.put(f.path(), a);
-          } else {
-            refusals.put(f.path(), "field '" + f.path() + "' is analyzed with '" + f.searchAnalyzer() + "', which is not"
-                + " one of the built-in analyzers this parser knows (standard, simple, whitespace, keyword, stop)");
-          }
+      FieldKind kind = f.kind();
+      if (kind.isKeywordFamily()) {
+        analyzers.put(f.path(), new KeywordAnalyzer());
+      } else if (kind.isText()) {
+        Analyzer a = analyzer(f.searchAnalyzer());
+        if (a != null) {
+          analyzers.put(f.path(), a);
+        } else {
+          refusals.put(f.path(), "field '" + f.path() + "' is analyzed with '" + f.searchAnalyzer() + "', which is not"
+              + " one of the built-in analyzers this parser knows (standard, simple, whitespace, keyword, stop)");
         }
-        case "ip", "boolean", "unsigned_long", "half_float", "scaled_float" -> refusals.put(f.path(), "field '" + f.path()
-            + "' is of type '" + f.type() + "', which this parser does not query");
-        case "long", "integer", "short", "byte", "double", "float" -> pointTypes.put(f.path(), f.type());
-        case "date", "date_nanos" -> { // parsed as one term, then read as a range by the date rule (dateRange)
-          pointTypes.put(f.path(), f.type());
+      } else if (kind.numericType() != null) {
+        pointTypes.put(f.path(), kind.numericType());
+        if (kind.isDate()) { // parsed as one term, then read as a range by the date rule (dateRange)
           analyzers.put(f.path(), new KeywordAnalyzer());
         }
-        default -> { }
+      } else if (REFUSED.contains(kind)) {
+        refusals.put(f.path(), "field '" + f.path() + "' is of type '" + f.type() + "', which this parser does not"
+            + " query");
       }
     }
     analyzers.put(EXISTS, new KeywordAnalyzer()); // _exists_:field names a field
@@ -273,7 +281,7 @@ public final class MappedQueryParser {
     if (upper != null) {
       hi = includeUpper ? dates.epochMillis(field, upper, true) : saturatedAdd(dates.epochMillis(field, upper, false), -1);
     }
-    if ("date_nanos".equals(field.type())) {
+    if (field.kind() == FieldKind.DATE_NANOS) {
       lo = lower == null ? Long.MIN_VALUE : saturatedMultiply(lo, 1_000_000L);
       hi = upper == null ? Long.MAX_VALUE : saturatedAdd(saturatedMultiply(hi, 1_000_000L), 999_999);
     }
@@ -364,7 +372,7 @@ public final class MappedQueryParser {
     } else if (query instanceof PointRangeQuery p && pointTypes.containsKey(p.getField())) {
       return new IndexedOrDocValuesQuery(p.getField(), p, docValuesRange(p, pointTypes.get(p.getField())));
     } else if (query instanceof PointInSetQuery p && pointTypes.containsKey(p.getField())) {
-      String type = pointTypes.get(p.getField());
+      SortField.Type type = pointTypes.get(p.getField());
       long[] values = p.getPackedPoints().stream().mapToLong(point -> docValue(point, type)).toArray();
       return new IndexedOrDocValuesQuery(p.getField(), p, SortedNumericDocValuesField.newSlowSetQuery(p.getField(), values));
     }
@@ -373,25 +381,25 @@ public final class MappedQueryParser {
 
   private boolean isKeyword(String field) {
     IndexMapping.Field f = mapping.field(field);
-    return f != null && ("keyword".equals(f.type()) || "constant_keyword".equals(f.type()));
+    return f != null && f.kind().hasTermOrdinals();
   }
 
   /**
    * A points range as the same range over the field's sorted-numeric doc values, where Elasticsearch keeps integers
    * and dates as longs, doubles as sortable longs and floats as sortable ints.
    */
-  private static Query docValuesRange(PointRangeQuery p, String type) {
+  private static Query docValuesRange(PointRangeQuery p, SortField.Type type) {
     return SortedNumericDocValuesField.newSlowRangeQuery(p.getField(), docValue(p.getLowerPoint(), type),
         docValue(p.getUpperPoint(), type));
   }
 
   /** An encoded point as the long the field's sorted-numeric doc values keep for it. */
-  private static long docValue(byte[] point, String type) {
+  private static long docValue(byte[] point, SortField.Type type) {
     return switch (type) {
-      case "long", "date", "date_nanos" -> LongPoint.decodeDimension(point, 0);
-      case "integer", "short", "byte" -> IntPoint.decodeDimension(point, 0);
-      case "double" -> NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(point, 0));
-      case "float" -> NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(point, 0));
+      case LONG -> LongPoint.decodeDimension(point, 0);
+      case INT -> IntPoint.decodeDimension(point, 0);
+      case DOUBLE -> NumericUtils.doubleToSortableLong(DoublePoint.decodeDimension(point, 0));
+      case FLOAT -> NumericUtils.floatToSortableInt(FloatPoint.decodeDimension(point, 0));
       default -> throw new AssertionError(type);
     };
   }
@@ -468,38 +476,42 @@ public final class MappedQueryParser {
     if (f == null) {
       throw new IllegalArgumentException("cannot sort on '" + field + "': the mapping has no such field");
     }
-    switch (f.type()) {
-      case "keyword", "constant_keyword" -> {
+    SortField.Type type = f.kind().sortType();
+    if (type == null) {
+      throw new IllegalArgumentException("cannot sort on '" + field + "' of type '" + f.type() + "'");
+    }
+    switch (type) {
+      case STRING -> {
         SortedSetSortField s = new SortedSetSortField(field, descending,
             descending ? SortedSetSelector.Type.MAX : SortedSetSelector.Type.MIN);
         s.setMissingValue(descending ? SortField.STRING_FIRST : SortField.STRING_LAST);
         return s;
       }
-      case "integer", "short", "byte" -> { // points of 4 bytes: Lucene's sort skips with them only as an int sort
+      case INT -> { // points of 4 bytes: Lucene's sort skips with them only as an int sort
         SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.INT, descending,
             descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
         s.setMissingValue(descending ? Integer.MIN_VALUE : Integer.MAX_VALUE);
         return s;
       }
-      case "long", "date", "date_nanos", "scaled_float" -> {
+      case LONG -> {
         SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.LONG, descending,
             descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
         s.setMissingValue(descending ? Long.MIN_VALUE : Long.MAX_VALUE);
         return s;
       }
-      case "double" -> {
+      case DOUBLE -> {
         SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.DOUBLE, descending,
             descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
         s.setMissingValue(descending ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
         return s;
       }
-      case "float" -> {
+      case FLOAT -> {
         SortedNumericSortField s = new SortedNumericSortField(field, SortField.Type.FLOAT, descending,
             descending ? SortedNumericSelector.Type.MAX : SortedNumericSelector.Type.MIN);
         s.setMissingValue(descending ? Float.NEGATIVE_INFINITY : Float.POSITIVE_INFINITY);
         return s;
       }
-      default -> throw new IllegalArgumentException("cannot sort on '" + field + "' of type '" + f.type() + "'");
+      default -> throw new AssertionError(type);
     }
   }
 
@@ -511,10 +523,10 @@ public final class MappedQueryParser {
         return; // one term, read by the date rule
       }
       points.put(field, switch (type) {
-      case "long" -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Long.class);
-      case "integer", "short", "byte" -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Integer.class);
-      case "double" -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Double.class);
-      case "float" -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Float.class);
+      case LONG -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Long.class);
+      case INT -> new PointsConfig(NumberFormat.getIntegerInstance(Locale.ROOT), Integer.class);
+      case DOUBLE -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Double.class);
+      case FLOAT -> new PointsConfig(NumberFormat.getNumberInstance(Locale.ROOT), Float.class);
       default -> throw new AssertionError(type);
       });
     });

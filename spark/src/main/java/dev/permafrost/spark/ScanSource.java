@@ -5,6 +5,7 @@ package dev.permafrost.spark;
 
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.SnapshotSource;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.search.SortField;
 
 /**
  * What a read's repository offers the driver and the executors, whichever wrote it: the units a scan reads (each a
@@ -154,14 +156,17 @@ abstract sealed class ScanSource {
         if (f.nestedPath() != null) {
           continue; // its values are in documents the shard's reader hides
         }
-        IndexField field = switch (f.type()) {
-          case "keyword", "constant_keyword" -> new IndexField(f.path(), true, false, 0, 0, DocValuesType.SORTED_SET, false);
-          case "long", "date" -> new IndexField(f.path(), false, false, 1, Long.BYTES, DocValuesType.SORTED_NUMERIC, false);
-          case "integer", "short", "byte" ->
-              new IndexField(f.path(), false, false, 1, Integer.BYTES, DocValuesType.SORTED_NUMERIC, false);
-          case "text", "match_only_text" -> new IndexField(f.path(), false, true, 0, 0, DocValuesType.NONE, false);
-          default -> null;
-        };
+        FieldKind kind = f.kind();
+        IndexField field = null;
+        if (kind.hasTermOrdinals()) {
+          field = new IndexField(f.path(), true, false, 0, 0, DocValuesType.SORTED_SET, false);
+        } else if (kind.numericType() == SortField.Type.LONG && kind != FieldKind.DATE_NANOS) { // long, date (millis)
+          field = new IndexField(f.path(), false, false, 1, Long.BYTES, DocValuesType.SORTED_NUMERIC, false);
+        } else if (kind.numericType() == SortField.Type.INT) {
+          field = new IndexField(f.path(), false, false, 1, Integer.BYTES, DocValuesType.SORTED_NUMERIC, false);
+        } else if (kind.isText()) {
+          field = new IndexField(f.path(), false, true, 0, 0, DocValuesType.NONE, false);
+        }
         if (field != null) {
           fields.put(f.path(), field);
         }

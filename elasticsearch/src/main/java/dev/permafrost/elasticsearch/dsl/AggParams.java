@@ -4,6 +4,7 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.dsl.AggSpec.Source;
 import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
@@ -12,6 +13,7 @@ import java.util.Iterator;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.util.NumericUtils;
 
 /**
@@ -45,7 +47,7 @@ final class AggParams {
     if (source.date()) {
       return date(name, "missing", value, format, zone, false);
     }
-    if (source.encoding() == Encoding.LONG && "boolean".equals(source.format())) {
+    if (source.encoding() == Encoding.LONG && Source.BOOLEAN_FORMAT.equals(source.format())) {
       return value.asBoolean() || "true".equals(value.asText()) ? 1 : 0;
     }
     double d = number(name, "missing", value);
@@ -141,7 +143,8 @@ final class AggParams {
       return new Source(null, keywordOk ? Encoding.ORDINALS : Encoding.LONG, false, false, null); // sterms
     }
     String t = field.type();
-    if (t.equals("text") || t.equals("match_only_text")) {
+    FieldKind kind = field.kind();
+    if (kind.isText()) {
       throw DslException.illegalArgument("Text fields are not optimised for operations that require"
           + " per-document field data like aggregations and sorting, so these operations are disabled by default."
           + " Please use a keyword field instead. (aggregation [" + name + "], field [" + path + "])");
@@ -151,18 +154,32 @@ final class AggParams {
           + " on fields of type [" + t + "]. Use doc values instead. (aggregation [" + name
           + "]: the field has no doc values)");
     }
-    Encoding encoding = switch (t) {
-      case "keyword", "constant_keyword", "wildcard" -> keywordOk ? Encoding.ORDINALS : null;
-      case "long", "integer", "short", "byte", "date", "date_nanos", "boolean" -> numericOk ? Encoding.LONG : null;
-      case "double" -> numericOk ? Encoding.DOUBLE : null;
-      case "float" -> numericOk ? Encoding.FLOAT : null;
-      default -> null;
-    };
-    if (encoding == null || t.equals("wildcard") || t.equals("constant_keyword")) {
+    Encoding encoding = encoding(kind);
+    if (encoding == null || (encoding == Encoding.ORDINALS ? !keywordOk : !numericOk)) {
       throw DslException.illegalArgument("Field [" + path + "] of type [" + t + "] is not supported for aggregation"
           + " [" + name + "] of type [" + type + "]");
     }
-    return new Source(path, encoding, field.isDate(), t.equals("date_nanos"),
-        field.isDate() ? field.format() : t.equals("boolean") ? "boolean" : null);
+    return new Source(path, encoding, field.isDate(), kind == FieldKind.DATE_NANOS,
+        field.isDate() ? field.format() : kind == FieldKind.BOOLEAN ? Source.BOOLEAN_FORMAT : null);
+  }
+
+  /**
+   * How an aggregation reads a field of {@code kind}: a keyword's ordinals (not {@code wildcard}'s or
+   * {@code constant_keyword}'s, which keep none of their own), integers, dates and booleans as longs, doubles and
+   * floats as their sortable forms; null for a kind no aggregation reads.
+   */
+  private static Encoding encoding(FieldKind kind) {
+    if (kind == FieldKind.KEYWORD) {
+      return Encoding.ORDINALS;
+    } else if (kind == FieldKind.BOOLEAN) {
+      return Encoding.LONG;
+    }
+    SortField.Type numeric = kind.numericType();
+    return numeric == null ? null : switch (numeric) {
+      case LONG, INT -> Encoding.LONG;
+      case DOUBLE -> Encoding.DOUBLE;
+      case FLOAT -> Encoding.FLOAT;
+      default -> null;
+    };
   }
 }

@@ -6,6 +6,7 @@ package dev.permafrost.elasticsearch.dsl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.dsl.AggPartial.Bucket;
 import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
 import dev.permafrost.elasticsearch.dsl.Aggregator.FieldValues;
@@ -92,6 +93,9 @@ abstract class AggSpec {
 
   /** A field an aggregation reads: its doc values' encoding and, for a date, its format. */
   record Source(String field, Encoding encoding, boolean date, boolean nanos, String format) {
+    /** The format of a {@code boolean} field's values: printed as {@code true} and {@code false}. */
+    static final String BOOLEAN_FORMAT = FieldKind.BOOLEAN.typeName();
+
     FieldValues values(boolean hasMissing, long missing) {
       return new FieldValues(field, encoding, nanos, hasMissing, missing);
     }

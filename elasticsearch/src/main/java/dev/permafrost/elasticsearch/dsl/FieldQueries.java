@@ -5,6 +5,7 @@ package dev.permafrost.elasticsearch.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.permafrost.elasticsearch.DocumentId;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import java.math.BigDecimal;
@@ -29,6 +30,7 @@ import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.PrefixQuery;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermRangeQuery;
@@ -47,8 +49,30 @@ import org.apache.lucene.util.automaton.Operations;
  * An unmapped field matches nothing; a field the parser refuses (nested, ip, boolean, ...) fails naming it.
  */
 final class FieldQueries {
-  /** How a field's values are matched. */
-  enum Kind { KEYWORD, TEXT, INTEGER, DECIMAL, DATE }
+  /**
+   * How a field's values are matched: the {@link FieldKind kinds} the query DSL queries, by how it queries them
+   * ({@code keyword}; {@code text} and {@code match_only_text}; {@code long}, {@code integer}, {@code short} and
+   * {@code byte}; {@code double} and {@code float}; {@code date} and {@code date_nanos}).
+   */
+  enum Kind {
+    KEYWORD, TEXT, INTEGER, DECIMAL, DATE;
+
+    /** How the query DSL matches a field of {@code kind}, or null if it does not query such fields. */
+    static Kind of(FieldKind kind) {
+      if (kind == FieldKind.KEYWORD) {
+        return KEYWORD;
+      } else if (kind.isText()) {
+        return TEXT;
+      } else if (kind.isInteger()) {
+        return INTEGER;
+      } else if (kind.numericType() == SortField.Type.DOUBLE || kind.numericType() == SortField.Type.FLOAT) {
+        return DECIMAL;
+      } else if (kind.isDate()) {
+        return DATE;
+      }
+      return null;
+    }
+  }
 
   /** Dates, numbers and terms bounds of a range: the JSON value (null if unbounded) and whether it is included. */
   record Bound(JsonNode value, boolean inclusive) {}
@@ -87,15 +111,12 @@ final class FieldQueries {
 
   /** How {@code f} is matched, or a refusal naming it. */
   static Kind kind(String clause, IndexMapping.Field f) {
-    return switch (f.type()) {
-      case "keyword" -> Kind.KEYWORD;
-      case "text", "match_only_text" -> Kind.TEXT;
-      case "long", "integer", "short", "byte" -> Kind.INTEGER;
-      case "double", "float" -> Kind.DECIMAL;
-      case "date", "date_nanos" -> Kind.DATE;
-      default -> throw DslException.illegalArgument("[" + clause + "] query on field [" + f.path() + "] of type ["
+    Kind kind = Kind.of(f.kind());
+    if (kind == null) {
+      throw DslException.illegalArgument("[" + clause + "] query on field [" + f.path() + "] of type ["
           + f.type() + "] is not supported by Permafrost's query DSL");
-    };
+    }
+    return kind;
   }
 
   private static MatchNoDocsQuery unmapped(String name) {
@@ -167,7 +188,7 @@ final class FieldQueries {
         if (longs.isEmpty()) {
           return new MatchNoDocsQuery("no integer among the terms of [" + name + "]");
         }
-        return parser.withDocValuesForms("long".equals(f.type())
+        return parser.withDocValuesForms(f.kind().numericType() == SortField.Type.LONG
             ? LongPoint.newSetQuery(name, longs.stream().mapToLong(Long::longValue).toArray())
             : IntPoint.newSetQuery(name, longs.stream().mapToInt(Long::intValue).toArray()));
       }
@@ -176,7 +197,7 @@ final class FieldQueries {
         for (int i = 0; i < doubles.length; i++) {
           doubles[i] = number(clause, f, values.get(i)).doubleValue();
         }
-        if ("double".equals(f.type())) {
+        if (f.kind().numericType() == SortField.Type.DOUBLE) {
           return parser.withDocValuesForms(DoublePoint.newSetQuery(name, doubles));
         }
         float[] floats = new float[doubles.length];
@@ -241,7 +262,7 @@ final class FieldQueries {
         return integerRange(f, lo.longValueExact(), hi.longValueExact());
       }
       case DECIMAL -> {
-        boolean isFloat = "float".equals(f.type());
+        boolean isFloat = f.kind().numericType() == SortField.Type.FLOAT;
         double lo = Double.NEGATIVE_INFINITY;
         double hi = Double.POSITIVE_INFINITY;
         if (lower != null) {
@@ -280,18 +301,23 @@ final class FieldQueries {
     if (f.nestedPath() != null) {
       throw DslException.illegalArgument("[" + clause + "] query on " + parser.refusal(name));
     }
-    boolean text = "text".equals(f.type()) || "match_only_text".equals(f.type());
-    if (f.docValues() || text) {
+    if (f.docValues() || f.kind().isText()) {
       return new ConstantScoreQuery(new FieldExistsQuery(name)); // doc values, or the norms of a text field
     }
-    return switch (f.type()) {
-      case "keyword" -> new ConstantScoreQuery(new TermRangeQuery(name, null, null, true, true));
-      case "long", "date", "date_nanos" -> LongPoint.newRangeQuery(name, Long.MIN_VALUE, Long.MAX_VALUE);
-      case "integer", "short", "byte" -> IntPoint.newRangeQuery(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
-      case "double" -> DoublePoint.newRangeQuery(name, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY);
-      case "float" -> FloatPoint.newRangeQuery(name, Float.NEGATIVE_INFINITY, Float.POSITIVE_INFINITY);
-      default -> throw DslException.illegalArgument("[" + clause + "] query on field [" + name + "] of type ["
+    if (f.kind() == FieldKind.KEYWORD) {
+      return new ConstantScoreQuery(new TermRangeQuery(name, null, null, true, true));
+    }
+    SortField.Type points = f.kind().numericType();
+    if (points == null) {
+      throw DslException.illegalArgument("[" + clause + "] query on field [" + name + "] of type ["
           + f.type() + "] without doc values is not supported by Permafrost's query DSL");
+    }
+    return switch (points) {
+      case LONG -> LongPoint.newRangeQuery(name, Long.MIN_VALUE, Long.MAX_VALUE);
+      case INT -> IntPoint.newRangeQuery(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
+      case DOUBLE -> DoublePoint.newRangeQuery(name, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY);
+      case FLOAT -> FloatPoint.newRangeQuery(name, Float.NEGATIVE_INFINITY, Float.POSITIVE_INFINITY);
+      default -> throw new AssertionError(points);
     };
   }
 
@@ -429,36 +455,28 @@ final class FieldQueries {
   }
 
   private Query integerRange(IndexMapping.Field f, long lo, long hi) {
-    return parser.withDocValuesForms("long".equals(f.type()) ? LongPoint.newRangeQuery(f.path(), lo, hi)
+    return parser.withDocValuesForms(f.kind().numericType() == SortField.Type.LONG
+        ? LongPoint.newRangeQuery(f.path(), lo, hi)
         : IntPoint.newRangeQuery(f.path(), (int) lo, (int) hi));
   }
 
   private Query decimalRange(IndexMapping.Field f, double lo, double hi) {
-    return parser.withDocValuesForms("double".equals(f.type()) ? DoublePoint.newRangeQuery(f.path(), lo, hi)
+    return parser.withDocValuesForms(f.kind().numericType() == SortField.Type.DOUBLE
+        ? DoublePoint.newRangeQuery(f.path(), lo, hi)
         : FloatPoint.newRangeQuery(f.path(), (float) lo, (float) hi));
   }
 
   private static long min(IndexMapping.Field f) {
-    return switch (f.type()) {
-      case "integer" -> Integer.MIN_VALUE;
-      case "short" -> Short.MIN_VALUE;
-      case "byte" -> Byte.MIN_VALUE;
-      default -> Long.MIN_VALUE;
-    };
+    return f.kind().minValue();
   }
 
   private static long max(IndexMapping.Field f) {
-    return switch (f.type()) {
-      case "integer" -> Integer.MAX_VALUE;
-      case "short" -> Short.MAX_VALUE;
-      case "byte" -> Byte.MAX_VALUE;
-      default -> Long.MAX_VALUE;
-    };
+    return f.kind().maxValue();
   }
 
   private static long inRange(String clause, IndexMapping.Field f, BigDecimal v) {
     if (v.compareTo(BigDecimal.valueOf(min(f))) < 0 || v.compareTo(BigDecimal.valueOf(max(f))) > 0) {
-      String type = "integer".equals(f.type()) ? "an integer" : "a " + f.type();
+      String type = f.kind() == FieldKind.INTEGER ? "an integer" : "a " + f.type();
       throw DslException.shard("query_shard_exception", "failed to create query: Value [" + v.toPlainString()
           + "] is out of range for " + type + " ([" + clause + "] on field [" + f.path() + "])");
     }

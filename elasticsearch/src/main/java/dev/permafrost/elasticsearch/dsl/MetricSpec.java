@@ -82,7 +82,7 @@ final class MetricSpec extends AggSpec {
     }
     if (source.date()) {
       out.put(field, DateFormats.format((long) v, format, ZoneId.of("Z")));
-    } else if (format.equals("boolean") && format.equals(source.format())) {
+    } else if (format.equals(Source.BOOLEAN_FORMAT) && format.equals(source.format())) {
       out.put(field, v != 0 ? "true" : "false");
     } else if (source.field() != null) {
       out.put(field, new DecimalFormat(format, DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v));

@@ -8,6 +8,7 @@ import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -421,8 +422,8 @@ public final class QueryDsl {
           + " Permafrost's query DSL");
     }
     Map<String, Float> weights = new LinkedHashMap<>();
-    for (Map.Entry<String, Float> f : fieldsParam(clause, body.get("fields"), Set.of("text", "keyword",
-        "match_only_text")).entrySet()) {
+    for (Map.Entry<String, Float> f : fieldsParam(clause, body.get("fields"),
+        EnumSet.of(FieldQueries.Kind.TEXT, FieldQueries.Kind.KEYWORD)).entrySet()) {
       IndexMapping.Field field = fields.field(clause, f.getKey());
       if (field == null) {
         continue;
@@ -449,7 +450,7 @@ public final class QueryDsl {
    * boost, negated for a field a pattern named; patterns only name fields of {@code patternTypes} (null: any
    * queryable type).
    */
-  private Map<String, Float> fieldsParam(String clause, JsonNode node, Set<String> patternTypes) {
+  private Map<String, Float> fieldsParam(String clause, JsonNode node, Set<FieldQueries.Kind> patternTypes) {
     List<String> specs = new ArrayList<>();
     if (node == null || node.isNull()) {
       specs.add("*");
@@ -489,12 +490,9 @@ public final class QueryDsl {
     return out;
   }
 
-  private static boolean queryable(IndexMapping.Field f, Set<String> types) {
-    if (types != null) {
-      return types.contains(f.type());
-    }
-    return Set.of("keyword", "text", "match_only_text", "long", "integer", "short", "byte", "double", "float", "date",
-        "date_nanos").contains(f.type());
+  private static boolean queryable(IndexMapping.Field f, Set<FieldQueries.Kind> kinds) {
+    FieldQueries.Kind kind = FieldQueries.Kind.of(f.kind());
+    return kind != null && (kinds == null || kinds.contains(kind));
   }
 
   private static Query orZeroTerms(Query q, boolean all) {

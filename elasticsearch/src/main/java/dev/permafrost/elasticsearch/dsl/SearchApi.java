@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -183,12 +184,13 @@ public final class SearchApi {
         for (int i = 0; i < parts.length - 1; i++) {
           parent = parent.isEmpty() ? parts[i] : parent + "." + parts[i];
           if (index.mapping().field(parent) == null) {
-            String type = f.nestedPath() != null && f.nestedPath().equals(parent) ? "nested" : "object";
+            String type = (f.nestedPath() != null && f.nestedPath().equals(parent) ? FieldKind.NESTED : FieldKind.OBJECT)
+                .typeName();
             caps.computeIfAbsent(parent, k -> new LinkedHashMap<>()).computeIfAbsent(type,
                 k -> new Capability(false, false)).indices.add(index.name());
           }
         }
-        boolean aggregatable = f.docValues() && !"text".equals(f.type()) && !"match_only_text".equals(f.type());
+        boolean aggregatable = f.docValues() && !f.kind().isText();
         caps.computeIfAbsent(f.path(), k -> new LinkedHashMap<>()).computeIfAbsent(f.type(),
             k -> new Capability(f.indexed(), aggregatable)).indices.add(index.name());
       }

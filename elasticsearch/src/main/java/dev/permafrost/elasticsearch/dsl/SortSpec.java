@@ -6,6 +6,7 @@ package dev.permafrost.elasticsearch.dsl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import java.util.ArrayList;
@@ -212,6 +213,6 @@ record SortSpec(Sort lucene, List<SortField> fields) {
    */
   private static long date(IndexMapping.Field field, String text) {
     long millis = QueryDsl.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
-    return "date_nanos".equals(field.type()) ? Math.multiplyExact(millis, 1_000_000L) : millis;
+    return field.kind() == FieldKind.DATE_NANOS ? Math.multiplyExact(millis, 1_000_000L) : millis;
   }
 }

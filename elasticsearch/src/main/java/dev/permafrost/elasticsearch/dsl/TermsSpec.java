@@ -197,7 +197,7 @@ final class TermsSpec extends AggSpec {
         b.put("key", key);
         if (source.date()) {
           b.put("key_as_string", DateFormats.format(key, format, ZoneId.of("Z")));
-        } else if ("boolean".equals(format)) {
+        } else if (Source.BOOLEAN_FORMAT.equals(format)) {
           b.put("key_as_string", key != 0 ? "true" : "false");
         }
       }, typedKeys);
