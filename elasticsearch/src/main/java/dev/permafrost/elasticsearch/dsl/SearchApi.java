@@ -87,6 +87,8 @@ public final class SearchApi {
   /** Elasticsearch's {@code index.max_result_window}: from + size may not pass it. */
   public static final int MAX_RESULT_WINDOW = 10_000;
   private static final int DEFAULT_TRACK_TOTAL_HITS = 10_000;
+  /** {@code track_total_hits: false}: no total at all ({@code -1} as {@code rest_total_hits_as_int}). */
+  private static final long TOTAL_NOT_TRACKED = -2;
   private static final Set<String> BODY_KEYS = Set.of("query", "aggs", "aggregations", "size", "from", "sort",
       "search_after", "track_total_hits", "_source", "timeout", "script_fields", "stored_fields", "docvalue_fields",
       "version", "seq_no_primary_term", "explain", "profile", "highlight");
@@ -144,6 +146,15 @@ public final class SearchApi {
           + MAX_RESULT_WINDOW + "] but was [" + ((long) from + size) + "]. Page with [search_after] instead.");
     }
     long trackTotalHits = trackTotalHits(request.get("track_total_hits"), parameters.get("track_total_hits"));
+    if (Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"))) {
+      // as the node: a total as a number is exact, or -1 where not tracked; a bound of its own is refused
+      if (!request.has("track_total_hits") && !parameters.containsKey("track_total_hits")) {
+        trackTotalHits = -1;
+      } else if (trackTotalHits >= 0) {
+        throw DslException.illegalArgument("[rest_total_hits_as_int] cannot be used if the tracking of total hits is"
+            + " not accurate, got " + trackTotalHits);
+      }
+    }
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
@@ -187,7 +198,8 @@ public final class SearchApi {
         SearchRequest.Builder b = SearchRequest.builder(query).queryPerIndex(queries::query)
             .indices(shards.toArray(String[]::new)).size(from + size)
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).allowPartialResults(true)
-            .exactTotalHits(trackTotalHits != 0).timeout(timeout).similarity(ClassicBm25Similarity.INSTANCE);
+            .exactTotalHits(trackTotalHits > 0 || trackTotalHits == -1).timeout(timeout)
+            .similarity(ClassicBm25Similarity.INSTANCE);
         if (sort.lucene() != null) {
           b.sort(sort.lucene());
         }
@@ -219,12 +231,14 @@ public final class SearchApi {
     response.put("timed_out", timedOut);
     response.set("_shards", shardCounts.toJson());
     ObjectNode hitsNode = response.putObject("hits");
-    if (trackTotalHits > 0 || trackTotalHits == -1) {
+    if (trackTotalHits != TOTAL_NOT_TRACKED) {
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
       // counted up to the bound: a search for hits counts past it, one for aggregations alone stops at it (as
       // Elasticsearch's collectors do), so there reaching it is already a lower bound
-      if (trackTotalHits > 0 && (from + size == 0 ? value >= trackTotalHits : value > trackTotalHits)) {
+      // tracked up to 0, no hit is counted: the node's total is {0, gte} whatever matches
+      if (trackTotalHits == 0 || trackTotalHits > 0 && (from + size == 0 ? value >= trackTotalHits
+          : value > trackTotalHits)) {
         value = trackTotalHits;
         relation = "gte";
       }
@@ -235,6 +249,8 @@ public final class SearchApi {
         t.put("value", value);
         t.put("relation", relation);
       }
+    } else if (Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"))) {
+      hitsNode.put("total", -1); // as the node prints a total it did not track
     }
     ArrayNode hitArray = nodes.arrayNode();
     float maxScore = Float.NaN;
@@ -264,12 +280,15 @@ public final class SearchApi {
     response.put("timed_out", false);
     response.set("_shards", new Shards(0).toJson());
     ObjectNode hits = response.putObject("hits");
-    if (trackTotalHits != 0) {
-      if (Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"))) {
+    boolean asInt = Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"));
+    if (trackTotalHits != TOTAL_NOT_TRACKED) {
+      if (asInt) {
         hits.put("total", 0);
       } else {
         hits.putObject("total").put("value", 0).put("relation", "eq");
       }
+    } else if (asInt) {
+      hits.put("total", -1);
     }
     hits.put("max_score", 0.0f);
     hits.putArray("hits");
@@ -633,7 +652,7 @@ public final class SearchApi {
     }
   }
 
-  /** -1: exact; 0: not tracked; else the count up to which it is exact. */
+  /** -1: exact; {@link #TOTAL_NOT_TRACKED}: not tracked; else the count up to which it is exact (0: none). */
   private static long trackTotalHits(JsonNode body, String parameter) {
     String text = body != null ? body.asText() : parameter;
     if (text == null) {
@@ -643,14 +662,14 @@ public final class SearchApi {
       return -1;
     }
     if (text.equals("false")) {
-      return 0;
+      return TOTAL_NOT_TRACKED;
     }
     try {
       long n = Long.parseLong(text);
       if (n < 0) {
         throw DslException.illegalArgument("[track_total_hits] must be positive, got [" + n + "]");
       }
-      return n == 0 ? 0 : n;
+      return n;
     } catch (NumberFormatException e) {
       throw DslException.illegalArgument("[track_total_hits] must be true, false or a number, got [" + text + "]");
     }
@@ -776,13 +795,14 @@ public final class SearchApi {
         if ("_first".equals(missing)) {
           first(f, descending);
         } else if (missing != null && !missing.equals("_last")) {
-          throw DslException.illegalArgument("[sort] [missing] of [" + field + "] must be _first or _last here, got ["
-              + missing + "]");
+          SortMissing.set(f, mapping.field(field), missing);
         }
         fields.add(f);
       }
     }
-    return fields.isEmpty() ? new SortSpec(null, List.of())
+    boolean byScoreAlone = fields.size() == 1 && fields.get(0).getType() == SortField.Type.SCORE
+        && !fields.get(0).getReverse(); // as the node: the search by score, its max_score and no sort values
+    return fields.isEmpty() || byScoreAlone ? new SortSpec(null, List.of())
         : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
   }
 
@@ -881,8 +901,8 @@ public final class SearchApi {
     String id = document == null ? null : EngineDocuments.id(document);
     node.put("_id", id != null ? id : hit.index() + "#" + hit.doc()); // Permafrost's own snapshots keep no _id
     // sorted on fields, a hit's score is the node's where the sort has it (then it was computed), else null
-    float score = !sort.byField() ? hit.score()
-        : sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()] : Float.NaN;
+    float score = sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()]
+        : !sort.byField() ? hit.score() : Float.NaN;
     if (Float.isNaN(score)) {
       node.putNull("_score");
     } else {
