@@ -48,6 +48,7 @@ public final class QueryDsl {
   private final IndexMapping mapping;
   private final MappedQueryParser parser;
   private final FieldQueries fields;
+  private final LongSupplier now;
 
   /** Translates queries over the fields of {@code mapping}; {@code now} in date math is the system clock. */
   public QueryDsl(IndexMapping mapping) {
@@ -57,6 +58,7 @@ public final class QueryDsl {
   /** Translates queries over {@code mapping} with {@code now} (epoch milliseconds) for date math. */
   QueryDsl(IndexMapping mapping, LongSupplier now) {
     this.mapping = mapping;
+    this.now = now;
     this.parser = new MappedQueryParser(mapping, dateBounds(now));
     this.fields = new FieldQueries(mapping, parser, now);
   }
@@ -256,6 +258,7 @@ public final class QueryDsl {
         case "format" -> format = v.isNull() ? null : string("range", "format", v);
         case "time_zone" -> zone = v.isNull() ? null : DateFormats.zone(string("range", "time_zone", v));
         case "boost", "_name" -> { }
+        case "relation" -> relation(v); // of range fields' ranges: a value's range, for other fields, is one value
         case "from", "to", "include_lower", "include_upper" -> throw DslException.parsing("[range] query parameter ["
             + p.getKey() + "] (deprecated in Elasticsearch) is not supported by Permafrost's query DSL: use gt, gte, lt"
             + " and lte");
@@ -264,6 +267,15 @@ public final class QueryDsl {
     }
     return boost(boosted(fields.range("range", f.getKey(), lower, upper, format, zone), params, "range"),
         floatParam("range", body, "boost", 1f));
+  }
+
+  /** A range query's {@code relation}, which the node checks and which has no effect on fields of single values. */
+  private static void relation(JsonNode v) {
+    String text = v.asText();
+    if (!List.of("intersects", "contains", "within").contains(text.toLowerCase(Locale.ROOT))) {
+      throw DslException.parsing("[range] query malformed: " + text + " is not a valid relation (intersects, contains,"
+          + " within)");
+    }
   }
 
   private Query prefixOrWildcard(String clause, JsonNode body) {
@@ -375,8 +387,14 @@ public final class QueryDsl {
 
   private Query queryString(JsonNode body) {
     String clause = "query_string";
-    allow(clause, body, "query", "default_field", "fields", "default_operator", "analyze_wildcard", "boost", "_name");
+    allow(clause, body, "query", "default_field", "fields", "default_operator", "analyze_wildcard", "time_zone", "boost",
+        "_name");
     String text = string(clause, "query", required(clause, body, "query")).trim();
+    JsonNode timeZone = body.get("time_zone");
+    ZoneId zone = timeZone == null || timeZone.isNull() ? null : DateFormats.zone(string(clause, "time_zone", timeZone));
+    // the zone of its dates without an offset, and of their rounding
+    MappedQueryParser parser = zone == null ? this.parser
+        : new MappedQueryParser(mapping, (field, t, up) -> DateFormats.parse(t, field.format(), zone, up, now));
     if (text.equals("*") || text.equals("*:*")) {
       return boosted(new MatchAllDocsQuery(), body, clause);
     }

@@ -416,7 +416,9 @@ class QueryDslTest {
     if (hasHi) {
       json.append(hasLo ? ", " : "").append("\"").append(lte ? "lte" : "lt").append("\": ").append(hi);
     }
-    json.append(", \"boost\": 1.0}}}");
+    // a relation, which the node accepts and which changes nothing on a field of single values (issue 54)
+    String relation = List.of("", "", "intersects", "CONTAINS", "within").get(r.nextInt(5));
+    json.append(relation.isEmpty() ? "" : ", \"relation\": " + q(relation)).append(", \"boost\": 1.0}}}");
     if (!hasLo && !hasHi) {
       json = new StringBuilder("{\"range\": {\"" + f + "\": {\"boost\": 1.0}}}");
     }
@@ -535,15 +537,16 @@ class QueryDslTest {
   /**
    * {@code query_string} reads date bounds by the same rule as {@code range}: a date missing its smaller units rounded
    * up as an inclusive upper or exclusive lower bound, date math, a date alone its whole span; and Elasticsearch's
-   * one-sided ranges ({@code ts:>=...}, {@code status:<5}).
+   * one-sided ranges ({@code ts:>=...}, {@code status:<5}); in the query's {@code time_zone} where it names one.
    */
   @Test
   void queryStringDatesRoundAsTheRangeQueryDoes() throws IOException {
     Random r = new Random(SEED + 7);
-    ZoneId utc = ZoneId.of("UTC");
     for (int i = 0; i < 300; i++) {
-      DateBound lo = dateBound(r, utc);
-      DateBound hi = dateBound(r, utc);
+      String tz = r.nextBoolean() ? null : ZONES[r.nextInt(ZONES.length)];
+      ZoneId zone = ZoneId.of(tz == null ? "UTC" : tz);
+      DateBound lo = dateBound(r, zone);
+      DateBound hi = dateBound(r, zone);
       String a = json(lo.json()).asText();
       String b = json(hi.json()).asText();
       boolean gte = r.nextBoolean();
@@ -573,7 +576,8 @@ class QueryDslTest {
           });
         }
       };
-      check(new Case("{\"query_string\": {\"query\": " + q(c.json()) + "}}", c.matches()));
+      check(new Case("{\"query_string\": {\"query\": " + q(c.json()) + (tz == null ? "" : ", \"time_zone\": " + q(tz))
+          + "}}", c.matches()));
     }
   }
 
@@ -728,6 +732,7 @@ class QueryDslTest {
     refused("{\"range\": {\"ts\": {\"gte\": \"yesterday\"}}}", "yesterday");
     refused("{\"range\": {\"ts\": {\"gte\": \"2024-01-01\", \"time_zone\": \"Mars/Base\"}}}", "Mars/Base");
     refused("{\"range\": {\"status\": {\"gte\": 1, \"time_zone\": \"UTC\"}}}", "[range]", "time_zone", "status");
+    refused("{\"range\": {\"status\": {\"gte\": 1, \"relation\": \"bogus\"}}}", "[range]", "bogus", "relation");
     refused("{\"term\": {\"status\": \"abc\"}}", "status", "abc");
     refused("{\"terms\": {\"host\": {\"index\": \"i\", \"id\": \"1\", \"path\": \"p\"}}}", "[terms]");
     refused("{\"prefix\": {\"status\": \"1\"}}", "[prefix]", "status");
