@@ -29,7 +29,9 @@ import java.util.function.LongSupplier;
  * Elasticsearch's date formats and date math over epoch milliseconds: a format is one or more alternatives separated
  * by {@code ||}, each a built-in name ({@code strict_date_optional_time}, {@code date_optional_time},
  * {@code strict_date_time}, {@code date_time}, {@code epoch_millis}, {@code epoch_second}, {@code strict_date},
- * {@code date}, {@code basic_date}, {@code strict_date_hour_minute_second}, {@code date_hour_minute_second}) or a
+ * {@code date}, {@code basic_date}, {@code strict_date_hour_minute_second}, {@code date_hour_minute_second},
+ * {@code strict_date_hour_minute}, {@code date_hour_minute}, {@code basic_date_time},
+ * {@code basic_date_time_no_millis}) or a
  * java.time pattern such as {@code yyyy-MM-dd HH:mm:ss}. A date without an offset is in the given zone. A date
  * missing its smaller units is their first instant, or rounded up to their last millisecond where asked (the upper
  * bound {@code lte} of a range). Date math ({@code now-1d/d}, {@code 2024-03-01||+1M}) adds and subtracts units
@@ -145,6 +147,24 @@ public final class DateFormats {
       case "date" -> date(false).toFormatter(Locale.ROOT);
       case "basic_date" -> new DateTimeFormatterBuilder().appendValue(ChronoField.YEAR, 4)
           .appendValue(ChronoField.MONTH_OF_YEAR, 2).appendValue(ChronoField.DAY_OF_MONTH, 2).toFormatter(Locale.ROOT);
+      case "strict_date_hour_minute", "date_hour_minute" -> {
+        DateTimeFormatterBuilder b = date(name.startsWith("strict")).appendLiteral('T');
+        value(b, ChronoField.HOUR_OF_DAY, name.startsWith("strict"));
+        b.appendLiteral(':');
+        value(b, ChronoField.MINUTE_OF_HOUR, name.startsWith("strict"));
+        yield b.toFormatter(Locale.ROOT);
+      }
+      case "basic_date_time", "basic_date_time_no_millis" -> {
+        DateTimeFormatterBuilder b = new DateTimeFormatterBuilder().appendValue(ChronoField.YEAR, 4)
+            .appendValue(ChronoField.MONTH_OF_YEAR, 2).appendValue(ChronoField.DAY_OF_MONTH, 2).appendLiteral('T')
+            .appendValue(ChronoField.HOUR_OF_DAY, 2).appendValue(ChronoField.MINUTE_OF_HOUR, 2)
+            .appendValue(ChronoField.SECOND_OF_MINUTE, 2);
+        if (name.equals("basic_date_time")) {
+          b.appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true);
+        }
+        offset(b);
+        yield b.toFormatter(Locale.ROOT);
+      }
       default -> pattern(name);
     };
   }

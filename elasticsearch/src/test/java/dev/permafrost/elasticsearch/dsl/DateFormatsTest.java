@@ -86,6 +86,12 @@ class DateFormatsTest {
         parse("2024-03-01T10:00:05", "strict_date_hour_minute_second", UTC, false));
     assertEquals(Instant.parse("2024-03-01T10:00:05.250Z").toEpochMilli(),
         parse("2024-03-01T10:00:05.250Z", "strict_date_time", BERLIN, false));
+    assertEquals(ms(LocalDateTime.of(2024, 3, 10, 7, 30).atZone(UTC)),
+        parse("2024-03-10T07:30", "strict_date_hour_minute", UTC, false));
+    assertEquals(Instant.parse("2024-03-10T00:00:00.000Z").toEpochMilli(),
+        parse("20240310T000000.000Z", "basic_date_time||basic_date_time_no_millis", BERLIN, false));
+    assertEquals(Instant.parse("2024-03-11T23:00:00Z").toEpochMilli(),
+        parse("20240312T000000+01:00", "basic_date_time||basic_date_time_no_millis", UTC, false));
     assertEquals(ms(LocalDateTime.of(2024, 3, 1, 10, 0, 5).atZone(BERLIN)),
         parse("2024-03-01 10:00:05", "yyyy-MM-dd HH:mm:ss", BERLIN, false));
     assertEquals(startOfDay(LocalDate.of(2024, 3, 2), UTC) - 1, parse("01/03/2024", "dd/MM/yyyy", UTC, true));
@@ -149,6 +155,11 @@ class DateFormatsTest {
     assertEquals("1709251200", DateFormats.format(t, "epoch_second", UTC));
     assertEquals("2024-03-01", DateFormats.format(t, "yyyy-MM-dd||epoch_millis", UTC));
     assertEquals("2024-03-01 00:00:00", DateFormats.format(t, "yyyy-MM-dd HH:mm:ss", UTC));
+    // built-in names a 9.3.3 node prints so (issue 54)
+    assertEquals("2024-03-01T00:00", DateFormats.format(t, "strict_date_hour_minute", UTC));
+    assertEquals("20240301T000000.000Z", DateFormats.format(t, "basic_date_time", UTC));
+    assertEquals("20240301T010000.000+01:00", DateFormats.format(t, "basic_date_time", ZoneId.of("+01:00")));
+    assertEquals("20240301T000000Z", DateFormats.format(t + 999, "basic_date_time_no_millis", UTC));
   }
 
   /** Random instants and zones: what is printed parses back to the same millisecond. */
