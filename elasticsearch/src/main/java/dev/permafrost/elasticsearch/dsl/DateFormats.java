@@ -32,7 +32,8 @@ import java.util.function.LongSupplier;
  * {@code date}, {@code basic_date}, {@code strict_date_hour_minute_second}, {@code date_hour_minute_second},
  * {@code strict_date_hour_minute}, {@code date_hour_minute}, {@code basic_date_time},
  * {@code basic_date_time_no_millis}) or a
- * java.time pattern such as {@code yyyy-MM-dd HH:mm:ss}. A date without an offset is in the given zone. A date
+ * java.time pattern such as {@code yyyy-MM-dd HH:mm:ss}. A date without an offset is in the given zone, and so, as
+ * the node reads them, are epoch numbers (the local date-time they name in UTC). A date
  * missing its smaller units is their first instant, or rounded up to their last millisecond where asked (the upper
  * bound {@code lte} of a range). Date math ({@code now-1d/d}, {@code 2024-03-01||+1M}) adds and subtracts units
  * {@code y M w d h H m s} and rounds down to one, or up to its last millisecond.
@@ -109,8 +110,8 @@ public final class DateFormats {
     for (String alternative : format.split("\\|\\|")) {
       String name = alternative.trim();
       Long millis = switch (name) {
-        case "epoch_millis" -> epoch(text, 0);
-        case "epoch_second" -> epoch(text, 3);
+        case "epoch_millis" -> inZone(epoch(text, 0), zone);
+        case "epoch_second" -> inZone(epoch(text, 3), zone);
         default -> fields(text, formatter(name), zone, roundUp);
       };
       if (millis != null) {
@@ -119,6 +120,23 @@ public final class DateFormats {
     }
     throw DslException.shard("parse_exception", "failed to parse date field [" + text + "] with format [" + format
         + "]"); // as the node: each shard fails to build its query
+  }
+
+  /**
+   * Epoch milliseconds read in a zone as the node reads them: as the local date-time they are in UTC, placed in the
+   * zone ({@code 1711307379113} at {@code +01:00} is an hour earlier). A 9.3.3 node answers a range
+   * {@code {"lte": 1711307379113, "time_zone": "+01:00"}} so, whatever its format; null stays null.
+   */
+  private static Long inZone(Long epochMillis, ZoneId zone) {
+    if (epochMillis == null || zone.normalized().equals(ZoneOffset.UTC)) {
+      return epochMillis;
+    }
+    try {
+      return LocalDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC).atZone(zone).toInstant()
+          .toEpochMilli();
+    } catch (DateTimeException | ArithmeticException e) {
+      return null;
+    }
   }
 
   /** A number of seconds ({@code shift} 3) or milliseconds (0), maybe with a fraction, as milliseconds; else null. */

@@ -48,7 +48,9 @@ class DateFormatsTest {
         parse("2024-03-01T10:15:30.123+01:00", null, BERLIN, false));
     assertEquals(Instant.parse("2024-03-01T10:15:30.500Z").toEpochMilli(), parse("2024-03-01T10:15:30.5", null, UTC, false));
     assertEquals(1709251200000L, parse("1709251200000", null, UTC, false));
-    assertEquals(1709251200000L, parse("1709251200000", "epoch_millis", BERLIN, true)); // epoch: no rounding, no zone
+    assertEquals(1709251200000L, parse("1709251200000", "epoch_millis", UTC, true)); // epoch: no rounding
+    // in a zone, the local date-time the number names in UTC, as a 9.3.3 node reads it (epochNumbersAreReadInTheZone)
+    assertEquals(1709251200000L - 3_600_000L, parse("1709251200000", "epoch_millis", BERLIN, true));
     assertEquals(1709251200000L, parse("1709251200", "epoch_second", UTC, false));
     assertEquals(-1000L, parse("-1000", "epoch_millis", UTC, false));
   }
@@ -130,6 +132,16 @@ class DateFormatsTest {
     assertEquals(startOfDay(LocalDate.of(2023, 3, 1), UTC), parse("2024-03-01||-1y", null, UTC, false));
     DslException e = assertThrows(DslException.class, () -> parse("now-1x", null, UTC, false));
     assertTrue(e.getMessage().contains("now-1x"), e.getMessage());
+  }
+
+  /** Epoch numbers in a zone, as a 9.3.3 node reads them: the local date-time they name in UTC, in the zone. */
+  @Test
+  void epochNumbersAreReadInTheZone() {
+    long t = 1711307379113L;
+    assertEquals(t - 3_600_000L, parse(Long.toString(t), null, ZoneId.of("+01:00"), true));
+    assertEquals(t + 3 * 3_600_000L, parse(Long.toString(t), "epoch_millis", ZoneId.of("-03:00"), false));
+    assertEquals(1711307379000L - 3_600_000L, parse("1711307379", "epoch_second", BERLIN, false)); // CET in March
+    assertEquals(t, parse(Long.toString(t), null, UTC, false));
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -439,8 +440,10 @@ class QueryDslTest {
     long t = T0 + r.nextLong(T1 - T0);
     ZonedDateTime z = Instant.ofEpochMilli(t).atZone(zone);
     switch (r.nextInt(7)) {
-      case 0 -> {
-        return new DateBound(Long.toString(t), t, t);
+      case 0 -> { // read in the zone as the node reads it: the local date-time the number names in UTC (issue 54)
+        long local = LocalDateTime.ofInstant(Instant.ofEpochMilli(t), ZoneOffset.UTC).atZone(zone).toInstant()
+            .toEpochMilli();
+        return new DateBound(Long.toString(t), local, local);
       }
       case 1 -> {
         return new DateBound(q(Instant.ofEpochMilli(t).toString()), t, t);
