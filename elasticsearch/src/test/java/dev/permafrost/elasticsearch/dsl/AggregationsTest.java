@@ -475,6 +475,24 @@ class AggregationsTest {
           "fixed_interval": "1d", "offset": "+6h", "min_doc_count": 1}}}}}""");
   }
 
+  /**
+   * With an offset, the extended bounds move by it before they round, as a 9.3.3 node answers (issue 54): calendar
+   * days, offset +6h, bounds from 2024-02-27 start at 2024-02-27T06:00, not the 26th.
+   */
+  @Test
+  void dateHistogramBoundsMoveWithTheOffset() throws IOException {
+    long day = 86_400_000L;
+    for (long offset : new long[] {6 * 3_600_000L, -6 * 3_600_000L}) {
+      LongUnaryOperator shifted = t -> Math.floorDiv(t - offset, day) * day + offset;
+      long min = Instant.parse("2024-02-27T00:00:00Z").toEpochMilli();
+      long max = Instant.parse("2024-04-20T00:00:00Z").toEpochMilli();
+      check(wrap("d", dateHistogram(DOCS, shifted, 3_600_000L, 0, min + offset, max + offset, ZoneOffset.UTC,
+          List.of())), """
+          {"d": {"date_histogram": {"field": "ts", "calendar_interval": "day", "offset": "%s",
+            "extended_bounds": {"min": "2024-02-27", "max": "2024-04-20"}}}}""".formatted(offset > 0 ? "+6h" : "-6h"));
+    }
+  }
+
   @Test
   void histogram() throws IOException {
     TreeMap<Long, List<Doc>> byIndex = new TreeMap<>();
