@@ -717,6 +717,17 @@ class QueryDslTest {
     }
   }
 
+  /** Negatives alone match every other document and score 0, as on a 9.3.3 node (issue 54: NOT x has max_score 0). */
+  @Test
+  void negativesAloneScoreZero() throws IOException {
+    Query q = dsl.toQuery(json("{\"query_string\": {\"query\": \"NOT host:web-01\"}}"));
+    org.apache.lucene.search.TopDocs top = searcher.search(q, 5);
+    assertTrue(top.scoreDocs.length > 0);
+    for (org.apache.lucene.search.ScoreDoc d : top.scoreDocs) {
+      assertEquals(0f, d.score, q.toString());
+    }
+  }
+
   @Test
   void refusalsNameTheClauseParameterOrField() {
     refused("{\"fuzzy\": {\"host\": \"web\"}}", "[fuzzy]", "not supported", "bool");
