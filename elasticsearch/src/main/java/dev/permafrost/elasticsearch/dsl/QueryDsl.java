@@ -585,6 +585,46 @@ public final class QueryDsl {
     return rebuilt.build();
   }
 
+  /**
+   * Whether {@code query} matches nothing by its form alone, as Lucene rewrites it to match nothing: a
+   * {@code MatchNoDocsQuery}, or a Boolean query that requires one or excludes every document.
+   */
+  static boolean matchesNothing(Query query) {
+    if (query instanceof MatchNoDocsQuery) {
+      return true;
+    } else if (query instanceof BoostQuery b) {
+      return matchesNothing(b.getQuery());
+    } else if (query instanceof ConstantScoreQuery c) {
+      return matchesNothing(c.getQuery());
+    } else if (query instanceof BooleanQuery b) {
+      boolean anyRequired = false;
+      boolean allShouldMatchNothing = true;
+      for (BooleanClause c : b.clauses()) {
+        switch (c.occur()) {
+          case MUST, FILTER -> {
+            anyRequired = true;
+            if (matchesNothing(c.query())) {
+              return true;
+            }
+          }
+          case MUST_NOT -> {
+            Query excluded = c.query();
+            while (excluded instanceof BoostQuery || excluded instanceof ConstantScoreQuery) {
+              excluded = excluded instanceof BoostQuery b2 ? b2.getQuery() : ((ConstantScoreQuery) excluded).getQuery();
+            }
+            if (excluded instanceof MatchAllDocsQuery) {
+              return true;
+            }
+          }
+          case SHOULD -> allShouldMatchNothing &= matchesNothing(c.query());
+        }
+      }
+      return !b.clauses().isEmpty() && !anyRequired && allShouldMatchNothing
+          && b.clauses().stream().anyMatch(c -> c.occur() == BooleanClause.Occur.SHOULD);
+    }
+    return false;
+  }
+
   private static Map.Entry<String, JsonNode> singleField(String clause, JsonNode body) {
     Map.Entry<String, JsonNode> field = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {

@@ -237,8 +237,9 @@ public final class SearchApi {
       // counted up to the bound: a search for hits counts past it, one for aggregations alone stops at it (as
       // Elasticsearch's collectors do), so there reaching it is already a lower bound
       // tracked up to 0, no hit is counted: the node's total is {0, gte} whatever matches
-      if (trackTotalHits == 0 || trackTotalHits > 0 && (from + size == 0 ? value >= trackTotalHits
-          : value > trackTotalHits)) {
+      // (a search for hits that finds none has counted them all: {0, eq}, as Lucene's collector on the node)
+      if (trackTotalHits == 0 && (from + size == 0 || !hits.isEmpty()) || trackTotalHits > 0
+          && (from + size == 0 ? value >= trackTotalHits : value > trackTotalHits)) {
         value = trackTotalHits;
         relation = "gte";
       }
@@ -254,14 +255,19 @@ public final class SearchApi {
     }
     ArrayNode hitArray = nodes.arrayNode();
     float maxScore = Float.NaN;
-    for (int i = from; i < hits.size(); i++) {
+    for (int i = 0; i < hits.size(); i++) {
       SearchResponse.Hit hit = hits.get(i);
-      hitArray.add(hit(hit, byShard.get(hit.index()), source, sort));
-      if (!Float.isNaN(hit.score())) {
+      if (i >= from) {
+        hitArray.add(hit(hit, byShard.get(hit.index()), source, sort));
+      }
+      if (!Float.isNaN(hit.score())) { // the best of all, those before from too, as the node's
         maxScore = Float.isNaN(maxScore) ? hit.score() : Math.max(maxScore, hit.score());
       }
     }
-    if (Float.isNaN(maxScore) || sort.byField()) {
+    if (sort.byField() && from + size > 0 && hits.isEmpty() && !shards.isEmpty()
+        && QueryDsl.matchesNothing(queries.any())) {
+      hitsNode.put("max_score", 0.0f); // as the node answers a field-sorted query it rewrote to match nothing
+    } else if (Float.isNaN(maxScore) || sort.byField()) {
       hitsNode.putNull("max_score");
     } else {
       hitsNode.put("max_score", maxScore);

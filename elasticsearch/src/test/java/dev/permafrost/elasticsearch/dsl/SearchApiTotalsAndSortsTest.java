@@ -97,6 +97,36 @@ class SearchApiTotalsAndSortsTest {
   }
 
   @Test
+  void aSearchForHitsThatFindsNoneCountedThemAll() throws Exception {
+    ObjectNode none = search("{\"size\": 2, \"query\": {\"term\": {\"n\": 99}}, \"track_total_hits\": 0}", Map.of());
+    assertEquals("{\"value\":0,\"relation\":\"eq\"}", none.at("/hits/total").toString(), none.toString());
+    ObjectNode aggregationsOnly = search("{\"size\": 0, \"query\": {\"term\": {\"n\": 99}}, \"track_total_hits\": 0}",
+        Map.of());
+    assertEquals("gte", aggregationsOnly.at("/hits/total/relation").asText(), aggregationsOnly.toString());
+  }
+
+  /**
+   * {@code max_score} as the node's: the best score of all hits, those before {@code from} too; 0.0 for a field-sorted
+   * query that matches nothing by its form ({@code match_none}), null for one that matches nothing in the data.
+   */
+  @Test
+  void maxScoreAsTheNodeGivesIt() throws Exception {
+    ObjectNode past = search("{\"from\": 3, \"size\": 2, \"query\": {\"match\": {\"msg\": \"timeout\"}}}", Map.of());
+    assertEquals(0, past.at("/hits/hits").size(), past.toString());
+    assertTrue(past.at("/hits/max_score").floatValue() > 0, past.toString());
+    ObjectNode none = search("{\"query\": {\"match_none\": {}}, \"sort\": [\"n\"]}", Map.of());
+    assertEquals(0.0, none.at("/hits/max_score").doubleValue(), none.toString());
+    assertTrue(none.at("/hits/max_score").isNumber(), none.toString());
+    ObjectNode excluded = search("{\"query\": {\"bool\": {\"must_not\": {\"match_all\": {\"boost\": 1.2}}}},"
+        + " \"sort\": [\"n\"]}", Map.of());
+    assertTrue(excluded.at("/hits/max_score").isNumber(), excluded.toString());
+    ObjectNode nothingInTheData = search("{\"query\": {\"term\": {\"n\": 99}}, \"sort\": [\"n\"]}", Map.of());
+    assertTrue(nothingInTheData.at("/hits/max_score").isNull(), nothingInTheData.toString());
+    ObjectNode byScore = search("{\"query\": {\"match_none\": {}}}", Map.of());
+    assertTrue(byScore.at("/hits/max_score").isNull(), byScore.toString());
+  }
+
+  @Test
   void aTotalAsANumberIsExactOrMinusOne() throws Exception {
     Map<String, String> asInt = Map.of("rest_total_hits_as_int", "true");
     assertEquals(-1, search("{\"size\": 0, \"track_total_hits\": false}", asInt).at("/hits/total").asInt());
