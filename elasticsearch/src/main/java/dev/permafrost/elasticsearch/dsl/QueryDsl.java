@@ -465,7 +465,8 @@ public final class QueryDsl {
   /**
    * The fields of {@code fields} (names, {@code name^boost}, {@code *} patterns; all fields if missing), each with its
    * boost, negated for a field a pattern named; patterns only name fields of {@code patternTypes} (null: any
-   * queryable type).
+   * queryable type). A field both named and matched by a pattern has the product of their boosts, as a 9.3.3 node
+   * weighs {@code ["message", "message*^1.5"]}; named twice, its last boost.
    */
   private Map<String, Float> fieldsParam(String clause, JsonNode node, Set<String> patternTypes) {
     List<String> specs = new ArrayList<>();
@@ -493,13 +494,20 @@ public final class QueryDsl {
         }
       }
       if (!name.contains("*")) {
-        out.put(name, boost);
+        Float before = out.get(name);
+        out.put(name, before != null && before < 0 ? -before * boost : boost); // a pattern's boost multiplies it
         continue;
       }
       Pattern p = Pattern.compile(Pattern.quote(name).replace("*", "\\E.*\\Q"));
       for (IndexMapping.Field f : mapping.fields().values()) {
-        if (p.matcher(f.path()).matches() && f.nestedPath() == null && parser.refusal(f.path()) == null
-            && (f.indexed() || f.docValues()) && queryable(f, patternTypes) && !out.containsKey(f.path())) {
+        if (!p.matcher(f.path()).matches()) {
+          continue;
+        }
+        Float before = out.get(f.path());
+        if (before != null && before > 0) {
+          out.put(f.path(), before * boost); // named and matched: the boosts multiply, as on the node
+        } else if (before == null && f.nestedPath() == null && parser.refusal(f.path()) == null
+            && (f.indexed() || f.docValues()) && queryable(f, patternTypes)) {
           out.put(f.path(), -Math.max(boost, Float.MIN_VALUE));
         }
       }

@@ -717,6 +717,17 @@ class QueryDslTest {
     }
   }
 
+  /** A field named and matched by a pattern has the product of the boosts, as a 9.3.3 node weighs it (issue 54). */
+  @Test
+  void aPatternsBoostMultipliesANamedFieldsBoost() {
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^2\", \"ms*^1.5\"]}}")));
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^1.5\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg\", \"m*^1.5\"]}}")));
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^2\", \"msg^3\"]}}")));
+  }
+
   /** Negatives alone match every other document and score 0, as on a 9.3.3 node (issue 54: NOT x has max_score 0). */
   @Test
   void negativesAloneScoreZero() throws IOException {
