@@ -174,6 +174,15 @@ public final class MappedQueryParser {
    *     would (naming the field and why)
    */
   public Query parse(String queryString, String defaultField, boolean defaultAnd) {
+    return parse(queryString, defaultField, defaultAnd, false);
+  }
+
+  /**
+   * As {@link #parse(String, String, boolean)}; if {@code lenient}, a date term or range whose value is not a date of
+   * its field matches nothing rather than failing the query, as the engines' {@code query_string} reads it where it
+   * names no default field ({@code lenient} is then true by default).
+   */
+  public Query parse(String queryString, String defaultField, boolean defaultAnd, boolean lenient) {
     StandardQueryParser parser = new StandardQueryParser(analyzer); // not thread-safe: one per query
     parser.setPointsConfigMap(pointsConfig());
     parser.setDefaultOperator(defaultAnd ? StandardQueryConfigHandler.Operator.AND : StandardQueryConfigHandler.Operator.OR);
@@ -210,13 +219,24 @@ public final class MappedQueryParser {
         throw new IllegalArgumentException(refusal + " (in query '" + queryString + "')");
       }
     }
-    return withDocValuesForms(rewriteLeaves(query, this::asDateRange));
+    return withDocValuesForms(rewriteLeaves(query, leaf -> lenient ? asDateRangeOrNothing(leaf) : asDateRange(leaf)));
   }
 
   /**
    * A date field's term ({@code @timestamp:2024-03-22}: its whole span) or range of terms as the date range it means;
    * other queries on a date field refused, the rest as they are.
    */
+  private Query asDateRangeOrNothing(Query query) {
+    try {
+      return asDateRange(query);
+    } catch (RuntimeException e) {
+      if (query instanceof TermRangeQuery || query instanceof TermQuery) {
+        return new MatchNoDocsQuery("not a date: " + query); // lenient, as the engines' query_string
+      }
+      throw e;
+    }
+  }
+
   private Query asDateRange(Query query) {
     if (query instanceof TermRangeQuery r && isDate(r.getField())) {
       return dateRange(mapping.field(r.getField()), text(r.getLowerTerm()), r.includesLower(), text(r.getUpperTerm()),

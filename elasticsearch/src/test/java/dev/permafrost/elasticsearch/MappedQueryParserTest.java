@@ -76,6 +76,20 @@ class MappedQueryParserTest {
     assertEquals(new FieldExistsQuery("user"), parser.parse("_exists_:user")); // nested: hidden, nothing matches
   }
 
+  /**
+   * Leniently (the engines' query_string without a default field), a value that is not a date of its field matches
+   * nothing; else it fails the query (issue 54: a 9.3.3 node counts {@code day:abc OR service:auth} as service:auth).
+   */
+  @Test
+  void leniently_aValueNotADateMatchesNothing() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    Query lenient = parser.parse("@timestamp:abc OR host:x", null, false, true);
+    assertTrue(lenient.toString().contains("MatchNoDocsQuery"), lenient.toString());
+    assertTrue(parser.parse("@timestamp:[\"2024-03-19T00:38:12Z\" TO abc}", null, false, true).toString()
+        .contains("MatchNoDocsQuery"));
+    assertThrows(RuntimeException.class, () -> parser.parse("@timestamp:abc OR host:x", null, false, false));
+  }
+
   /** A leading wildcard is allowed, as the engines' {@code allow_leading_wildcard} is by default (issue 54). */
   @Test
   void leadingWildcardsAreAllowed() throws Exception {

@@ -387,8 +387,8 @@ public final class QueryDsl {
 
   private Query queryString(JsonNode body) {
     String clause = "query_string";
-    allow(clause, body, "query", "default_field", "fields", "default_operator", "analyze_wildcard", "time_zone", "boost",
-        "_name");
+    allow(clause, body, "query", "default_field", "fields", "default_operator", "analyze_wildcard", "time_zone", "lenient",
+        "boost", "_name");
     String text = string(clause, "query", required(clause, body, "query")).trim();
     JsonNode timeZone = body.get("time_zone");
     ZoneId zone = timeZone == null || timeZone.isNull() ? null : DateFormats.zone(string(clause, "time_zone", timeZone));
@@ -418,8 +418,10 @@ public final class QueryDsl {
           + " Permafrost's query DSL: give one field without a pattern or boost, or name the field of every term");
     }
     try {
-      return boosted(withAllBesideNegatives(parser.parse(text, defaultField, and(clause, body, "default_operator"))),
-          body, clause);
+      // lenient by default where no default field is named, as the node: a value not of its date field matches nothing
+      boolean lenient = body.hasNonNull("lenient") ? boolParam(clause, body, "lenient") : defaultField == null;
+      return boosted(withAllBesideNegatives(parser.parse(text, defaultField, and(clause, body, "default_operator"),
+          lenient)), body, clause);
     } catch (DslException e) {
       throw e;
     } catch (IllegalArgumentException e) {
