@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.lucene.queryparser.simple.SimpleQueryParser;
 import org.apache.lucene.search.BooleanClause;
@@ -596,43 +597,48 @@ public final class QueryDsl {
   }
 
   /**
-   * Whether {@code query} matches nothing by its form alone, as Lucene rewrites it to match nothing: a
-   * {@code MatchNoDocsQuery}, or a Boolean query that requires one or excludes every document.
+   * Whether the node rewrites {@code query} (a request's {@code "query"}) to match nothing before it searches a shard,
+   * as its pre-filter does: {@code match_none}, a {@code bool} that requires such a query or excludes
+   * {@code match_all}, a {@code constant_score} of one, or a field query ({@code exists}, {@code term}, {@code terms},
+   * {@code range}, {@code prefix}, {@code wildcard}, {@code match}, {@code match_phrase}) on a field no index maps.
    */
-  static boolean matchesNothing(Query query) {
-    if (query instanceof MatchNoDocsQuery) {
-      return true;
-    } else if (query instanceof BoostQuery b) {
-      return matchesNothing(b.getQuery());
-    } else if (query instanceof ConstantScoreQuery c) {
-      return matchesNothing(c.getQuery());
-    } else if (query instanceof BooleanQuery b) {
-      boolean anyRequired = false;
-      boolean allShouldMatchNothing = true;
-      for (BooleanClause c : b.clauses()) {
-        switch (c.occur()) {
-          case MUST, FILTER -> {
-            anyRequired = true;
-            if (matchesNothing(c.query())) {
-              return true;
-            }
-          }
-          case MUST_NOT -> {
-            Query excluded = c.query();
-            while (excluded instanceof BoostQuery || excluded instanceof ConstantScoreQuery) {
-              excluded = excluded instanceof BoostQuery b2 ? b2.getQuery() : ((ConstantScoreQuery) excluded).getQuery();
-            }
-            if (excluded instanceof MatchAllDocsQuery) {
-              return true;
-            }
-          }
-          case SHOULD -> allShouldMatchNothing &= matchesNothing(c.query());
-        }
+  static boolean rewritesToNothing(JsonNode query, IndexMapping mapping) {
+    if (query == null || !query.isObject() || query.size() != 1) {
+      return false;
+    }
+    Map.Entry<String, JsonNode> e = query.properties().iterator().next();
+    JsonNode body = e.getValue();
+    return switch (e.getKey()) {
+      case "match_none" -> true;
+      case "constant_score" -> rewritesToNothing(body.get("filter"), mapping);
+      case "bool" -> anyOf(body.get("must"), q -> rewritesToNothing(q, mapping))
+          || anyOf(body.get("filter"), q -> rewritesToNothing(q, mapping))
+          || anyOf(body.get("must_not"), q -> q.isObject() && q.has("match_all"));
+      case "exists" -> body.hasNonNull("field") && unmapped(body.get("field").asText(), mapping);
+      case "term", "terms", "range", "prefix", "wildcard", "match", "match_phrase" -> {
+        List<String> names = new ArrayList<>();
+        body.fieldNames().forEachRemaining(names::add);
+        names.removeAll(List.of("boost", "_name"));
+        yield names.size() == 1 && unmapped(names.get(0), mapping);
       }
-      return !b.clauses().isEmpty() && !anyRequired && allShouldMatchNothing
-          && b.clauses().stream().anyMatch(c -> c.occur() == BooleanClause.Occur.SHOULD);
+      default -> false;
+    };
+  }
+
+  private static boolean anyOf(JsonNode clauses, Predicate<JsonNode> test) {
+    if (clauses == null) {
+      return false;
+    }
+    for (JsonNode c : clauses.isArray() ? clauses : List.of(clauses)) {
+      if (test.test(c)) {
+        return true;
+      }
     }
     return false;
+  }
+
+  private static boolean unmapped(String field, IndexMapping mapping) {
+    return mapping.field(field) == null && mapping.fields().keySet().stream().noneMatch(p -> p.startsWith(field + "."));
   }
 
   private static Map.Entry<String, JsonNode> singleField(String clause, JsonNode body) {

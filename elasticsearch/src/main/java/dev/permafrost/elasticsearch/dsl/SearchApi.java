@@ -264,9 +264,10 @@ public final class SearchApi {
         maxScore = Float.isNaN(maxScore) ? hit.score() : Math.max(maxScore, hit.score());
       }
     }
-    if (sort.byField() && from + size > 0 && hits.isEmpty() && !shards.isEmpty()
-        && QueryDsl.matchesNothing(queries.any())) {
-      hitsNode.put("max_score", 0.0f); // as the node answers a field-sorted query it rewrote to match nothing
+    if (hits.isEmpty() && aggsSpec == null && primaryFieldSortWithoutMissing(request.get("sort"))
+        && QueryDsl.rewritesToNothing(request.get("query"), mapping)) {
+      // as the node answers when its pre-filter, run for a sort on a field, skipped every shard
+      hitsNode.put("max_score", 0.0f);
     } else if (Float.isNaN(maxScore) || sort.byField()) {
       hitsNode.putNull("max_score");
     } else {
@@ -810,6 +811,19 @@ public final class SearchApi {
         && !fields.get(0).getReverse(); // as the node: the search by score, its max_score and no sort values
     return fields.isEmpty() || byScoreAlone ? new SortSpec(null, List.of())
         : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
+  }
+
+  /** Whether a request's sort starts with a field (not {@code _score} or {@code _doc}) given no {@code missing}. */
+  private static boolean primaryFieldSortWithoutMissing(JsonNode sort) {
+    JsonNode first = sort == null ? null : sort.isArray() ? sort.get(0) : sort;
+    if (first == null) {
+      return false;
+    }
+    String field = first.isTextual() ? first.textValue() : first.isObject() && first.size() == 1
+        ? first.fieldNames().next() : null;
+    JsonNode options = first.isObject() && field != null ? first.get(field) : null;
+    return field != null && !field.equals("_score") && !field.equals("_doc")
+        && (options == null || !options.isObject() || !options.has("missing"));
   }
 
   /**

@@ -106,8 +106,9 @@ class SearchApiTotalsAndSortsTest {
   }
 
   /**
-   * {@code max_score} as the node's: the best score of all hits, those before {@code from} too; 0.0 for a field-sorted
-   * query that matches nothing by its form ({@code match_none}), null for one that matches nothing in the data.
+   * {@code max_score} as the node's (checked on 9.3.3): the best score of all hits, those before {@code from} too; 0.0
+   * where its pre-filter, run for a search sorted first on a field, skipped every shard (a query it rewrites to match
+   * nothing: {@code match_none}, a field no index maps), null for a query that matches nothing in the data.
    */
   @Test
   void maxScoreAsTheNodeGivesIt() throws Exception {
@@ -124,6 +125,15 @@ class SearchApiTotalsAndSortsTest {
     assertTrue(nothingInTheData.at("/hits/max_score").isNull(), nothingInTheData.toString());
     ObjectNode byScore = search("{\"query\": {\"match_none\": {}}}", Map.of());
     assertTrue(byScore.at("/hits/max_score").isNull(), byScore.toString());
+    // the node's pre-filter skips no shard where the search aggregates, or sorts first on a missing value or score
+    for (String other : List.of("\"sort\": [\"n\"], \"aggs\": {\"m\": {\"max\": {\"field\": \"n\"}}}",
+        "\"sort\": [{\"n\": {\"missing\": 0}}]", "\"sort\": [\"_score\", \"n\"]")) {
+      ObjectNode r = search("{\"query\": {\"match_none\": {}}, " + other + "}", Map.of());
+      assertTrue(r.at("/hits/max_score").isNull(), r.toString());
+    }
+    ObjectNode unmapped = search("{\"size\": 0, \"query\": {\"exists\": {\"field\": \"nope\"}}, \"sort\": [\"n\"]}",
+        Map.of());
+    assertEquals(0.0, unmapped.at("/hits/max_score").doubleValue(), unmapped.toString());
   }
 
   @Test
