@@ -864,6 +864,14 @@ abstract class Aggregator {
     Object key(long index) {
       return (int) index;
     }
+
+    @Override
+    Object[] build(int ords) {
+      if (ords > 0) { // every filter's bucket under every parent, so that an empty one's sub-aggregations answer as
+        fixedOrd(ords - 1, n - 1, n); // the node's do (a terms' min_doc_count 0 lists every term; issue 54)
+      }
+      return super.build(ords);
+    }
   }
 
   /** Whether documents of a segment, in increasing order, match a query. */

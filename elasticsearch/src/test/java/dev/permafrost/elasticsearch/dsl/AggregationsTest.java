@@ -493,6 +493,22 @@ class AggregationsTest {
     }
   }
 
+  /**
+   * A filter that matches nothing still has its sub-aggregations, as the node answers (issue 54): terms with
+   * {@code min_doc_count: 0} list every term at 0.
+   */
+  @Test
+  void anEmptyFiltersSubAggregationsAnswerAsTheNodes() throws IOException {
+    ObjectNode r = run("""
+        {"f": {"filter": {"term": {"tag": "no-such-tag"}}, "aggs": {"t": {"terms": {"field": "tag", "min_doc_count": 0}}}},
+         "fs": {"filters": {"filters": [{"term": {"tag": "no-such-tag"}}]},
+                "aggs": {"t": {"terms": {"field": "tag", "min_doc_count": 0}}}}}""", false);
+    assertEquals(0, r.at("/f/doc_count").asInt(), r.toString());
+    assertTrue(r.at("/f/t/buckets").size() > 1, r.toString());
+    r.at("/f/t/buckets").forEach(b -> assertEquals(0, b.get("doc_count").asInt(), r.toString()));
+    assertEquals(r.at("/f/t/buckets"), r.at("/fs/buckets/0/t/buckets"), r.toString());
+  }
+
   @Test
   void histogram() throws IOException {
     TreeMap<Long, List<Doc>> byIndex = new TreeMap<>();
