@@ -684,6 +684,9 @@ abstract class Aggregator {
     Object[] build(int ords) {
       if (!counting) {
         if (everyTerm) {
+          if (missingTerm != null) {
+            terms.add(missingTerm); // the missing value is a term of the field as the node reads it: a bucket, 0 if none
+          }
           int known = terms.size();
           for (int parent = 0; parent < ords; parent++) {
             for (int id = 0; id < known; id++) {
@@ -693,7 +696,7 @@ abstract class Aggregator {
         }
         return super.build(ords);
       }
-      if (missingCount > 0) {
+      if (missingCount > 0 || everyTerm && missingTerm != null) { // as a term of the field with min_doc_count 0
         counted.addRun(new BytesRef[] {missingTerm}, new long[] {missingCount});
         missingCount = 0;
       }

@@ -509,6 +509,26 @@ class AggregationsTest {
     assertEquals(r.at("/f/t/buckets"), r.at("/fs/buckets/0/t/buckets"), r.toString());
   }
 
+  /**
+   * With {@code min_doc_count: 0}, a terms aggregation's {@code missing} value is a bucket even where no document
+   * lacks the field, 0 then, as the node lists it (issue 54).
+   */
+  @Test
+  void theMissingValueIsATermOfEveryTermsList() throws IOException {
+    ObjectNode r = run("""
+        {"t": {"terms": {"field": "tag", "min_doc_count": 0, "missing": "zz-none", "size": 100, "order": {"_key": "desc"}}},
+         "f": {"filter": {"term": {"tag": "no-such-tag"}},
+               "aggs": {"t": {"terms": {"field": "tag", "min_doc_count": 0, "missing": "zz-none", "size": 100}}}}}""",
+        false);
+    JsonNode top = r.at("/t/buckets/0");
+    assertEquals("zz-none", top.get("key").asText(), r.toString());
+    boolean listed = false;
+    for (JsonNode b : r.at("/f/t/buckets")) {
+      listed |= b.get("key").asText().equals("zz-none") && b.get("doc_count").asInt() == 0;
+    }
+    assertTrue(listed, r.toString());
+  }
+
   @Test
   void histogram() throws IOException {
     TreeMap<Long, List<Doc>> byIndex = new TreeMap<>();
