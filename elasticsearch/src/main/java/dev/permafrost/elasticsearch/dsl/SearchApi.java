@@ -813,7 +813,10 @@ public final class SearchApi {
         : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
   }
 
-  /** Whether a request's sort starts with a field (not {@code _score} or {@code _doc}) given no {@code missing}. */
+  /**
+   * Whether a request's sort starts with a field (not {@code _score} or {@code _doc}) given no {@code missing} value
+   * ({@code _first} and {@code _last} are none).
+   */
   private static boolean primaryFieldSortWithoutMissing(JsonNode sort) {
     JsonNode first = sort == null ? null : sort.isArray() ? sort.get(0) : sort;
     if (first == null) {
@@ -823,7 +826,8 @@ public final class SearchApi {
         ? first.fieldNames().next() : null;
     JsonNode options = first.isObject() && field != null ? first.get(field) : null;
     return field != null && !field.equals("_score") && !field.equals("_doc")
-        && (options == null || !options.isObject() || !options.has("missing"));
+        && (options == null || !options.isObject() || !options.has("missing")
+        || List.of("_first", "_last").contains(options.get("missing").asText()));
   }
 
   /**

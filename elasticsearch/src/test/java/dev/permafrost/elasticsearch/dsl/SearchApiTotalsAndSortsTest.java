@@ -131,6 +131,9 @@ class SearchApiTotalsAndSortsTest {
       ObjectNode r = search("{\"query\": {\"match_none\": {}}, " + other + "}", Map.of());
       assertTrue(r.at("/hits/max_score").isNull(), r.toString());
     }
+    ObjectNode first = search("{\"query\": {\"match_none\": {}}, \"sort\": [{\"n\": {\"missing\": \"_first\"}}]}",
+        Map.of());
+    assertEquals(0.0, first.at("/hits/max_score").doubleValue(), first.toString());
     ObjectNode unmapped = search("{\"size\": 0, \"query\": {\"exists\": {\"field\": \"nope\"}}, \"sort\": [\"n\"]}",
         Map.of());
     assertEquals(0.0, unmapped.at("/hits/max_score").doubleValue(), unmapped.toString());
