@@ -72,6 +72,9 @@ public final class DatePrinter {
       case "basic_date" -> pattern("uuuuMMdd").format(time);
       case "strict_date_hour_minute_second", "date_hour_minute_second" ->
           pattern("uuuu-MM-dd'T'HH:mm:ss").format(time);
+      case "strict_date_hour_minute", "date_hour_minute" -> pattern("uuuu-MM-dd'T'HH:mm").format(time);
+      case "basic_date_time" -> pattern("uuuuMMdd'T'HHmmss.SSSXXX").format(time); // 20240301T000000.000+01:00
+      case "basic_date_time_no_millis" -> pattern("uuuuMMdd'T'HHmmssXXX").format(time);
       default -> pattern(first).format(time);
     };
   }

@@ -182,10 +182,19 @@ public final class MappedQueryParser {
    *     would (naming the field and why)
    */
   public Query parse(String queryString, String defaultField, boolean defaultAnd) {
+    return parse(queryString, defaultField, defaultAnd, false);
+  }
+
+  /**
+   * As {@link #parse(String, String, boolean)}; if {@code lenient}, a date term or range whose value is not a date of
+   * its field matches nothing rather than failing the query, as the engines' {@code query_string} reads it where it
+   * names no default field ({@code lenient} is then true by default).
+   */
+  public Query parse(String queryString, String defaultField, boolean defaultAnd, boolean lenient) {
     StandardQueryParser parser = new StandardQueryParser(analyzer); // not thread-safe: one per query
     parser.setPointsConfigMap(pointsConfig());
     parser.setDefaultOperator(defaultAnd ? StandardQueryConfigHandler.Operator.AND : StandardQueryConfigHandler.Operator.OR);
-    parser.setAllowLeadingWildcard(false);
+    parser.setAllowLeadingWildcard(true); // as the engines' query_string by default (allow_leading_wildcard)
     Query query;
     try {
       query = parser.parse(oneSidedRanges(escapeLeadingAts(queryString)), defaultField == null ? UNNAMED : defaultField);
@@ -218,13 +227,24 @@ public final class MappedQueryParser {
         throw new IllegalArgumentException(refusal + " (in query '" + queryString + "')");
       }
     }
-    return withDocValuesForms(rewriteLeaves(query, this::asDateRange));
+    return withDocValuesForms(rewriteLeaves(query, leaf -> lenient ? asDateRangeOrNothing(leaf) : asDateRange(leaf)));
   }
 
   /**
    * A date field's term ({@code @timestamp:2024-03-22}: its whole span) or range of terms as the date range it means;
    * other queries on a date field refused, the rest as they are.
    */
+  private Query asDateRangeOrNothing(Query query) {
+    try {
+      return asDateRange(query);
+    } catch (RuntimeException e) {
+      if (query instanceof TermRangeQuery || query instanceof TermQuery) {
+        return new MatchNoDocsQuery("not a date: " + query); // lenient, as the engines' query_string
+      }
+      throw e;
+    }
+  }
+
   private Query asDateRange(Query query) {
     if (query instanceof TermRangeQuery r && isDate(r.getField())) {
       return dateRange(mapping.field(r.getField()), text(r.getLowerTerm()), r.includesLower(), text(r.getUpperTerm()),
@@ -346,7 +366,7 @@ public final class MappedQueryParser {
 
   private Query withDocValuesForm(Query query) {
     if (query instanceof TermQuery t && t.getTerm().field().equals(EXISTS)) {
-      return new FieldExistsQuery(t.getTerm().text()); // an unmapped field has no values: it matches nothing, as in the engine
+      return exists(t.getTerm().text());
     } else if (query instanceof TermQuery t && isKeyword(t.getTerm().field())) {
       return new IndexedOrDocValuesQuery(t.getTerm().field(), t,
           SortedSetDocValuesField.newSlowExactQuery(t.getTerm().field(), t.getTerm().bytes()));
@@ -377,6 +397,26 @@ public final class MappedQueryParser {
       return new IndexedOrDocValuesQuery(p.getField(), p, SortedNumericDocValuesField.newSlowSetQuery(p.getField(), values));
     }
     return query;
+  }
+
+  /**
+   * {@code _exists_:name}: the documents with a value in the field, or in any field under the object it names (as the
+   * {@code exists} query); an unmapped name has no values and matches nothing, as in the engine.
+   */
+  private Query exists(String name) {
+    if (mapping.field(name) != null) {
+      return new FieldExistsQuery(name);
+    }
+    List<String> under = mapping.fields().keySet().stream().filter(p -> p.startsWith(name + "."))
+        .filter(p -> mapping.field(p).nestedPath() == null).sorted().toList(); // a nested object's values are hidden
+    if (under.isEmpty()) {
+      return new FieldExistsQuery(name);
+    }
+    BooleanQuery.Builder any = new BooleanQuery.Builder();
+    for (String field : under) {
+      any.add(new FieldExistsQuery(field), BooleanClause.Occur.SHOULD);
+    }
+    return new ConstantScoreQuery(any.build());
   }
 
   private boolean isKeyword(String field) {
@@ -426,8 +466,8 @@ public final class MappedQueryParser {
 
   /**
    * Elasticsearch's one-sided ranges, {@code field:>=v}, {@code field:>v}, {@code field:<=v} and {@code field:<v}
-   * (outside quotes; the value runs to the next space or closing parenthesis), as the ranges of Lucene's syntax
-   * they mean: {@code field:[v TO *]}, {@code field:{v TO *]}, {@code field:[* TO v]}, {@code field:[* TO v}}.
+   * (outside quotes; the value runs to the next space or closing parenthesis), also as terms of a field's group
+   * ({@code age:(>=10 AND <20)}), as the ranges of Lucene's syntax they mean: {@code field:[v TO *]}, {@code field:{v TO *]}, {@code field:[* TO v]}, {@code field:[* TO v}}.
    */
   static String oneSidedRanges(String query) {
     StringBuilder b = new StringBuilder(query.length() + 8);
@@ -437,22 +477,30 @@ public final class MappedQueryParser {
       if (c == '"' && (i == 0 || query.charAt(i - 1) != '\\')) {
         quoted = !quoted;
       }
-      b.append(c);
-      if (quoted || c != ':' || (i > 0 && query.charAt(i - 1) == '\\') || i + 1 >= query.length()) {
-        continue;
+      int at; // where the operator is, or -1
+      if (quoted) {
+        at = -1;
+      } else if (c == ':' && (i == 0 || query.charAt(i - 1) != '\\')) {
+        at = i + 1;
+      } else if ((c == '>' || c == '<') && i > 0 && " \t\n(+-!".indexOf(query.charAt(i - 1)) >= 0) {
+        at = i; // inside a field's group, field:(>=10 AND <20), an operator starts a term of its own
+      } else {
+        at = -1;
       }
-      char op = query.charAt(i + 1);
-      if (op != '>' && op != '<') {
-        continue;
-      }
-      boolean inclusive = i + 2 < query.length() && query.charAt(i + 2) == '=';
-      int start = i + (inclusive ? 3 : 2);
+      char op = at >= 0 && at < query.length() ? query.charAt(at) : 0;
+      boolean inclusive = at + 1 < query.length() && query.charAt(at + 1) == '=';
+      int start = at + (inclusive ? 2 : 1);
       int end = start;
-      while (end < query.length() && !Character.isWhitespace(query.charAt(end)) && query.charAt(end) != ')') {
+      while ((op == '>' || op == '<') && end < query.length() && !Character.isWhitespace(query.charAt(end))
+          && query.charAt(end) != ')') {
         end++;
       }
-      if (end == start) {
-        continue; // nothing after the operator: left for the parser to refuse
+      if (end == start) { // no operator, or nothing after it (left for the parser to refuse)
+        b.append(c);
+        continue;
+      }
+      if (at > i) {
+        b.append(c); // the colon
       }
       String value = query.substring(start, end);
       if (op == '>') {
@@ -464,6 +512,7 @@ public final class MappedQueryParser {
     }
     return b.toString();
   }
+
 
   /**
    * How to sort on {@code field} as the engines do: the smallest of a document's values ascending, the largest

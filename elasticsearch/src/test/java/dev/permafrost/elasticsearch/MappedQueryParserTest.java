@@ -17,6 +17,9 @@ import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.document.SortedSetDocValuesField;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
@@ -63,6 +66,38 @@ class MappedQueryParserTest {
     assertEquals(new FieldExistsQuery("nope"), parser.parse("_exists_:nope")); // matches nothing, as in the engine
   }
 
+  /** {@code _exists_} on an object is any of its fields' values, as the {@code exists} query reads it (issue 54). */
+  @Test
+  void existsOnAnObjectIsAnyOfItsFields() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    BooleanQuery.Builder any = new BooleanQuery.Builder();
+    any.add(new FieldExistsQuery("geo.city"), BooleanClause.Occur.SHOULD);
+    assertEquals(new ConstantScoreQuery(any.build()), parser.parse("_exists_:geo"));
+    assertEquals(new FieldExistsQuery("user"), parser.parse("_exists_:user")); // nested: hidden, nothing matches
+  }
+
+  /**
+   * Leniently (the engines' query_string without a default field), a value that is not a date of its field matches
+   * nothing; else it fails the query (issue 54: a 9.3.3 node counts {@code day:abc OR service:auth} as service:auth).
+   */
+  @Test
+  void leniently_aValueNotADateMatchesNothing() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    Query lenient = parser.parse("@timestamp:abc OR host:x", null, false, true);
+    assertTrue(lenient.toString().contains("MatchNoDocsQuery"), lenient.toString());
+    assertTrue(parser.parse("@timestamp:[\"2024-03-19T00:38:12Z\" TO abc}", null, false, true).toString()
+        .contains("MatchNoDocsQuery"));
+    assertThrows(RuntimeException.class, () -> parser.parse("@timestamp:abc OR host:x", null, false, false));
+  }
+
+  /** A leading wildcard is allowed, as the engines' {@code allow_leading_wildcard} is by default (issue 54). */
+  @Test
+  void leadingWildcardsAreAllowed() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    Query q = parser.parse("host:*th");
+    assertTrue(q.toString().contains("host:*th"), q.toString());
+  }
+
   /**
    * A date-only bound rounds as Elasticsearch rounds it: an inclusive upper bound to the day's last millisecond, an
    * exclusive lower one past the day; a date alone is its day; one-sided ranges are open on the other side.
@@ -83,6 +118,10 @@ class MappedQueryParserTest {
     assertEquals(parser.parse("status:[* TO 5}"), parser.parse("status:<5"));
     assertEquals(parser.parse("status:[10 TO *]"), parser.parse("status:>=10"));
     assertEquals(parser.parse("host:\":>x\""), parser.parse("host:\":>x\"")); // quoted: not an operator
+    // in a field's group, as the reference combines both bounds (issue 54)
+    assertEquals(parser.parse("status:([10 TO *] AND [* TO 20})"), parser.parse("status:(>=10 AND <20)"));
+    assertEquals(parser.parse("status:({10 TO *] OR [* TO 2])"), parser.parse("status:(>10 OR <=2)"));
+    assertEquals("a:(b >  c)", MappedQueryParser.oneSidedRanges("a:(b >  c)")); // nothing after it: left as it is
     IllegalArgumentException fuzzy = assertThrows(IllegalArgumentException.class, () -> parser.parse("@timestamp:2024~"));
     assertTrue(fuzzy.getMessage().contains("is a date"), fuzzy.getMessage());
   }

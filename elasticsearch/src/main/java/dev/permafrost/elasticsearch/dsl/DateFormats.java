@@ -29,8 +29,11 @@ import java.util.function.LongSupplier;
  * Elasticsearch's date formats and date math over epoch milliseconds: a format is one or more alternatives separated
  * by {@code ||}, each a built-in name ({@code strict_date_optional_time}, {@code date_optional_time},
  * {@code strict_date_time}, {@code date_time}, {@code epoch_millis}, {@code epoch_second}, {@code strict_date},
- * {@code date}, {@code basic_date}, {@code strict_date_hour_minute_second}, {@code date_hour_minute_second}) or a
- * java.time pattern such as {@code yyyy-MM-dd HH:mm:ss}. A date without an offset is in the given zone. A date
+ * {@code date}, {@code basic_date}, {@code strict_date_hour_minute_second}, {@code date_hour_minute_second},
+ * {@code strict_date_hour_minute}, {@code date_hour_minute}, {@code basic_date_time},
+ * {@code basic_date_time_no_millis}) or a
+ * java.time pattern such as {@code yyyy-MM-dd HH:mm:ss}. A date without an offset is in the given zone, and so, as
+ * the node reads them, are epoch numbers (the local date-time they name in UTC). A date
  * missing its smaller units is their first instant, or rounded up to their last millisecond where asked (the upper
  * bound {@code lte} of a range). Date math ({@code now-1d/d}, {@code 2024-03-01||+1M}) adds and subtracts units
  * {@code y M w d h H m s} and rounds down to one, or up to its last millisecond.
@@ -107,8 +110,8 @@ public final class DateFormats {
     for (String alternative : format.split("\\|\\|")) {
       String name = alternative.trim();
       Long millis = switch (name) {
-        case "epoch_millis" -> epoch(text, 0);
-        case "epoch_second" -> epoch(text, 3);
+        case "epoch_millis" -> inZone(epoch(text, 0), zone);
+        case "epoch_second" -> inZone(epoch(text, 3), zone);
         default -> fields(text, formatter(name), zone, roundUp);
       };
       if (millis != null) {
@@ -117,6 +120,23 @@ public final class DateFormats {
     }
     throw DslException.shard("parse_exception", "failed to parse date field [" + text + "] with format [" + format
         + "]"); // as the node: each shard fails to build its query
+  }
+
+  /**
+   * Epoch milliseconds read in a zone as the node reads them: as the local date-time they are in UTC, placed in the
+   * zone ({@code 1711307379113} at {@code +01:00} is an hour earlier). A 9.3.3 node answers a range
+   * {@code {"lte": 1711307379113, "time_zone": "+01:00"}} so, whatever its format; null stays null.
+   */
+  private static Long inZone(Long epochMillis, ZoneId zone) {
+    if (epochMillis == null || zone.normalized().equals(ZoneOffset.UTC)) {
+      return epochMillis;
+    }
+    try {
+      return LocalDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC).atZone(zone).toInstant()
+          .toEpochMilli();
+    } catch (DateTimeException | ArithmeticException e) {
+      return null;
+    }
   }
 
   /** A number of seconds ({@code shift} 3) or milliseconds (0), maybe with a fraction, as milliseconds; else null. */
@@ -145,6 +165,24 @@ public final class DateFormats {
       case "date" -> date(false).toFormatter(Locale.ROOT);
       case "basic_date" -> new DateTimeFormatterBuilder().appendValue(ChronoField.YEAR, 4)
           .appendValue(ChronoField.MONTH_OF_YEAR, 2).appendValue(ChronoField.DAY_OF_MONTH, 2).toFormatter(Locale.ROOT);
+      case "strict_date_hour_minute", "date_hour_minute" -> {
+        DateTimeFormatterBuilder b = date(name.startsWith("strict")).appendLiteral('T');
+        value(b, ChronoField.HOUR_OF_DAY, name.startsWith("strict"));
+        b.appendLiteral(':');
+        value(b, ChronoField.MINUTE_OF_HOUR, name.startsWith("strict"));
+        yield b.toFormatter(Locale.ROOT);
+      }
+      case "basic_date_time", "basic_date_time_no_millis" -> {
+        DateTimeFormatterBuilder b = new DateTimeFormatterBuilder().appendValue(ChronoField.YEAR, 4)
+            .appendValue(ChronoField.MONTH_OF_YEAR, 2).appendValue(ChronoField.DAY_OF_MONTH, 2).appendLiteral('T')
+            .appendValue(ChronoField.HOUR_OF_DAY, 2).appendValue(ChronoField.MINUTE_OF_HOUR, 2)
+            .appendValue(ChronoField.SECOND_OF_MINUTE, 2);
+        if (name.equals("basic_date_time")) {
+          b.appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true);
+        }
+        offset(b);
+        yield b.toFormatter(Locale.ROOT);
+      }
       default -> pattern(name);
     };
   }

@@ -79,6 +79,14 @@ final class FiltersAggregator extends BucketAggregator<FilterBuckets> {
     buckets.map.put((int) index, bucket);
   }
 
+  @Override
+  AggPartial<?>[] build(int ords) {
+    if (ords > 0) { // every filter's bucket under every parent, so that an empty one's sub-aggregations answer as
+      fixedOrd(ords - 1, n - 1, n); // the node's do (a terms' min_doc_count 0 lists every term; issue 54)
+    }
+    return super.build(ords);
+  }
+
   /** Whether documents of a segment, in increasing order, match a query. */
   static final class Matcher {
     private final DocIdSetIterator approximation;

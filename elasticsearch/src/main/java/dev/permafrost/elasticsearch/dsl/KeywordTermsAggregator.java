@@ -128,6 +128,9 @@ final class KeywordTermsAggregator extends BucketAggregator<StringTerms> {
   AggPartial<?>[] build(int ords) {
     if (!counting) {
       if (everyTerm) {
+        if (missingTerm != null) {
+          terms.add(missingTerm); // the missing value is a term of the field as the node reads it: a bucket, 0 if none
+        }
         int known = terms.size();
         for (int parent = 0; parent < ords; parent++) {
           for (int id = 0; id < known; id++) {
@@ -137,7 +140,7 @@ final class KeywordTermsAggregator extends BucketAggregator<StringTerms> {
       }
       return super.build(ords);
     }
-    if (missingCount > 0) {
+    if (missingCount > 0 || everyTerm && missingTerm != null) { // as a term of the field with min_doc_count 0
       counted.addRun(new BytesRef[] {missingTerm}, new long[] {missingCount});
       missingCount = 0;
     }

@@ -142,6 +142,9 @@ final class LineAggParser {
             + " than [extended_bounds.max][" + boundsMax.longValue() + "] for histogram aggregation [" + name
             + "]");
       }
+      // as the node: the bounds move with the offset, then round as the keys do
+      boundsMin = boundsMin == null ? null : boundsMin + offset;
+      boundsMax = boundsMax == null ? null : boundsMax + offset;
     }
     boolean hasMissing = def.hasNonNull("missing");
     long missing = hasMissing ? missing(name, source, def.get("missing"), zone, boundsFormat) : 0;

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.lucene.queryparser.simple.SimpleQueryParser;
 import org.apache.lucene.search.BooleanClause;
@@ -49,6 +50,7 @@ public final class QueryDsl {
   private final IndexMapping mapping;
   private final MappedQueryParser parser;
   private final FieldQueries fields;
+  private final LongSupplier now;
 
   /** Translates queries over the fields of {@code mapping}; {@code now} in date math is the system clock. */
   public QueryDsl(IndexMapping mapping) {
@@ -58,6 +60,7 @@ public final class QueryDsl {
   /** Translates queries over {@code mapping} with {@code now} (epoch milliseconds) for date math. */
   QueryDsl(IndexMapping mapping, LongSupplier now) {
     this.mapping = mapping;
+    this.now = now;
     this.parser = new MappedQueryParser(mapping, dateBounds(now));
     this.fields = new FieldQueries(mapping, parser, now);
   }
@@ -257,6 +260,7 @@ public final class QueryDsl {
         case "format" -> format = v.isNull() ? null : string("range", "format", v);
         case "time_zone" -> zone = v.isNull() ? null : DateFormats.zone(string("range", "time_zone", v));
         case "boost", "_name" -> { }
+        case "relation" -> relation(v); // of range fields' ranges: a value's range, for other fields, is one value
         case "from", "to", "include_lower", "include_upper" -> throw DslException.parsing("[range] query parameter ["
             + p.getKey() + "] (deprecated in Elasticsearch) is not supported by Permafrost's query DSL: use gt, gte, lt"
             + " and lte");
@@ -265,6 +269,15 @@ public final class QueryDsl {
     }
     return boost(boosted(fields.range("range", f.getKey(), lower, upper, format, zone), params, "range"),
         floatParam("range", body, "boost", 1f));
+  }
+
+  /** A range query's {@code relation}, which the node checks and which has no effect on fields of single values. */
+  private static void relation(JsonNode v) {
+    String text = v.asText();
+    if (!List.of("intersects", "contains", "within").contains(text.toLowerCase(Locale.ROOT))) {
+      throw DslException.parsing("[range] query malformed: " + text + " is not a valid relation (intersects, contains,"
+          + " within)");
+    }
   }
 
   private Query prefixOrWildcard(String clause, JsonNode body) {
@@ -376,8 +389,14 @@ public final class QueryDsl {
 
   private Query queryString(JsonNode body) {
     String clause = "query_string";
-    allow(clause, body, "query", "default_field", "fields", "default_operator", "analyze_wildcard", "boost", "_name");
+    allow(clause, body, "query", "default_field", "fields", "default_operator", "analyze_wildcard", "time_zone", "lenient",
+        "boost", "_name");
     String text = string(clause, "query", required(clause, body, "query")).trim();
+    JsonNode timeZone = body.get("time_zone");
+    ZoneId zone = timeZone == null || timeZone.isNull() ? null : DateFormats.zone(string(clause, "time_zone", timeZone));
+    // the zone of its dates without an offset, and of their rounding
+    MappedQueryParser parser = zone == null ? this.parser
+        : new MappedQueryParser(mapping, (field, t, up) -> DateFormats.parse(t, field.format(), zone, up, now));
     if (text.equals("*") || text.equals("*:*")) {
       return boosted(new MatchAllDocsQuery(), body, clause);
     }
@@ -401,8 +420,10 @@ public final class QueryDsl {
           + " Permafrost's query DSL: give one field without a pattern or boost, or name the field of every term");
     }
     try {
-      return boosted(withAllBesideNegatives(parser.parse(text, defaultField, and(clause, body, "default_operator"))),
-          body, clause);
+      // lenient by default where no default field is named, as the node: a value not of its date field matches nothing
+      boolean lenient = body.hasNonNull("lenient") ? boolParam(clause, body, "lenient") : defaultField == null;
+      return boosted(withAllBesideNegatives(parser.parse(text, defaultField, and(clause, body, "default_operator"),
+          lenient)), body, clause);
     } catch (DslException e) {
       throw e;
     } catch (IllegalArgumentException e) {
@@ -448,7 +469,8 @@ public final class QueryDsl {
   /**
    * The fields of {@code fields} (names, {@code name^boost}, {@code *} patterns; all fields if missing), each with its
    * boost, negated for a field a pattern named; patterns only name fields of {@code patternTypes} (null: any
-   * queryable type).
+   * queryable type). A field both named and matched by a pattern has the product of their boosts, as a 9.3.3 node
+   * weighs {@code ["message", "message*^1.5"]}; named twice, its last boost.
    */
   private Map<String, Float> fieldsParam(String clause, JsonNode node, Set<FieldQueries.Kind> patternTypes) {
     List<String> specs = new ArrayList<>();
@@ -476,13 +498,20 @@ public final class QueryDsl {
         }
       }
       if (!name.contains("*")) {
-        out.put(name, boost);
+        Float before = out.get(name);
+        out.put(name, before != null && before < 0 ? -before * boost : boost); // a pattern's boost multiplies it
         continue;
       }
       Pattern p = Pattern.compile(Pattern.quote(name).replace("*", "\\E.*\\Q"));
       for (IndexMapping.Field f : mapping.fields().values()) {
-        if (p.matcher(f.path()).matches() && f.nestedPath() == null && parser.refusal(f.path()) == null
-            && (f.indexed() || f.docValues()) && queryable(f, patternTypes) && !out.containsKey(f.path())) {
+        if (!p.matcher(f.path()).matches()) {
+          continue;
+        }
+        Float before = out.get(f.path());
+        if (before != null && before > 0) {
+          out.put(f.path(), before * boost); // named and matched: the boosts multiply, as on the node
+        } else if (before == null && f.nestedPath() == null && parser.refusal(f.path()) == null
+            && (f.indexed() || f.docValues()) && queryable(f, patternTypes)) {
           out.put(f.path(), -Math.max(boost, Float.MIN_VALUE));
         }
       }
@@ -543,7 +572,8 @@ public final class QueryDsl {
    */
   /**
    * The query with every Boolean query that has only {@code MUST_NOT} clauses (the parsers' {@code -disk}) matching
-   * all documents but those, as Elasticsearch reads them, rather than none as Lucene would.
+   * all documents but those, as Elasticsearch reads them, rather than none as Lucene would; they add nothing to the
+   * score ({@code NOT timeout} alone scores 0, as on a 9.3.3 node).
    */
   static Query withAllBesideNegatives(Query query) {
     if (query instanceof BoostQuery b) {
@@ -559,9 +589,54 @@ public final class QueryDsl {
       onlyNegative &= c.occur() == BooleanClause.Occur.MUST_NOT;
     }
     if (onlyNegative) {
-      rebuilt.add(new MatchAllDocsQuery(), BooleanClause.Occur.MUST);
+      rebuilt.add(new MatchAllDocsQuery(), BooleanClause.Occur.FILTER); // scoring 0, as the node's (issue 54)
     }
     return rebuilt.build();
+  }
+
+  /**
+   * Whether the node rewrites {@code query} (a request's {@code "query"}) to match nothing before it searches a shard,
+   * as its pre-filter does: {@code match_none}, a {@code bool} that requires such a query or excludes
+   * {@code match_all}, a {@code constant_score} of one, or a field query ({@code exists}, {@code term}, {@code terms},
+   * {@code range}, {@code prefix}, {@code wildcard}, {@code match}, {@code match_phrase}) on a field no index maps.
+   */
+  static boolean rewritesToNothing(JsonNode query, IndexMapping mapping) {
+    if (query == null || !query.isObject() || query.size() != 1) {
+      return false;
+    }
+    Map.Entry<String, JsonNode> e = query.properties().iterator().next();
+    JsonNode body = e.getValue();
+    return switch (e.getKey()) {
+      case "match_none" -> true;
+      case "constant_score" -> rewritesToNothing(body.get("filter"), mapping);
+      case "bool" -> anyOf(body.get("must"), q -> rewritesToNothing(q, mapping))
+          || anyOf(body.get("filter"), q -> rewritesToNothing(q, mapping))
+          || anyOf(body.get("must_not"), q -> q.isObject() && q.has("match_all"));
+      case "exists" -> body.hasNonNull("field") && unmapped(body.get("field").asText(), mapping);
+      case "term", "terms", "range", "prefix", "wildcard", "match", "match_phrase" -> {
+        List<String> names = new ArrayList<>();
+        body.fieldNames().forEachRemaining(names::add);
+        names.removeAll(List.of("boost", "_name"));
+        yield names.size() == 1 && unmapped(names.get(0), mapping);
+      }
+      default -> false;
+    };
+  }
+
+  private static boolean anyOf(JsonNode clauses, Predicate<JsonNode> test) {
+    if (clauses == null) {
+      return false;
+    }
+    for (JsonNode c : clauses.isArray() ? clauses : List.of(clauses)) {
+      if (test.test(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean unmapped(String field, IndexMapping mapping) {
+    return mapping.field(field) == null && mapping.fields().keySet().stream().noneMatch(p -> p.startsWith(field + "."));
   }
 
   private static Map.Entry<String, JsonNode> singleField(String clause, JsonNode body) {

@@ -34,19 +34,25 @@ import org.apache.lucene.search.Query;
  * @param sort the sort (by score when none)
  * @param from the first hit shown
  * @param size how many hits are shown
- * @param trackTotalHits -1: the total is exact; 0: not tracked; else the count up to which it is exact
+ * @param trackTotalHits -1: the total is exact; {@link #TOTAL_NOT_TRACKED}: not tracked; else the count up to which
+ *     it is exact (0: none)
  * @param source which part of each hit's {@code _source} is shown
  * @param searchAfter the sort values to search after (null: from the start)
  * @param timeout how long shards may search (null: no limit)
  * @param typedKeys whether aggregation names are prefixed with their type
  * @param totalAsInt whether the total is a number ({@code rest_total_hits_as_int}) rather than an object
+ * @param skippedByPreFilter whether a node's pre-filter would skip every shard, so that its {@code max_score} is 0
+ *     when nothing matches: a search sorted first on a field with no {@code missing} value, without aggregations,
+ *     whose query rewrites to match nothing
  */
 record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries queries, Aggregations aggs,
     SortSpec sort, int from, int size, long trackTotalHits, SourceFilter source, Object[] searchAfter,
-    Duration timeout, boolean typedKeys, boolean totalAsInt) {
+    Duration timeout, boolean typedKeys, boolean totalAsInt, boolean skippedByPreFilter) {
   /** Elasticsearch's {@code index.max_result_window}: from + size may not pass it. */
   static final int MAX_RESULT_WINDOW = 10_000;
   private static final int DEFAULT_TRACK_TOTAL_HITS = 10_000;
+  /** {@code track_total_hits: false}: no total at all ({@code -1} as {@code rest_total_hits_as_int}). */
+  static final long TOTAL_NOT_TRACKED = -2;
   private static final Set<String> BODY_KEYS = Set.of("query", "aggs", "aggregations", "size", "from", "sort",
       "search_after", "track_total_hits", "_source", "timeout", "script_fields", "stored_fields", "docvalue_fields",
       "version", "seq_no_primary_term", "explain", "profile", "highlight");
@@ -67,7 +73,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw new IllegalArgumentException("a next page follows a sort's values: one per sort field");
     }
     return new SearchBody(indices, mapping, queries, null, sort, 0, size, trackTotalHits, source, after.clone(),
-        timeout, typedKeys, totalAsInt);
+        timeout, typedKeys, totalAsInt, skippedByPreFilter);
   }
 
   /** Whether the search shows hits (else it counts and aggregates only). */
@@ -109,11 +115,20 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     long trackTotalHits = trackTotalHits(request.get("track_total_hits"), parameters.get("track_total_hits"));
     boolean typedKeys = Boolean.parseBoolean(parameters.getOrDefault("typed_keys", "false"));
     boolean totalAsInt = Boolean.parseBoolean(parameters.getOrDefault("rest_total_hits_as_int", "false"));
+    if (totalAsInt) {
+      // as the node: a total as a number is exact, or -1 where not tracked; a bound of its own is refused
+      if (!request.has("track_total_hits") && !parameters.containsKey("track_total_hits")) {
+        trackTotalHits = -1;
+      } else if (trackTotalHits >= 0) {
+        throw DslException.illegalArgument("[rest_total_hits_as_int] cannot be used if the tracking of total hits is"
+            + " not accurate, got " + trackTotalHits);
+      }
+    }
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
       return new SearchBody(chosen, mapping, null, null, SortSpec.BY_SCORE, from, size, trackTotalHits,
-          SourceFilter.ALL, null, null, typedKeys, totalAsInt);
+          SourceFilter.ALL, null, null, typedKeys, totalAsInt, false);
     }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
@@ -129,8 +144,10 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
     }
     Duration timeout = timeout(request.has("timeout") ? request.get("timeout").asText() : parameters.get("timeout"));
+    boolean skippedByPreFilter = aggsSpec == null && SortSpec.primaryFieldSortWithoutMissing(request.get("sort"))
+        && QueryDsl.rewritesToNothing(request.get("query"), mapping);
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
-        typedKeys, totalAsInt);
+        typedKeys, totalAsInt, skippedByPreFilter);
   }
 
   /**
@@ -150,7 +167,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     IndexMapping mapping = mapping(chosen);
     IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
-        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false);
+        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, false);
   }
 
   /** Refuses a parameter {@code api} does not take, naming it. */
@@ -286,7 +303,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     }
   }
 
-  /** -1: exact; 0: not tracked; else the count up to which it is exact. */
+  /** -1: exact; {@link #TOTAL_NOT_TRACKED}: not tracked; else the count up to which it is exact (0: none). */
   private static long trackTotalHits(JsonNode body, String parameter) {
     String text = body != null ? body.asText() : parameter;
     if (text == null) {
@@ -296,14 +313,14 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       return -1;
     }
     if (text.equals("false")) {
-      return 0;
+      return TOTAL_NOT_TRACKED;
     }
     try {
       long n = Long.parseLong(text);
       if (n < 0) {
         throw DslException.illegalArgument("[track_total_hits] must be positive, got [" + n + "]");
       }
-      return n == 0 ? 0 : n;
+      return n;
     } catch (NumberFormatException e) {
       throw DslException.illegalArgument("[track_total_hits] must be true, false or a number, got [" + text + "]");
     }

@@ -38,7 +38,7 @@ final class SearchExecutor {
 
   SearchResult run(SearchBody body) throws IOException {
     if (body.indices().isEmpty()) {
-      return new SearchResult(false, new TotalHits(0, TotalHits.Relation.EQUAL_TO), List.of(), null,
+      return new SearchResult(false, new TotalHits(0, TotalHits.Relation.EQUAL_TO), List.of(), Float.NaN, null,
           new SearchResult.Shards(0), false);
     }
     Map<String, IndexShards> byShard = new HashMap<>();
@@ -53,6 +53,7 @@ final class SearchExecutor {
     List<String> shards = queries.shards();
     TotalHits total = new TotalHits(0, TotalHits.Relation.EQUAL_TO);
     List<SearchResult.Hit> hits = List.of();
+    float maxScore = Float.NaN;
     Aggregations.Result aggregated = null;
     SearchResult.Shards shardCounts = new SearchResult.Shards(shardCount);
     shardCounts.add(0, queries.failed(), 0);
@@ -64,7 +65,7 @@ final class SearchExecutor {
         SearchRequest.Builder b = SearchRequest.builder(query).queryPerIndex(queries::query)
             .indices(names).size(body.from() + body.size())
             .fields(EngineDocuments.ID, EngineDocuments.SOURCE).allowPartialResults(true)
-            .exactTotalHits(body.trackTotalHits() != 0).timeout(body.timeout())
+            .exactTotalHits(body.trackTotalHits() > 0 || body.trackTotalHits() == -1).timeout(body.timeout())
             .similarity(ClassicBm25Similarity.INSTANCE);
         if (body.sort().lucene() != null) {
           b.sort(body.sort().lucene());
@@ -75,6 +76,11 @@ final class SearchExecutor {
         SearchResponse found = catalog.search(b.build());
         total = found.totalHits();
         hits = hits(found.hits(), body, byShard);
+        for (SearchResponse.Hit hit : found.hits()) { // the best of all, those before from too, as the node's
+          if (!Float.isNaN(hit.score())) {
+            maxScore = Float.isNaN(maxScore) ? hit.score() : Math.max(maxScore, hit.score());
+          }
+        }
         shardCounts.add(found.skipped().size(), found.failed(), found.timedOutIndices().size());
         timedOut |= found.timedOut();
       }
@@ -92,7 +98,8 @@ final class SearchExecutor {
         timedOut |= collected.timedOut();
       }
     }
-    return new SearchResult(true, total, hits, body.aggs() != null ? aggregated : null, shardCounts, timedOut);
+    return new SearchResult(true, total, hits, maxScore, body.aggs() != null ? aggregated : null, shardCounts,
+        timedOut);
   }
 
   /** The hits from {@code from} on, with their ids and, if shown, their sources. */

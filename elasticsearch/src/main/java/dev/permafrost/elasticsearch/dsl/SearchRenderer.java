@@ -34,13 +34,16 @@ final class SearchRenderer {
     response.set("_shards", shards(result.shards()));
     ObjectNode hitsNode = response.putObject("hits");
     long track = body.trackTotalHits();
-    if (track > 0 || track == -1) {
+    if (track != SearchBody.TOTAL_NOT_TRACKED) {
       TotalHits total = result.total();
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
       // counted up to the bound: a search for hits counts past it, one for aggregations alone stops at it (as
       // Elasticsearch's collectors do), so there reaching it is already a lower bound
-      if (track > 0 && (!body.fetchesHits() ? value >= track : value > track)) {
+      // tracked up to 0, no hit is counted: the node's total is {0, gte} whatever matches
+      // (a search for hits that finds none has counted them all: {0, eq}, as Lucene's collector on the node)
+      if (track == 0 && (!body.fetchesHits() || !result.hits().isEmpty()) || track > 0
+          && (!body.fetchesHits() ? value >= track : value > track)) {
         value = track;
         relation = "gte";
       }
@@ -51,16 +54,18 @@ final class SearchRenderer {
         t.put("value", value);
         t.put("relation", relation);
       }
+    } else if (body.totalAsInt()) {
+      hitsNode.put("total", -1); // as the node prints a total it did not track
     }
     ArrayNode hitArray = NODES.arrayNode();
-    float maxScore = Float.NaN;
     for (SearchResult.Hit hit : result.hits()) {
       hitArray.add(hit(hit, body));
-      if (!Float.isNaN(hit.score())) {
-        maxScore = Float.isNaN(maxScore) ? hit.score() : Math.max(maxScore, hit.score());
-      }
     }
-    if (Float.isNaN(maxScore) || body.sort().byField()) {
+    float maxScore = result.maxScore(); // the best of all, those before from too, as the node's
+    if (result.hits().isEmpty() && body.skippedByPreFilter()) {
+      // as the node answers when its pre-filter, run for a sort on a field, skipped every shard
+      hitsNode.put("max_score", 0.0f);
+    } else if (Float.isNaN(maxScore) || body.sort().byField()) {
       hitsNode.putNull("max_score");
     } else {
       hitsNode.put("max_score", maxScore);
@@ -79,12 +84,14 @@ final class SearchRenderer {
     response.put("timed_out", false);
     response.set("_shards", shards(new SearchResult.Shards(0)));
     ObjectNode hits = response.putObject("hits");
-    if (body.trackTotalHits() != 0) {
+    if (body.trackTotalHits() != SearchBody.TOTAL_NOT_TRACKED) {
       if (body.totalAsInt()) {
         hits.put("total", 0);
       } else {
         hits.putObject("total").put("value", 0).put("relation", "eq");
       }
+    } else if (body.totalAsInt()) {
+      hits.put("total", -1);
     }
     hits.put("max_score", 0.0f);
     hits.putArray("hits");
@@ -106,8 +113,8 @@ final class SearchRenderer {
     node.put("_index", hit.index());
     node.put("_id", hit.id());
     // sorted on fields, a hit's score is the node's where the sort has it (then it was computed), else null
-    float score = !sort.byField() ? hit.score()
-        : sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()] : Float.NaN;
+    float score = sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()]
+        : !sort.byField() ? hit.score() : Float.NaN;
     if (Float.isNaN(score)) {
       node.putNull("_score");
     } else {

@@ -14,11 +14,12 @@ import org.apache.lucene.search.TotalHits;
  * @param searched whether any index was searched (none: the request named no index)
  * @param total the hits matched, as the searches counted them (before {@code track_total_hits} bounds it)
  * @param hits the hits shown, from the request's {@code from} on
+ * @param maxScore the best score of every hit found, those before {@code from} too, as the node's (NaN: none scored)
  * @param aggregations the aggregations' merged partials (null: none asked, or nothing searched)
  * @param shards how many shards were searched, skipped, failed and timed out
  * @param timedOut whether a shard stopped at the timeout
  */
-record SearchResult(boolean searched, TotalHits total, List<Hit> hits, Aggregations.Result aggregations,
+record SearchResult(boolean searched, TotalHits total, List<Hit> hits, float maxScore, Aggregations.Result aggregations,
     Shards shards, boolean timedOut) {
   /** The last hit's sort values, where a next page starts ({@link SearchBody#next}); null with no hit or no sort. */
   Object[] lastSortValues() {

@@ -120,13 +120,32 @@ record SortSpec(Sort lucene, List<SortField> fields) {
         if ("_first".equals(missing)) {
           first(f, descending);
         } else if (missing != null && !missing.equals("_last")) {
-          throw DslException.illegalArgument("[sort] [missing] of [" + field + "] must be _first or _last here, got ["
-              + missing + "]");
+          SortMissing.set(f, mapping.field(field), missing);
         }
         fields.add(f);
       }
     }
-    return fields.isEmpty() ? BY_SCORE : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
+    boolean byScoreAlone = fields.size() == 1 && fields.get(0).getType() == SortField.Type.SCORE
+        && !fields.get(0).getReverse(); // as the node: the search by score, its max_score and no sort values
+    return fields.isEmpty() || byScoreAlone ? BY_SCORE
+        : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
+  }
+
+  /**
+   * Whether a request's sort starts with a field (not {@code _score} or {@code _doc}) given no {@code missing} value
+   * ({@code _first} and {@code _last} are none).
+   */
+  static boolean primaryFieldSortWithoutMissing(JsonNode sort) {
+    JsonNode first = sort == null ? null : sort.isArray() ? sort.get(0) : sort;
+    if (first == null) {
+      return false;
+    }
+    String field = first.isTextual() ? first.textValue() : first.isObject() && first.size() == 1
+        ? first.fieldNames().next() : null;
+    JsonNode options = first.isObject() && field != null ? first.get(field) : null;
+    return field != null && !field.equals("_score") && !field.equals("_doc")
+        && (options == null || !options.isObject() || !options.has("missing")
+        || List.of("_first", "_last").contains(options.get("missing").asText()));
   }
 
   /**

@@ -475,6 +475,60 @@ class AggregationsTest {
           "fixed_interval": "1d", "offset": "+6h", "min_doc_count": 1}}}}}""");
   }
 
+  /**
+   * With an offset, the extended bounds move by it before they round, as a 9.3.3 node answers (issue 54): calendar
+   * days, offset +6h, bounds from 2024-02-27 start at 2024-02-27T06:00, not the 26th.
+   */
+  @Test
+  void dateHistogramBoundsMoveWithTheOffset() throws IOException {
+    long day = 86_400_000L;
+    for (long offset : new long[] {6 * 3_600_000L, -6 * 3_600_000L}) {
+      LongUnaryOperator shifted = t -> Math.floorDiv(t - offset, day) * day + offset;
+      long min = Instant.parse("2024-02-27T00:00:00Z").toEpochMilli();
+      long max = Instant.parse("2024-04-20T00:00:00Z").toEpochMilli();
+      check(wrap("d", dateHistogram(DOCS, shifted, 3_600_000L, 0, min + offset, max + offset, ZoneOffset.UTC,
+          List.of())), """
+          {"d": {"date_histogram": {"field": "ts", "calendar_interval": "day", "offset": "%s",
+            "extended_bounds": {"min": "2024-02-27", "max": "2024-04-20"}}}}""".formatted(offset > 0 ? "+6h" : "-6h"));
+    }
+  }
+
+  /**
+   * A filter that matches nothing still has its sub-aggregations, as the node answers (issue 54): terms with
+   * {@code min_doc_count: 0} list every term at 0.
+   */
+  @Test
+  void anEmptyFiltersSubAggregationsAnswerAsTheNodes() throws IOException {
+    ObjectNode r = run("""
+        {"f": {"filter": {"term": {"tag": "no-such-tag"}}, "aggs": {"t": {"terms": {"field": "tag", "min_doc_count": 0}}}},
+         "fs": {"filters": {"filters": [{"term": {"tag": "no-such-tag"}}]},
+                "aggs": {"t": {"terms": {"field": "tag", "min_doc_count": 0}}}}}""", false);
+    assertEquals(0, r.at("/f/doc_count").asInt(), r.toString());
+    assertTrue(r.at("/f/t/buckets").size() > 1, r.toString());
+    r.at("/f/t/buckets").forEach(b -> assertEquals(0, b.get("doc_count").asInt(), r.toString()));
+    assertEquals(r.at("/f/t/buckets"), r.at("/fs/buckets/0/t/buckets"), r.toString());
+  }
+
+  /**
+   * With {@code min_doc_count: 0}, a terms aggregation's {@code missing} value is a bucket even where no document
+   * lacks the field, 0 then, as the node lists it (issue 54).
+   */
+  @Test
+  void theMissingValueIsATermOfEveryTermsList() throws IOException {
+    ObjectNode r = run("""
+        {"t": {"terms": {"field": "tag", "min_doc_count": 0, "missing": "zz-none", "size": 100, "order": {"_key": "desc"}}},
+         "f": {"filter": {"term": {"tag": "no-such-tag"}},
+               "aggs": {"t": {"terms": {"field": "tag", "min_doc_count": 0, "missing": "zz-none", "size": 100}}}}}""",
+        false);
+    JsonNode top = r.at("/t/buckets/0");
+    assertEquals("zz-none", top.get("key").asText(), r.toString());
+    boolean listed = false;
+    for (JsonNode b : r.at("/f/t/buckets")) {
+      listed |= b.get("key").asText().equals("zz-none") && b.get("doc_count").asInt() == 0;
+    }
+    assertTrue(listed, r.toString());
+  }
+
   @Test
   void histogram() throws IOException {
     TreeMap<Long, List<Doc>> byIndex = new TreeMap<>();

@@ -48,7 +48,9 @@ class DateFormatsTest {
         parse("2024-03-01T10:15:30.123+01:00", null, BERLIN, false));
     assertEquals(Instant.parse("2024-03-01T10:15:30.500Z").toEpochMilli(), parse("2024-03-01T10:15:30.5", null, UTC, false));
     assertEquals(1709251200000L, parse("1709251200000", null, UTC, false));
-    assertEquals(1709251200000L, parse("1709251200000", "epoch_millis", BERLIN, true)); // epoch: no rounding, no zone
+    assertEquals(1709251200000L, parse("1709251200000", "epoch_millis", UTC, true)); // epoch: no rounding
+    // in a zone, the local date-time the number names in UTC, as a 9.3.3 node reads it (epochNumbersAreReadInTheZone)
+    assertEquals(1709251200000L - 3_600_000L, parse("1709251200000", "epoch_millis", BERLIN, true));
     assertEquals(1709251200000L, parse("1709251200", "epoch_second", UTC, false));
     assertEquals(-1000L, parse("-1000", "epoch_millis", UTC, false));
   }
@@ -86,6 +88,12 @@ class DateFormatsTest {
         parse("2024-03-01T10:00:05", "strict_date_hour_minute_second", UTC, false));
     assertEquals(Instant.parse("2024-03-01T10:00:05.250Z").toEpochMilli(),
         parse("2024-03-01T10:00:05.250Z", "strict_date_time", BERLIN, false));
+    assertEquals(ms(LocalDateTime.of(2024, 3, 10, 7, 30).atZone(UTC)),
+        parse("2024-03-10T07:30", "strict_date_hour_minute", UTC, false));
+    assertEquals(Instant.parse("2024-03-10T00:00:00.000Z").toEpochMilli(),
+        parse("20240310T000000.000Z", "basic_date_time||basic_date_time_no_millis", BERLIN, false));
+    assertEquals(Instant.parse("2024-03-11T23:00:00Z").toEpochMilli(),
+        parse("20240312T000000+01:00", "basic_date_time||basic_date_time_no_millis", UTC, false));
     assertEquals(ms(LocalDateTime.of(2024, 3, 1, 10, 0, 5).atZone(BERLIN)),
         parse("2024-03-01 10:00:05", "yyyy-MM-dd HH:mm:ss", BERLIN, false));
     assertEquals(startOfDay(LocalDate.of(2024, 3, 2), UTC) - 1, parse("01/03/2024", "dd/MM/yyyy", UTC, true));
@@ -126,6 +134,16 @@ class DateFormatsTest {
     assertTrue(e.getMessage().contains("now-1x"), e.getMessage());
   }
 
+  /** Epoch numbers in a zone, as a 9.3.3 node reads them: the local date-time they name in UTC, in the zone. */
+  @Test
+  void epochNumbersAreReadInTheZone() {
+    long t = 1711307379113L;
+    assertEquals(t - 3_600_000L, parse(Long.toString(t), null, ZoneId.of("+01:00"), true));
+    assertEquals(t + 3 * 3_600_000L, parse(Long.toString(t), "epoch_millis", ZoneId.of("-03:00"), false));
+    assertEquals(1711307379000L - 3_600_000L, parse("1711307379", "epoch_second", BERLIN, false)); // CET in March
+    assertEquals(t, parse(Long.toString(t), null, UTC, false));
+  }
+
   @Test
   void zones() {
     assertEquals(ZoneId.of("+01:00"), DateFormats.zone("+01:00"));
@@ -149,6 +167,11 @@ class DateFormatsTest {
     assertEquals("1709251200", DateFormats.format(t, "epoch_second", UTC));
     assertEquals("2024-03-01", DateFormats.format(t, "yyyy-MM-dd||epoch_millis", UTC));
     assertEquals("2024-03-01 00:00:00", DateFormats.format(t, "yyyy-MM-dd HH:mm:ss", UTC));
+    // built-in names a 9.3.3 node prints so (issue 54)
+    assertEquals("2024-03-01T00:00", DateFormats.format(t, "strict_date_hour_minute", UTC));
+    assertEquals("20240301T000000.000Z", DateFormats.format(t, "basic_date_time", UTC));
+    assertEquals("20240301T010000.000+01:00", DateFormats.format(t, "basic_date_time", ZoneId.of("+01:00")));
+    assertEquals("20240301T000000Z", DateFormats.format(t + 999, "basic_date_time_no_millis", UTC));
   }
 
   /** Random instants and zones: what is printed parses back to the same millisecond. */

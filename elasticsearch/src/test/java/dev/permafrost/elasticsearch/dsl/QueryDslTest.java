@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -416,7 +417,9 @@ class QueryDslTest {
     if (hasHi) {
       json.append(hasLo ? ", " : "").append("\"").append(lte ? "lte" : "lt").append("\": ").append(hi);
     }
-    json.append(", \"boost\": 1.0}}}");
+    // a relation, which the node accepts and which changes nothing on a field of single values (issue 54)
+    String relation = List.of("", "", "intersects", "CONTAINS", "within").get(r.nextInt(5));
+    json.append(relation.isEmpty() ? "" : ", \"relation\": " + q(relation)).append(", \"boost\": 1.0}}}");
     if (!hasLo && !hasHi) {
       json = new StringBuilder("{\"range\": {\"" + f + "\": {\"boost\": 1.0}}}");
     }
@@ -437,8 +440,10 @@ class QueryDslTest {
     long t = T0 + r.nextLong(T1 - T0);
     ZonedDateTime z = Instant.ofEpochMilli(t).atZone(zone);
     switch (r.nextInt(7)) {
-      case 0 -> {
-        return new DateBound(Long.toString(t), t, t);
+      case 0 -> { // read in the zone as the node reads it: the local date-time the number names in UTC (issue 54)
+        long local = LocalDateTime.ofInstant(Instant.ofEpochMilli(t), ZoneOffset.UTC).atZone(zone).toInstant()
+            .toEpochMilli();
+        return new DateBound(Long.toString(t), local, local);
       }
       case 1 -> {
         return new DateBound(q(Instant.ofEpochMilli(t).toString()), t, t);
@@ -535,15 +540,16 @@ class QueryDslTest {
   /**
    * {@code query_string} reads date bounds by the same rule as {@code range}: a date missing its smaller units rounded
    * up as an inclusive upper or exclusive lower bound, date math, a date alone its whole span; and Elasticsearch's
-   * one-sided ranges ({@code ts:>=...}, {@code status:<5}).
+   * one-sided ranges ({@code ts:>=...}, {@code status:<5}); in the query's {@code time_zone} where it names one.
    */
   @Test
   void queryStringDatesRoundAsTheRangeQueryDoes() throws IOException {
     Random r = new Random(SEED + 7);
-    ZoneId utc = ZoneId.of("UTC");
     for (int i = 0; i < 300; i++) {
-      DateBound lo = dateBound(r, utc);
-      DateBound hi = dateBound(r, utc);
+      String tz = r.nextBoolean() ? null : ZONES[r.nextInt(ZONES.length)];
+      ZoneId zone = ZoneId.of(tz == null ? "UTC" : tz);
+      DateBound lo = dateBound(r, zone);
+      DateBound hi = dateBound(r, zone);
       String a = json(lo.json()).asText();
       String b = json(hi.json()).asText();
       boolean gte = r.nextBoolean();
@@ -573,7 +579,8 @@ class QueryDslTest {
           });
         }
       };
-      check(new Case("{\"query_string\": {\"query\": " + q(c.json()) + "}}", c.matches()));
+      check(new Case("{\"query_string\": {\"query\": " + q(c.json()) + (tz == null ? "" : ", \"time_zone\": " + q(tz))
+          + "}}", c.matches()));
     }
   }
 
@@ -710,6 +717,28 @@ class QueryDslTest {
     }
   }
 
+  /** A field named and matched by a pattern has the product of the boosts, as a 9.3.3 node weighs it (issue 54). */
+  @Test
+  void aPatternsBoostMultipliesANamedFieldsBoost() {
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^2\", \"ms*^1.5\"]}}")));
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^1.5\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg\", \"m*^1.5\"]}}")));
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^2\", \"msg^3\"]}}")));
+  }
+
+  /** Negatives alone match every other document and score 0, as on a 9.3.3 node (issue 54: NOT x has max_score 0). */
+  @Test
+  void negativesAloneScoreZero() throws IOException {
+    Query q = dsl.toQuery(json("{\"query_string\": {\"query\": \"NOT host:web-01\"}}"));
+    org.apache.lucene.search.TopDocs top = searcher.search(q, 5);
+    assertTrue(top.scoreDocs.length > 0);
+    for (org.apache.lucene.search.ScoreDoc d : top.scoreDocs) {
+      assertEquals(0f, d.score, q.toString());
+    }
+  }
+
   @Test
   void refusalsNameTheClauseParameterOrField() {
     refused("{\"fuzzy\": {\"host\": \"web\"}}", "[fuzzy]", "not supported", "bool");
@@ -728,6 +757,7 @@ class QueryDslTest {
     refused("{\"range\": {\"ts\": {\"gte\": \"yesterday\"}}}", "yesterday");
     refused("{\"range\": {\"ts\": {\"gte\": \"2024-01-01\", \"time_zone\": \"Mars/Base\"}}}", "Mars/Base");
     refused("{\"range\": {\"status\": {\"gte\": 1, \"time_zone\": \"UTC\"}}}", "[range]", "time_zone", "status");
+    refused("{\"range\": {\"status\": {\"gte\": 1, \"relation\": \"bogus\"}}}", "[range]", "bogus", "relation");
     refused("{\"term\": {\"status\": \"abc\"}}", "status", "abc");
     refused("{\"terms\": {\"host\": {\"index\": \"i\", \"id\": \"1\", \"path\": \"p\"}}}", "[terms]");
     refused("{\"prefix\": {\"status\": \"1\"}}", "[prefix]", "status");

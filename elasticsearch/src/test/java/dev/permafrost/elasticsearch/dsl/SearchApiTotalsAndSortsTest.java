@@ -1,0 +1,186 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch.dsl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.SortedNumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Totals and sorts as a 9.3.3 node answers them (issue 54; each expectation checked against the live node's answer to
+ * the same request on the differential test's indices): {@code track_total_hits} 0 and false, a sort's
+ * {@code missing} value, and a sort on the score alone.
+ */
+class SearchApiTotalsAndSortsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path tmp;
+  private SharedRegionCache cache;
+  private Catalog catalog;
+  private SearchApi api;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    SnapshotRepository repo = SnapshotRepository.open(FileSystemBlobStore.open(tmp.resolve("repo")));
+    try (ByteBuffersDirectory d = new ByteBuffersDirectory()) {
+      try (IndexWriter w = new IndexWriter(d, new IndexWriterConfig())) {
+        w.addDocument(doc("a", 5L, "timeout timeout"));
+        w.addDocument(doc("b", null, "timeout"));
+        w.addDocument(doc("c", -3L, "login"));
+        w.addDocument(doc("d", 12L, "timeout login"));
+      }
+      repo.createSnapshot("t", d);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(16 << 20).regionSize(1 << 20).build();
+    catalog = Catalog.builder(cache).build();
+    catalog.mount("t", repo, "t");
+    IndexMapping mapping = IndexMapping.of(JSON.readTree("{\"properties\": {\"n\": {\"type\": \"long\"},"
+        + " \"at\": {\"type\": \"date\"}, \"msg\": {\"type\": \"text\"}}}"));
+    api = new SearchApi(catalog, () -> Map.of("t", new SearchApi.Index("t", List.of("t"), mapping)));
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    catalog.close();
+    cache.close();
+  }
+
+  private static Document doc(String id, Long n, String msg) {
+    Document d = new Document();
+    d.add(new StoredField("_id", id));
+    if (n != null) {
+      d.add(new LongPoint("n", n));
+      d.add(new SortedNumericDocValuesField("n", n));
+      d.add(new LongPoint("at", 1_700_000_000_000L + n));
+      d.add(new SortedNumericDocValuesField("at", 1_700_000_000_000L + n));
+    }
+    d.add(new TextField("msg", msg, Field.Store.NO));
+    return d;
+  }
+
+  private ObjectNode search(String body, Map<String, String> parameters) throws Exception {
+    return api.search("t", JSON.readTree(body), parameters);
+  }
+
+  @Test
+  void aTotalTrackedUpToZeroIsZeroAtLeast() throws Exception {
+    for (String size : List.of("0", "2")) {
+      ObjectNode r = search("{\"size\": " + size + ", \"track_total_hits\": 0}", Map.of());
+      assertEquals("{\"value\":0,\"relation\":\"gte\"}", r.at("/hits/total").toString(), r.toString());
+    }
+    assertTrue(search("{\"size\": 1, \"track_total_hits\": false}", Map.of()).at("/hits/total").isMissingNode());
+  }
+
+  @Test
+  void aSearchForHitsThatFindsNoneCountedThemAll() throws Exception {
+    ObjectNode none = search("{\"size\": 2, \"query\": {\"term\": {\"n\": 99}}, \"track_total_hits\": 0}", Map.of());
+    assertEquals("{\"value\":0,\"relation\":\"eq\"}", none.at("/hits/total").toString(), none.toString());
+    ObjectNode aggregationsOnly = search("{\"size\": 0, \"query\": {\"term\": {\"n\": 99}}, \"track_total_hits\": 0}",
+        Map.of());
+    assertEquals("gte", aggregationsOnly.at("/hits/total/relation").asText(), aggregationsOnly.toString());
+  }
+
+  /**
+   * {@code max_score} as the node's (checked on 9.3.3): the best score of all hits, those before {@code from} too; 0.0
+   * where its pre-filter, run for a search sorted first on a field, skipped every shard (a query it rewrites to match
+   * nothing: {@code match_none}, a field no index maps), null for a query that matches nothing in the data.
+   */
+  @Test
+  void maxScoreAsTheNodeGivesIt() throws Exception {
+    ObjectNode past = search("{\"from\": 3, \"size\": 2, \"query\": {\"match\": {\"msg\": \"timeout\"}}}", Map.of());
+    assertEquals(0, past.at("/hits/hits").size(), past.toString());
+    assertTrue(past.at("/hits/max_score").floatValue() > 0, past.toString());
+    ObjectNode none = search("{\"query\": {\"match_none\": {}}, \"sort\": [\"n\"]}", Map.of());
+    assertEquals(0.0, none.at("/hits/max_score").doubleValue(), none.toString());
+    assertTrue(none.at("/hits/max_score").isNumber(), none.toString());
+    ObjectNode excluded = search("{\"query\": {\"bool\": {\"must_not\": {\"match_all\": {\"boost\": 1.2}}}},"
+        + " \"sort\": [\"n\"]}", Map.of());
+    assertTrue(excluded.at("/hits/max_score").isNumber(), excluded.toString());
+    ObjectNode nothingInTheData = search("{\"query\": {\"term\": {\"n\": 99}}, \"sort\": [\"n\"]}", Map.of());
+    assertTrue(nothingInTheData.at("/hits/max_score").isNull(), nothingInTheData.toString());
+    ObjectNode byScore = search("{\"query\": {\"match_none\": {}}}", Map.of());
+    assertTrue(byScore.at("/hits/max_score").isNull(), byScore.toString());
+    // the node's pre-filter skips no shard where the search aggregates, or sorts first on a missing value or score
+    for (String other : List.of("\"sort\": [\"n\"], \"aggs\": {\"m\": {\"max\": {\"field\": \"n\"}}}",
+        "\"sort\": [{\"n\": {\"missing\": 0}}]", "\"sort\": [\"_score\", \"n\"]")) {
+      ObjectNode r = search("{\"query\": {\"match_none\": {}}, " + other + "}", Map.of());
+      assertTrue(r.at("/hits/max_score").isNull(), r.toString());
+    }
+    ObjectNode first = search("{\"query\": {\"match_none\": {}}, \"sort\": [{\"n\": {\"missing\": \"_first\"}}]}",
+        Map.of());
+    assertEquals(0.0, first.at("/hits/max_score").doubleValue(), first.toString());
+    ObjectNode unmapped = search("{\"size\": 0, \"query\": {\"exists\": {\"field\": \"nope\"}}, \"sort\": [\"n\"]}",
+        Map.of());
+    assertEquals(0.0, unmapped.at("/hits/max_score").doubleValue(), unmapped.toString());
+  }
+
+  @Test
+  void aTotalAsANumberIsExactOrMinusOne() throws Exception {
+    Map<String, String> asInt = Map.of("rest_total_hits_as_int", "true");
+    assertEquals(-1, search("{\"size\": 0, \"track_total_hits\": false}", asInt).at("/hits/total").asInt());
+    assertEquals(-1, search("{\"size\": 1, \"track_total_hits\": false}", asInt).at("/hits/total").asInt());
+    assertEquals(4, search("{\"size\": 1}", asInt).at("/hits/total").asInt());
+    DslException bound = assertThrows(DslException.class, () -> search("{\"track_total_hits\": 0}", asInt));
+    assertEquals("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got 0",
+        bound.getMessage());
+  }
+
+  @Test
+  void aSortsMissingValueStandsInForTheMissingOnes() throws Exception {
+    ObjectNode asc = search("{\"sort\": [{\"n\": {\"order\": \"asc\", \"missing\": 0}}], \"_source\": false}",
+        Map.of());
+    assertEquals("[[-3],[0],[5],[12]]", sortValues(asc).toString(), asc.toString());
+    assertEquals("b", asc.at("/hits/hits/1/_id").asText());
+    ObjectNode desc = search("{\"sort\": [{\"n\": {\"order\": \"desc\", \"missing\": \"77\"}}]}", Map.of());
+    assertEquals("b", desc.at("/hits/hits/0/_id").asText(), desc.toString());
+    assertEquals(77, desc.at("/hits/hits/0/sort/0").asLong());
+    // a date's missing value is read as a number, as the node reads it; a date fails it
+    ObjectNode date = search("{\"sort\": [{\"at\": {\"missing\": 1}}]}", Map.of());
+    assertEquals("b", date.at("/hits/hits/0/_id").asText(), date.toString());
+    DslException notANumber = assertThrows(DslException.class,
+        () -> search("{\"sort\": [{\"at\": {\"missing\": \"2020-01-01\"}}]}", Map.of()));
+    assertEquals("number_format_exception", notANumber.rootCauseType());
+  }
+
+  @Test
+  void aSortOnTheScoreAloneIsTheSearchByScore() throws Exception {
+    ObjectNode byScore = search("{\"query\": {\"match\": {\"msg\": \"timeout\"}}, \"sort\": [\"_score\"]}", Map.of());
+    assertFalse(byScore.at("/hits/max_score").isNull(), byScore.toString());
+    assertTrue(byScore.at("/hits/hits/0/sort").isMissingNode(), byScore.toString());
+    ObjectNode ascending = search("{\"query\": {\"match\": {\"msg\": \"timeout\"}}, \"sort\": [{\"_score\": \"asc\"}]}",
+        Map.of());
+    assertTrue(ascending.at("/hits/max_score").isNull(), ascending.toString());
+    assertEquals(ascending.at("/hits/hits/0/sort/0").floatValue(), ascending.at("/hits/hits/0/_score").floatValue());
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode sortValues(ObjectNode response) {
+    com.fasterxml.jackson.databind.node.ArrayNode out = JSON.createArrayNode();
+    response.at("/hits/hits").forEach(h -> out.add(h.get("sort")));
+    return out;
+  }
+}
