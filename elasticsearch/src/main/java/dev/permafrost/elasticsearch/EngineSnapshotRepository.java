@@ -283,15 +283,29 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   /**
    * Mounts every shard of {@code index} in {@code snapshot} in {@code catalog}, each as {@code <name>.<shard>} (search
    * them all with the glob {@code <name>.*}): one index per shard, as the engine searches shards, so that the reader
-   * pool opens and closes them one by one and their hits merge as the engine merges shards' hits.
+   * pool opens and closes them one by one and their hits merge as the engine merges shards' hits. All or none: if a
+   * shard cannot be mounted (a format it cannot read, a damaged file), those mounted before it are unmounted.
    *
    * @return what was mounted, shard by shard
    */
   public List<MountInfo> mount(Catalog catalog, String name, String snapshot, String index) throws IOException {
     IndexMetadata metadata = indexMetadata(snapshot, index);
     List<MountInfo> mounted = new ArrayList<>();
-    for (int shard = 0; shard < metadata.shards(); shard++) {
-      mounted.add(catalog.mount(name + "." + shard, this, shard(snapshot, index, shard), MountMode.SHARED_CACHE));
+    try {
+      for (int shard = 0; shard < metadata.shards(); shard++) {
+        mounted.add(catalog.mount(name + "." + shard, this, shard(snapshot, index, shard), MountMode.SHARED_CACHE));
+      }
+    } catch (IOException | RuntimeException e) {
+      // all of the index or none: a shard refused (a format it cannot read) takes back the shards mounted before it,
+      // so that no search answers from part of the index as if it were all of it
+      for (MountInfo m : mounted) {
+        try {
+          catalog.unmount(m.name());
+        } catch (IOException | RuntimeException again) {
+          e.addSuppressed(again);
+        }
+      }
+      throw e;
     }
     return mounted;
   }

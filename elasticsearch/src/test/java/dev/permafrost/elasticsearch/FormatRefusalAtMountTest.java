@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Elasticsearch 9.3.3 node wrote, the header of one doc-values metadata file of a shard is given a version past every
  * reader's (its own footer, its compound file's and the snapshot's recorded checksum made to agree, so that only the
  * version is wrong), and mounting that index is refused naming the index, snapshot, shard, segment, file, format and
- * version, with nothing mounted; the same index of the untouched copy mounts.
+ * version, with nothing mounted (a shard mounted before the refused one is taken back); the same index of the
+ * untouched copy mounts.
  */
 class FormatRefusalAtMountTest {
   private static final int TOO_NEW = 99;
@@ -63,7 +64,9 @@ class FormatRefusalAtMountTest {
         String codec = c.getValue();
         Path copy = copyOf(fixture.resolve("repo"), tmp.resolve("copy-" + index));
         EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-        String shard = EngineSnapshotRepository.shard("snap-1", index, 0);
+        // logs-a has two shards: its second is the one damaged, so that the first, mounted before it, must be taken back
+        int damagedShard = index.equals("logs-a") ? 1 : 0;
+        String shard = EngineSnapshotRepository.shard("snap-1", index, damagedShard);
         String file = bumpDocValuesMetadataVersion(copy, repository, shard, codec);
 
         SnapshotException.UnsupportedFormat refused = assertThrows(SnapshotException.UnsupportedFormat.class,
@@ -75,8 +78,8 @@ class FormatRefusalAtMountTest {
             "Lucene " + Version.LATEST}) {
           assertTrue(message.contains(named), "names " + named + ": " + message);
         }
-        assertTrue(message.matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), message);
-        assertTrue(catalog.list("bumped-*").isEmpty(), "nothing of a refused index is mounted");
+        assertTrue(message.matches("(?s).*blob indices/[^ ]+/" + damagedShard + "/snap-[^ ]+\\.dat.*"), message);
+        assertTrue(catalog.list("bumped-*").isEmpty(), "nothing of a refused index is mounted, no shard before it");
 
         EngineSnapshotRepository untouched = EngineSnapshotRepository.open(
             FileSystemBlobStore.open(fixture.resolve("repo"), false));

@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.lucene.index.CorruptIndexException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
@@ -90,10 +91,10 @@ public class EngineIndices implements ApplicationRunner {
           shards++;
         }
         indices.put(index, new SearchApi.Index(index, names, metadata.mapping()));
-      } catch (SnapshotException.UnsupportedFormat e) {
-        // an index in formats this reader cannot read (an Elasticsearch vector index, or a logsdb or time_series
-        // index created by 9.4 or later) is refused before any
-        // of its shards mounts: the service serves the others and says which it left out, and why
+      } catch (SnapshotException.UnsupportedFormat | CorruptIndexException e) {
+        // an index in formats this reader cannot read (an Elasticsearch vector index, a time_series index of 9.5, a
+        // file of a format version past this build's), or with a damaged file, is refused at its mount, none of its
+        // shards mounted: the service serves the others and says which it left out, and why
         log.warn("not mounted: {}", e.getMessage());
         refused.add(index);
       }
