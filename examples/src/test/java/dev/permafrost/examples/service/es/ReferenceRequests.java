@@ -23,6 +23,7 @@ import static dev.permafrost.fixture.DslDataset.WORDS;
 
 import dev.permafrost.fixture.DslDataset;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -52,9 +53,10 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Hits are ordered either by score alone ({@link Request#rankedByScore()}: documents of equal scores may come in
  * another order) or totally, by sort keys that end with the unique {@code seq}. Each request lists the options it
- * exercises ({@link Request#features()}), so that a run can say what it covered. The same seed gives the same
- * requests on the same day (bounds relative to {@code now} are drawn to reach the data, so they change with the
- * date).
+ * exercises ({@link Request#features()}), so that a run can say what it covered. The same seed gives requests that
+ * mean the same whenever they run: a bound relative to {@code now} is drawn to reach the data, counted in calendar
+ * days of the zone it rounds in and rounded to a day, week or month, so its text changes with the date but not the
+ * day it names.
  */
 public final class ReferenceRequests {
   /**
@@ -604,18 +606,23 @@ public final class ReferenceRequests {
         feature("range date math rounding " + (lowSide ? low : "") + " " + (highSide ? high : ""));
       }
       case 9 -> { // now, far enough back to reach the data
-        long daysAgo = (Instant.now().toEpochMilli() - a.toEpochMilli()) / DAY;
         long span = 1 + random.nextInt(20);
+        // rounded to whole days, weeks or months, so that the node and the service, asked a moment apart, read the
+        // same bound
+        String highRounding = highSide ? pick(List.of("/d", "/w", "/M")) : null;
+        if (random.nextInt(3) == 0) {
+          zone = pick(ZONES);
+          feature("range now with time_zone");
+        }
+        // counted in calendar days of the zone the bound rounds in, so that now-<days>d/d is a's day whatever the day
+        // and the hour the test runs: a seed's requests mean the same every time
+        ZoneId in = ZoneId.of(zone == null || zone.equals("Z") ? "UTC" : zone);
+        long daysAgo = java.time.temporal.ChronoUnit.DAYS.between(a.atZone(in).toLocalDate(), LocalDate.now(in));
         if (lowSide) {
           r.put(low, "now-" + daysAgo + "d/d");
         }
         if (highSide) {
-          // rounded, so that the node and the service, asked a moment apart, read the same bound
-          r.put(high, "now-" + Math.max(0, daysAgo - span) + "d" + pick(List.of("/d", "/w", "/h")));
-        }
-        if (random.nextInt(3) == 0) {
-          zone = pick(ZONES);
-          feature("range now with time_zone");
+          r.put(high, "now-" + Math.max(0, daysAgo - span) + "d" + highRounding);
         }
         feature("range date math now");
       }
