@@ -59,4 +59,12 @@ final class RangeAggregator extends BucketAggregator<RangeBuckets> {
   void put(RangeBuckets buckets, long index, Bucket bucket) {
     buckets.map.put((int) index, bucket);
   }
+
+  @Override
+  AggPartial<?>[] build(int ords) {
+    if (ords > 0) { // every range's bucket under every parent, so that an empty one's sub-aggregations answer as the
+      fixedOrd(ords - 1, from.length - 1, from.length); // node's do (a terms' min_doc_count 0 lists every term)
+    }
+    return super.build(ords);
+  }
 }

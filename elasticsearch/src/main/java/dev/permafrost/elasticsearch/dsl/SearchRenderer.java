@@ -34,16 +34,23 @@ final class SearchRenderer {
     response.set("_shards", shards(result.shards()));
     ObjectNode hitsNode = response.putObject("hits");
     long track = body.trackTotalHits();
-    if (track != SearchBody.TOTAL_NOT_TRACKED) {
+    if (track != SearchBody.TOTAL_NOT_TRACKED || body.skippedByPreFilter()) {
       TotalHits total = result.total();
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
-      // counted up to the bound: a search for hits counts past it, one for aggregations alone stops at it (as
-      // Elasticsearch's collectors do), so there reaching it is already a lower bound
-      // tracked up to 0, no hit is counted: the node's total is {0, gte} whatever matches
-      // (a search for hits that finds none has counted them all: {0, eq}, as Lucene's collector on the node)
-      if (track == 0 && (!body.fetchesHits() || !result.hits().isEmpty()) || track > 0
-          && (!body.fetchesHits() ? value >= track : value > track)) {
+      if (body.skippedByPreFilter()) {
+        // the node's pre-filter skipped every shard: an empty answer counted exactly, however the total was asked
+        value = 0;
+        relation = "eq";
+      } else if (track == 0) {
+        // tracked up to 0, no hit is counted: the node's total is {0, gte} whatever matches (a search for hits
+        // whose query matched nothing has counted them all: {0, eq}, as Lucene's collector on the node; one that
+        // matched some, all before from or search_after's values, has not)
+        value = 0;
+        relation = body.fetchesHits() && result.total().value() == 0 ? "eq" : "gte";
+      } else if (track > 0 && (!body.fetchesHits() ? value >= track : value > track)) {
+        // counted up to the bound: a search for hits counts past it, one for aggregations alone stops at it (as
+        // Elasticsearch's collectors do), so there reaching it is already a lower bound
         value = track;
         relation = "gte";
       }

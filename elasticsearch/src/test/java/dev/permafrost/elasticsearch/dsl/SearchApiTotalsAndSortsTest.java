@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.FileSystemBlobStore;
@@ -137,6 +138,42 @@ class SearchApiTotalsAndSortsTest {
     ObjectNode unmapped = search("{\"size\": 0, \"query\": {\"exists\": {\"field\": \"nope\"}}, \"sort\": [\"n\"]}",
         Map.of());
     assertEquals(0.0, unmapped.at("/hits/max_score").doubleValue(), unmapped.toString());
+  }
+
+  /**
+   * Tracked up to 0, a total is 0 whatever the search returned (found by the independent generator against a 9.3.3
+   * node: {@code from} past every hit, or {@code search_after} past them, counted 6 and 1,484 here where the node
+   * answers 0): {@code eq} only where the query matched nothing. Where the node's pre-filter skipped every shard, the
+   * empty answer has a total of 0 even untracked ({@code match_none} sorted on a field, as a number: 0, not -1).
+   */
+  @Test
+  void aTotalTrackedUpToZeroIsZeroWhateverTheSearchReturned() throws Exception {
+    ObjectNode past = search("{\"from\": 10, \"size\": 3, \"sort\": [\"n\"], \"track_total_hits\": 0}", Map.of());
+    assertEquals(0, past.at("/hits/hits").size(), past.toString());
+    assertEquals("{\"value\":0,\"relation\":\"gte\"}", past.at("/hits/total").toString(), past.toString());
+    ObjectNode after = search("{\"size\": 3, \"sort\": [\"n\"], \"search_after\": [100],"
+        + " \"track_total_hits\": 0}", Map.of());
+    assertEquals(1, after.at("/hits/hits").size(), "b alone, without n, sorts after 100: " + after);
+    assertEquals("{\"value\":0,\"relation\":\"gte\"}", after.at("/hits/total").toString(), after.toString());
+    ObjectNode skipped = search("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
+        + " \"track_total_hits\": false}", Map.of("rest_total_hits_as_int", "true"));
+    assertEquals(0, skipped.at("/hits/total").asInt(-2), skipped.toString());
+  }
+
+  /**
+   * A {@code range} aggregation's bucket that matched nothing still has its sub-aggregations, as the node answers: a
+   * {@code terms} with {@code min_doc_count} 0 under it lists every term at 0 (found by the independent generator).
+   */
+  @Test
+  void anEmptyRangeBucketHasItsSubAggregations() throws Exception {
+    ObjectNode r = search("{\"size\": 0, \"aggs\": {\"r\": {\"range\": {\"field\": \"n\", \"ranges\": [{\"from\": 100},"
+        + " {\"to\": 0}]}, \"aggs\": {\"t\": {\"terms\": {\"field\": \"n\", \"min_doc_count\": 0}}}}}}", Map.of());
+    JsonNode empty = r.at("/aggregations/r/buckets/1");
+    assertEquals(0, empty.at("/doc_count").asInt(-1), r.toString());
+    assertEquals(3, empty.at("/t/buckets").size(), "every value of n at 0 under the empty bucket: " + r);
+    JsonNode one = r.at("/aggregations/r/buckets/0");
+    assertEquals(1, one.at("/doc_count").asInt(-1), r.toString());
+    assertEquals(3, one.at("/t/buckets").size(), r.toString());
   }
 
   @Test
