@@ -73,7 +73,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw new IllegalArgumentException("a next page follows a sort's values: one per sort field");
     }
     return new SearchBody(indices, mapping, queries, null, sort, 0, size, trackTotalHits, source, after.clone(),
-        timeout, typedKeys, totalAsInt, skippedByPreFilter);
+        timeout, typedKeys, totalAsInt, false);
   }
 
   /** Whether the search shows hits (else it counts and aggregates only). */

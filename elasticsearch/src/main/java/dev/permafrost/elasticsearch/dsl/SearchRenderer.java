@@ -35,11 +35,12 @@ final class SearchRenderer {
     ObjectNode hitsNode = response.putObject("hits");
     long track = body.trackTotalHits();
     if (track != SearchBody.TOTAL_NOT_TRACKED || body.skippedByPreFilter()) {
+      boolean untracked = track == SearchBody.TOTAL_NOT_TRACKED;
       TotalHits total = result.total();
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
-      if (body.skippedByPreFilter()) {
-        // the node's pre-filter skipped every shard: an empty answer counted exactly, however the total was asked
+      if (untracked) {
+        // the node's pre-filter skipped every shard: the empty answer has a total of 0 even untracked
         value = 0;
         relation = "eq";
       } else if (track == 0) {

@@ -158,6 +158,9 @@ class SearchApiTotalsAndSortsTest {
     ObjectNode skipped = search("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
         + " \"track_total_hits\": false}", Map.of("rest_total_hits_as_int", "true"));
     assertEquals(0, skipped.at("/hits/total").asInt(-2), skipped.toString());
+    ObjectNode trackedToZero = search("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
+        + " \"track_total_hits\": 0}", Map.of());
+    assertEquals("{\"value\":0,\"relation\":\"gte\"}", trackedToZero.at("/hits/total").toString(), trackedToZero.toString());
   }
 
   /**
