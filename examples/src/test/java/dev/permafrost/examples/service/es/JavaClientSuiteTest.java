@@ -254,24 +254,28 @@ class JavaClientSuiteTest {
   /** Paths that name no endpoint, through the client's own low-level client: the status and body it throws with. */
   @Test
   void unknownEndpoints() throws Exception {
-    assertBothSame("unknown endpoints", c -> {
+    JsonNode[] answers = both(c -> {
       Rest5Client low = ((Rest5ClientTransport) c._transport()).restClient();
-      Map<String, Object> answers = new LinkedHashMap<>();
+      Map<String, Object> refused = new LinkedHashMap<>();
       for (String[] request : new String[][] {{"GET", "/_no_such_endpoint"}, {"GET", "/dsl-a/_no_such_endpoint"},
           {"GET", "/_cat/no_such_thing"}, {"DELETE", "/_search"}}) {
         Request r = new Request(request[0], request[1]);
         r.setOptions(r.getOptions().toBuilder().addHeader("Accept", "application/json"));
         try {
           low.performRequest(r);
-          answers.put(request[0] + " " + request[1], "no error");
+          refused.put(request[0] + " " + request[1], "no error");
         } catch (ResponseException e) {
           String body = new String(e.getResponse().getEntity().getContent().readAllBytes());
-          answers.put(request[0] + " " + request[1], Map.of("status", e.getResponse().getStatusCode(),
+          refused.put(request[0] + " " + request[1], Map.of("status", e.getResponse().getStatusCode(),
               "body", ClientAnswers.parse(body)));
         }
       }
-      return answers;
+      return refused;
     });
+    List<Integer> statuses = new ArrayList<>();
+    answers[0].forEach(a -> statuses.add(a.path("status").asInt()));
+    assertEquals(List.of(400, 400, 400, 405), statuses, "the node refuses them: " + answers[0]);
+    assertSame("unknown endpoints", answers[0], answers[1]);
   }
 
   @Test
