@@ -32,9 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
  * with a real curl, in the order the pages give them, as a user pastes them. An example answers 2xx, or the status its
  * line's comment names ({@code # 400 ...}); a search or histogram that answers 200 must find something
  * ({@code total > 0}), so an example that quietly matches nothing fails too. The curl the service prints when it is
- * ready is run the same way. Every Python example (a {@code python} block) runs whole, as written, with the official
- * client's virtual environment ({@code PERMAFROST_PYTHON}, which {@code scripts/test} sets), and must end with status
- * 0 having printed something.
+ * ready is run the same way. Every Python example of the Elasticsearch API (a {@code python} block that imports
+ * {@code elasticsearch}) runs whole, as written, with the official client's virtual environment
+ * ({@code PERMAFROST_PYTHON}, which {@code scripts/test} sets), and must end with status 0 having printed something.
  */
 class DocumentedExamplesTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -42,6 +42,7 @@ class DocumentedExamplesTest {
   private static final Pattern EXPECTED_STATUS = Pattern.compile("#\\s*([1-5][0-9][0-9])\\b");
   private static final Pattern STATUS = Pattern.compile("\n@@status (\\d{3})\n");
   private static final String DOCUMENTED_BASE = "http://127.0.0.1:8080";
+  private static final Pattern ELASTICSEARCH_CLIENT = Pattern.compile("(?m)^(from|import) elasticsearch\\b");
 
   @TempDir Path home;
 
@@ -106,7 +107,10 @@ class DocumentedExamplesTest {
     }
   }
 
-  /** The {@code python} blocks of the pages {@link #curlExamples} reads, each whole, at the line of its fence. */
+  /**
+   * The {@code python} blocks of the pages {@link #curlExamples} reads that use the official Elasticsearch client,
+   * each whole, at the line of its fence.
+   */
   private static List<Example> pythonExamples(Path root) throws IOException {
     List<Example> examples = new ArrayList<>();
     for (Path page : pages(root)) {
@@ -119,7 +123,9 @@ class DocumentedExamplesTest {
           while (++i < lines.size() && !FENCE.matcher(lines.get(i)).find()) {
             code.append(lines.get(i)).append('\n');
           }
-          examples.add(new Example(page, start + 1, code.toString()));
+          if (ELASTICSEARCH_CLIENT.matcher(code).find()) { // the others are PySpark's (docs/spark.md)
+            examples.add(new Example(page, start + 1, code.toString()));
+          }
         }
       }
     }

@@ -22,10 +22,12 @@ import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
 import co.elastic.clients.transport.rest5_client.low_level.Request;
+import co.elastic.clients.transport.rest5_client.low_level.Response;
 import co.elastic.clients.transport.rest5_client.low_level.ResponseException;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import co.elastic.clients.util.NamedValue;
 import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -251,7 +253,7 @@ class JavaClientSuiteTest {
     });
   }
 
-  /** Paths that name no endpoint, through the client's own low-level client: the status and body it throws with. */
+  /** Paths that name no endpoint, through the client's own low-level client: the status, media type and body. */
   @Test
   void unknownEndpoints() throws Exception {
     JsonNode[] answers = both(c -> {
@@ -261,14 +263,16 @@ class JavaClientSuiteTest {
           {"GET", "/_cat/no_such_thing"}, {"DELETE", "/_search"}}) {
         Request r = new Request(request[0], request[1]);
         r.setOptions(r.getOptions().toBuilder().addHeader("Accept", "application/json"));
+        Response response;
         try {
-          low.performRequest(r);
-          refused.put(request[0] + " " + request[1], "no error");
+          response = low.performRequest(r); // the transport's client answers errors too
         } catch (ResponseException e) {
-          String body = new String(e.getResponse().getEntity().getContent().readAllBytes());
-          refused.put(request[0] + " " + request[1], Map.of("status", e.getResponse().getStatusCode(),
-              "body", ClientAnswers.parse(body)));
+          response = e.getResponse();
         }
+        String body = new String(response.getEntity().getContent().readAllBytes(), StandardCharsets.UTF_8);
+        refused.put(request[0] + " " + request[1], Map.of("status", response.getStatusCode(),
+            "contentType", String.valueOf(response.getHeader("Content-Type")).replaceAll(";.*", ""),
+            "body", ClientAnswers.parse(body)));
       }
       return refused;
     });
