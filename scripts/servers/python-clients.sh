@@ -30,6 +30,16 @@ install() {
     log "python that has the packages of $requirements"
     exit 1
   fi
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    # Debian's python3 comes without its venv module (package python3-venv)
+    if ! command -v apt-get >/dev/null 2>&1; then
+      log "python3 has no venv module: install it (Debian: python3-venv) and retry"
+      exit 1
+    fi
+    log "installing Debian's python3-venv (once)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2
+  fi
   log "making $venv from $requirements (once)"
   # .complete marks a finished environment: one a failed or cut install left behind is made again.
   rm -rf "$venv"
