@@ -20,6 +20,8 @@ public final class DslException extends IllegalArgumentException {
   private final String rootCauseType;
   /** The bucket limit a search's aggregations went past ({@link #tooManyBuckets}), else -1. */
   private final int maxBuckets;
+  /** The index a request named that is not there ({@link #indexNotFound}), else null. */
+  private final String index;
 
   /** A refusal with {@code status} and Elasticsearch's error {@code type}. */
   public DslException(int status, String type, String reason) {
@@ -27,11 +29,30 @@ public final class DslException extends IllegalArgumentException {
   }
 
   private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets) {
+    this(status, type, reason, rootCauseType, maxBuckets, null);
+  }
+
+  private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets, String index) {
     super(reason);
     this.status = status;
     this.type = type;
     this.rootCauseType = rootCauseType;
     this.maxBuckets = maxBuckets;
+    this.index = index;
+  }
+
+  /**
+   * A request naming an index (or an alias, as a node puts it) that is not there: 404,
+   * {@code index_not_found_exception}, whose body names the index ({@link #index}) as a node's does.
+   */
+  public static DslException indexNotFound(String index) {
+    return new DslException(404, "index_not_found_exception", "no such index [" + index + "]",
+        "index_not_found_exception", -1, index);
+  }
+
+  /** The index that is not there, for {@link #indexNotFound}; else null. */
+  public String index() {
+    return index;
   }
 
   /**

@@ -163,14 +163,28 @@ public final class SearchApi {
    * searchable and aggregatable, and every object holding one (as the node answers: an object is listed as the parent
    * of a field that matches, never for matching itself, so {@code fields=user.*} lists {@code user} and
    * {@code fields=user} nothing); a field mapped with different types in different indices lists each type with its
-   * indices.
+   * indices; the metadata fields a 9.3.3 node lists ({@code _id}, {@code _index}, {@code _source}, ...) when a pattern
+   * matches them, as {@code metadata_field: true}. {@code fields} is a comma-separated list of patterns, as the URL
+   * gives them.
    */
   public ObjectNode fieldCaps(String expression, String fields, Map<String, String> parameters) {
+    List<String> patterns = new ArrayList<>();
+    for (String f : (fields == null || fields.isBlank() ? "*" : fields).split(",")) {
+      patterns.add(f.trim());
+    }
+    return fieldCaps(expression, patterns, parameters);
+  }
+
+  /**
+   * As {@link #fieldCaps(String, String, Map)}, each of {@code fields} one pattern: a request body's {@code fields}
+   * (an array of patterns, or one string that a node reads as one pattern, commas and all).
+   */
+  public ObjectNode fieldCaps(String expression, List<String> fields, Map<String, String> parameters) {
     SearchBody.checkParameters(parameters, "_field_caps");
     List<Index> chosen = resolve(expression, parameters);
     List<Pattern> wanted = new ArrayList<>();
-    for (String f : (fields == null || fields.isBlank() ? "*" : fields).split(",")) {
-      wanted.add(IndexExpression.glob(f.trim()));
+    for (String f : fields) {
+      wanted.add(IndexExpression.glob(f));
     }
     // field -> type -> indices holding it with that type, and whether searchable / aggregatable
     Map<String, Map<String, Capability>> caps = new TreeMap<>();
@@ -195,6 +209,16 @@ public final class SearchApi {
             k -> new Capability(f.indexed(), aggregatable)).indices.add(index.name());
       }
     }
+    Set<String> metadata = new LinkedHashSet<>();
+    if (!chosen.isEmpty()) {
+      for (MetadataFields.Field m : MetadataFields.ALL) {
+        if (wanted.stream().anyMatch(p -> p.matcher(m.name()).matches())) {
+          caps.computeIfAbsent(m.name(), k -> new LinkedHashMap<>()).computeIfAbsent(m.type(),
+              k -> new Capability(m.searchable(), m.aggregatable()));
+          metadata.add(m.name());
+        }
+      }
+    }
     ObjectNode response = nodes.objectNode();
     ArrayNode names = response.putArray("indices");
     chosen.stream().map(Index::name).sorted().forEach(names::add);
@@ -204,7 +228,7 @@ public final class SearchApi {
       byType.forEach((type, cap) -> {
         ObjectNode t = f.putObject(type);
         t.put("type", type);
-        t.put("metadata_field", false);
+        t.put("metadata_field", metadata.contains(field));
         t.put("searchable", cap.searchable);
         t.put("aggregatable", cap.aggregatable);
         if (byType.size() > 1) {

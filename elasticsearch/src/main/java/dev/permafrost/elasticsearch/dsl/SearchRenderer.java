@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.util.BytesRef;
 
@@ -207,7 +208,17 @@ final class SearchRenderer {
       body.put("status", e.status());
       return body;
     }
-    return error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
+    ObjectNode body = error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
+    if (e.index() != null) { // a node names the missing index in the error and its root cause
+      ObjectNode error = (ObjectNode) body.get("error");
+      for (ObjectNode named : List.of((ObjectNode) error.get("root_cause").get(0), error)) {
+        named.put("resource.type", "index_or_alias");
+        named.put("resource.id", e.index());
+        named.put("index_uuid", "_na_");
+        named.put("index", e.index());
+      }
+    }
+    return body;
   }
 
   /** Elasticsearch's error body with this status, type, root cause's type and reason. */

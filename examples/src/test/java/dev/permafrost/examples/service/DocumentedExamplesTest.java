@@ -32,7 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
  * with a real curl, in the order the pages give them, as a user pastes them. An example answers 2xx, or the status its
  * line's comment names ({@code # 400 ...}); a search or histogram that answers 200 must find something
  * ({@code total > 0}), so an example that quietly matches nothing fails too. The curl the service prints when it is
- * ready is run the same way.
+ * ready is run the same way. Every Python example of the Elasticsearch API (a {@code python} block that imports
+ * {@code elasticsearch}) runs whole, as written, with the official client's virtual environment
+ * ({@code PERMAFROST_PYTHON}, which {@code scripts/test} sets), and must end with status 0 having printed something.
  */
 class DocumentedExamplesTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -40,6 +42,7 @@ class DocumentedExamplesTest {
   private static final Pattern EXPECTED_STATUS = Pattern.compile("#\\s*([1-5][0-9][0-9])\\b");
   private static final Pattern STATUS = Pattern.compile("\n@@status (\\d{3})\n");
   private static final String DOCUMENTED_BASE = "http://127.0.0.1:8080";
+  private static final Pattern ELASTICSEARCH_CLIENT = Pattern.compile("(?m)^(from|import) elasticsearch\\b");
 
   @TempDir Path home;
 
@@ -79,18 +82,60 @@ class DocumentedExamplesTest {
     }
   }
 
+  @Test
+  void everyPythonExampleRunsAsWritten() throws Exception {
+    String python = System.getenv("PERMAFROST_PYTHON");
+    assertTrue(python != null && !python.isBlank() && Files.isExecutable(Path.of(python)), "PERMAFROST_PYTHON does"
+        + " not name a python (" + python + "): the Python examples need the official client's virtual environment."
+        + " Make it with scripts/servers/python-clients.sh install and eval \"$(scripts/test-servers.sh env)\", or"
+        + " run scripts/test");
+    Path root = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent();
+    List<Example> examples = pythonExamples(root);
+    assertTrue(examples.stream().anyMatch(e -> e.page().endsWith(Path.of("docs", "elasticsearch-api.md"))),
+        "docs/elasticsearch-api.md has its Python example: " + examples);
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SearchServiceApplication.class)
+        .run("--server.port=0", "--permafrost.home=" + home)) {
+      String base = "http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort();
+      for (Example example : examples) {
+        Process process = new ProcessBuilder(python, "-c", example.command().replace(DOCUMENTED_BASE, base))
+            .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS), example + " did not end");
+        assertEquals(0, process.exitValue(), example + "\n" + output);
+        assertTrue(!output.isBlank(), example + " printed nothing");
+      }
+    }
+  }
+
+  /**
+   * The {@code python} blocks of the pages {@link #curlExamples} reads that use the official Elasticsearch client,
+   * each whole, at the line of its fence.
+   */
+  private static List<Example> pythonExamples(Path root) throws IOException {
+    List<Example> examples = new ArrayList<>();
+    for (Path page : pages(root)) {
+      List<String> lines = Files.readAllLines(page);
+      for (int i = 0; i < lines.size(); i++) {
+        Matcher fence = FENCE.matcher(lines.get(i));
+        if (fence.find() && fence.group(1).equals("python")) {
+          int start = i;
+          StringBuilder code = new StringBuilder();
+          while (++i < lines.size() && !FENCE.matcher(lines.get(i)).find()) {
+            code.append(lines.get(i)).append('\n');
+          }
+          if (ELASTICSEARCH_CLIENT.matcher(code).find()) { // the others are PySpark's (docs/spark.md)
+            examples.add(new Example(page, start + 1, code.toString()));
+          }
+        }
+      }
+    }
+    return examples;
+  }
+
   /** The lines starting with {@code curl} in the shell blocks of every tracked Markdown page but jmh's notes. */
   private static List<Example> curlExamples(Path root) throws IOException {
-    List<Path> pages = new ArrayList<>();
-    pages.add(root.resolve("README.md"));
-    try (Stream<Path> paths = Files.walk(root, 3)) {
-      paths.filter(p -> p.toString().endsWith(".md") && !p.startsWith(root.resolve("README.md")))
-          .filter(p -> root.relativize(p).getNameCount() <= 2 || p.startsWith(root.resolve("docs")))
-          .filter(p -> !root.relativize(p).toString().contains("target"))
-          .sorted().forEach(pages::add);
-    }
     List<Example> examples = new ArrayList<>();
-    for (Path page : pages) {
+    for (Path page : pages(root)) {
       List<String> lines = Files.readAllLines(page);
       boolean shell = false;
       boolean fenced = false;
@@ -105,6 +150,19 @@ class DocumentedExamplesTest {
       }
     }
     return examples;
+  }
+
+  /** Every tracked Markdown page but jmh's notes: the README first, then the others in order. */
+  private static List<Path> pages(Path root) throws IOException {
+    List<Path> pages = new ArrayList<>();
+    pages.add(root.resolve("README.md"));
+    try (Stream<Path> paths = Files.walk(root, 3)) {
+      paths.filter(p -> p.toString().endsWith(".md") && !p.startsWith(root.resolve("README.md")))
+          .filter(p -> root.relativize(p).getNameCount() <= 2 || p.startsWith(root.resolve("docs")))
+          .filter(p -> !root.relativize(p).toString().contains("target"))
+          .sorted().forEach(pages::add);
+    }
+    return pages;
   }
 
   /**

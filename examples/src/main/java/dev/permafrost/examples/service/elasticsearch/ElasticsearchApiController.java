@@ -77,7 +77,9 @@ class ElasticsearchApiController {
     String fields = parameters.remove("fields");
     JsonNode b = parse(body);
     if (fields == null && b != null && b.has("fields")) {
-      fields = b.get("fields").isArray() ? String.join(",", toStrings(b.get("fields"))) : b.get("fields").asText();
+      // the body's patterns as given: a node reads a string there as one pattern (the Python client sends one)
+      List<String> patterns = b.get("fields").isArray() ? toStrings(b.get("fields")) : List.of(b.get("fields").asText());
+      return answer(api.fieldCaps(index, patterns, parameters), request);
     }
     return answer(api.fieldCaps(index, fields, parameters), request);
   }

@@ -19,9 +19,7 @@ import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
-import dev.permafrost.examples.service.SearchServiceApplication;
 import dev.permafrost.fixture.DslDataset;
-import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.LiveEngineNode;
 import java.io.StringReader;
 import java.net.URI;
@@ -40,9 +38,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -54,7 +49,8 @@ import tools.jackson.databind.json.JsonMapper;
  * applications send them: {@code typed_keys} and the compatibility media type), a Grafana-shaped {@code _msearch},
  * {@code _count}, {@code _mapping}, {@code _field_caps} and errors. {@link EsResponses} compares totals, ids in order,
  * sort values, {@code _source}, bucket keys and counts and metric values. The requests come from a fixed seed
- * ({@code -Ddsl.seed=N -Ddsl.count=M} draws others), so a verdict does not change from run to run.
+ * ({@code -Ddsl.seed=N -Ddsl.count=M} draws others), so a verdict does not change from run to run. The node and the
+ * service are {@link NodeAndService}'s, shared with the client suites.
  */
 class ElasticsearchApiDifferentialTest {
   private static final long SEED = Long.getLong("dsl.seed", 20261128L);
@@ -68,7 +64,6 @@ class ElasticsearchApiDifferentialTest {
   private static final boolean REFERENCE_LIST_ONLY = Boolean.getBoolean("reference.listOnly");
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
   private static LiveEngineNode node;
-  private static ConfigurableApplicationContext service;
   private static URI serviceUri;
   private static HttpClient http;
   private static ElasticsearchClient nodeClient;
@@ -76,13 +71,9 @@ class ElasticsearchApiDifferentialTest {
 
   @BeforeAll
   static void start() throws Exception {
-    node = LiveEngineNode.start(EngineFixture.ELASTICSEARCH_93, Path.of("target", "live-node-differential"));
-    Path home = Files.createTempDirectory("permafrost-differential");
-    service = new SpringApplicationBuilder(SearchServiceApplication.class).run("--server.port=0",
-        "--permafrost.home=" + home, "--permafrost.cache.size=64mb", "--permafrost.sample.enabled=false",
-        "--permafrost.engine-repository.uri=" + node.repository().toUri(),
-        "--permafrost.engine-repository.snapshot=" + node.snapshot());
-    serviceUri = URI.create("http://127.0.0.1:" + ((WebServerApplicationContext) service).getWebServer().getPort());
+    NodeAndService shared = NodeAndService.shared();
+    node = shared.node();
+    serviceUri = shared.serviceUri();
     http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     nodeClient = client(node.uri());
     serviceClient = client(serviceUri);
@@ -98,12 +89,6 @@ class ElasticsearchApiDifferentialTest {
       if (c != null) {
         c._transport().close();
       }
-    }
-    if (service != null) {
-      service.close();
-    }
-    if (node != null) {
-      node.close();
     }
   }
 
