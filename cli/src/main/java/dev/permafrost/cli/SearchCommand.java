@@ -177,7 +177,8 @@ final class SearchCommand implements Callable<Integer> {
       parsed = front.query(declared, query, range);
       order = front.sort(QueryFront.SortKey.parse(sort, null), List.of(declared));
     } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage(), e);
+      throw new UsageException(e.getMessage() + (mapping == null && sort != null ? " (a Permafrost snapshot records no"
+          + " mapping: give one with --mapping)" : ""), e);
     }
     try (Repository repository = Repository.open(repositoryUri)) {
       List<String> names = Names.matching(pattern, repository.snapshots().listSnapshots());

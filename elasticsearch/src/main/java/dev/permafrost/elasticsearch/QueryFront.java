@@ -173,8 +173,8 @@ public final class QueryFront {
       int colon = spec.lastIndexOf(':');
       String field = colon > 0 ? spec.substring(0, colon) : spec;
       String order = colon > 0 ? spec.substring(colon + 1).toLowerCase(Locale.ROOT) : "asc";
-      if (!order.equals("asc") && !order.equals("desc") || field.isBlank()) {
-        throw new IllegalArgumentException("a sort is _score, FIELD, FIELD:asc or FIELD:desc, got '" + text + "'");
+      if (!order.equals("asc") && !order.equals("desc") || field.isBlank() || colon == 0) {
+        throw new IllegalArgumentException("a sort takes _score, FIELD, FIELD:asc or FIELD:desc, got '" + text + "'");
       }
       return new SortKey(field, order.equals("desc"));
     }
