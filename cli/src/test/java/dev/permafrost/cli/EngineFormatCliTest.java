@@ -412,6 +412,26 @@ class EngineFormatCliTest {
       logsdb++;
     }
     assertTrue(logsdb >= 10, "fixed logsdb queries searched: " + logsdb);
+    // --from/--to on the time_series index (9.3: its @timestamp in doc values only), as the node matched the range
+    for (JsonNode search : esAnswers.path("tsdb").path("snap-2").path("metrics-ts").path("searches")) {
+      if (!search.path("query_id").asText().equals("time") || !search.path("sort_id").asText().equals("timestamp")) {
+        continue;
+      }
+      assertEquals("@timestamp:[2024-01-01T02:00:00Z TO 2024-01-01T04:00:00Z}", search.path("query_string").asText());
+      Cli.Run run = ok("search", "--format", "elasticsearch", "--exact-total", "--sort", "@timestamp:desc", "--from",
+          "2024-01-01T02:00:00Z", "--to", "2024-01-01T04:00:00Z", esRepo, "snap-2/metrics-ts", "*");
+      long total = search.path("total").asLong();
+      assertTrue(total > 0 && run.out().contains("total: " + count(total) + " hits in 1 index"), search + ": " + run);
+      List<String> ids = new ArrayList<>();
+      for (String line : run.out().lines().filter(l -> !l.startsWith("total: ")).toList()) {
+        ids.add(line.split("\t")[2].substring("_id=".length()));
+      }
+      List<String> expectedIds = new ArrayList<>();
+      search.path("ids").forEach(id -> expectedIds.add(id.asText()));
+      assertEquals(expectedIds, ids, engine + " metrics-ts in [from, to)");
+      logsdb = -1;
+    }
+    assertEquals(-1, logsdb, "the node's answer to the time range over metrics-ts");
   }
 
   private static void copy(Path from, Path to) throws IOException {

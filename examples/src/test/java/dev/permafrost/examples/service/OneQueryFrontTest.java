@@ -63,19 +63,22 @@ class OneQueryFrontTest {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
-  /** What a door answered: the exact total, and the top hits' sources with their sort values. */
-  private record Answer(long total, List<String> hits) {}
+  /**
+   * What a door answered: the total, whether it is exact (the service's search counts exactly up to 1,000 hits an
+   * index, as Lucene does; the Elasticsearch API is asked to count all), and the top hits' sources with their sort
+   * values.
+   */
+  private record Answer(long total, boolean exact, List<String> hits) {}
 
   /** {@code /indices/{index}/search}. */
   private static Answer ownSearch(String index, String q, String from, String to, String sort) throws Exception {
     JsonNode r = http.get("/indices/" + index + "/search?size=10&q=" + enc(q) + (from == null ? "" : "&from=" + enc(from))
         + (to == null ? "" : "&to=" + enc(to)) + "&sort=" + enc(sort)).ok();
-    assertEquals("eq", r.get("totalRelation").asString(), r.toString());
     List<String> hits = new ArrayList<>();
     for (JsonNode hit : r.get("hits")) {
       hits.add(hit.path("fields").path("_source") + " " + hit.path("sort"));
     }
-    return new Answer(r.get("total").asLong(), hits);
+    return new Answer(r.get("total").asLong(), r.get("totalRelation").asString().equals("eq"), hits);
   }
 
   /** {@code /indices/{index}/histogram}'s total. */
@@ -84,14 +87,17 @@ class OneQueryFrontTest {
         + (to == null ? "" : "&to=" + enc(to))).ok().get("total").asLong();
   }
 
-  /** {@code /{index}/_search}: query_string, a range filter on @timestamp [from, to), the sort. */
+  /**
+   * {@code /{index}/_search}: query_string (terms without a field on {@code message}, the service's default field),
+   * a range filter on @timestamp [from, to), the sort.
+   */
   private static Answer elasticsearch(String index, String q, String from, String to, String sort) throws Exception {
     String range = from == null && to == null ? "" : ", \"filter\": {\"range\": {\"@timestamp\": {"
         + (from == null ? "" : "\"gte\": \"" + from + "\"") + (from != null && to != null ? ", " : "")
         + (to == null ? "" : "\"lt\": \"" + to + "\"") + "}}}";
     int colon = sort.lastIndexOf(':');
     String body = "{\"size\": 10, \"track_total_hits\": true, \"query\": {\"bool\": {\"must\": {\"query_string\":"
-        + " {\"query\": " + JSON.writeValueAsString(q) + "}}" + range + "}}, \"sort\": [{\"" + sort.substring(0, colon)
+        + " {\"default_field\": \"message\", \"query\": " + JSON.writeValueAsString(q) + "}}" + range + "}}, \"sort\": [{\"" + sort.substring(0, colon)
         + "\": \"" + sort.substring(colon + 1) + "\"}]}";
     JsonNode r = http.post("/" + index + "/_search", body).ok();
     assertEquals("eq", r.path("hits").path("total").path("relation").asString(), r.toString());
@@ -99,7 +105,7 @@ class OneQueryFrontTest {
     for (JsonNode hit : r.path("hits").path("hits")) {
       hits.add(hit.path("_source") + " " + hit.path("sort"));
     }
-    return new Answer(r.path("hits").path("total").path("value").asLong(), hits);
+    return new Answer(r.path("hits").path("total").path("value").asLong(), true, hits);
   }
 
   /** The three doors answer {@code q} in [from, to) sorted by {@code sort} alike; the total, for more checks. */
@@ -108,10 +114,15 @@ class OneQueryFrontTest {
     Answer own = ownSearch(ownIndex, q, from, to, sort);
     Answer es = elasticsearch(esIndex, q, from, to, sort);
     String what = esIndex + " q=" + q + " [" + from + ", " + to + ") sort=" + sort;
-    assertEquals(es.total(), own.total(), what + ": totals");
+    if (own.exact()) {
+      assertEquals(es.total(), own.total(), what + ": totals");
+    } else {
+      assertTrue(own.total() >= 1000 && own.total() <= es.total(), what + ": a lower bound " + own.total()
+          + " of " + es.total());
+    }
     assertEquals(es.hits(), own.hits(), what + ": hits");
-    assertEquals(own.total(), histogramTotal(ownIndex, q, from, to), what + ": the histogram's total");
-    return own.total();
+    assertEquals(es.total(), histogramTotal(ownIndex, q, from, to), what + ": the histogram's total");
+    return es.total();
   }
 
   @Test

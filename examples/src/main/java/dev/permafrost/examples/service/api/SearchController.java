@@ -94,8 +94,13 @@ class SearchController {
           + hits + " (at most permafrost.search.max-size=" + settings.maxSize() + " hits deep), got " + page);
     }
     List<String> names = IndexPatterns.names(catalog, indices);
-    Sort order = ApiException.parameter(() -> front.sort(QueryFront.SortKey.parse(sort, newestFirst),
-        names.stream().map(mappings::of).toList()));
+    List<IndexMapping> searched = names.stream().map(mappings::of).toList();
+    QueryFront.SortKey key = ApiException.parameter(() -> QueryFront.SortKey.parse(sort, newestFirst));
+    if (key == newestFirst && QueryFront.sortedField(key, searched) == null) {
+      key = null; // no index to search maps the timestamp: by relevance
+    }
+    QueryFront.SortKey sortKey = key;
+    Sort order = ApiException.parameter(() -> front.sort(sortKey, searched));
     QueryFront.TimeRange range = ApiException.parameter(() -> QueryFront.TimeRange.parse(from, to));
     Function<String, Query> queries = ApiException.query(() -> front.queries(mappings::of, names, q, range));
     List<String> stored = new ArrayList<>(fields == null || fields.isEmpty() ? settings.fields() : fields);
