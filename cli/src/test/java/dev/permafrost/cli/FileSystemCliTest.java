@@ -83,7 +83,7 @@ class FileSystemCliTest {
     }
     Cli.Run badQuery = Cli.run("snapshot", "-q", "-w", "message:(error", day1.toString(), repo, "bad-query");
     assertEquals(2, badQuery.code(), badQuery.toString());
-    assertTrue(badQuery.err().contains("does not parse"), badQuery.toString());
+    assertTrue(badQuery.err().contains("--warm-query: cannot parse query 'message:(error'"), badQuery.toString());
     Cli.Run badSize = Cli.run("snapshot", "-q", "-w", "error", "--warm-bytes", "lots", day1.toString(), repo, "bad-size");
     assertEquals(2, badSize.code(), badSize.toString());
     assertTrue(badSize.err().contains("--warm-bytes") && badSize.err().contains("'lots'"), badSize.toString());
