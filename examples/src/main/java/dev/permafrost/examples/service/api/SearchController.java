@@ -11,6 +11,7 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.QueryFront;
 import dev.permafrost.examples.service.config.ServiceProperties;
@@ -146,6 +147,14 @@ class SearchController {
     String[] indices = IndexPatterns.parse(catalog, pattern);
     QueryFront.TimeRange range = ApiException.parameter(() -> QueryFront.TimeRange.parse(from, to));
     List<String> names = IndexPatterns.names(catalog, indices);
+    for (String name : names) {
+      IndexMapping.Field timestamp = mappings.of(name).field(settings.timestampField());
+      if (timestamp != null && timestamp.kind() == FieldKind.DATE_NANOS) {
+        // its doc values are nanoseconds, the buckets milliseconds: refused rather than counted wrong
+        throw ApiException.badParameter("index '" + name + "' maps " + settings.timestampField() + " as date_nanos,"
+            + " which the histogram does not count yet: search it instead");
+      }
+    }
     Function<String, Query> queries = ApiException.query(() -> front.queries(mappings::of, names, q, range));
     long[] bounds = bounds(range, IndexPatterns.matching(catalog, indices));
     if (bounds == null) {
