@@ -13,7 +13,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -256,17 +255,18 @@ public final class QueryFront {
   public Function<String, Query> queries(Function<String, IndexMapping> mappingOf, Collection<String> indices, String q,
       TimeRange range) {
     Map<IndexMapping, Query> byMapping = new ConcurrentHashMap<>();
-    Map<IndexMapping, Boolean> seen = new IdentityHashMap<>();
     Function<IndexMapping, Query> translate = m -> byMapping.computeIfAbsent(m, x -> query(x, q, range));
+    Map<IndexMapping, String> firstIndex = new LinkedHashMap<>(); // IndexMapping is equal to itself alone
     for (String index : indices) {
-      IndexMapping m = Objects.requireNonNull(mappingOf.apply(index), index);
-      if (seen.put(m, Boolean.TRUE) == null) {
-        try {
-          translate.apply(m);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(indices.size() == 1 ? e.getMessage()
-              : "index '" + index + "': " + e.getMessage(), e);
-        }
+      firstIndex.putIfAbsent(Objects.requireNonNull(mappingOf.apply(index), index), index);
+    }
+    for (Map.Entry<IndexMapping, String> m : firstIndex.entrySet()) {
+      try {
+        translate.apply(m.getKey());
+      } catch (IllegalArgumentException e) {
+        // named by the index where indices are mapped more than one way: the refusal may be its mapping's alone
+        throw firstIndex.size() == 1 ? e : new IllegalArgumentException("index '" + m.getValue() + "': "
+            + e.getMessage(), e);
       }
     }
     return index -> translate.apply(Objects.requireNonNull(mappingOf.apply(index), index));

@@ -186,4 +186,27 @@ class QueryFrontTest {
     assertEquals(Instant.parse("2024-02-03T00:00:00Z"), QueryFront.TimeRange.parse("2024-02-03", null).from());
     assertEquals(Instant.parse("2024-02-03T10:00:00Z"), QueryFront.TimeRange.parse(null, "2024-02-03T10:00").to());
   }
+  @Test
+  void aDeclaredMappingIsAnIndexBodyOrTheMappingAlone() {
+    IndexMapping body = IndexMapping.declared("{\"settings\": {}, \"mappings\": {\"properties\": {\"a\": {\"type\": \"long\"}}}}");
+    IndexMapping alone = IndexMapping.declared("{\"properties\": {\"a\": {\"type\": \"long\"}}}");
+    assertEquals(FieldKind.LONG, body.field("a").kind());
+    assertEquals(body.fields(), alone.fields());
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> IndexMapping.declared("[1]")).getMessage()
+        .contains("a JSON object"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> IndexMapping.declared("{nope")).getMessage()
+        .startsWith("a mapping must be JSON"));
+  }
+
+  @Test
+  void anIndexWithoutAMappingReadsEveryNamedFieldAsAKeyword() throws IOException {
+    QueryFront front = new QueryFront("message", "@timestamp");
+    IndexMapping undeclared = front.undeclared(front.fieldsOf("status:404 AND error"));
+    assertEquals(FieldKind.KEYWORD, undeclared.field("status").kind());
+    assertEquals(FieldKind.TEXT, undeclared.field("message").kind());
+    assertEquals(FieldKind.DATE, undeclared.field("@timestamp").kind());
+    try (Directory keywords = index(true, false, true)) {
+      assertEquals(100, count(keywords, front.query(undeclared, "status:404", QueryFront.TimeRange.ALL)));
+    }
+  }
 }
