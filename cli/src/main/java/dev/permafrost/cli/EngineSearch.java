@@ -13,35 +13,31 @@ import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
-import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.elasticsearch.QueryFront;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import org.apache.lucene.index.IndexableField;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.util.BytesRef;
 
 /**
  * {@code permafrost search --format opensearch URI SNAPSHOT/INDEX QUERY}: the indices that {@code SNAPSHOT/INDEX}
- * names, each shard mounted in the command's temporary catalog, searched with the query parsed by the indices'
- * mapping ({@link MappedQueryParser}); hits printed with their decoded {@code _id} and, if asked, {@code _source}.
+ * names, each shard mounted in the command's temporary catalog, searched with the query and time range read by
+ * {@link QueryFront}; hits printed with their decoded {@code _id} and, if asked, {@code _source}.
  *
- * <p>One query is parsed for all the indices, so every field it names (and the sort field) must be mapped alike in
- * every index that maps it; where two map it differently, the search fails naming the field, the indices and their
- * mappings, before anything is mounted. An index that does not map a field matches nothing on it, as in the engine.
+ * <p>Each index is searched by its own mapping, as the engine searches it: indices that map a field differently are
+ * searched together, each reading it as it maps it; an index that does not map a field matches nothing on it. A sort
+ * must mean one thing in all of them: a field two indices sort differently is refused, naming their types.
  */
 final class EngineSearch {
   /** A mounted shard: the index it is of, and its number. */
@@ -51,7 +47,9 @@ final class EngineSearch {
   private final Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = new IdentityHashMap<>();
 
   private final Map<EngineRepository.Target, IndexMetadata> indices;
-  private final Query query;
+  private final QueryFront front;
+  private final String queryText;
+  private final QueryFront.TimeRange range;
   private final Sort sort;
   /** The sort field's mapping, or null when sorted by score. */
   private final IndexMapping.Field sortField;
@@ -60,133 +58,59 @@ final class EngineSearch {
   /** The shards mounted, by the name they are mounted under. */
   private final Map<String, Shard> mounted = new LinkedHashMap<>();
 
-  private EngineSearch(Map<EngineRepository.Target, IndexMetadata> indices, Query query, Sort sort,
-      IndexMapping.Field sortField, Set<String> unmapped) {
+  private EngineSearch(Map<EngineRepository.Target, IndexMetadata> indices, QueryFront front, String queryText,
+      QueryFront.TimeRange range, Sort sort, IndexMapping.Field sortField, Set<String> unmapped) {
     this.indices = indices;
-    this.query = query;
+    this.front = front;
+    this.queryText = queryText;
+    this.range = range;
     this.sort = sort;
     this.sortField = sortField;
     this.unmapped = unmapped;
   }
 
   /**
-   * Resolves {@code pattern}, reads the indices' mappings (a request each) and parses {@code queryText} and
-   * {@code sortText} ({@code FIELD}, {@code FIELD:asc} or {@code FIELD:desc}; null: by score) by them.
+   * Resolves {@code pattern}, reads the indices' mappings (a request each) and reads {@code queryText},
+   * {@code range} and {@code sortText} ({@code FIELD}, {@code FIELD:asc} or {@code FIELD:desc}; null: by score) by
+   * each index's own mapping ({@link QueryFront}), before anything is mounted.
    *
-   * @throws UsageException if the query does not parse, names a field the indices map differently or that cannot be
-   *     queried, or the sort field is not one to sort on
+   * @throws UsageException if the query does not parse, names a field an index's mapping cannot query, or the sort
+   *     field is not one to sort on (or sorts differently in two indices)
    */
-  static EngineSearch prepare(EngineRepository repository, String pattern, String queryText, String sortText)
-      throws IOException {
+  static EngineSearch prepare(EngineRepository repository, String pattern, String queryText, String sortText,
+      QueryFront.TimeRange range, String timestampField) throws IOException {
     Map<EngineRepository.Target, IndexMetadata> indices = new LinkedHashMap<>();
     for (EngineRepository.Target target : repository.resolve(pattern)) {
       indices.put(target, repository.engine().indexMetadata(target.snapshot(), target.index()));
     }
-    boolean matchAll = queryText == null || queryText.isBlank() || queryText.trim().equals("*")
-        || queryText.trim().equals("*:*");
-    String sortName = null;
-    boolean descending = false;
-    if (sortText != null) {
-      int colon = sortText.lastIndexOf(':');
-      String direction = colon < 0 ? "asc" : sortText.substring(colon + 1).toLowerCase(Locale.ROOT);
-      sortName = colon < 0 ? sortText : sortText.substring(0, colon);
-      if (sortName.isEmpty() || !direction.equals("asc") && !direction.equals("desc")) {
-        throw new UsageException("--sort takes FIELD, FIELD:asc or FIELD:desc, got '" + sortText + "'");
-      }
-      descending = direction.equals("desc");
-    }
-    Set<String> fields = new LinkedHashSet<>(matchAll ? Set.of() : fieldsOf(queryText));
-    if (sortName != null) {
-      fields.add(sortName);
-    }
-    IndexMapping mapping = mappingFor(fields, indices);
-    Set<String> unmapped = new TreeSet<>();
-    for (String field : fields) {
-      if (mapping.field(field) == null) {
-        unmapped.add(field);
-      }
-    }
-    MappedQueryParser parser = new MappedQueryParser(mapping);
-    Query query;
-    Sort sort = null;
+    QueryFront front = new QueryFront(null, timestampField);
+    List<IndexMapping> mappings = indices.values().stream().map(IndexMetadata::mapping).toList();
     try {
-      query = matchAll ? new MatchAllDocsQuery() : parser.parse(queryText);
-      if (sortName != null) {
-        if (mapping.field(sortName) == null) {
-          throw new IllegalArgumentException("cannot sort on '" + sortName + "': none of the indices searched maps it");
+      QueryFront.SortKey key = QueryFront.SortKey.parse(sortText, null);
+      Set<String> unmapped = new TreeSet<>();
+      for (String field : front.fieldsOf(queryText)) {
+        if (mappings.stream().allMatch(m -> m.field(field) == null)) {
+          unmapped.add(field);
         }
-        sort = new Sort(parser.sortField(sortName, descending));
       }
+      Map<String, IndexMapping> byTarget = new LinkedHashMap<>();
+      indices.forEach((target, metadata) -> byTarget.put(target.toString(), metadata.mapping()));
+      front.queries(byTarget::get, byTarget.keySet(), queryText, range); // refused now, naming the index
+      return new EngineSearch(indices, front, queryText, range, front.sort(key, mappings),
+          QueryFront.sortedField(key, mappings), unmapped);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage(), e);
     }
-    return new EngineSearch(indices, query, sort, sortName == null ? null : mapping.field(sortName), unmapped);
-  }
-
-  /**
-   * The fields {@code queryText} names, read by a parser that knows no mapping: which fields a query names does not
-   * depend on how they are mapped.
-   */
-  private static Set<String> fieldsOf(String queryText) {
-    Query names;
-    try {
-      names = new MappedQueryParser(IndexMapping.of(null)).parse(queryText);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage(), e);
-    }
-    Set<String> fields = new LinkedHashSet<>();
-    names.visit(new QueryVisitor() {
-      @Override
-      public boolean acceptField(String field) {
-        fields.add(field);
-        return true;
-      }
-
-      @Override
-      public QueryVisitor getSubVisitor(BooleanClause.Occur occur, Query parent) {
-        return this;
-      }
-    });
-    return fields;
-  }
-
-  /**
-   * The mapping to parse by: that of an index mapping every field of {@code fields} that any index maps, once each
-   * such field is checked to be mapped alike wherever it is mapped.
-   */
-  private static IndexMapping mappingFor(Set<String> fields, Map<EngineRepository.Target, IndexMetadata> indices) {
-    Set<String> mappedSomewhere = new LinkedHashSet<>();
-    for (String field : fields) {
-      Map<IndexMapping.Field, List<EngineRepository.Target>> definitions = new LinkedHashMap<>();
-      indices.forEach((target, metadata) -> {
-        IndexMapping.Field definition = metadata.mapping().field(field);
-        if (definition != null) {
-          definitions.computeIfAbsent(definition, d -> new ArrayList<>()).add(target);
-        }
-      });
-      if (definitions.size() > 1) {
-        List<String> how = new ArrayList<>();
-        definitions.forEach((definition, targets) -> how.add(EngineInfo.type(definition) + " in "
-            + (targets.size() > 3 ? targets.subList(0, 3) + " and " + (targets.size() - 3) + " more" : targets)));
-        throw new UsageException("field '" + field + "' is mapped differently in the indices searched: "
-            + String.join("; ", how) + ". One query is parsed for them all: search them apart");
-      }
-      if (!definitions.isEmpty()) {
-        mappedSomewhere.add(field);
-      }
-    }
-    for (IndexMetadata metadata : indices.values()) {
-      if (mappedSomewhere.stream().allMatch(f -> metadata.mapping().field(f) != null)) {
-        return metadata.mapping();
-      }
-    }
-    throw new UsageException("no one index searched maps every field of the query that some index maps ("
-        + String.join(", ", mappedSomewhere) + "): search them apart");
   }
 
   /** Fields the query names that no index searched maps: they match nothing, as in the engine. */
   Set<String> unmappedFields() {
     return unmapped;
+  }
+
+  /** The mapping of the shard mounted as {@code name}: its index's own. */
+  private IndexMapping mappingOf(String name) {
+    return indices.get(mounted.get(name).target()).mapping();
   }
 
   /** Mounts every shard of every index to search in {@code catalog}: a request each, for its file list. */
@@ -242,8 +166,9 @@ final class EngineSearch {
     Set<String> stored = new LinkedHashSet<>();
     stored.add(EngineDocuments.ID);
     stored.addAll(fields);
-    return SearchRequest.builder(query).indices(mounted.keySet().toArray(String[]::new)).sort(sort)
-        .fields(stored.toArray(String[]::new));
+    Function<String, Query> queries = front.queries(this::mappingOf, mounted.keySet(), queryText, range);
+    return SearchRequest.builder(queries.apply(mounted.keySet().iterator().next())).queryPerIndex(queries)
+        .indices(mounted.keySet().toArray(String[]::new)).sort(sort).fields(stored.toArray(String[]::new));
   }
 
   /**

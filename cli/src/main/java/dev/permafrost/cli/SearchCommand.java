@@ -6,6 +6,8 @@ package dev.permafrost.cli;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.elasticsearch.QueryFront;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,6 +23,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.Sort;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,15 +44,17 @@ import picocli.CommandLine.Spec;
       "Searches the snapshots whose names match NAME-OR-GLOB ('*' any run of characters, '?' one) in place, through a"
           + " temporary cache that is deleted afterwards, and prints the best hits, one a line (index, document,"
           + " score and the stored fields asked for), then the total and its relation (exact, or a lower bound).",
-      "QUERY is in Lucene's classic syntax: terms without a field search the default field (analyzed with the"
-          + " standard analyzer); every other field is a keyword matched as written (host.name:web-03); '*' matches"
-          + " every document.",
+      "QUERY is in Lucene's syntax, read as Elasticsearch's query_string reads it over the index's mapping: a"
+          + " Permafrost snapshot's is the one --mapping declares (an Elasticsearch mapping as JSON); without one,"
+          + " terms without a field search the default field (analyzed with the standard analyzer) and every other"
+          + " field is a keyword matched as written (host.name:web-03). Blank, '*' and '*:*' match every document."
+          + " --from and --to keep the hits whose timestamp (--timestamp-field) lies in [from, to).",
       "With --format opensearch or elasticsearch, the repository is one a cluster wrote and NAME-OR-GLOB is"
           + " SNAPSHOT/INDEX, each part a name or a glob (SNAPSHOT alone: all its indices): every shard of the indices"
-          + " it names is mounted. QUERY is Lucene's syntax read by the indices' mapping, as the engine's query_string"
-          + " reads it (keyword fields as one term, text fields analyzed as mapped, numbers and dates as points, dates"
-          + " as ISO-8601 or epoch milliseconds); every term names its field; a field the indices map differently is"
-          + " an error. Each hit is a line: SNAPSHOT/INDEX, its shard, its _id, its score or sort value, and the"
+          + " it names is mounted. QUERY is read by each index's own mapping, as the engine reads it (keyword fields as"
+          + " one term, text fields analyzed as mapped, numbers and dates as points or doc values, dates as ISO-8601"
+          + " or epoch milliseconds); every term names its field; indices that map a field differently are searched"
+          + " together, each by its own mapping. Each hit is a line: SNAPSHOT/INDEX, its shard, its _id, its score or sort value, and the"
           + " fields asked for (-f _source: the document as indexed, as JSON)."
     })
 final class SearchCommand implements Callable<Integer> {
@@ -82,10 +87,27 @@ final class SearchCommand implements Callable<Integer> {
   String defaultField;
 
   @Option(names = "--sort", paramLabel = "FIELD[:asc|desc]",
-      description = "with --format opensearch or elasticsearch: sort the hits on a keyword, number or date field,"
-          + " ascending unless :desc, as the engine does (a document's smallest value ascending, its largest"
-          + " descending, documents without one last); default: by score")
+      description = "sort the hits on a keyword, number or date field of the mapping, ascending unless :desc, as the"
+          + " engine does (a document's smallest value ascending, its largest descending, documents without one"
+          + " last); default: by score")
   String sort;
+
+  @Option(names = "--mapping", paramLabel = "FILE",
+      description = "for a Permafrost snapshot: the Elasticsearch mapping its fields are queried and sorted by (JSON:"
+          + " {\"properties\": ...}, or an index body with \"mappings\"); not with --format opensearch or"
+          + " elasticsearch, whose snapshots record theirs")
+  Path mapping;
+
+  @Option(names = "--from", paramLabel = "TIME",
+      description = "only hits whose timestamp is at or after TIME (ISO-8601 instant, 2024-02-03, or epoch ms)")
+  String from;
+
+  @Option(names = "--to", paramLabel = "TIME", description = "only hits whose timestamp is before TIME")
+  String to;
+
+  @Option(names = "--timestamp-field", paramLabel = "FIELD", defaultValue = "@timestamp",
+      description = "the date field --from and --to filter on (default: ${DEFAULT-VALUE})")
+  String timestampField;
 
   @Option(names = "--exact-total", description = "count every hit exactly (default: exact up to 1,000 per index, or"
       + " per shard of an engine's index)")
@@ -113,13 +135,22 @@ final class SearchCommand implements Callable<Integer> {
       throw new UsageException("--size must be at least 1, got " + size);
     }
     Duration limit = timeout == null ? null : parseTimeout(timeout);
+    QueryFront.TimeRange range;
+    try {
+      range = QueryFront.TimeRange.parse(from, to);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--from/--to: " + e.getMessage(), e);
+    }
     if (format.isEngine()) {
+      if (mapping != null) {
+        throw new UsageException("--mapping is for a Permafrost snapshot: an engine's snapshot records its own");
+      }
       if (spec.commandLine().getParseResult().hasMatchedOption("--default-field")) {
         throw new UsageException("--default-field is not for --format " + format.label() + ": name the field of every"
             + " term (field:value), as the engine's query_string with no default field");
       }
       try (EngineRepository repository = EngineRepository.open(repositoryUri, format)) {
-        EngineSearch search = EngineSearch.prepare(repository, pattern, query, sort);
+        EngineSearch search = EngineSearch.prepare(repository, pattern, query, sort, range, timestampField);
         for (String field : search.unmappedFields()) {
           spec.commandLine().getErr().println(spec.qualifiedName() + ": note: no index searched maps field '" + field
               + "': it matches nothing");
@@ -135,14 +166,20 @@ final class SearchCommand implements Callable<Integer> {
       }
       return ExitCodes.OK;
     }
-    if (sort != null) {
-      throw new UsageException("--sort is for --format opensearch or elasticsearch, whose mappings say how to sort a"
-          + " field; a Permafrost snapshot records no mapping");
-    }
     if (!Names.isGlob(pattern)) {
       Names.validateSnapshot(pattern);
     }
-    Query parsed = QueryText.parse(query, defaultField);
+    QueryFront front = new QueryFront(defaultField, timestampField);
+    Query parsed;
+    Sort order;
+    try {
+      IndexMapping declared = mapping != null ? IndexMapping.declared(readMapping()) : front.undeclared(front.fieldsOf(query));
+      parsed = front.query(declared, query, range);
+      order = front.sort(QueryFront.SortKey.parse(sort, null), List.of(declared));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage() + (mapping == null && sort != null ? " (a Permafrost snapshot records no"
+          + " mapping: give one with --mapping)" : ""), e);
+    }
     try (Repository repository = Repository.open(repositoryUri)) {
       List<String> names = Names.matching(pattern, repository.snapshots().listSnapshots());
       if (names.isEmpty()) {
@@ -156,6 +193,7 @@ final class SearchCommand implements Callable<Integer> {
         return catalog.search(SearchRequest.builder(parsed)
             .indices(names.toArray(String[]::new))
             .size(size)
+            .sort(order)
             .fields(fields.toArray(String[]::new))
             .exactTotalHits(exactTotal)
             .timeout(limit)
@@ -164,6 +202,15 @@ final class SearchCommand implements Callable<Integer> {
       print(out, response);
     }
     return ExitCodes.OK;
+  }
+
+  /** The text of the --mapping file. */
+  private String readMapping() {
+    try {
+      return Files.readString(mapping);
+    } catch (IOException e) {
+      throw new UsageException("--mapping " + mapping + " cannot be read: " + e.getMessage(), e);
+    }
   }
 
   /** Runs {@code work} on a catalog over a cache in a temporary directory, deleted afterwards. */
@@ -215,6 +262,9 @@ final class SearchCommand implements Callable<Integer> {
       line.append(hit.index()).append("\tdoc=").append(hit.doc());
       if (!Float.isNaN(hit.score())) {
         line.append("\tscore=").append(hit.score());
+      }
+      if (hit.sortValues() != null && hit.sortValues().length > 0) {
+        line.append("\tsort=").append(hit.sortValues()[0]);
       }
       if (hit.document() != null) {
         for (IndexableField f : hit.document().getFields()) {

@@ -4,6 +4,7 @@
 package dev.permafrost.cli;
 
 import dev.permafrost.blob.ByteSizes;
+import dev.permafrost.elasticsearch.QueryFront;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotProgress;
@@ -99,8 +100,13 @@ final class SnapshotCommand implements Callable<Integer> {
       throw new UsageException("--warm-bytes must be from 0 to 2gb, got " + warmBytes);
     }
     List<Query> warm = new ArrayList<>();
+    QueryFront front = new QueryFront(defaultField, "@timestamp");
     for (String q : warmQueries) {
-      warm.add(QueryText.parse(q, defaultField));
+      try {
+        warm.add(front.query(front.undeclared(front.fieldsOf(q)), q, QueryFront.TimeRange.ALL)); // as search reads it
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--warm-query: " + e.getMessage(), e);
+      }
     }
     ProgressPrinter progress = new ProgressPrinter(quiet ? null : err);
     SnapshotOptions options = SnapshotOptions.DEFAULTS

@@ -20,10 +20,13 @@ import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
@@ -80,7 +83,7 @@ class FileSystemCliTest {
     }
     Cli.Run badQuery = Cli.run("snapshot", "-q", "-w", "message:(error", day1.toString(), repo, "bad-query");
     assertEquals(2, badQuery.code(), badQuery.toString());
-    assertTrue(badQuery.err().contains("does not parse"), badQuery.toString());
+    assertTrue(badQuery.err().contains("--warm-query: cannot parse query 'message:(error'"), badQuery.toString());
     Cli.Run badSize = Cli.run("snapshot", "-q", "-w", "error", "--warm-bytes", "lots", day1.toString(), repo, "bad-size");
     assertEquals(2, badSize.code(), badSize.toString());
     assertTrue(badSize.err().contains("--warm-bytes") && badSize.err().contains("'lots'"), badSize.toString());
@@ -128,6 +131,25 @@ class FileSystemCliTest {
         "error AND host.name:web-01");
     assertTrue(timed.out().contains("total: " + String.format(Locale.ROOT, "%,d", expected) + " hits"),
         "a timeout the search does not reach changes nothing: " + timed);
+    // --from/--to on the timestamp's points: [6:00 on the 15th, 1:00 on the 16th), with and without a declared mapping
+    long from = LogIndexes.FIRST_DAY + 6 * 3_600_000L;
+    long to = LogIndexes.FIRST_DAY + LogIndexes.DAY + 3_600_000L;
+    BooleanQuery inRange = new BooleanQuery.Builder().add(both, BooleanClause.Occur.MUST)
+        .add(LongPoint.newRangeQuery("@timestamp", from, to - 1), BooleanClause.Occur.FILTER).build();
+    int expectedInRange = LogIndexes.count(day1, inRange) + LogIndexes.count(day2, inRange);
+    assertTrue(expectedInRange > 0 && expectedInRange < expected, "a range that keeps some: " + expectedInRange);
+    Path mapping = tmp.resolve("mapping.json");
+    Files.writeString(mapping, "{\"mappings\": {\"properties\": {\"message\": {\"type\": \"text\"},"
+        + " \"host.name\": {\"type\": \"keyword\"}, \"@timestamp\": {\"type\": \"date\"}}}}");
+    for (List<String> declared : List.of(List.<String>of(), List.of("--mapping", mapping.toString()))) {
+      List<String> args = new ArrayList<>(List.of("search", "--exact-total", "--from", Instant.ofEpochMilli(from).toString(),
+          "--to", Long.toString(to)));
+      args.addAll(declared);
+      args.addAll(List.of(repo, "logs-2024.02.*", "error AND host.name:web-01"));
+      Cli.Run ranged = ok(args.toArray(String[]::new));
+      assertTrue(ranged.out().contains("total: " + String.format(Locale.ROOT, "%,d", expectedInRange) + " hits in 2"),
+          declared + ": " + ranged);
+    }
     Cli.Run lowerBound = ok("search", repo, "logs-2024.02.15", "*");
     assertTrue(lowerBound.out().contains("total: at least ") && lowerBound.out().contains(" hits (a lower bound"),
         lowerBound.toString());
@@ -311,7 +333,8 @@ class FileSystemCliTest {
     assertUsage(Cli.run("list", "--bogus", repo), "Unknown option: '--bogus'");
     assertUsage(Cli.run("info", repo, "../etc"), "invalid snapshot name '../etc'");
     assertUsage(Cli.run("snapshot", tmp.resolve("none").toString(), repo, "x"), "none does not exist");
-    assertUsage(Cli.run("search", repo, "x", "message:(unclosed"), "the query does not parse");
+    assertUsage(Cli.run("search", repo, "x", "message:(unclosed"), "cannot parse query 'message:(unclosed'");
+    assertUsage(Cli.run("search", "--from", "yesterday", repo, "x", "error"), "--from/--to: 'from' must be");
     assertUsage(Cli.run("search", "--timeout", "soon", repo, "x", "error"), "--timeout must be a positive duration");
     assertUsage(Cli.run("verify", "--threads", "0", repo), "--threads must be at least 1");
     Path typo = tmp.resolve("no-such-repo");

@@ -45,6 +45,7 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TotalHits;
@@ -704,7 +705,8 @@ final class MultiIndexSearch implements AutoCloseable {
         return null;
       }
       SortField first = sort.getSort()[0];
-      SortField.Type type = first.getType();
+      // a sorted-numeric sort (the engines' way, any selector) sorts by one of a document's values: within its range
+      SortField.Type type = first instanceof SortedNumericSortField s ? s.getNumericType() : first.getType();
       if ((type != SortField.Type.LONG && type != SortField.Type.INT) || first.getField() == null) {
         return null;
       }

@@ -44,6 +44,8 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSelector;
+import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermStatistics;
 import org.apache.lucene.search.TopDocs;
@@ -58,6 +60,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Searching many daily indices in one call: can-match skipping, newest-first early stop, merging, partial results. */
 class MultiIndexSearchTest {
@@ -205,9 +209,13 @@ class MultiIndexSearchTest {
     }
   }
 
-  @Test
-  void theNewestHitsFirstOpenOnlyTheIndicesThatCanHoldThem() throws IOException {
-    Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
+  /** Sorted by a long field, or as the engines sort (a sorted-numeric sort, the query front's): alike. */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void theNewestHitsFirstOpenOnlyTheIndicesThatCanHoldThem(boolean sortedNumeric) throws IOException {
+    Sort newestFirst = new Sort(sortedNumeric
+        ? new SortedNumericSortField("@timestamp", SortField.Type.LONG, true, SortedNumericSelector.Type.MAX)
+        : new SortField("@timestamp", SortField.Type.LONG, true));
     SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("day-*").size(500)
         .sort(newestFirst).fields("id").build());
     List<String> all = new ArrayList<>();

@@ -4,8 +4,10 @@
 package dev.permafrost.elasticsearch;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -92,6 +94,25 @@ public final class IndexMapping {
     }
     return new IndexMapping(fields, indexedVectors,
         root != null && root.isObject() ? root.deepCopy() : JsonNodeFactory.instance.objectNode());
+  }
+
+  /**
+   * Reads a mapping declared as JSON text: an index body ({@code {"mappings": {...}, "settings": ...}}) or the
+   * mapping alone, as {@link #of} takes it.
+   *
+   * @throws IllegalArgumentException if the text is not a JSON object
+   */
+  public static IndexMapping declared(String json) {
+    JsonNode mapping;
+    try {
+      mapping = new ObjectMapper().readTree(json);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("a mapping must be JSON: " + e.getMessage(), e);
+    }
+    if (mapping == null || !mapping.isObject()) {
+      throw new IllegalArgumentException("a mapping must be a JSON object, got " + mapping);
+    }
+    return of(mapping.has("mappings") ? mapping.get("mappings") : mapping);
   }
 
   /**

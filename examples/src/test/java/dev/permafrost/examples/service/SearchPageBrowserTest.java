@@ -115,7 +115,7 @@ class SearchPageBrowserTest extends SampleServiceTestBase {
       browser.findElement(By.id("search")).click();
       awaitState("failed");
       String problem = browser.findElement(By.id("problem")).getText();
-      assertTrue(problem.startsWith("400 Bad query syntax: Cannot parse"), problem);
+      assertTrue(problem.startsWith("400 Bad query: cannot parse query"), problem);
     } finally {
       http().delete("/indices/page-day");
     }

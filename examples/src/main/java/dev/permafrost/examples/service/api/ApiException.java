@@ -34,4 +34,16 @@ final class ApiException extends RuntimeException {
       throw badParameter(e.getMessage());
     }
   }
+
+  /**
+   * The queries {@code translate} gives; its {@link IllegalArgumentException} ({@code q} does not parse, or names a
+   * field an index's mapping cannot query) as a 400 "Bad query".
+   */
+  static <T> T query(Supplier<T> translate) {
+    try {
+      return translate.get();
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, "Bad query", e.getMessage());
+    }
+  }
 }

@@ -13,7 +13,6 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import org.apache.lucene.index.CorruptIndexException;
-import org.apache.lucene.queryparser.classic.ParseException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -37,11 +36,6 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
   @ExceptionHandler(ApiException.class)
   ResponseEntity<ProblemDetail> refused(ApiException e, HttpServletRequest request) {
     return problem(e.status, e.title, e.getMessage(), request);
-  }
-
-  @ExceptionHandler(ParseException.class)
-  ResponseEntity<ProblemDetail> badQuery(ParseException e, HttpServletRequest request) {
-    return problem(HttpStatus.BAD_REQUEST, "Bad query syntax", e.getMessage(), request);
   }
 
   @ExceptionHandler(Exception.class)

@@ -11,15 +11,13 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
-import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.elasticsearch.QueryFront;
 import dev.permafrost.examples.service.config.ServiceProperties;
-import dev.permafrost.examples.service.engine.EngineIndices;
+import dev.permafrost.examples.service.engine.IndexMappings;
 import dev.permafrost.examples.service.search.DateHistogram;
 import dev.permafrost.examples.service.search.Intervals;
-import dev.permafrost.examples.service.search.QueryTranslator;
-import dev.permafrost.examples.service.search.SortSpec;
-import dev.permafrost.examples.service.search.TimeRange;
 import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
@@ -30,15 +28,13 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DocValuesSkipper;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PointValues;
-import org.apache.lucene.queryparser.classic.ParseException;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Sort;
@@ -64,17 +60,20 @@ class SearchController {
   private final Catalog catalog;
   private final SharedRegionCache cache;
   private final ServiceProperties.Search settings;
-  private final QueryTranslator translator;
+  private final QueryFront front;
+  /** The sort when none is asked for: newest first, as a log viewer shows them. */
+  private final QueryFront.SortKey newestFirst;
   private final JsonMapper json;
-  private final EngineIndices engineIndices;
+  private final IndexMappings mappings;
 
   SearchController(Catalog catalog, SharedRegionCache cache, ServiceProperties properties, JsonMapper json,
-      EngineIndices engineIndices) {
-    this.engineIndices = engineIndices;
+      IndexMappings mappings) {
+    this.mappings = mappings;
     this.catalog = catalog;
     this.cache = cache;
     this.settings = properties.search();
-    this.translator = new QueryTranslator(settings.defaultField(), settings.timestampField());
+    this.front = new QueryFront(settings.defaultField(), settings.timestampField());
+    this.newestFirst = new QueryFront.SortKey(settings.timestampField(), true);
     this.json = json;
   }
 
@@ -84,7 +83,7 @@ class SearchController {
       @RequestParam(required = false) String from, @RequestParam(required = false) String to,
       @RequestParam(required = false) List<String> fields, @RequestParam(required = false) String timeout,
       @RequestParam(required = false, defaultValue = "false") boolean profile,
-      @RequestParam(required = false, defaultValue = "1") int page) throws IOException, ParseException {
+      @RequestParam(required = false, defaultValue = "1") int page) throws IOException {
     String[] indices = IndexPatterns.parse(catalog, pattern);
     int hits = size == null ? settings.defaultSize() : size;
     if (hits < 1 || hits > settings.maxSize()) {
@@ -95,16 +94,22 @@ class SearchController {
       throw ApiException.badParameter("'page' must be from 1 to " + Math.max(1, settings.maxSize() / hits) + " with size "
           + hits + " (at most permafrost.search.max-size=" + settings.maxSize() + " hits deep), got " + page);
     }
-    MappedQueryParser mapped = engineIndices.parserFor(IndexPatterns.names(catalog, indices));
-    Sort order = mapped != null ? ApiException.parameter(() -> engineSort(mapped, sort))
-        : ApiException.parameter(() -> SortSpec.parse(sort, settings.timestampField()));
-    TimeRange range = ApiException.parameter(() -> TimeRange.parse(from, to));
-    Query query = mapped != null ? ApiException.parameter(() -> engineQuery(mapped, q, range)) : translator.query(q, range);
+    List<String> names = IndexPatterns.names(catalog, indices);
+    List<IndexMapping> searched = names.stream().map(mappings::of).toList();
+    QueryFront.SortKey key = ApiException.parameter(() -> QueryFront.SortKey.parse(sort, newestFirst));
+    if (key == newestFirst && QueryFront.sortedField(key, searched) == null) {
+      key = null; // no index to search maps the timestamp: by relevance
+    }
+    QueryFront.SortKey sortKey = key;
+    Sort order = ApiException.parameter(() -> front.sort(sortKey, searched));
+    QueryFront.TimeRange range = ApiException.parameter(() -> QueryFront.TimeRange.parse(from, to));
+    Function<String, Query> queries = ApiException.query(() -> front.queries(mappings::of, names, q, range));
     List<String> stored = new ArrayList<>(fields == null || fields.isEmpty() ? settings.fields() : fields);
-    if (mapped != null && !stored.contains(EngineDocuments.ID)) {
+    if (names.stream().anyMatch(mappings::isEngineShard) && !stored.contains(EngineDocuments.ID)) {
       stored.add(0, EngineDocuments.ID);
     }
-    SearchRequest request = SearchRequest.builder(query).indices(indices).size(page * hits).sort(order)
+    SearchRequest request = SearchRequest.builder(anyQuery(queries, names)).queryPerIndex(queries).indices(indices)
+        .size(page * hits).sort(order)
         .fields(stored.toArray(String[]::new)).allowPartialResults(!IndexPatterns.single(indices))
         .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).profile(profile).build();
     CacheStats.Counts before = cache.stats().total();
@@ -115,7 +120,7 @@ class SearchController {
     List<Views.Hit> hitViews = new ArrayList<>(onPage.size());
     for (SearchResponse.Hit hit : onPage) {
       Map<String, Object> hitFields = fields(hit.document());
-      IndexMapping mapping = engineIndices.mappingOf(hit.index());
+      IndexMapping mapping = mappings.isEngineShard(hit.index()) ? mappings.of(hit.index()) : null;
       if (mapping != null && stored.contains(SOURCE) && !hitFields.containsKey(SOURCE)) {
         // no _source stored (Elasticsearch's synthetic source): rebuilt from the hit's doc values, saying so
         try (Lease lease = catalog.acquire(hit.index())) {
@@ -138,9 +143,19 @@ class SearchController {
   Views.Histogram histogram(@PathVariable String pattern, @RequestParam(required = false) String q,
       @RequestParam(required = false) String from, @RequestParam(required = false) String to,
       @RequestParam(required = false) String interval, @RequestParam(required = false) String timeout)
-      throws IOException, ParseException {
+      throws IOException {
     String[] indices = IndexPatterns.parse(catalog, pattern);
-    TimeRange range = ApiException.parameter(() -> TimeRange.parse(from, to));
+    QueryFront.TimeRange range = ApiException.parameter(() -> QueryFront.TimeRange.parse(from, to));
+    List<String> names = IndexPatterns.names(catalog, indices);
+    for (String name : names) {
+      IndexMapping.Field timestamp = mappings.of(name).field(settings.timestampField());
+      if (timestamp != null && timestamp.kind() == FieldKind.DATE_NANOS) {
+        // its doc values are nanoseconds, the buckets milliseconds: refused rather than counted wrong
+        throw ApiException.badParameter("index '" + name + "' maps " + settings.timestampField() + " as date_nanos,"
+            + " which the histogram does not count yet: search it instead");
+      }
+    }
+    Function<String, Query> queries = ApiException.query(() -> front.queries(mappings::of, names, q, range));
     long[] bounds = bounds(range, IndexPatterns.matching(catalog, indices));
     if (bounds == null) {
       return new Views.Histogram(ApiException.parameter(() -> Intervals.parse(interval, 0, settings.histogramBuckets())), null, null, 0, List.of(), 0,
@@ -154,8 +169,7 @@ class SearchController {
       throw ApiException.badParameter("'interval' " + interval + " would make " + count + " buckets; at most "
           + settings.maxBuckets() + " are allowed (permafrost.search.max-buckets): give a longer interval or a shorter range");
     }
-    Query query = translator.query(q, range);
-    SearchRequest request = SearchRequest.builder(query).indices(indices)
+    SearchRequest request = SearchRequest.builder(anyQuery(queries, names)).queryPerIndex(queries).indices(indices)
         .allowPartialResults(!IndexPatterns.single(indices))
         .timeout(ApiException.parameter(() -> Intervals.timeout(timeout))).build();
     CacheStats.Counts before = cache.stats().total();
@@ -179,12 +193,12 @@ class SearchController {
    * The histogram's [from, to): the range's ends where given, else the widest of the indices' recorded timestamp
    * ranges; null if an end is unknown either way.
    */
-  private long[] bounds(TimeRange range, List<MountInfo> indices) throws IOException {
+  private long[] bounds(QueryFront.TimeRange range, List<MountInfo> indices) throws IOException {
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
     for (MountInfo index : indices) {
       long[] r = Views.longRange(index.pointRanges().get(settings.timestampField()));
-      if (r == null && engineIndices.mappingOf(index.name()) != null) {
+      if (r == null && mappings.isEngineShard(index.name())) {
         r = engineTimeRange(index.name()); // an engine's shard: its manifest records no point ranges
       }
       if (r != null) {
@@ -192,8 +206,8 @@ class SearchController {
         max = Math.max(max, r[1]);
       }
     }
-    long from = range.from() != Long.MIN_VALUE ? range.from() : min;
-    long to = range.to() != Long.MAX_VALUE ? range.to() : max == Long.MIN_VALUE ? max : max + 1;
+    long from = range.from() != null ? range.fromMillis() : min;
+    long to = range.to() != null ? range.toMillis() : max == Long.MIN_VALUE ? max : max + 1;
     if (from == Long.MAX_VALUE || to == Long.MIN_VALUE || from >= to) {
       return null;
     }
@@ -225,34 +239,11 @@ class SearchController {
   }
 
   /**
-   * A query over an engine's indices: {@code q} parsed by their mapping (blank: every document), within the time
-   * range on the timestamp field.
+   * The query the request is named by (the first index's; each index is searched with its own, {@code queries}), or
+   * every document's where the pattern names no mounted index.
    */
-  private Query engineQuery(MappedQueryParser parser, String q, TimeRange range) {
-    Query text = q == null || q.isBlank() || q.trim().equals("*") || q.trim().equals("*:*")
-        ? new MatchAllDocsQuery() : parser.parse(q);
-    if (range.isAll()) {
-      return text;
-    }
-    return new BooleanQuery.Builder()
-        .add(text, BooleanClause.Occur.MUST)
-        .add(LongPoint.newRangeQuery(settings.timestampField(), range.from(), range.to() - 1),
-            BooleanClause.Occur.FILTER)
-        .build();
-  }
-
-  /** A sort over an engine's indices: {@code _score}, or any keyword, number or date field of the mapping. */
-  private Sort engineSort(MappedQueryParser parser, String sort) {
-    String spec = sort == null || sort.isBlank() ? settings.timestampField() + ":desc" : sort.trim();
-    if (spec.equals("_score")) {
-      return null;
-    }
-    int colon = spec.lastIndexOf(':');
-    String order = colon > 0 ? spec.substring(colon + 1) : "desc";
-    if (!order.equals("asc") && !order.equals("desc")) {
-      throw new IllegalArgumentException("'sort' order must be asc or desc, got '" + order + "'");
-    }
-    return new Sort(parser.sortField(colon > 0 ? spec.substring(0, colon) : spec, order.equals("desc")));
+  private static Query anyQuery(Function<String, Query> queries, List<String> names) {
+    return names.isEmpty() ? new MatchAllDocsQuery() : queries.apply(names.getFirst());
   }
 
   /** The stored fields of a hit, by name; {@code _source} as JSON when it is JSON. */

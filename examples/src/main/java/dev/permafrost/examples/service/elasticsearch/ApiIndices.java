@@ -3,18 +3,12 @@
  */
 package dev.permafrost.examples.service.elasticsearch;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.dsl.SearchApi;
-import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.engine.EngineIndices;
-import dev.permafrost.sample.AccessLogDocuments;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.permafrost.examples.service.engine.IndexMappings;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,24 +28,10 @@ class ApiIndices implements SearchApi.Indices {
   private final EngineIndices engineIndices;
   private final IndexMapping declared;
 
-  ApiIndices(Catalog catalog, EngineIndices engineIndices, ServiceProperties properties) {
+  ApiIndices(Catalog catalog, EngineIndices engineIndices, IndexMappings mappings) {
     this.catalog = catalog;
     this.engineIndices = engineIndices;
-    this.declared = declaredMapping(properties.search());
-  }
-
-  private static IndexMapping declaredMapping(ServiceProperties.Search settings) {
-    ObjectMapper json = new ObjectMapper();
-    try {
-      if (settings.mapping() != null) {
-        JsonNode mapping = json.readTree(Files.readString(settings.mapping()));
-        return IndexMapping.of(mapping.has("mappings") ? mapping.get("mappings") : mapping);
-      }
-      return IndexMapping.of(json.readTree(AccessLogDocuments.engineIndexBody()).get("mappings"));
-    } catch (IOException e) {
-      throw new UncheckedIOException("permafrost.search.mapping=" + settings.mapping() + " cannot be read as a JSON"
-          + " mapping: " + e.getMessage(), e);
-    }
+    this.declared = mappings.declared();
   }
 
   @Override

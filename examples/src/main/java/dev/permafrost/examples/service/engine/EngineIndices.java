@@ -11,7 +11,6 @@ import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
-import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.elasticsearch.dsl.SearchApi;
 import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.snapshot.SnapshotException;
@@ -36,7 +35,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * With {@code permafrost.engine-repository.uri} set, mounts at start-up the shards of an Elasticsearch or OpenSearch
- * snapshot ({@code <index>.<shard>}), and knows, for a search over them, the query parser their mapping makes. An index
+ * snapshot ({@code <index>.<shard>}), and knows the mapping each shard's index recorded. An index
  * written in formats that cannot be read (an Elasticsearch vector index, or a logsdb or time_series index created by
  * 9.4 or later) is left out with a warning that names it and its formats; the others are served (logsdb and
  * time_series indices of 8.19 and 9.1 to 9.3 among them).
@@ -47,8 +46,6 @@ public class EngineIndices implements ApplicationRunner {
   private static final Logger log = LoggerFactory.getLogger(EngineIndices.class);
   private final ServiceProperties.EngineRepository settings;
   private final Catalog catalog;
-  /** The parser of each mounted shard's index, by mount name. */
-  private final Map<String, MappedQueryParser> parsers = new ConcurrentHashMap<>();
   /** Each mounted shard's index mapping, by the shard's name. */
   private final Map<String, IndexMapping> mappings = new ConcurrentHashMap<>();
   /** Each index with a mounted shard, by name, in the snapshot's order. */
@@ -81,11 +78,9 @@ public class EngineIndices implements ApplicationRunner {
         continue;
       }
       IndexMetadata metadata = repository.indexMetadata(snapshot, index);
-      MappedQueryParser parser = new MappedQueryParser(metadata.mapping());
       try {
         List<String> names = new ArrayList<>();
         for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
-          parsers.put(shard.name(), parser);
           mappings.put(shard.name(), metadata.mapping());
           names.add(shard.name());
           shards++;
@@ -131,26 +126,10 @@ public class EngineIndices implements ApplicationRunner {
     return mappings.get(name);
   }
 
-  /**
-   * The parser for a search over {@code indices}: that of their mapping if they are all shards of an engine's
-   * indices (the first one's, if their mappings differ), else null.
-   */
-  public MappedQueryParser parserFor(List<String> indices) {
-    MappedQueryParser first = null;
-    for (String name : indices) {
-      MappedQueryParser parser = parsers.get(name);
-      if (parser == null) {
-        return null;
-      }
-      first = first == null ? parser : first;
-    }
-    return first;
-  }
-
   /** Unmounts the shards, then closes their store (the catalog closes after this, being needed by it). */
   @PreDestroy
   void close() throws IOException {
-    for (String name : parsers.keySet()) {
+    for (String name : mappings.keySet()) {
       try {
         catalog.unmount(name);
       } catch (IOException | RuntimeException e) {

@@ -3,8 +3,8 @@
  */
 
 /**
- * The Lucene side of the service's searches, free of Spring: a query string and a time range to a query
- * ({@link dev.permafrost.examples.service.search.QueryTranslator}), the sort parameter, and a date histogram over the
- * timestamp's doc values ({@link dev.permafrost.examples.service.search.DateHistogram}).
+ * The Lucene side of the service's searches, free of Spring: intervals and a date histogram over the timestamp's doc
+ * values ({@link dev.permafrost.examples.service.search.DateHistogram}). {@code q}, time ranges and sorts are read by
+ * the one front every door shares, {@link dev.permafrost.elasticsearch.QueryFront}.
  */
 package dev.permafrost.examples.service.search;
