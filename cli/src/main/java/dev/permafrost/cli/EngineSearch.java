@@ -4,7 +4,6 @@
 package dev.permafrost.cli;
 
 import dev.permafrost.catalog.Catalog;
-import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.MountMode;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
@@ -14,6 +13,7 @@ import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
 import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.elasticsearch.MissingSources;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -220,22 +220,16 @@ final class EngineSearch {
 
   /**
    * Rebuilds, from their doc values, the source of the hits that store none where {@code _source} is asked for
-   * (Elasticsearch's synthetic source: {@link EngineDocuments#sourceFromDocValues}), while {@code catalog} still has
+   * (Elasticsearch's synthetic source: {@link MissingSources}), while {@code catalog} still has
    * their shards mounted; {@link #print} prints them, saying what they leave out.
    */
   void rebuildMissingSources(Catalog catalog, SearchResponse response, List<String> fields) throws IOException {
-    if (!fields.contains(EngineDocuments.SOURCE)) {
-      return;
-    }
-    for (SearchResponse.Hit hit : response.hits()) {
-      if (hit.document() != null && hit.document().getField(EngineDocuments.SOURCE) == null) {
-        try (Lease lease = catalog.acquire(hit.index())) {
-          rebuilt.put(hit, EngineDocuments.sourceFromDocValues(lease.reader(), hit.doc(),
-              indices.get(mounted.get(hit.index()).target()).mapping()));
-        }
-      }
+    if (fields.contains(EngineDocuments.SOURCE)) {
+      rebuilt.putAll(MissingSources.rebuild(catalog, response.hits(),
+          name -> indices.get(mounted.get(name).target()).mapping()));
     }
   }
+
 
   /** The request for the shards mounted: {@code _id} is always fetched, then {@code fields}. */
   SearchRequest.Builder request(List<String> fields) {
