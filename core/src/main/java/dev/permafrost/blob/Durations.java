@@ -72,8 +72,9 @@ public final class Durations {
   /**
    * Reads Elasticsearch's time value, as its API's {@code timeout}, {@code keep_alive} and {@code fixed_interval}
    * take one: a whole number and a unit of {@code nanos}, {@code micros}, {@code ms}, {@code s}, {@code m},
-   * {@code h} and {@code d} (no {@code w}, no ISO-8601), or the bare {@code 0} and {@code -1} (which the API reads as
-   * "none" where it has one). Otherwise as {@link #parse}.
+   * {@code h} and {@code d} in lower case right after the number (no {@code w}, no ISO-8601; {@code 1M}, a calendar
+   * month, is not one), or the bare {@code 0} and {@code -1} (which the API reads as "none" where it has one).
+   * Otherwise as {@link #parse}.
    *
    * @throws IllegalArgumentException as {@link #parse}
    */
@@ -85,7 +86,9 @@ public final class Durations {
     if (text == null || text.isBlank()) {
       throw new IllegalArgumentException("a duration must not be blank");
     }
-    String t = text.strip().toLowerCase(Locale.ROOT);
+    // Elasticsearch's API reads a unit in lower case right after the number, and a calendar unit such as 1M (a month)
+    // is not a time value there: its form is not folded
+    String t = elasticsearch ? text.strip() : text.strip().toLowerCase(Locale.ROOT);
     if (elasticsearch && (t.equals("0") || t.equals("-1"))) {
       return Duration.ofMillis(Long.parseLong(t));
     }
@@ -103,7 +106,8 @@ public final class Durations {
       if (!t.endsWith(unit.suffix) || elasticsearch && unit == Unit.WEEKS) {
         continue;
       }
-      String number = t.substring(0, t.length() - unit.suffix.length()).strip();
+      String number = t.substring(0, t.length() - unit.suffix.length());
+      number = elasticsearch ? number : number.strip();
       if (number.length() == signs || !number.substring(signs).chars().allMatch(c -> c >= '0' && c <= '9')) {
         break; // "1.5s", "s", "-ms", "5 x s": not a whole number before the unit
       }

@@ -133,7 +133,10 @@ class DurationsTest {
     assertEquals(Duration.ofNanos(5), Durations.parseTimeValue("5nanos"));
     assertEquals(Duration.ofNanos(5_000), Durations.parseTimeValue("5micros"));
     assertEquals(Duration.ofMillis(500), Durations.parseTimeValue("500ms"));
-    assertEquals(Duration.ofDays(2), Durations.parseTimeValue("2D"));
+    assertEquals(Duration.ofDays(2), Durations.parseTimeValue(" 2d "));
+    assertThrows(IllegalArgumentException.class, () -> Durations.parseTimeValue("2D"));
+    assertThrows(IllegalArgumentException.class, () -> Durations.parseTimeValue("1M"), "a month, not a minute");
+    assertThrows(IllegalArgumentException.class, () -> Durations.parseTimeValue("2 d"));
     assertEquals(Duration.ZERO, Durations.parseTimeValue("0"));
     assertEquals(Duration.ofMillis(-1), Durations.parseTimeValue("-1"));
     assertEquals(Duration.ofHours(-6), Durations.parseTimeValue("-6h"));
