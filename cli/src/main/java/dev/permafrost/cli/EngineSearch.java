@@ -4,7 +4,7 @@
 package dev.permafrost.cli;
 
 import dev.permafrost.catalog.Catalog;
-import dev.permafrost.catalog.MountMode;
+import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.EngineDocuments;
@@ -189,21 +189,21 @@ final class EngineSearch {
     return unmapped;
   }
 
-  /** Mounts every shard of every index to search in {@code catalog}: a request each, for its file list. */
+  /**
+   * Mounts every shard of every index to search in {@code catalog} ({@link EngineSnapshotRepository#mount}: all of an
+   * index's shards or none): a request each, for its file list.
+   */
   void mount(Catalog catalog, EngineSnapshotRepository engine) throws IOException {
     Set<String> bases = new LinkedHashSet<>();
-    for (Map.Entry<EngineRepository.Target, IndexMetadata> index : indices.entrySet()) {
-      EngineRepository.Target target = index.getKey();
+    for (EngineRepository.Target target : indices.keySet()) {
       String base = mountName(target);
       if (!bases.add(base)) {
         base = base + "-" + bases.size(); // two targets alike once sanitized
         bases.add(base);
       }
-      for (int shard = 0; shard < index.getValue().shards(); shard++) {
-        String name = base + "." + shard;
-        catalog.mount(name, engine, EngineSnapshotRepository.shard(target.snapshot(), target.index(), shard),
-            MountMode.SHARED_CACHE);
-        mounted.put(name, new Shard(target, shard));
+      List<MountInfo> shards = engine.mount(catalog, base, target.snapshot(), target.index());
+      for (int shard = 0; shard < shards.size(); shard++) {
+        mounted.put(shards.get(shard).name(), new Shard(target, shard));
       }
     }
   }
