@@ -114,8 +114,7 @@ public final class Durations {
       try {
         return Duration.ofNanos(Math.multiplyExact(Long.parseLong(number), unit.nanos));
       } catch (ArithmeticException | NumberFormatException e) {
-        throw new IllegalArgumentException("'" + text + "' is out of range: a duration is at most "
-            + Long.MAX_VALUE / Unit.DAYS.nanos + " days", e);
+        throw outOfRange(text, e);
       }
     }
     throw new IllegalArgumentException("'" + text + "' is not a duration: give a whole number and a unit ("
@@ -128,9 +127,13 @@ public final class Durations {
       d.toNanos();
       return d;
     } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("'" + text + "' is out of range: a duration is at most "
-          + Long.MAX_VALUE / Unit.DAYS.nanos + " days", e);
+      throw outOfRange(text, e);
     }
+  }
+
+  private static IllegalArgumentException outOfRange(String text, RuntimeException cause) {
+    return new IllegalArgumentException("'" + text + "' is out of range: a duration is at most "
+        + Long.MAX_VALUE / Unit.DAYS.nanos + " days", cause);
   }
 
   /**
