@@ -49,7 +49,7 @@ class ArchitectureTest {
     STORE_LAYERS.put("Fetching", Set.of("Filler", "FetchTask", "Fill", "Fillable", "FetchOrigin", "VerifiedFetch",
         "BlobChecksums"));
     STORE_LAYERS.put("Support", Set.of("CacheFile", "CacheRecord", "CacheSummary", "CacheStats", "CacheStatsCounter",
-        "CacheWriteFailedException", "ReadCost", "ReadDeadline", "HeapWindow", "ScanBudget", "WarnOnce",
+        "CacheWriteFailedException", "ReadCost", "ReadDeadline", "HeapWindow", "DirectReadBudget", "WarnOnce",
         "CacheSizing"));
   }
 

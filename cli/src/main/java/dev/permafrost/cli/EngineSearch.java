@@ -4,8 +4,7 @@
 package dev.permafrost.cli;
 
 import dev.permafrost.catalog.Catalog;
-import dev.permafrost.catalog.Lease;
-import dev.permafrost.catalog.MountMode;
+import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.EngineDocuments;
@@ -13,6 +12,7 @@ import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
+import dev.permafrost.elasticsearch.MissingSources;
 import dev.permafrost.elasticsearch.QueryFront;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -113,21 +113,21 @@ final class EngineSearch {
     return indices.get(mounted.get(name).target()).mapping();
   }
 
-  /** Mounts every shard of every index to search in {@code catalog}: a request each, for its file list. */
+  /**
+   * Mounts every shard of every index to search in {@code catalog} ({@link EngineSnapshotRepository#mount}: all of an
+   * index's shards or none): a request each, for its file list.
+   */
   void mount(Catalog catalog, EngineSnapshotRepository engine) throws IOException {
     Set<String> bases = new LinkedHashSet<>();
-    for (Map.Entry<EngineRepository.Target, IndexMetadata> index : indices.entrySet()) {
-      EngineRepository.Target target = index.getKey();
+    for (EngineRepository.Target target : indices.keySet()) {
       String base = mountName(target);
       if (!bases.add(base)) {
         base = base + "-" + bases.size(); // two targets alike once sanitized
         bases.add(base);
       }
-      for (int shard = 0; shard < index.getValue().shards(); shard++) {
-        String name = base + "." + shard;
-        catalog.mount(name, engine, EngineSnapshotRepository.shard(target.snapshot(), target.index(), shard),
-            MountMode.SHARED_CACHE);
-        mounted.put(name, new Shard(target, shard));
+      List<MountInfo> shards = engine.mount(catalog, base, target.snapshot(), target.index());
+      for (int shard = 0; shard < shards.size(); shard++) {
+        mounted.put(shards.get(shard).name(), new Shard(target, shard));
       }
     }
   }
@@ -144,22 +144,16 @@ final class EngineSearch {
 
   /**
    * Rebuilds, from their doc values, the source of the hits that store none where {@code _source} is asked for
-   * (Elasticsearch's synthetic source: {@link EngineDocuments#sourceFromDocValues}), while {@code catalog} still has
+   * (Elasticsearch's synthetic source: {@link MissingSources}), while {@code catalog} still has
    * their shards mounted; {@link #print} prints them, saying what they leave out.
    */
   void rebuildMissingSources(Catalog catalog, SearchResponse response, List<String> fields) throws IOException {
-    if (!fields.contains(EngineDocuments.SOURCE)) {
-      return;
-    }
-    for (SearchResponse.Hit hit : response.hits()) {
-      if (hit.document() != null && hit.document().getField(EngineDocuments.SOURCE) == null) {
-        try (Lease lease = catalog.acquire(hit.index())) {
-          rebuilt.put(hit, EngineDocuments.sourceFromDocValues(lease.reader(), hit.doc(),
-              indices.get(mounted.get(hit.index()).target()).mapping()));
-        }
-      }
+    if (fields.contains(EngineDocuments.SOURCE)) {
+      rebuilt.putAll(MissingSources.rebuild(catalog, response.hits(),
+          name -> indices.get(mounted.get(name).target()).mapping()));
     }
   }
+
 
   /** The request for the shards mounted: {@code _id} is always fetched, then {@code fields}. */
   SearchRequest.Builder request(List<String> fields) {

@@ -3,10 +3,9 @@
  */
 package dev.permafrost.cli;
 
+import dev.permafrost.catalog.Glob;
 import dev.permafrost.snapshot.SnapshotRepository;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /** Snapshot names and globs as the command line takes them. */
 final class Names {
@@ -21,28 +20,13 @@ final class Names {
     }
   }
 
-  /** Whether {@code text} has glob characters ({@code *} or {@code ?}). */
+  /** Whether {@code text} has glob characters ({@code *} or {@code ?}): {@link Glob#isGlob}. */
   static boolean isGlob(String text) {
-    return text.indexOf('*') >= 0 || text.indexOf('?') >= 0;
+    return Glob.isGlob(text);
   }
 
-  /** The names among {@code names} that {@code glob} matches: {@code *} any run of characters, {@code ?} one. */
+  /** The names among {@code names} that {@code glob} matches ({@link Glob}: {@code *} any run of characters, {@code ?} one). */
   static List<String> matching(String glob, List<String> names) {
-    StringBuilder regex = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      switch (c) {
-        case '*' -> regex.append(".*");
-        case '?' -> regex.append('.');
-        default -> regex.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    Pattern pattern = Pattern.compile(regex.toString());
-    List<String> matched = new ArrayList<>();
-    for (String name : names) {
-      if (pattern.matcher(name).matches()) {
-        matched.add(name);
-      }
-    }
-    return matched;
+    return Glob.of(glob).filter(names);
   }
 }

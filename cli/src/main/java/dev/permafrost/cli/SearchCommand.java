@@ -3,6 +3,7 @@
  */
 package dev.permafrost.cli;
 
+import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -231,27 +231,15 @@ final class SearchCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code 500ms}, {@code 5s}, {@code 2m} or ISO-8601 ({@code PT5S}); positive. */
+  /** A positive duration ({@link Durations#parse}): {@code 500ms}, {@code 5s}, {@code 2m}, {@code PT5S}. */
   static Duration parseTimeout(String text) throws UsageException {
-    String t = text.trim().toLowerCase(Locale.ROOT);
     try {
-      Duration d;
-      if (t.startsWith("p")) {
-        d = Duration.parse(t.toUpperCase(Locale.ROOT));
-      } else if (t.endsWith("ms")) {
-        d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-      } else if (t.endsWith("s")) {
-        d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
-      } else if (t.endsWith("m")) {
-        d = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
-      } else {
-        throw new NumberFormatException();
-      }
+      Duration d = Durations.parse(text);
       if (d.isNegative() || d.isZero()) {
-        throw new NumberFormatException();
+        throw new IllegalArgumentException("not positive");
       }
       return d;
-    } catch (RuntimeException e) {
+    } catch (IllegalArgumentException e) {
       throw new UsageException("--timeout must be a positive duration such as 500ms, 5s, 1m or PT5S, got '" + text + "'");
     }
   }

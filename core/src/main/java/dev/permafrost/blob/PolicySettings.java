@@ -43,9 +43,4 @@ abstract class PolicySettings {
     long r = a + b;
     return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
   }
-
-  static String format(Duration d) {
-    long ms = d.toMillis();
-    return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
-  }
 }

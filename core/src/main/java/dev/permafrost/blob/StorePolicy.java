@@ -249,14 +249,14 @@ public final class StorePolicy extends PolicySettings {
   /** How a deadline was set, for messages: {@code request_timeout 5s + 65536 bytes at min_read_throughput 1mb/s}. */
   @Override
   String explainDeadline(long length) {
-    return REQUEST_TIMEOUT + " " + format(requestTimeout) + (length > 0 ? " + " + length + " bytes at "
+    return REQUEST_TIMEOUT + " " + Durations.formatSetting(requestTimeout) + (length > 0 ? " + " + length + " bytes at "
         + MIN_READ_THROUGHPUT + " " + ByteSizes.format(minReadThroughput) + "/s" : "");
   }
 
   /** What bounds a call's retries, for messages: {@code max_retries=3, retry_time_limit=30s}. */
   @Override
   String explainRetryLimits() {
-    return MAX_RETRIES + "=" + maxRetries + ", " + RETRY_TIME_LIMIT + "=" + format(retryTimeLimit);
+    return MAX_RETRIES + "=" + maxRetries + ", " + RETRY_TIME_LIMIT + "=" + Durations.formatSetting(retryTimeLimit);
   }
 
   /** The retry budget, for messages: {@code retry_budget=100}. */
@@ -282,10 +282,10 @@ public final class StorePolicy extends PolicySettings {
 
   @Override
   public String toString() {
-    return MAX_RETRIES + "=" + maxRetries + ", " + RETRY_DELAY + "=" + format(retryDelay) + ", " + RETRY_MAX_DELAY + "="
-        + format(retryMaxDelay) + ", " + RETRY_TIME_LIMIT + "=" + format(retryTimeLimit) + ", " + REQUEST_TIMEOUT + "="
-        + format(requestTimeout) + ", " + MIN_READ_THROUGHPUT + "=" + ByteSizes.format(minReadThroughput) + ", "
-        + HEDGE_AFTER + "=" + format(hedgeAfter) + ", " + MAX_BYTES_PER_SEC + "=" + ByteSizes.format(maxBytesPerSec)
+    return MAX_RETRIES + "=" + maxRetries + ", " + RETRY_DELAY + "=" + Durations.formatSetting(retryDelay) + ", " + RETRY_MAX_DELAY + "="
+        + Durations.formatSetting(retryMaxDelay) + ", " + RETRY_TIME_LIMIT + "=" + Durations.formatSetting(retryTimeLimit) + ", " + REQUEST_TIMEOUT + "="
+        + Durations.formatSetting(requestTimeout) + ", " + MIN_READ_THROUGHPUT + "=" + ByteSizes.format(minReadThroughput) + ", "
+        + HEDGE_AFTER + "=" + Durations.formatSetting(hedgeAfter) + ", " + MAX_BYTES_PER_SEC + "=" + ByteSizes.format(maxBytesPerSec)
         + ", " + MAX_CONCURRENT_REQUESTS + "=" + maxConcurrentRequests + ", " + RETRY_BUDGET + "=" + retryBudget;
   }
 
@@ -381,8 +381,8 @@ public final class StorePolicy extends PolicySettings {
 
     public StorePolicy build() {
       if (retryMaxDelay.compareTo(retryDelay) < 0) {
-        throw new IllegalArgumentException(RETRY_MAX_DELAY + " (" + format(retryMaxDelay) + ") must not be shorter than "
-            + RETRY_DELAY + " (" + format(retryDelay) + ")");
+        throw new IllegalArgumentException(RETRY_MAX_DELAY + " (" + Durations.formatSetting(retryMaxDelay) + ") must not be shorter than "
+            + RETRY_DELAY + " (" + Durations.formatSetting(retryDelay) + ")");
       }
       return new StorePolicy(this);
     }

@@ -100,14 +100,17 @@ public final class StoreSettings {
     }
   }
 
-  /** A duration: ISO-8601 ({@code PT30S}) or a number with a unit ({@code 500ms}, {@code 30s}, {@code 2m}). */
+  /**
+   * A duration as {@link Durations#parse} reads it: a number with a unit ({@code 500ms}, {@code 30s}, {@code 2m}) or
+   * ISO-8601 ({@code PT30S}).
+   */
   public Duration getDuration(String key, Duration defaultValue) {
     String value = get(key, null);
     if (value == null) {
       return defaultValue;
     }
     try {
-      return parseDuration(value.trim());
+      return Durations.parse(value);
     } catch (RuntimeException e) {
       throw bad(key, value, "a duration such as 30s, 500ms or PT30S");
     }
@@ -124,23 +127,6 @@ public final class StoreSettings {
       throw new IllegalArgumentException(
           "unknown " + backend + " blob store setting(s) " + unknown + "; known settings: " + new TreeSet<>(read));
     }
-  }
-
-  static Duration parseDuration(String value) {
-    if (value.startsWith("P") || value.startsWith("p")) {
-      return Duration.parse(value);
-    }
-    String lower = value.toLowerCase(Locale.ROOT);
-    if (lower.endsWith("ms")) {
-      return Duration.ofMillis(Long.parseLong(lower.substring(0, lower.length() - 2).trim()));
-    }
-    long amount = Long.parseLong(lower.substring(0, lower.length() - 1).trim());
-    return switch (lower.charAt(lower.length() - 1)) {
-      case 's' -> Duration.ofSeconds(amount);
-      case 'm' -> Duration.ofMinutes(amount);
-      case 'h' -> Duration.ofHours(amount);
-      default -> throw new IllegalArgumentException(value);
-    };
   }
 
   private IllegalArgumentException bad(String key, String value, String expected) {

@@ -325,7 +325,7 @@ public final class Catalog implements AutoCloseable {
     return all;
   }
 
-  /** The mounted indices whose names match any of {@code patterns} (names, or globs with {@code *} and {@code ?}), by name. */
+  /** The mounted indices whose names match any of {@code patterns} (names, or {@link Glob globs}), by name. */
   public List<MountInfo> list(String... patterns) {
     List<MountInfo> matching = new ArrayList<>();
     for (MountedIndex index : resolve(patterns)) {
@@ -357,38 +357,14 @@ public final class Catalog implements AutoCloseable {
   /** The mounted indices matching the patterns, by name, each once. */
   List<MountedIndex> resolve(String... patterns) {
     List<MountedIndex> result = new ArrayList<>();
-    List<Pattern> globs = new ArrayList<>();
-    List<String> names = new ArrayList<>();
-    for (String p : patterns) {
-      if (p.indexOf('*') >= 0 || p.indexOf('?') >= 0) {
-        globs.add(glob(p));
-      } else {
-        names.add(p);
-      }
-    }
-    for (MountedIndex index : mounts.values()) {
-      if (names.contains(index.name) || globs.stream().anyMatch(g -> g.matcher(index.name).matches())) {
+    for (String name : Glob.select(List.of(patterns), mounts.keySet(),
+        p -> new IllegalArgumentException("no index named '" + p + "' is mounted"))) {
+      MountedIndex index = mounts.get(name);
+      if (index != null) { // unless unmounted since
         result.add(index);
       }
     }
-    for (String name : names) {
-      if (!mounts.containsKey(name)) {
-        throw new IllegalArgumentException("no index named '" + name + "' is mounted");
-      }
-    }
     return result;
-  }
-
-  private static Pattern glob(String glob) {
-    StringBuilder regex = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      switch (c) {
-        case '*' -> regex.append(".*");
-        case '?' -> regex.append('.');
-        default -> regex.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(regex.toString());
   }
 
   private void ensureOpen() {

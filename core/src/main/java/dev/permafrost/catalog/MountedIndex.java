@@ -88,12 +88,6 @@ final class MountedIndex implements ReaderPool.Member {
         maxDoc, sizeInBytes, fileCount, pointRanges, userData, fullCopy == null ? 0 : fullCopy.progress());
   }
 
-  /**
-   * Leases the reader, opening it first if it is closed: once, however many ask at once (the others wait for it).
-   *
-   * @throws IOException if opening fails (the next acquire tries again)
-   * @throws TimeoutException if the reader could not be opened (or room made for it) by {@code deadlineNanos}
-   */
   /** A lease on the reader if it is open now, else null: never opens it, never waits. */
   synchronized Lease acquireIfOpen() {
     if (unmounted || state != MountState.OPEN) {
@@ -104,6 +98,12 @@ final class MountedIndex implements ReaderPool.Member {
     return new Lease(name, reader, false, this::release);
   }
 
+  /**
+   * Leases the reader, opening it first if it is closed: once, however many ask at once (the others wait for it).
+   *
+   * @throws IOException if opening fails (the next acquire tries again)
+   * @throws TimeoutException if the reader could not be opened (or room made for it) by {@code deadlineNanos}
+   */
   Lease acquire(long deadlineNanos) throws IOException, TimeoutException {
     synchronized (this) {
       for (;;) {

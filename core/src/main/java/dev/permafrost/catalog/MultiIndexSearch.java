@@ -4,6 +4,7 @@
 package dev.permafrost.catalog;
 
 import dev.permafrost.blob.BlobStoreTimeoutException;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.store.ColumnPrefetch;
 import dev.permafrost.store.ReadCost;
@@ -361,12 +362,7 @@ final class MultiIndexSearch implements AutoCloseable {
         return NONE;
       }
       long t = timeout.toNanos();
-      return new Deadline(t >= Long.MAX_VALUE - start ? Long.MAX_VALUE : start + t, "its timeout of " + format(timeout));
-    }
-
-    private static String format(Duration d) {
-      long ms = d.toMillis();
-      return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
+      return new Deadline(t >= Long.MAX_VALUE - start ? Long.MAX_VALUE : start + t, "its timeout of " + Durations.formatSetting(timeout));
     }
 
     boolean none() {

@@ -159,7 +159,7 @@ public final class BlobDirectory extends Directory {
       CachedBlob blob = entry.isKeptWhole() ? null
           : cache.acquire(storeId, entry, manifest.chunkSize());
       return new IndexFile(entry, manifest.name(), store, storeId, blob, cache.counter(indexName, extension(name)),
-          cache.scanBudget);
+          cache.directReadBudget);
     });
     if (closed) { // closed while we acquired: give it back
       release(file);

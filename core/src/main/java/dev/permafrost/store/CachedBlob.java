@@ -227,7 +227,7 @@ final class CachedBlob implements RegionOwner {
    * Starts reading [{@code from}, {@code to}) of this blob directly from the store for {@code origin}, or returns
    * null if {@code budget} has no room (or the cache is closed): the scan then reads those regions as it goes.
    */
-  DirectRead startDirectRead(ScanBudget budget, FetchOrigin origin, long from, long to) {
+  DirectRead startDirectRead(DirectReadBudget budget, FetchOrigin origin, long from, long to) {
     long start = checksums.fetchStart(from);
     long end = checksums.fetchEnd(to);
     long bytes = end - start;

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * inputs the collector then opens on the same thread for those columns (and their clones) hold it, and read from it
  * without waiting region by region. Columns of one call whose stretches overlap or touch share one read
  * ({@link ReadIntent#startWanted}), so no byte is fetched twice. The bytes are verified as any fetch's, and counted
- * against the cache's {@link ScanBudget} until the work that started the read is done ({@link ReadCost#settle}: an
+ * against the cache's {@link DirectReadBudget} until the work that started the read is done ({@link ReadCost#settle}: an
  * index's part of a catalog search), or, for reads made outside such work, until no input refers to the read.
  *
  * <p>A released read holds no position any more: an input that still refers to it (a clone kept past its query)
@@ -40,7 +40,7 @@ final class DirectRead implements ReadCost.Held {
    * A read of {@code task}'s stretch that holds {@code bytes} of {@code budget} until it is released (or collected);
    * released when the current work settles, if there is one.
    */
-  DirectRead(Filler.DirectTask task, ScanBudget budget, long bytes) {
+  DirectRead(Filler.DirectTask task, DirectReadBudget budget, long bytes) {
     this.task = task;
     this.start = task.from;
     this.end = task.to;
@@ -54,10 +54,10 @@ final class DirectRead implements ReadCost.Held {
 
   /** Bytes taken from a budget, given back by whichever comes first: the work's end or the read's collection. */
   private static final class Reservation implements Runnable {
-    private final ScanBudget budget;
+    private final DirectReadBudget budget;
     private final AtomicLong bytes;
 
-    Reservation(ScanBudget budget, long bytes) {
+    Reservation(DirectReadBudget budget, long bytes) {
       this.budget = budget;
       this.bytes = new AtomicLong(bytes);
     }

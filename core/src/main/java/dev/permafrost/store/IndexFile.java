@@ -22,7 +22,7 @@ final class IndexFile implements FetchOrigin {
   final CachedBlob cachedBlob;
   final CacheStatsCounter counter;
   /** The heap columns read directly from the store may take (shared by the whole cache). */
-  final ScanBudget scanBudget;
+  final DirectReadBudget directReadBudget;
   private final StorePolicy policy;
   private final String storeDescription;
   /** Sorted, disjoint ranges [warmStarts[i], warmEnds[i]) kept in the manifest, and their bytes. */
@@ -31,7 +31,7 @@ final class IndexFile implements FetchOrigin {
   private final HeapWindow[] warmWindows;
 
   IndexFile(FileEntry entry, String snapshot, BlobStore store, String storeDescription, CachedBlob cachedBlob,
-      CacheStatsCounter counter, ScanBudget scanBudget) {
+      CacheStatsCounter counter, DirectReadBudget directReadBudget) {
     this.name = entry.name();
     this.snapshot = snapshot;
     this.length = entry.length();
@@ -40,7 +40,7 @@ final class IndexFile implements FetchOrigin {
     this.policy = StorePolicy.of(store);
     this.cachedBlob = cachedBlob;
     this.counter = counter;
-    this.scanBudget = scanBudget;
+    this.directReadBudget = directReadBudget;
     if (entry.isKeptWhole()) {
       warmStarts = new long[] {0};
       warmEnds = new long[] {entry.length()};

@@ -153,7 +153,7 @@ final class ReadIntent {
           && blob.checksums.fetchStart(wanted.get(j).from) <= to; j++) {
         to = Math.max(to, blob.checksums.fetchEnd(wanted.get(j).to));
       }
-      DirectRead read = blob.startDirectRead(first.file.scanBudget, first.file, first.from, to);
+      DirectRead read = blob.startDirectRead(first.file.directReadBudget, first.file, first.from, to);
       if (read != null) {
         for (int k = i; k < j; k++) {
           started.add(new DirectColumn(blob, read, wanted.get(k).column));

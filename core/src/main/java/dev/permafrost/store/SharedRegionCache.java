@@ -73,8 +73,8 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
   private final Filler filler;
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, CacheStatsCounter>> counters = new ConcurrentHashMap<>();
   final CacheStatsCounter global = new CacheStatsCounter();
-  /** The heap that direct reads of scans may still take: see {@link Builder#scanBufferBytes}. */
-  final ScanBudget scanBudget;
+  /** The heap that direct reads of scans may still take: see {@link Builder#directReadHeapBytes}. */
+  final DirectReadBudget directReadBudget;
 
   private SharedRegionCache(Builder b) throws IOException {
     if (b.path == null) {
@@ -99,7 +99,7 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
         b.evictionPolicy != null ? b.evictionPolicy : new CostAwareTinyLfu(s.sketchRegions()), cacheSpace);
     assert pool.bytes == s.sizeInBytes();
     this.blobs = new BlobTable(pool, cacheSpace, s.tailRegionSize());
-    this.scanBudget = new ScanBudget(b.scanBufferBytes);
+    this.directReadBudget = new DirectReadBudget(b.directReadHeapBytes);
     String restored;
     try {
       CacheRecord.Loaded record = CacheRecord.load(dir, layout);
@@ -140,7 +140,7 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
     private int fetchThreads = 32;
     private int prefetchThreads = 32;
     private Duration maxReadWait = DEFAULT_MAX_READ_WAIT;
-    private long scanBufferBytes = defaultScanBufferBytes();
+    private long directReadHeapBytes = defaultDirectReadHeapBytes();
     private boolean preallocate;
     /** For tests of what the cache admits: the policy instead of {@link CostAwareTinyLfu}. */
     private EvictionPolicy evictionPolicy;
@@ -257,11 +257,11 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
      * ({@link ReadCost#settle}: each index's part of a catalog search) or, outside such work, until the readers are
      * dropped. Past this bound, columns are read as any other refused region.
      */
-    public Builder scanBufferBytes(long bytes) {
+    public Builder directReadHeapBytes(long bytes) {
       if (bytes < 0) {
-        throw new IllegalArgumentException("scanBufferBytes must not be negative, got " + bytes);
+        throw new IllegalArgumentException("directReadHeapBytes must not be negative, got " + bytes);
       }
-      this.scanBufferBytes = bytes;
+      this.directReadHeapBytes = bytes;
       return this;
     }
 
@@ -329,7 +329,7 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
     byte[] bytes = new byte[Math.toIntExact(ref.length())];
     CachedBlob blob = acquire(storeId, entry, WHOLE);
     try (BlobIndexInput in = new BlobIndexInput("manifest of snapshot '" + ref.snapshot() + "'",
-        new IndexFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), scanBudget),
+        new IndexFile(entry, ref.snapshot(), store, storeId, blob, counter(ref.snapshot(), "manifest"), directReadBudget),
         BlobIndexInput.SEQUENTIAL_FILL, true)) {
       in.readBytes(bytes, 0, bytes.length);
     } finally {
@@ -377,7 +377,7 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
     }
   }
 
-  private static long defaultScanBufferBytes() {
+  private static long defaultDirectReadHeapBytes() {
     return Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
   }
 

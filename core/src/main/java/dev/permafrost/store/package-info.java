@@ -42,7 +42,7 @@
  *       fetch is for).
  *   <li><b>Support</b>, used by all: {@code CacheFile} (the cache file: created, locked, sized, mapped and written
  *       only here), {@code CacheRecord}, {@code CacheSummary}, the stats, {@code ReadCost}, {@code ReadDeadline},
- *       {@code HeapWindow}, {@code ScanBudget}, {@code WarnOnce}, {@code CacheSizing} (how large the cache, its
+ *       {@code HeapWindow}, {@code DirectReadBudget}, {@code WarnOnce}, {@code CacheSizing} (how large the cache, its
  *       regions and slots are: pure functions of the settings, the disk and the heap).
  * </ol>
  *

@@ -154,7 +154,7 @@ class PrefetchingReadsTest {
       // two regions, all taken by what readers waited for (the manifest, the files read at open, stored fields):
       // a prefetched column is not admitted
       try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-" + budget)).size(2 * (32 << 10))
-          .regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build()) {
+          .regionSize(32 << 10).tailRegionSize(32 << 10).directReadHeapBytes(budget).build()) {
         // read in a method of its own: once it returns, no frame of this one refers to the column's inputs
         long waves = readBinaryColumnThrough(tiny, want, budget);
         if (budget == 0) {
@@ -204,7 +204,7 @@ class PrefetchingReadsTest {
         }
       }
       if (budget > 0) {
-        assertTrue(tiny.scanBudget.available() < budget, "its bytes are counted while the column is read");
+        assertTrue(tiny.directReadBudget.available() < budget, "its bytes are counted while the column is read");
       }
       return cost.waves();
     }
@@ -233,7 +233,7 @@ class PrefetchingReadsTest {
   private SharedRegionCache tinyCache(String name, long budget) throws IOException {
     // two regions, all taken by what readers waited for: a prefetched column is not admitted
     return SharedRegionCache.builder().path(tmp.resolve(name)).size(2 * (32 << 10)).regionSize(32 << 10)
-        .tailRegionSize(32 << 10).scanBufferBytes(budget).build();
+        .tailRegionSize(32 << 10).directReadHeapBytes(budget).build();
   }
 
   /**
@@ -258,9 +258,9 @@ class PrefetchingReadsTest {
         }
       }
       long requests = store.readRequests.get();
-      long before = tiny.scanBudget.available();
+      long before = tiny.directReadBudget.available();
       work.settle();
-      long after = tiny.scanBudget.available();
+      long after = tiny.directReadBudget.available();
       for (int doc = DOCS / 2; doc < DOCS; doc++) { // the released column's input reads on the usual way
         assertTrue(n.advanceExact(doc));
         assertEquals(want[doc], n.longValue(), "doc " + doc + " after the work settled, seed " + seed);
@@ -297,13 +297,13 @@ class PrefetchingReadsTest {
     // read outside a piece of work, the bytes are given back once nothing refers to them: a state to wait for, with a
     // collection asked for at each look (the cleaner then gives them back on its own thread)
     Waits.await("the heap of the column's read to be given back", () -> {
-      if (cache.scanBudget.available() == budget) {
+      if (cache.directReadBudget.available() == budget) {
         return true;
       }
       System.gc();
       return false;
     });
-    assertEquals(budget, cache.scanBudget.available(), "the heap of the column's read is given back");
+    assertEquals(budget, cache.directReadBudget.available(), "the heap of the column's read is given back");
   }
 
   @Test
@@ -314,7 +314,7 @@ class PrefetchingReadsTest {
     SnapshotRepository flaky = SnapshotRepository.open(faulty);
     long budget = 64 << 20;
     try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-flaky")).size(2 * (32 << 10))
-        .regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build();
+        .regionSize(32 << 10).tailRegionSize(32 << 10).directReadHeapBytes(budget).build();
         BlobDirectory dir = BlobDirectory.open(flaky, CachedManifests.read(flaky, "snap", tiny), tiny, "snap");
         DirectoryReader reader = DirectoryReader.open(dir)) {
       fillWithStoredFields(dir);
@@ -322,7 +322,7 @@ class PrefetchingReadsTest {
       // every response of the index's blob (its chunk table is read by now) comes back with a byte flipped
       faulty.targets(name -> !name.endsWith(".crc32c-32k")).flipRate(1);
       ColumnPrefetch.prefetch(leaf, "n");
-      assertTrue(tiny.scanBudget.available() < budget, "the column is read directly from the store");
+      assertTrue(tiny.directReadBudget.available() < budget, "the column is read directly from the store");
       NumericDocValues n = leaf.getNumericDocValues("n");
       int failures = 0;
       for (int doc = 0; doc < DOCS; doc++) {
@@ -370,7 +370,7 @@ class PrefetchingReadsTest {
     long[] requests = new long[2];
     for (int oneCall = 0; oneCall < 2; oneCall++) {
       try (SharedRegionCache tiny = SharedRegionCache.builder().path(tmp.resolve("tiny-segmented-" + oneCall))
-          .size(2 * (32 << 10)).regionSize(32 << 10).tailRegionSize(32 << 10).scanBufferBytes(budget).build()) {
+          .size(2 * (32 << 10)).regionSize(32 << 10).tailRegionSize(32 << 10).directReadHeapBytes(budget).build()) {
         requests[oneCall] = readSegmentsThrough(tiny, want, segments, oneCall == 1);
         assertBudgetGivenBack(tiny, budget);
       }

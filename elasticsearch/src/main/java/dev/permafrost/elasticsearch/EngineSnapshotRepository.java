@@ -310,11 +310,16 @@ public final class EngineSnapshotRepository implements SnapshotSource {
     return mounted;
   }
 
+  /** A shard's {@code snap-<uuid>.dat} for snapshot {@code s} in the shard's directory {@code shardDir}. */
+  private static String shardSnapshotBlob(Snapshot s, String shardDir) {
+    return shardDir + "snap-" + s.uuid() + ".dat";
+  }
+
   @Override
   public byte[] readManifestBytes(String shard) throws IOException {
     ShardName name = ShardName.parse(shard);
     Snapshot s = snapshot(name.snapshot());
-    String blob = shardPath(index(s, name.index()), name.shard()) + "snap-" + s.uuid() + ".dat";
+    String blob = shardSnapshotBlob(s, shardPath(index(s, name.index()), name.shard()));
     return readBlob(blob, "shard " + name.shard() + " of index '" + name.index() + "' in snapshot '" + name.snapshot() + "'");
   }
 
@@ -340,7 +345,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException("cannot read the metadata of index '" + name.index() + "' in snapshot '"
           + name.snapshot() + "' of " + store.describe() + ": " + e.getMessage(), e);
     }
-    String blob = dir + "snap-" + s.uuid() + ".dat";
+    String blob = shardSnapshotBlob(s, dir);
     String shardWhere = shardWhere(name, blob);
     refuseUnreadable(metadata, shardWhere);
     JsonNode tree = MetadataBlob.read(bytes, SNAPSHOT_CODEC, where(blob));
@@ -402,7 +407,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   public void checkReadable(String shard, IOSupplier<Directory> directory) throws IOException {
     ShardName name = ShardName.parse(shard);
     Snapshot s = snapshot(name.snapshot());
-    String blob = shardPath(index(s, name.index()), name.shard()) + "snap-" + s.uuid() + ".dat";
+    String blob = shardSnapshotBlob(s, shardPath(index(s, name.index()), name.shard()));
     String where = shardWhere(name, blob);
     try (Directory dir = directory.get()) {
       try (DirectoryReader reader = open(dir, where)) {

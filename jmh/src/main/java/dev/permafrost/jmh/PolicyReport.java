@@ -50,13 +50,13 @@ public final class PolicyReport {
     Map<String, AccessTrace> traces = record(dataset, regionSize);
     // Each run's repeated reads of its own regions hit in any cache holding its working set: leave them out, so
     // that the ratios show what eviction decides, the reuse across runs.
-    // Regions the manifests hold whole are served without any cache, by the product alone: left out for all.
+    // Regions the warm set holds whole are served without any cache, by the product alone: left out for all.
     Map<String, AccessTrace> perRun = new LinkedHashMap<>();
-    long manifestHeld = 0;
+    long warmSetHeld = 0;
     for (var e : traces.entrySet()) {
       AccessTrace first = e.getValue().firstTouches();
-      AccessTrace kept = first.without(ProductPolicy.heldByManifest(dataset, first));
-      manifestHeld += first.size() - kept.size();
+      AccessTrace kept = first.without(ProductPolicy.heldByWarmSet(dataset, first));
+      warmSetHeld += first.size() - kept.size();
       perRun.put(e.getKey(), kept);
     }
     Map<String, AccessTrace> scenarios = scenarios(perRun, regionSize);
@@ -69,7 +69,7 @@ public final class PolicyReport {
           e.getKey(), e.getValue().size(), e.getValue().distinctRegions()));
     }
     out.append("\nScenarios replay each run's first touch of each region (a run's re-reads of its own regions are left out).\n");
-    out.append("Left out for every policy: " + manifestHeld + " first touches of regions the manifests hold whole (the product\n");
+    out.append("Left out for every policy: " + warmSetHeld + " first touches of regions the warm set holds whole (the product\n");
     out.append("serves them with no cache and no request).\n");
     out.append("The product replays each access as a one-byte point read through a real cache of that size, every region in a\n");
     out.append("whole slot of the region size (see ProductPolicy); the others are models. Columns: `regions`, the cache's\n");

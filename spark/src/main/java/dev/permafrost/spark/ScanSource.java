@@ -4,6 +4,7 @@
 package dev.permafrost.spark;
 
 import dev.permafrost.blob.BlobStore;
+import dev.permafrost.catalog.Glob;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
@@ -118,21 +119,11 @@ abstract sealed class ScanSource {
     }
 
     private List<String> indices() throws IOException {
-      List<String> selected = new ArrayList<>();
-      List<String> all = repository.indices(snapshot());
-      for (String pattern : options.indices) {
-        boolean glob = pattern.indexOf('*') >= 0 || pattern.indexOf('?') >= 0;
-        if (!glob && !all.contains(pattern)) {
-          throw new IllegalArgumentException("option 'indices' names '" + pattern + "', which is not an index of"
-              + " snapshot '" + snapshot() + "' of " + options.describeRepository() + " (it has " + all + ")");
-        }
-      }
-      for (String index : all) {
-        if (options.indices.stream().anyMatch(p -> SnapshotSelection.glob(p).matcher(index).matches())) {
-          selected.add(index);
-        }
-      }
-      return selected;
+      String snapshot = snapshot();
+      List<String> all = repository.indices(snapshot);
+      return Glob.select(options.indices, all, p -> new IllegalArgumentException("option 'indices' names '" + p
+          + "', which is not an index of snapshot '" + snapshot + "' of " + options.describeRepository()
+          + " (it has " + all + ")"));
     }
 
     @Override

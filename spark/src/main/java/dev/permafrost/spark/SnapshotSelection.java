@@ -3,6 +3,7 @@
  */
 package dev.permafrost.spark;
 
+import dev.permafrost.catalog.Glob;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -15,7 +16,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.regex.Pattern;
 import org.apache.lucene.document.LongPoint;
 
 /**
@@ -52,22 +52,9 @@ final class SnapshotSelection {
    */
   static List<String> names(SnapshotRepository repo, List<String> patterns, String repoName) throws IOException {
     List<String> all = repo.listSnapshots();
-    List<Pattern> globs = new ArrayList<>();
-    for (String p : patterns) {
-      if (p.indexOf('*') >= 0 || p.indexOf('?') >= 0) {
-        globs.add(glob(p));
-      } else if (!all.contains(p)) {
-        throw new IllegalArgumentException("option 'snapshots' names '" + p + "', which is not a snapshot of " + repoName
-            + " (it has " + all.size() + " snapshots" + (all.isEmpty() ? "" : ", such as '" + all.get(0) + "'") + ")");
-      }
-    }
-    List<String> selected = new ArrayList<>();
-    for (String name : all) {
-      if (patterns.contains(name) || globs.stream().anyMatch(g -> g.matcher(name).matches())) {
-        selected.add(name);
-      }
-    }
-    return selected;
+    return Glob.select(patterns, all, p -> new IllegalArgumentException("option 'snapshots' names '" + p + "', which is"
+        + " not a snapshot of " + repoName + " (it has " + all.size() + " snapshots"
+        + (all.isEmpty() ? "" : ", such as '" + all.get(0) + "'") + ")"));
   }
 
   /** Reads the manifests of {@code names} (one request each, several at once). */
@@ -104,17 +91,5 @@ final class SnapshotSelection {
     }
     return new Snapshot(info.name(), info.numDocs(), info.totalBytes(), LongPoint.decodeDimension(range.minPackedValue(), 0),
         LongPoint.decodeDimension(range.maxPackedValue(), 0));
-  }
-
-  static Pattern glob(String glob) {
-    StringBuilder regex = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      switch (c) {
-        case '*' -> regex.append(".*");
-        case '?' -> regex.append('.');
-        default -> regex.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(regex.toString());
   }
 }

@@ -4,6 +4,7 @@
 package dev.permafrost.blob.gcs;
 
 import dev.permafrost.blob.BlobNames;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.blob.StoreSettings;
 import java.net.URI;
 import java.nio.file.Path;
@@ -239,12 +240,8 @@ public final class GcsSettings {
       return "check the network, or raise the time-outs of the transport options of the Storage given to"
           + " GcsBlobStore.Builder.storage(...)";
     }
-    return "(" + CONNECT_TIMEOUT + " " + human(connectTimeout) + ", " + READ_TIMEOUT + " " + human(readTimeout)
+    return "(" + CONNECT_TIMEOUT + " " + Durations.formatSetting(connectTimeout) + ", " + READ_TIMEOUT + " " + Durations.formatSetting(readTimeout)
         + "); check the network, or raise the timeouts";
-  }
-
-  private static String human(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
   private static Duration positive(String name, Duration d) {

@@ -14,6 +14,7 @@ import static dev.permafrost.blob.s3.S3Settings.SESSION_TOKEN;
 
 import dev.permafrost.blob.BlobNotFoundException;
 import dev.permafrost.blob.BlobStoreException;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.blob.s3.S3Settings.CredentialsSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -85,7 +86,7 @@ final class S3Errors {
     this.endpoint = endpoint;
     this.timeouts = connectTimeout == null
         ? ""
-        : " (" + CONNECT_TIMEOUT + " " + format(connectTimeout) + ", " + READ_TIMEOUT + " " + format(readTimeout) + ")";
+        : " (" + CONNECT_TIMEOUT + " " + Durations.formatSetting(connectTimeout) + ", " + READ_TIMEOUT + " " + Durations.formatSetting(readTimeout) + ")";
     this.clientGiven = credentialsSource == CredentialsSource.CLIENT;
     this.credentialsSource = credentialsSource;
     this.bucketMissing = bucketMissing;
@@ -298,10 +299,5 @@ final class S3Errors {
       io |= t instanceof IOException;
     }
     return io;
-  }
-
-  private static String format(Duration d) {
-    long millis = d.toMillis();
-    return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
   }
 }

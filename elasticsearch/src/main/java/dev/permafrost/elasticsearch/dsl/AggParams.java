@@ -4,6 +4,7 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.dsl.AggSpec.Source;
@@ -11,8 +12,6 @@ import dev.permafrost.elasticsearch.dsl.Aggregator.Encoding;
 import java.time.ZoneId;
 import java.util.Iterator;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.util.NumericUtils;
 
@@ -21,7 +20,6 @@ import org.apache.lucene.util.NumericUtils;
  * {@code missing}) and the field an aggregation reads, each refusal a {@link DslException} naming the aggregation and the parameter.
  */
 final class AggParams {
-  private static final Pattern TIME_VALUE = Pattern.compile("([+-]?\\d+)(ms|s|m|h|d)");
 
   private AggParams() {}
 
@@ -92,21 +90,16 @@ final class AggParams {
     return DateFormats.parse(value.asText(), format, zone, roundUp, System::currentTimeMillis);
   }
 
-  /** A time value like {@code 30s}, {@code -1h}, {@code 1d} in milliseconds, or null if it is not one. */
+  /**
+   * Elasticsearch's time value like {@code 30s}, {@code -1h}, {@code 1d} ({@link Durations#parseTimeValue}) in
+   * milliseconds, or null if it is not one.
+   */
   static Long timeValue(String text) {
-    Matcher m = TIME_VALUE.matcher(text.trim());
-    if (!m.matches()) {
+    try {
+      return Durations.parseTimeValue(text).toMillis();
+    } catch (IllegalArgumentException e) {
       return null;
     }
-    long n = Long.parseLong(m.group(1).startsWith("+") ? m.group(1).substring(1) : m.group(1));
-    long unit = switch (m.group(2)) {
-      case "ms" -> 1L;
-      case "s" -> 1000L;
-      case "m" -> DateRounding.MINUTE;
-      case "h" -> DateRounding.HOUR;
-      default -> DateRounding.DAY;
-    };
-    return n * unit;
   }
 
   static boolean asc(String name, JsonNode direction) {

@@ -6,14 +6,13 @@ package dev.permafrost.elasticsearch.dsl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.permafrost.blob.Durations;
 import dev.permafrost.elasticsearch.IndexMapping;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 
@@ -61,7 +60,6 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       "request_cache", "batched_reduce_size", "max_concurrent_shard_requests", "pre_filter_shard_size",
       "ccs_minimize_roundtrips", "search_type", "allow_partial_search_results", "ignore_throttled",
       "max_concurrent_searches", "track_scores");
-  private static final Pattern TIME_VALUE = Pattern.compile("(\\d+)(nanos|micros|ms|s|m|h|d)");
 
   /**
    * The next page's request, for a scroll or a point in time: the same indices (their shards as mounted now), query,
@@ -185,26 +183,27 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     }
   }
 
-  /** Elasticsearch's time value ({@code 500ms}, {@code 10s}, {@code 1m}), or null for none; {@code -1} is none. */
+  /**
+   * Elasticsearch's time value ({@code 500ms}, {@code 10s}, {@code 1m}: {@link Durations#parseTimeValue}), or null
+   * for none; {@code -1} is none, {@code 0} the shortest.
+   */
   static Duration timeout(String text) {
-    if (text == null || text.isBlank() || text.equals("-1")) {
+    if (text == null || text.isBlank()) {
       return null;
     }
-    Matcher m = TIME_VALUE.matcher(text.trim());
-    if (!m.matches()) {
+    Duration d;
+    try {
+      d = Durations.parseTimeValue(text);
+    } catch (IllegalArgumentException e) {
+      d = null;
+    }
+    if (d != null && d.equals(Duration.ofMillis(-1))) {
+      return null;
+    }
+    if (d == null || d.isNegative()) {
       throw DslException.parsing("failed to parse setting [timeout] with value [" + text + "] as a time value:"
           + " give a number and a unit (d, h, m, s, ms, micros, nanos)");
     }
-    long n = Long.parseLong(m.group(1));
-    Duration d = switch (m.group(2)) {
-      case "nanos" -> Duration.ofNanos(n);
-      case "micros" -> Duration.ofNanos(n * 1000);
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
     return d.isZero() ? Duration.ofNanos(1) : d;
   }
 

@@ -5,10 +5,10 @@ package dev.permafrost.elasticsearch.dsl;
 
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.CollectedResponse;
-import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.MissingSources;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -105,33 +105,29 @@ final class SearchExecutor {
   /** The hits from {@code from} on, with their ids and, if shown, their sources. */
   private List<SearchResult.Hit> hits(List<SearchResponse.Hit> found, SearchBody body,
       Map<String, IndexShards> byShard) throws IOException {
-    List<SearchResult.Hit> out = new ArrayList<>(Math.max(0, found.size() - body.from()));
-    for (int i = body.from(); i < found.size(); i++) {
-      SearchResponse.Hit hit = found.get(i);
+    List<SearchResponse.Hit> shown = found.subList(Math.min(body.from(), found.size()), found.size());
+    Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = body.source().fetches()
+        ? MissingSources.rebuild(catalog, shown, shard -> byShard.get(shard).mapping()) : Map.of();
+    List<SearchResult.Hit> out = new ArrayList<>(shown.size());
+    for (SearchResponse.Hit hit : shown) {
       IndexShards index = byShard.get(hit.index());
       Document document = hit.document();
       String id = document == null ? null : EngineDocuments.id(document);
-      String source = body.source().fetches() ? source(hit, document, index) : null;
+      String source = body.source().fetches() ? source(document, rebuilt.get(hit)) : null;
       out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id != null ? id : hit.index() + "#" + hit.doc(), hit.score(),
           hit.sortValues(), source)); // Permafrost's own snapshots keep no _id
     }
     return out;
   }
 
-  private String source(SearchResponse.Hit hit, Document document, IndexShards index) throws IOException {
+  /** The hit's stored source as JSON, else the one rebuilt from its doc values, else null. */
+  private static String source(Document document, EngineDocuments.RebuiltSource rebuilt) {
     IndexableField stored = document == null ? null : document.getField(EngineDocuments.SOURCE);
-    String text = null;
     if (stored != null && stored.binaryValue() != null) {
-      text = EngineDocuments.source(stored.binaryValue());
-    } else if (stored != null) {
-      text = stored.stringValue();
+      return EngineDocuments.source(stored.binaryValue());
+    } else if (stored != null && stored.stringValue() != null) {
+      return stored.stringValue();
     }
-    if (text == null) {
-      // no _source stored (Elasticsearch's synthetic source): rebuilt from the document's doc values
-      try (Lease lease = catalog.acquire(hit.index())) {
-        text = EngineDocuments.sourceFromDocValues(lease.reader(), hit.doc(), index.mapping()).json();
-      }
-    }
-    return text;
+    return rebuilt == null ? null : rebuilt.json();
   }
 }

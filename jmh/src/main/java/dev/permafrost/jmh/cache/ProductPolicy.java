@@ -36,7 +36,7 @@ import org.apache.lucene.store.IndexInput;
  * or the compulsory-miss ceiling.
  *
  * <p>It checks itself on every access: the read must consult the cache exactly once (one hit, miss or direct read
- * in the directory's counts), or not at all where the manifest holds the bytes; and at the end, the hits it
+ * in the directory's counts), or not at all where the warm set holds the bytes; and at the end, the hits it
  * reported must equal the cache's. A drift means the replay no longer measures the product, and fails loudly with
  * {@link IllegalStateException}.
  *
@@ -53,7 +53,7 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
   private final Map<String, BlobDirectory> directories = new HashMap<>();
   private final long regionSize;
   private long cacheHits;
-  private long manifestHits;
+  private long warmSetHits;
   private final long cacheHitsAtStart;
   private long requests;
 
@@ -80,11 +80,11 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
 
   /**
    * Which accesses of {@code trace} (files named {@code "<index>/<file>"}) read a region whose every byte the
-   * snapshot's manifest holds (a file kept whole, or warm ranges covering it): the product serves them without its
+   * warm set holds (a file the manifest keeps whole, or warm ranges covering it): the product serves them without its
    * cache, every time, so a like-for-like replay leaves them out for every policy (kept in, the product would count
    * hits that the compulsory-miss ceiling says no cache can have).
    */
-  public static LongPredicate heldByManifest(Dataset dataset, AccessTrace trace) throws IOException {
+  public static LongPredicate heldByWarmSet(Dataset dataset, AccessTrace trace) throws IOException {
     SnapshotRepository repository = SnapshotRepository.open(dataset.openStore());
     Map<String, SnapshotManifest> manifests = new HashMap<>();
     for (String name : dataset.indexNames()) {
@@ -96,7 +96,7 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
       int slash = file.indexOf('/');
       FileEntry entry = manifests.get(file.substring(0, slash)).file(file.substring(slash + 1));
       long region = key & ((1L << 40) - 1);
-      return firstUncachedByManifest(entry, region * regionSize, Math.min(entry.length(), (region + 1) * regionSize)) < 0;
+      return firstOutsideWarmSet(entry, region * regionSize, Math.min(entry.length(), (region + 1) * regionSize)) < 0;
     };
   }
 
@@ -125,9 +125,9 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
     long region = key & ((1L << 40) - 1);
     try {
       FileEntry entry = dir.manifest().file(name);
-      long position = firstUncachedByManifest(entry, region * regionSize, Math.min(entry.length(), (region + 1) * regionSize));
+      long position = firstOutsideWarmSet(entry, region * regionSize, Math.min(entry.length(), (region + 1) * regionSize));
       if (position < 0) {
-        manifestHits++; // the manifest holds every byte of it: served with no request
+        warmSetHits++; // the warm set holds every byte of it: served with no request
         return true;
       }
       CacheStats.Counts before = dir.stats();
@@ -150,8 +150,8 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
     }
   }
 
-  /** The first position of [from, to) that is not in the manifest (kept whole or a warm range), or -1. */
-  private static long firstUncachedByManifest(FileEntry entry, long from, long to) {
+  /** The first position of [from, to) that is not in the warm set (a file kept whole or a warm range), or -1. */
+  private static long firstOutsideWarmSet(FileEntry entry, long from, long to) {
     if (entry.isKeptWhole()) {
       return -1;
     }
@@ -174,9 +174,9 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
     return requests;
   }
 
-  /** Accesses served by the manifest's bytes, which never reach the cache. */
-  public long manifestHits() {
-    return manifestHits;
+  /** Accesses served by the warm set, which never reach the cache. */
+  public long warmSetHits() {
+    return warmSetHits;
   }
 
   @Override

@@ -4,6 +4,7 @@
 package dev.permafrost.spring.autoconfigure;
 
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Glob;
 import dev.permafrost.catalog.MountAllResult;
 import dev.permafrost.catalog.MountSpec;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -11,7 +12,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
@@ -45,7 +45,8 @@ public final class DeclaredMounts implements InitializingBean {
     List<MountSpec> specs = new ArrayList<>();
     for (Map.Entry<String, PermafrostProperties.Mount> e : mounts.entrySet()) {
       String pattern = e.getValue().snapshot();
-      if (pattern.indexOf('*') < 0 && pattern.indexOf('?') < 0) {
+      Glob glob = Glob.of(pattern);
+      if (glob.isPlainName()) {
         if (!snapshots.contains(pattern)) {
           throw new IllegalStateException("permafrost.mounts." + e.getKey() + ".snapshot=" + pattern + ": no such snapshot in "
               + repository.store().describe());
@@ -53,10 +54,9 @@ public final class DeclaredMounts implements InitializingBean {
         specs.add(new MountSpec(e.getKey(), pattern, e.getValue().mode(), null));
         continue;
       }
-      Pattern glob = glob(pattern);
       int before = specs.size();
       for (String s : snapshots) {
-        if (glob.matcher(s).matches()) {
+        if (glob.matches(s)) {
           specs.add(new MountSpec(s, s, e.getValue().mode(), null));
         }
       }
@@ -73,17 +73,5 @@ public final class DeclaredMounts implements InitializingBean {
   /** What the start-up mounted, and what failed. */
   public MountAllResult result() {
     return result;
-  }
-
-  private static Pattern glob(String glob) {
-    StringBuilder regex = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      switch (c) {
-        case '*' -> regex.append(".*");
-        case '?' -> regex.append('.');
-        default -> regex.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(regex.toString());
   }
 }

@@ -4,10 +4,11 @@
 package dev.permafrost.examples.service.api;
 
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Glob;
 import dev.permafrost.catalog.MountInfo;
 import java.util.List;
 
-/** The {@code {pattern}} path segment: names and globs ({@code *}, {@code ?}), comma-separated. */
+/** The {@code {pattern}} path segment: names and {@link Glob globs}, comma-separated. */
 final class IndexPatterns {
   private IndexPatterns() {}
 
@@ -23,7 +24,7 @@ final class IndexPatterns {
       if (parts[i].isEmpty()) {
         throw ApiException.badParameter("the index pattern '" + pattern + "' has an empty part");
       }
-      if (parts[i].indexOf('*') < 0 && parts[i].indexOf('?') < 0) {
+      if (!Glob.isGlob(parts[i])) {
         try {
           catalog.info(parts[i]);
         } catch (IllegalArgumentException e) {
@@ -36,7 +37,7 @@ final class IndexPatterns {
 
   /** Whether {@code parts} name one index exactly (no globs): its failure is the request's failure. */
   static boolean single(String[] parts) {
-    return parts.length == 1 && parts[0].indexOf('*') < 0 && parts[0].indexOf('?') < 0;
+    return parts.length == 1 && !Glob.isGlob(parts[0]);
   }
 
   /** The mounted indices {@code parts} match. */

@@ -13,6 +13,7 @@ import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.EngineDocuments;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.elasticsearch.MissingSources;
 import dev.permafrost.elasticsearch.QueryFront;
 import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.examples.service.engine.IndexMappings;
@@ -117,18 +118,18 @@ class SearchController {
     CacheStats.Counts after = cache.stats().total();
     List<SearchResponse.Hit> onPage = response.hits().subList(Math.min(response.hits().size(), (page - 1) * hits),
         response.hits().size());
+    // no _source stored (Elasticsearch's synthetic source): rebuilt from the hits' doc values, saying so
+    Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = stored.contains(SOURCE)
+        ? MissingSources.rebuild(catalog, onPage,
+            name -> mappings.isEngineShard(name) ? mappings.of(name) : null) : Map.of();
     List<Views.Hit> hitViews = new ArrayList<>(onPage.size());
     for (SearchResponse.Hit hit : onPage) {
       Map<String, Object> hitFields = fields(hit.document());
-      IndexMapping mapping = mappings.isEngineShard(hit.index()) ? mappings.of(hit.index()) : null;
-      if (mapping != null && stored.contains(SOURCE) && !hitFields.containsKey(SOURCE)) {
-        // no _source stored (Elasticsearch's synthetic source): rebuilt from the hit's doc values, saying so
-        try (Lease lease = catalog.acquire(hit.index())) {
-          EngineDocuments.RebuiltSource source = EngineDocuments.sourceFromDocValues(lease.reader(), hit.doc(), mapping);
-          hitFields = new LinkedHashMap<>(hitFields);
-          hitFields.put(SOURCE, json.readTree(source.json()));
-          hitFields.put("_source_rebuilt", Map.of("from", "doc_values", "left_out", source.leftOut()));
-        }
+      EngineDocuments.RebuiltSource source = rebuilt.get(hit);
+      if (source != null && !hitFields.containsKey(SOURCE)) {
+        hitFields = new LinkedHashMap<>(hitFields);
+        hitFields.put(SOURCE, json.readTree(source.json()));
+        hitFields.put("_source_rebuilt", Map.of("from", "doc_values", "left_out", source.leftOut()));
       }
       hitViews.add(new Views.Hit(hit.index(), Float.isNaN(hit.score()) ? null : hit.score(), hit.sortValues(),
           hitFields));

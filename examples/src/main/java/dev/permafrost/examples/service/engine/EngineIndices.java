@@ -7,6 +7,7 @@ import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.BlobStores;
 import dev.permafrost.blob.Durations;
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Glob;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.IndexMapping;
@@ -17,8 +18,6 @@ import dev.permafrost.snapshot.SnapshotException;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.FileSystems;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -104,7 +103,7 @@ public class EngineIndices implements ApplicationRunner {
       return true;
     }
     for (String pattern : settings.indices()) {
-      if (FileSystems.getDefault().getPathMatcher("glob:" + pattern).matches(Path.of(index))) {
+      if (Glob.of(pattern).matches(index)) {
         return true;
       }
     }

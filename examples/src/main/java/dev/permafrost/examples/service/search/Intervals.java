@@ -3,8 +3,8 @@
  */
 package dev.permafrost.examples.service.search;
 
+import dev.permafrost.blob.Durations;
 import java.time.Duration;
-import java.util.Locale;
 
 /** The {@code interval} parameter of a histogram: a fixed duration, or {@code auto}. */
 public final class Intervals {
@@ -16,8 +16,8 @@ public final class Intervals {
   private Intervals() {}
 
   /**
-   * The interval in milliseconds: {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d}, {@code 7d}, {@code 500ms} or
-   * ISO-8601 ({@code PT1H}); {@code auto} or blank picks the smallest of 1s, 5s, 10s, 30s, 1m, 5m, 10m, 30m, 1h, 3h,
+   * The interval in milliseconds: a duration as {@link Durations#parse} reads it ({@code 30s}, {@code 5m},
+   * {@code 1h}, {@code 1d}, {@code 1w}, {@code 500ms}, ISO-8601 {@code PT1H}); {@code auto} or blank picks the smallest of 1s, 5s, 10s, 30s, 1m, 5m, 10m, 30m, 1h, 3h,
    * 6h, 12h, 1d, 7d, 30d, 365d that cuts {@code spanMillis} into at most {@code targetBuckets}.
    *
    * @throws IllegalArgumentException naming the parameter if {@code text} is none of these
@@ -55,29 +55,12 @@ public final class Intervals {
     }
   }
 
+  /** A positive duration as {@link Durations#parse} reads it, in whole milliseconds (at least 1). */
   private static long millis(String text) {
-    String s = text.trim().toLowerCase(Locale.ROOT);
-    {
-      long millis;
-      if (s.startsWith("p")) {
-        millis = Duration.parse(s.toUpperCase(Locale.ROOT)).toMillis();
-      } else if (s.endsWith("ms")) {
-        millis = Long.parseLong(s.substring(0, s.length() - 2));
-      } else {
-        long n = Long.parseLong(s.substring(0, s.length() - 1));
-        millis = switch (s.charAt(s.length() - 1)) {
-          case 's' -> n * 1_000;
-          case 'm' -> n * 60_000;
-          case 'h' -> n * 3_600_000;
-          case 'd' -> n * 86_400_000;
-          case 'w' -> n * 7 * 86_400_000;
-          default -> throw new NumberFormatException();
-        };
-      }
-      if (millis < 1) {
-        throw new NumberFormatException();
-      }
-      return millis;
+    long millis = Durations.parse(text).toMillis();
+    if (millis < 1) {
+      throw new IllegalArgumentException("not a positive number of milliseconds: " + text);
     }
+    return millis;
   }
 }

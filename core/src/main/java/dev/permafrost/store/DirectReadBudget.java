@@ -7,12 +7,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The heap that columns read directly from the store ({@link DirectRead}) may take at once, given back when the work
- * that started a read settles or no input refers to it any more: see {@link SharedRegionCache.Builder#scanBufferBytes}.
+ * that started a read settles or no input refers to it any more: see {@link SharedRegionCache.Builder#directReadHeapBytes}.
  */
-final class ScanBudget {
+final class DirectReadBudget {
   private final AtomicLong available;
 
-  ScanBudget(long bytes) {
+  DirectReadBudget(long bytes) {
     this.available = new AtomicLong(bytes);
   }
 
