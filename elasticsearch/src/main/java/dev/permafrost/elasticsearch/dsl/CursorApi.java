@@ -336,10 +336,15 @@ final class CursorApi {
 
   // ---- pinning ----
 
-  /** The shards of {@code chosen}, in order, with the snapshots they are mounted from now. */
+  /**
+   * The shards of {@code chosen} with the snapshots they are mounted from now: by index name, then in each index's
+   * order, so that a shard's ordinal does not depend on how the expression listed the indices.
+   */
   private List<PinnedShard> pin(List<SearchApi.Index> chosen) {
     List<PinnedShard> pinned = new ArrayList<>();
-    for (SearchApi.Index index : chosen) {
+    List<SearchApi.Index> byName = new ArrayList<>(chosen);
+    byName.sort(java.util.Comparator.comparing(SearchApi.Index::name));
+    for (SearchApi.Index index : byName) {
       for (String shard : index.shards()) {
         MountInfo info = mounted(index.name(), shard, null);
         pinned.add(new PinnedShard(index.name(), shard, info.repository(), info.snapshot()));
