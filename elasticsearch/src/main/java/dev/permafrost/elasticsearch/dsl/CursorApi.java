@@ -226,7 +226,13 @@ final class CursorApi {
     Long keepAlive = pit.has("keep_alive") ? keepAlive(pit.get("keep_alive").asText(), "keep_alive") : null;
     Cursor cursor = registry.get(id, CursorId.Kind.POINT_IN_TIME);
     List<IndexShards> chosen = checkOrEnd(cursor, id);
-    boolean tieDescending = stripShardDoc(request);
+    Boolean named = stripShardDoc(request);
+    boolean tieDescending = Boolean.TRUE.equals(named);
+    // sorted on _shard_doc alone: the documents shard after shard, each hit's one sort value its _shard_doc
+    boolean shardDocAlone = named != null && !request.has("sort");
+    if (shardDocAlone) {
+      request.putArray("sort").addObject().put("_doc", tieDescending ? "desc" : "asc");
+    }
     JsonNode after = request.remove("search_after");
     SearchBody parsed = SearchBody.search(request, parameters, () -> chosen);
     CursorPosition position = null;
@@ -235,8 +241,16 @@ final class CursorApi {
       if (parsed.from() > 0) {
         throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
       }
-      position = position(parsed, after, cursor.shards.size(), tieDescending);
-      showTie = after.size() > (parsed.sort().lucene() == null ? 1 : parsed.sort().fields().size());
+      if (shardDocAlone) {
+        if (!after.isArray() || after.size() != 1 || !after.get(0).isIntegralNumber()) {
+          throw DslException.illegalArgument("[search_after] of a sort on [_shard_doc] alone must be its one value, got "
+              + after);
+        }
+        position = CursorPosition.ofShardDoc(new Object[0], after.get(0).asLong(), cursor.shards.size());
+      } else {
+        position = position(parsed, after, cursor.shards.size(), tieDescending);
+        showTie = after.size() > (parsed.sort().lucene() == null ? 1 : parsed.sort().fields().size());
+      }
     }
     ObjectNode answer;
     if (!parsed.fetchesHits() || cursor.shards.isEmpty()) {
@@ -246,7 +260,9 @@ final class CursorApi {
       answer = SearchRenderer.search(parsed, page.result(), start);
       JsonNode hits = answer.at("/hits/hits");
       for (int i = 0; i < hits.size() && showTie; i++) {
-        if (hits.get(i).get("sort") instanceof ArrayNode sort) { // sorted by score, the node shows no sort values
+        if (shardDocAlone) {
+          ((ObjectNode) hits.get(i)).putArray("sort").add(page.shardDocs()[i]);
+        } else if (hits.get(i).get("sort") instanceof ArrayNode sort) { // by score, the node shows no sort values
           sort.add(page.shardDocs()[i]);
         }
       }
@@ -261,15 +277,15 @@ final class CursorApi {
 
   /**
    * Removes {@code _shard_doc} from the request's sort (it is the tie-breaker every point in time's search ends with):
-   * whether it is asked descending. Only as the sort's last entry.
+   * whether it is asked descending, or null if the sort does not name it. Only as the sort's last entry.
    */
-  private static boolean stripShardDoc(ObjectNode request) {
+  private static Boolean stripShardDoc(ObjectNode request) {
     JsonNode sort = request.get("sort");
     if (sort == null) {
-      return false;
+      return null;
     }
     ArrayNode entries = sort.isArray() ? (ArrayNode) sort.deepCopy() : NODES.arrayNode().add(sort);
-    boolean descending = false;
+    Boolean descending = null;
     for (int i = 0; i < entries.size(); i++) {
       JsonNode e = entries.get(i);
       String field = e.isTextual() ? e.textValue() : e.isObject() && e.size() == 1 ? e.fieldNames().next() : null;
@@ -287,6 +303,9 @@ final class CursorApi {
         entries.remove(i);
         break;
       }
+    }
+    if (descending == null) {
+      return null;
     }
     if (entries.isEmpty()) {
       request.remove("sort");

@@ -221,11 +221,11 @@ final class SearchExecutor {
 
   /**
    * Whether a cursor's search over {@code sort} runs in the order of documents, shard after shard: sorted by
-   * {@code _doc} ascending alone, with the tie-breaker ascending. Its position then has no values.
+   * {@code _doc} alone, the same way as the tie-breaker. Its position then has no values.
    */
   static boolean docOrder(SortSpec sort, boolean tieDescending) {
-    return !tieDescending && sort.lucene() != null && sort.fields().size() == 1
-        && sort.fields().get(0).getType() == SortField.Type.DOC && !sort.fields().get(0).getReverse();
+    return sort.lucene() != null && sort.fields().size() == 1
+        && sort.fields().get(0).getType() == SortField.Type.DOC && sort.fields().get(0).getReverse() == tieDescending;
   }
 
   /**

@@ -238,6 +238,34 @@ class ScrollAndPointInTimeTest {
   }
 
   @Test
+  void aPointInTimeSortedOnShardDocAloneReadsShardAfterShard() throws Exception {
+    String id = api.openPointInTime("idx-*", Map.of("keep_alive", "1m")).get("id").asText();
+    for (String order : List.of("asc", "desc")) {
+      List<String> all = new ArrayList<>();
+      JsonNode after = null;
+      while (true) {
+        ObjectNode answer = search(null, "{\"size\": 900, \"_source\": false, \"pit\": {\"id\": \"" + id + "\"},"
+            + " \"sort\": [{\"_shard_doc\": \"" + order + "\"}]" + (after == null ? "" : ", \"search_after\": " + after)
+            + "}", Map.of());
+        JsonNode hits = answer.at("/hits/hits");
+        if (hits.isEmpty()) {
+          break;
+        }
+        for (JsonNode h : hits) {
+          assertEquals(1, h.get("sort").size(), h.toString());
+          all.add(h.get("_id").asText());
+        }
+        after = hits.get(hits.size() - 1).get("sort");
+      }
+      List<String> expected = new ArrayList<>(docs.stream().map(Doc::id).toList());
+      if (order.equals("desc")) {
+        java.util.Collections.reverse(expected);
+      }
+      assertEquals(expected, all, order);
+    }
+  }
+
+  @Test
   void searchAfterWithoutTheTieBreakerSkipsEveryHitWithThoseValues() throws Exception {
     String id = api.openPointInTime("idx-*", Map.of("keep_alive", "1m")).get("id").asText();
     ObjectNode answer = search(null, "{\"size\": 10000, \"_source\": false, \"pit\": {\"id\": \"" + id + "\"},"
