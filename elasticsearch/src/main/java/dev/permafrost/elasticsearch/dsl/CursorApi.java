@@ -156,8 +156,17 @@ final class CursorApi {
 
   // ---- point in time ----
 
-  /** {@code POST /{index}/_pit?keep_alive=...}: {@code {"id": ..., "_shards": ...}}. */
-  ObjectNode openPointInTime(String expression, Map<String, String> parameters) {
+  /**
+   * {@code POST /{index}/_pit?keep_alive=...}: {@code {"id": ..., "_shards": ...}}. A body (the node's
+   * {@code index_filter}) is refused, naming its keys: every shard of the indices is pinned.
+   */
+  ObjectNode openPointInTime(String expression, JsonNode body, Map<String, String> parameters) {
+    if (body != null && !body.isNull() && !body.isMissingNode() && !(body.isObject() && body.isEmpty())) {
+      List<String> keys = new ArrayList<>();
+      body.fieldNames().forEachRemaining(keys::add);
+      throw DslException.parsing("a point in time's body " + keys + " is not supported by Permafrost's"
+          + " Elasticsearch-compatible search: open it over indices named in the path");
+    }
     Map<String, String> params = new LinkedHashMap<>(parameters);
     String keepAliveText = params.remove("keep_alive");
     if (keepAliveText == null) {

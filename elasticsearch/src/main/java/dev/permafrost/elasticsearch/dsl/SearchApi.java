@@ -189,7 +189,12 @@ public final class SearchApi {
    * {@code pit} ({@link #search}, with no index).
    */
   public ObjectNode openPointInTime(String expression, Map<String, String> parameters) {
-    return cursors.openPointInTime(expression, parameters);
+    return cursors.openPointInTime(expression, null, parameters);
+  }
+
+  /** {@link #openPointInTime(String, Map)} with the request's body, which must be empty (no {@code index_filter}). */
+  public ObjectNode openPointInTime(String expression, JsonNode body, Map<String, String> parameters) {
+    return cursors.openPointInTime(expression, body, parameters);
   }
 
   /** {@code DELETE /_pit} with {@code {"id": ...}}. */

@@ -355,6 +355,9 @@ class ScrollAndPointInTimeTest {
         () -> search(null, body, Map.of("scroll", "1m"))).type());
     assertEquals(400, assertThrows(DslException.class, () -> search(null, "{\"pit\": {}}", Map.of())).status());
     assertEquals(400, assertThrows(DslException.class, () -> api.openPointInTime("idx-c", Map.of())).status());
+    DslException filter = assertThrows(DslException.class, () -> api.openPointInTime("idx-c",
+        JSON.readTree("{\"index_filter\": {\"match_all\": {}}}"), Map.of("keep_alive", "1m")));
+    assertTrue(filter.getMessage().contains("[index_filter]"), filter.getMessage());
     assertEquals(404, assertThrows(DslException.class,
         () -> api.openPointInTime("nope", Map.of("keep_alive", "1m"))).status());
     DslException scrollId = assertThrows(DslException.class, () -> search(null, "{\"pit\": {\"id\": \""

@@ -120,8 +120,9 @@ class ElasticsearchApiController {
   }
 
   @RequestMapping(path = "/{index}/_pit", method = RequestMethod.POST)
-  ResponseEntity<byte[]> openPointInTime(@PathVariable String index, HttpServletRequest request) throws IOException {
-    return answer(api.openPointInTime(index, parameters(request)), request);
+  ResponseEntity<byte[]> openPointInTime(@PathVariable String index, @RequestBody(required = false) byte[] body,
+      HttpServletRequest request) throws IOException {
+    return answer(api.openPointInTime(index, parse(body), parameters(request)), request);
   }
 
   @RequestMapping(path = "/_pit", method = RequestMethod.DELETE)
