@@ -26,26 +26,26 @@ import java.util.Objects;
  * from another snapshot, ends the cursor with a 404 naming the index, never a shorter or different answer.
  */
 final class CursorApi {
-  /** The indices an expression names now (as {@code SearchApi} resolves it). */
-  @FunctionalInterface
-  interface Resolver {
-    List<SearchApi.Index> resolve(String expression, Map<String, String> parameters);
+  /** The indices there are now, as the API sees them. */
+  interface Indices {
+    /** The indices {@code expression} names now, as the API resolves it (a 404 naming one that is not there). */
+    List<IndexShards> resolve(String expression, Map<String, String> parameters);
+
+    /** The index of that name now, or null if there is none. */
+    IndexShards current(String name);
   }
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final String SHARD_DOC = "_shard_doc";
   private final Catalog catalog;
   private final SearchExecutor executor;
-  private final SearchApi.Indices indices;
-  private final Resolver resolver;
+  private final Indices indices;
   final CursorRegistry registry;
 
-  CursorApi(Catalog catalog, SearchExecutor executor, SearchApi.Indices indices, Resolver resolver,
-      CursorRegistry registry) {
+  CursorApi(Catalog catalog, SearchExecutor executor, Indices indices, CursorRegistry registry) {
     this.catalog = catalog;
     this.executor = executor;
     this.indices = indices;
-    this.resolver = resolver;
     this.registry = registry;
   }
 
@@ -76,7 +76,7 @@ final class CursorApi {
       request = request.deepCopy();
       request.put("track_total_hits", true); // a scroll counts every hit, as the node's
     }
-    List<PinnedShard> pinned = pin(resolver.resolve(expression, params));
+    List<PinnedShard> pinned = pin(indices.resolve(expression, params));
     List<IndexShards> chosen = check(pinned, null, CursorId.Kind.SCROLL);
     ObjectNode first = request;
     SearchBody parsed = SearchBody.search(first, params, () -> chosen);
@@ -181,7 +181,7 @@ final class CursorApi {
       }
     }
     SearchBody.checkParameters(params, "_pit");
-    List<PinnedShard> pinned = pin(resolver.resolve(expression, params));
+    List<PinnedShard> pinned = pin(indices.resolve(expression, params));
     String id = registry.open(new Cursor(CursorId.Kind.POINT_IN_TIME, pinned, null, Map.of(), keepAlive,
         registry.now()));
     ObjectNode answer = NODES.objectNode();
@@ -368,11 +368,11 @@ final class CursorApi {
    * The shards of {@code chosen} with the snapshots they are mounted from now: by index name, then in each index's
    * order, so that a shard's ordinal does not depend on how the expression listed the indices.
    */
-  private List<PinnedShard> pin(List<SearchApi.Index> chosen) {
+  private List<PinnedShard> pin(List<IndexShards> chosen) {
     List<PinnedShard> pinned = new ArrayList<>();
-    List<SearchApi.Index> byName = new ArrayList<>(chosen);
-    byName.sort(java.util.Comparator.comparing(SearchApi.Index::name));
-    for (SearchApi.Index index : byName) {
+    List<IndexShards> byName = new ArrayList<>(chosen);
+    byName.sort(java.util.Comparator.comparing(IndexShards::name));
+    for (IndexShards index : byName) {
       for (String shard : index.shards()) {
         MountInfo info = mounted(index.name(), shard, null);
         pinned.add(new PinnedShard(index.name(), shard, info.repository(), info.snapshot()));
@@ -396,7 +396,6 @@ final class CursorApi {
    * longer mounted, or its shards are not the ones pinned, or one is mounted from another snapshot.
    */
   private List<IndexShards> check(List<PinnedShard> pinned, String id, CursorId.Kind kind) {
-    Map<String, SearchApi.Index> now = indices.current();
     Map<String, List<String>> byIndex = new LinkedHashMap<>();
     for (PinnedShard p : pinned) {
       byIndex.computeIfAbsent(p.index(), k -> new ArrayList<>()).add(p.shard());
@@ -413,13 +412,13 @@ final class CursorApi {
     }
     List<IndexShards> out = new ArrayList<>();
     for (Map.Entry<String, List<String>> e : byIndex.entrySet()) {
-      SearchApi.Index index = now.get(e.getKey());
+      IndexShards index = indices.current(e.getKey());
       if (index == null || !index.shards().equals(e.getValue())) {
         throw ended(kind, "index [" + e.getKey() + "] is no longer " + (index == null ? "mounted" : "mounted as the "
             + kind.what.replace(" id", "") + " read it (its shards are " + index.shards() + ", were "
             + e.getValue() + ")"));
       }
-      out.add(new IndexShards(index.name(), index.shards(), index.mapping()));
+      out.add(index);
     }
     assert infos.size() == pinned.size();
     return out;

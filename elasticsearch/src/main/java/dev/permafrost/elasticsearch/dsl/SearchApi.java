@@ -76,7 +76,18 @@ public final class SearchApi {
   SearchApi(Catalog catalog, Indices indices, java.util.function.LongSupplier clock) {
     this.executor = new SearchExecutor(catalog);
     this.indices = indices;
-    this.cursors = new CursorApi(catalog, executor, indices, this::resolve, new CursorRegistry(clock));
+    this.cursors = new CursorApi(catalog, executor, new CursorApi.Indices() {
+      @Override
+      public List<IndexShards> resolve(String expression, Map<String, String> parameters) {
+        return shards(SearchApi.this.resolve(expression, parameters));
+      }
+
+      @Override
+      public IndexShards current(String name) {
+        Index index = indices.current().get(name);
+        return index == null ? null : new IndexShards(index.name(), index.shards(), index.mapping());
+      }
+    }, new CursorRegistry(clock));
   }
 
   /**
