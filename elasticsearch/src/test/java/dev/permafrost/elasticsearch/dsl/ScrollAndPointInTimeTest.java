@@ -266,6 +266,20 @@ class ScrollAndPointInTimeTest {
   }
 
   @Test
+  void aScrollsAggregationsAreOnItsFirstPageOnly() throws Exception {
+    ObjectNode first = search("idx-*", "{\"size\": 2, \"query\": {\"term\": {\"k\": \"beta\"}},"
+        + " \"aggs\": {\"n\": {\"max\": {\"field\": \"n\"}}}}", Map.of("scroll", "1m"));
+    long betas = docs.stream().filter(d -> "beta".equals(d.k())).count();
+    assertEquals(betas, first.at("/hits/total/value").asLong());
+    double max = docs.stream().filter(d -> "beta".equals(d.k())).mapToLong(Doc::n).max().orElseThrow();
+    assertEquals(max, first.at("/aggregations/n/value").asDouble(), first.toString());
+    ObjectNode second = api.scroll(first.get("_scroll_id").asText(), "1m");
+    assertTrue(second.at("/aggregations").isMissingNode(), second.toString());
+    assertEquals(betas, second.at("/hits/total/value").asLong());
+    assertEquals(2, second.at("/hits/hits").size());
+  }
+
+  @Test
   void searchAfterWithoutTheTieBreakerSkipsEveryHitWithThoseValues() throws Exception {
     String id = api.openPointInTime("idx-*", Map.of("keep_alive", "1m")).get("id").asText();
     ObjectNode answer = search(null, "{\"size\": 10000, \"_source\": false, \"pit\": {\"id\": \"" + id + "\"},"
