@@ -11,18 +11,30 @@ import java.util.function.LongSupplier;
 /**
  * The open scrolls and points in time, by id, each until its keep-alive lapses or it is closed. A lapsed cursor is
  * gone at its next use (a 404, as a closed or unknown one) and swept with the others at most once a second as cursors
- * are opened and read, so that cursors left open cost their few hundred bytes only until they lapse. Thread-safe.
+ * are opened and read, so that cursors left open cost their few hundred bytes only until they lapse. At most
+ * {@link #DEFAULT_MAX_OPEN} are open at once (a node's {@code search.max_open_scroll_context} is 500): one more is
+ * refused with a 429, so that clients that never close theirs cannot fill the heap. Thread-safe.
  */
 final class CursorRegistry {
   /** Elasticsearch's {@code search.max_keep_alive}: a day. */
   static final long MAX_KEEP_ALIVE_MILLIS = 24L * 60 * 60 * 1000;
   private static final long SWEEP_EVERY_MILLIS = 1000;
+  /** How many cursors may be open at once by default: about 55 MB of heap. */
+  static final int DEFAULT_MAX_OPEN = 100_000;
+  private final int maxOpen;
   private final ConcurrentHashMap<String, Cursor> open = new ConcurrentHashMap<>();
   private final LongSupplier clock;
   private final AtomicLong nextSweep;
 
   /** A registry whose keep-alives run on {@code clock} (milliseconds). */
   CursorRegistry(LongSupplier clock) {
+    this(clock, DEFAULT_MAX_OPEN);
+  }
+
+  /** A registry whose keep-alives run on {@code clock} (milliseconds), with at most {@code maxOpen} cursors open. */
+  CursorRegistry(LongSupplier clock, int maxOpen) {
+    assert maxOpen > 0 : maxOpen;
+    this.maxOpen = maxOpen;
     this.clock = clock;
     this.nextSweep = new AtomicLong(clock.getAsLong() + SWEEP_EVERY_MILLIS);
   }
@@ -34,6 +46,15 @@ final class CursorRegistry {
   /** Registers {@code cursor} under a new id of its kind, and returns the id. */
   String open(Cursor cursor) {
     sweep();
+    if (open.size() >= maxOpen) {
+      long now = now();
+      open.values().removeIf(c -> c.expired(now)); // lapsed ones make room at once
+      if (open.size() >= maxOpen) {
+        throw new DslException(429, "too_many_scroll_contexts_exception", "Trying to create too many scroll"
+            + " contexts. Must be less than or equal to: [" + maxOpen + "]: close scrolls (DELETE /_search/scroll) and"
+            + " points in time (DELETE /_pit) when done, or let them lapse");
+      }
+    }
     String id;
     do {
       id = CursorId.next(cursor.kind);

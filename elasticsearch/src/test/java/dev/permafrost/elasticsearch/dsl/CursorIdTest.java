@@ -103,6 +103,27 @@ class CursorIdTest {
   }
 
   @Test
+  void cursorsPastTheLimitAreRefusedUntilSomeLapse() {
+    AtomicLong now = new AtomicLong(0);
+    CursorRegistry registry = new CursorRegistry(now::get, 3);
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(registry.open(new Cursor(CursorId.Kind.SCROLL, List.of(), "{}", java.util.Map.of(), 1000 + i,
+          now.get())));
+    }
+    Cursor fourth = new Cursor(CursorId.Kind.SCROLL, List.of(), "{}", java.util.Map.of(), 1000, now.get());
+    DslException full = assertThrows(DslException.class, () -> registry.open(fourth));
+    assertEquals(429, full.status());
+    assertEquals("too_many_scroll_contexts_exception", full.type());
+    registry.close(ids.get(1), CursorId.Kind.SCROLL);
+    registry.open(fourth); // a closed one makes room
+    assertThrows(DslException.class, () -> registry.open(fourth));
+    now.addAndGet(1001); // the first and the fourth's first opening lapse
+    registry.open(new Cursor(CursorId.Kind.SCROLL, List.of(), "{}", java.util.Map.of(), 1000, now.get()));
+    assertEquals(2, registry.size(), "the third (open until 1002) and the new one");
+  }
+
+  @Test
   void aShardDocValueNamesAShardAndDocument() {
     long v = CursorPosition.shardDoc(3, 17);
     assertEquals((3L << 32) | 17, v);
