@@ -12,7 +12,6 @@ import dev.permafrost.catalog.MountInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,8 +77,7 @@ final class CursorApi {
     }
     List<PinnedShard> pinned = pin(indices.resolve(expression, params));
     List<IndexShards> chosen = check(pinned, null, CursorId.Kind.SCROLL);
-    ObjectNode first = request;
-    SearchBody parsed = SearchBody.search(first, params, () -> chosen);
+    SearchBody parsed = SearchBody.search(request, params, () -> chosen);
     ObjectNode later = request.deepCopy();
     later.remove(List.of("aggs", "aggregations"));
     Cursor cursor = new Cursor(CursorId.Kind.SCROLL, pinned, later.toString(), params, keepAlive, registry.now());
@@ -400,7 +398,6 @@ final class CursorApi {
     for (PinnedShard p : pinned) {
       byIndex.computeIfAbsent(p.index(), k -> new ArrayList<>()).add(p.shard());
     }
-    Map<String, MountInfo> infos = new HashMap<>();
     for (PinnedShard p : pinned) {
       MountInfo info = mounted(p.index(), p.shard(), kind);
       if (!Objects.equals(info.snapshot(), p.snapshot()) || !Objects.equals(info.repository(), p.repository())) {
@@ -408,7 +405,6 @@ final class CursorApi {
             + info.repository() + "], not from [" + p.snapshot() + "] of [" + p.repository() + "] which the " + kind.what
             .replace(" id", "") + " reads");
       }
-      infos.put(p.shard(), info);
     }
     List<IndexShards> out = new ArrayList<>();
     for (Map.Entry<String, List<String>> e : byIndex.entrySet()) {
@@ -420,7 +416,6 @@ final class CursorApi {
       }
       out.add(index);
     }
-    assert infos.size() == pinned.size();
     return out;
   }
 
