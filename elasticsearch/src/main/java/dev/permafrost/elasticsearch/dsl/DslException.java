@@ -109,6 +109,15 @@ public final class DslException extends IllegalArgumentException {
         where + what + " is not valid JSON: " + e.getOriginalMessage());
   }
 
+  /**
+   * A scroll or point in time that is not open (unknown, closed, lapsed, or ended by its indices): 404,
+   * {@code search_phase_execution_exception} ("all shards failed") with a root cause of
+   * {@code search_context_missing_exception} and {@code reason}, as the node answers it.
+   */
+  public static DslException searchContextMissing(String reason) {
+    return new DslException(404, "search_phase_execution_exception", reason, "search_context_missing_exception", -1);
+  }
+
   /** A request Elasticsearch would not parse: 400, {@code parsing_exception}. */
   public static DslException parsing(String reason) {
     return new DslException(400, "parsing_exception", reason);

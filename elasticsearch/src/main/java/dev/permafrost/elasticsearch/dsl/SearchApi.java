@@ -64,12 +64,30 @@ public final class SearchApi {
 
   private final SearchExecutor executor;
   private final Indices indices;
+  private final CursorApi cursors;
   private final JsonNodeFactory nodes = JsonNodeFactory.instance;
 
   /** The API over {@code catalog}'s indices as {@code indices} lists them. */
   public SearchApi(Catalog catalog, Indices indices) {
+    this(catalog, indices, System::currentTimeMillis);
+  }
+
+  /** The API whose scrolls' and points in time's keep-alives run on {@code clock} (milliseconds). */
+  SearchApi(Catalog catalog, Indices indices, java.util.function.LongSupplier clock) {
     this.executor = new SearchExecutor(catalog);
     this.indices = indices;
+    this.cursors = new CursorApi(catalog, executor, new CursorApi.Indices() {
+      @Override
+      public List<IndexShards> resolve(String expression, Map<String, String> parameters) {
+        return shards(SearchApi.this.resolve(expression, parameters));
+      }
+
+      @Override
+      public IndexShards current(String name) {
+        Index index = indices.current().get(name);
+        return index == null ? null : new IndexShards(index.name(), index.shards(), index.mapping());
+      }
+    }, new CursorRegistry(clock));
   }
 
   /**
@@ -83,6 +101,12 @@ public final class SearchApi {
    * @throws DslException for a request refused, with its status and Elasticsearch's error type
    */
   public ObjectNode search(String expression, JsonNode body, Map<String, String> parameters) throws IOException {
+    if (body != null && body.has("pit")) {
+      return cursors.searchPointInTime(expression, body, parameters);
+    }
+    if (parameters.containsKey("scroll")) {
+      return cursors.openScroll(expression, body, parameters);
+    }
     long start = System.nanoTime();
     SearchBody request = SearchBody.search(body, parameters, () -> shards(resolve(expression, parameters)));
     return SearchRenderer.search(request, executor.run(request), start);
@@ -146,6 +170,53 @@ public final class SearchApi {
     response.put("took", (System.nanoTime() - start) / 1_000_000);
     response.set("responses", responses);
     return response;
+  }
+
+  // ---- scroll and point in time: see CursorApi ----
+
+  /**
+   * {@code POST|GET /_search/scroll} (and {@code /_search/scroll/{id}}): the next page of the scroll {@code scrollId}
+   * (a 404 {@code search_context_missing_exception} if it is not open: unknown, cleared, lapsed, or ended because an
+   * index it reads was unmounted or mounted again from another snapshot; a 400 if it is not a scroll id).
+   *
+   * @param scroll how much longer to keep it open ({@code 1m}), or null: as long as last asked
+   */
+  public ObjectNode scroll(String scrollId, String scroll) throws IOException {
+    return cursors.scroll(scrollId, scroll);
+  }
+
+  /** What closing scrolls or points in time freed: the body, and the status (404 when nothing was open). */
+  public record Closed(ObjectNode body, int status) {}
+
+  /** {@code DELETE /_search/scroll}: closes the scrolls {@code scrollIds} ({@code _all}: every one). */
+  public Closed clearScroll(List<String> scrollIds) {
+    CursorApi.Freed freed = cursors.clearScroll(scrollIds);
+    return new Closed(freed.json(), freed.status());
+  }
+
+  /**
+   * {@code POST /{index}/_pit?keep_alive=...}: opens a point in time over the indices {@code expression} names, each
+   * pinned to the snapshot it is mounted from: {@code {"id": ..., "_shards": ...}}. A search names it in its body's
+   * {@code pit} ({@link #search}, with no index).
+   */
+  public ObjectNode openPointInTime(String expression, Map<String, String> parameters) {
+    return cursors.openPointInTime(expression, null, parameters);
+  }
+
+  /** {@link #openPointInTime(String, Map)} with the request's body, which must be empty (no {@code index_filter}). */
+  public ObjectNode openPointInTime(String expression, JsonNode body, Map<String, String> parameters) {
+    return cursors.openPointInTime(expression, body, parameters);
+  }
+
+  /** {@code DELETE /_pit} with {@code {"id": ...}}. */
+  public Closed closePointInTime(JsonNode body) {
+    CursorApi.Freed freed = cursors.closePointInTime(body);
+    return new Closed(freed.json(), freed.status());
+  }
+
+  /** How many scrolls and points in time are open (those lapsed but not yet swept too). */
+  public int openCursors() {
+    return cursors.registry.size();
   }
 
   /** {@code GET /{index}/_mapping}: each index's mapping as its snapshot (or declaration) gave it. */

@@ -18,9 +18,13 @@
  * {@code LineAggParser}, {@code AggParams}) and computes them from doc values with one {@code Aggregator} per slice,
  * whose partial results ({@code AggPartial}, a sealed kind per aggregation) merge exactly; {@link dev.permafrost.elasticsearch.dsl.DateFormats}
  * reads and prints dates as Elasticsearch does (formats, zones, date math). A request it does not support fails with a
- * {@link dev.permafrost.elasticsearch.dsl.DslException} naming what, never with another answer.
+ * {@link dev.permafrost.elasticsearch.dsl.DslException} naming what, never with another answer. Scroll and point in
+ * time ({@code CursorApi}) are the same request run again after a position ({@code CursorPosition}: sort values, then
+ * the {@code _shard_doc} tie-breaker) by {@code SearchExecutor.page}, over shards pinned to the snapshots they are
+ * mounted from ({@code PinnedShard}); an open one ({@code Cursor}, in the {@code CursorRegistry} under a
+ * {@code CursorId}) holds no reader.
  *
- * <p>Layering: {@code SearchApi} -> {@code SearchBody}, {@code SearchExecutor}, {@code SearchRenderer} ->
+ * <p>Layering: {@code SearchApi} -> {@code CursorApi} -> {@code SearchBody}, {@code SearchExecutor}, {@code SearchRenderer} ->
  * {@code QueryDsl}, {@code Aggregations} -> {@code FieldQueries}, {@code AggSpec},
  * {@code Aggregator}, {@code DateRounding} -> {@code DateFormats}, {@code DslException}; the package uses the catalog
  * of {@code permafrost-core} and the mapping and documents of {@code dev.permafrost.elasticsearch}, which never name

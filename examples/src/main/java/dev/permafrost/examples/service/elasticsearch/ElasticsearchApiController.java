@@ -30,7 +30,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Elasticsearch's search API over the mounted snapshots, at Elasticsearch's own paths: {@code /{index}/_search},
- * {@code /_msearch}, {@code /{index}/_count}, {@code /{index}/_mapping}, {@code /{index}/_field_caps} ({@code GET /}
+ * {@code /_msearch}, {@code /{index}/_count}, {@code /{index}/_mapping}, {@code /{index}/_field_caps}, scroll
+ * ({@code /_search/scroll}) and point in time ({@code /{index}/_pit}, {@code DELETE /_pit}) ({@code GET /}
  * is {@link ElasticsearchRootFilter}'s). Bodies are read whatever their content type (the official clients send
  * {@code application/vnd.elasticsearch+json}, {@code _msearch} NDJSON); every answer carries
  * {@code X-Elastic-Product: Elasticsearch}, which the official clients require, and errors are Elasticsearch's error
@@ -82,6 +83,55 @@ class ElasticsearchApiController {
       return answer(api.fieldCaps(index, patterns, parameters), request);
     }
     return answer(api.fieldCaps(index, fields, parameters), request);
+  }
+
+  // ---- scroll and point in time (the library's SearchApi keeps them; these only read HTTP) ----
+
+  /**
+   * {@code GET|POST /_search/scroll}: the id in the path, the {@code scroll_id} parameter or the body's
+   * {@code scroll_id} (the Python client's way), the keep-alive in the {@code scroll} parameter or the body.
+   */
+  @RequestMapping(path = {"/_search/scroll", "/_search/scroll/{scrollId}"},
+      method = {RequestMethod.GET, RequestMethod.POST})
+  ResponseEntity<byte[]> scroll(@PathVariable(required = false) String scrollId,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    JsonNode b = parse(body);
+    String id = scrollId != null ? scrollId : request.getParameter("scroll_id");
+    if (b != null && b.hasNonNull("scroll_id")) {
+      id = b.get("scroll_id").asText();
+    }
+    String keepAlive = b != null && b.hasNonNull("scroll") ? b.get("scroll").asText() : request.getParameter("scroll");
+    return answer(api.scroll(id, keepAlive), request);
+  }
+
+  /** {@code DELETE /_search/scroll}: ids in the path (comma-separated), the parameter or the body (one or a list). */
+  @RequestMapping(path = {"/_search/scroll", "/_search/scroll/{scrollId}"}, method = RequestMethod.DELETE)
+  ResponseEntity<byte[]> clearScroll(@PathVariable(required = false) String scrollId,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    List<String> ids = new ArrayList<>();
+    String listed = scrollId != null ? scrollId : request.getParameter("scroll_id");
+    if (listed != null) {
+      ids.addAll(List.of(listed.split(",")));
+    }
+    JsonNode b = parse(body);
+    if (b != null && b.hasNonNull("scroll_id")) {
+      ids.addAll(b.get("scroll_id").isArray() ? toStrings(b.get("scroll_id")) : List.of(b.get("scroll_id").asText()));
+    }
+    SearchApi.Closed closed = api.clearScroll(ids);
+    return answer(closed.status(), closed.body(), request);
+  }
+
+  @RequestMapping(path = "/{index}/_pit", method = RequestMethod.POST)
+  ResponseEntity<byte[]> openPointInTime(@PathVariable String index, @RequestBody(required = false) byte[] body,
+      HttpServletRequest request) throws IOException {
+    return answer(api.openPointInTime(index, parse(body), parameters(request)), request);
+  }
+
+  @RequestMapping(path = "/_pit", method = RequestMethod.DELETE)
+  ResponseEntity<byte[]> closePointInTime(@RequestBody(required = false) byte[] body, HttpServletRequest request)
+      throws IOException {
+    SearchApi.Closed closed = api.closePointInTime(parse(body));
+    return answer(closed.status(), closed.body(), request);
   }
 
   @ExceptionHandler(DslException.class)
