@@ -5,6 +5,7 @@ package dev.permafrost.elasticsearch.dsl;
 
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.CollectedResponse;
+import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.EngineDocuments;
