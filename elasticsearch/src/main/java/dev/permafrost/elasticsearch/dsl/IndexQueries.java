@@ -3,7 +3,6 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.permafrost.elasticsearch.IndexMapping;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -32,18 +31,21 @@ final class IndexQueries {
 
   /**
    * Builds {@code node} for each of {@code indices} by the index's mapping, {@code now} in date math the system clock.
-   * With no index, it is built against no mapping, as the node still checks a query that searches no shard.
+   * With no index, it is built by {@code union} (of no mapping), as the node still checks a query that searches no
+   * shard.
    *
+   * @param union the translator over the union of the indices' mappings, used for an index whose mapping it is (the
+   *     only index)
    * @throws DslException the first index's refusal, if every index refuses the query, or any refusal of the request
    *     itself (not one shard's)
    */
-  static IndexQueries build(QueryNode node, List<IndexShards> indices) {
+  static IndexQueries build(QueryNode node, List<IndexShards> indices, QueryTranslator union) {
     if (indices.isEmpty()) {
-      new QueryTranslator(IndexMapping.of(JsonNodeFactory.instance.objectNode()), System::currentTimeMillis)
-          .translate(node);
+      union.translate(node);
       return new IndexQueries(node);
     }
-    return translate(node, indices, m -> new QueryTranslator(m, System::currentTimeMillis).translate(node));
+    return translate(node, indices, m -> (m == union.mapping() ? union
+        : new QueryTranslator(m, System::currentTimeMillis)).translate(node));
   }
 
   /**

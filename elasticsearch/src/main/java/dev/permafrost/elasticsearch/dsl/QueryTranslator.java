@@ -24,14 +24,21 @@ import org.apache.lucene.search.Query;
  * a value its number field cannot read); a field the mapping does not have matches nothing. Thread-safe.
  */
 final class QueryTranslator {
+  private final IndexMapping mapping;
   private final FieldQueries fields;
   private final FullTextQueries fullText;
 
   /** Builds over {@code mapping} with {@code now} (epoch milliseconds) for date math. */
   QueryTranslator(IndexMapping mapping, LongSupplier now) {
+    this.mapping = mapping;
     MappedQueryParser parser = new MappedQueryParser(mapping, dateBounds(now));
     this.fields = new FieldQueries(mapping, parser, now);
     this.fullText = new FullTextQueries(fields, parser, now);
+  }
+
+  /** The mapping it builds over. */
+  IndexMapping mapping() {
+    return mapping;
   }
 
   /**

@@ -104,7 +104,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
         "version", "seq_no_primary_term", "profile");
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
-    IndexQueries queries = IndexQueries.build(query(request, parameters), chosen);
+    QueryTranslator translator = new QueryTranslator(mapping, System::currentTimeMillis); // also aggregations' filters
+    IndexQueries queries = IndexQueries.build(query(request, parameters), chosen, translator);
     int from = intOption(request, parameters, "from", 0);
     int size = intOption(request, parameters, "size", 10);
     if (from < 0 || size < 0) {
@@ -135,7 +136,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
     JsonNode aggsSpec = request.has("aggs") ? request.get("aggs") : request.get("aggregations");
-    Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping, new QueryDsl(mapping)::toQuery);
+    Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping,
+        filter -> translator.translate(QueryDslParser.parse(filter)));
     if (aggsSpec != null) {
       refuseConflicts(aggsSpec, mapping.conflicts());
     }
@@ -167,7 +169,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     }
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
-    IndexQueries queries = IndexQueries.build(query(request, parameters), chosen);
+    IndexQueries queries = IndexQueries.build(query(request, parameters), chosen,
+        new QueryTranslator(mapping, System::currentTimeMillis));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
         SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, false);
   }
