@@ -56,7 +56,7 @@ final class QueryDslParser {
       throw DslException.parsing(node.isEmpty() ? "query malformed, empty clause found"
           : "[_na] query malformed, a query must have one key, found " + names(node));
     }
-    Map.Entry<String, JsonNode> e = node.fields().next();
+    Map.Entry<String, JsonNode> e = node.properties().iterator().next();
     String name = e.getKey();
     JsonNode body = e.getValue();
     if (!body.isObject()) {
@@ -211,7 +211,7 @@ final class QueryDslParser {
     Bound upper = null;
     String format = null;
     ZoneId zone = null;
-    for (Iterator<Map.Entry<String, JsonNode>> it = params.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = params.properties().iterator(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> p = it.next();
       JsonNode v = p.getValue();
       switch (p.getKey()) {
@@ -457,7 +457,7 @@ final class QueryDslParser {
    */
   private static Map.Entry<String, JsonNode> singleField(String clause, JsonNode body) {
     Map.Entry<String, JsonNode> field = null;
-    for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = body.properties().iterator(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       if ((e.getKey().equals("boost") || e.getKey().equals("_name")) && !e.getValue().isObject()) {
         continue;
