@@ -43,8 +43,9 @@ import org.apache.lucene.util.automaton.Operations;
 
 /**
  * The term-level queries of the query DSL (term, terms, range, exists, prefix, wildcard, ids) as Elasticsearch builds
- * them for the field's mapping type: keywords and text as terms (not analyzed), numbers and dates as points. Each term, set or range on a keyword, number or date field goes through
- * {@link MappedQueryParser#withDocValuesForms} so that it also runs on segments with only doc values for the field.
+ * them for the field's mapping type: keywords and text as terms (not analyzed), numbers and dates as points. Each
+ * term, set or range on a keyword, number or date field goes through {@link MappedQueryParser#withDocValuesForms} so
+ * that it also runs on segments with only doc values for the field.
  * An unmapped field matches nothing; a field the parser refuses (nested, ip, boolean, ...) fails naming it.
  */
 final class FieldQueries {

@@ -173,7 +173,7 @@ sealed interface QueryNode {
       return new Value(type, v.asText(), null);
     }
 
-    /** A string value, as a test or the {@code q} parameter gives it. */
+    /** A string value. */
     static Value of(String text) {
       return new Value(Type.STRING, text, null);
     }
