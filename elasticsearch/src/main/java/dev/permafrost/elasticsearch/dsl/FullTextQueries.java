@@ -30,8 +30,8 @@ import org.apache.lucene.util.QueryBuilder;
 /**
  * The full-text queries of the query DSL ({@code match}, {@code match_phrase}, {@code multi_match},
  * {@code query_string}, {@code simple_query_string}) over one index's mapping: a text field's text analyzed by
- * {@link MappedQueryParser#analyzer()}, another field's value as its {@code term} ({@link FieldQueries}), field patterns
- * expanded over the mapping's fields, query strings parsed by {@link MappedQueryParser}. Each returns the query without
+ * {@link MappedQueryParser#analyzer()}, another field's value as its {@code term} ({@link FieldQueries}), field
+ * patterns expanded over the mapping's fields, query strings parsed by {@link MappedQueryParser}. Each returns the query without
  * the clause's own boost.
  */
 final class FullTextQueries {

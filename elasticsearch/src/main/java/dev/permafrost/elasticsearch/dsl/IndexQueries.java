@@ -54,7 +54,8 @@ final class IndexQueries {
    * @throws DslException the first index's refusal, if every index refuses the query, or any refusal of the request
    *     itself (not one shard's)
    */
-  private static IndexQueries translate(QueryNode node, List<IndexShards> indices, Function<IndexMapping, Query> translate) {
+  private static IndexQueries translate(QueryNode node, List<IndexShards> indices,
+      Function<IndexMapping, Query> translate) {
     assert !indices.isEmpty();
     IndexQueries queries = new IndexQueries(node);
     Map<IndexMapping, Object> byMapping = new IdentityHashMap<>(); // a Query, or the DslException of a shard

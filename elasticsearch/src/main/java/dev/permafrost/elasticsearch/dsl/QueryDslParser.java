@@ -290,7 +290,8 @@ final class QueryDslParser {
         "auto_generate_synonyms_phrase_query", "_name");
     JsonNode query = required("match", params, "query");
     QueryNode q = new QueryNode.Match(f.getKey(), Value.of(query), operator("match", params, "operator"),
-        msm("match", params), boolParam("match", params, "lenient"), zeroTerms("match", params), boost("match", params));
+        msm("match", params), boolParam("match", params, "lenient"), zeroTerms("match", params),
+        boost("match", params));
     return outerBoost(q, "match", body);
   }
 

@@ -18,9 +18,9 @@ import org.apache.lucene.search.Query;
 
 /**
  * Builds a {@link QueryNode} into a Lucene query over one index's mapping, with Elasticsearch's semantics: the
- * compound clauses ({@code bool}, {@code constant_score}, {@code dis_max}, {@code match_all}, {@code match_none}, boosts)
- * here, each field's term-level queries by {@link FieldQueries}, the full-text ones by {@link FullTextQueries}. What the
- * mapping decides fails with a {@link DslException} naming the clause and field (a field of a type it does not query,
+ * compound clauses ({@code bool}, {@code constant_score}, {@code dis_max}, {@code match_all}, {@code match_none},
+ * boosts) here, each field's term-level queries by {@link FieldQueries}, the full-text ones by
+ * {@link FullTextQueries}. What the mapping decides fails with a {@link DslException} naming the clause and field (a field of a type it does not query,
  * a value its number field cannot read); a field the mapping does not have matches nothing. Thread-safe.
  */
 final class QueryTranslator {

@@ -88,7 +88,8 @@ class QueryDslParserTest {
     assertEquals(Value.Type.DECIMAL, decimal.value().type());
     assertEquals("1.5", decimal.value().text("term", "x"));
     assertEquals(new QueryNode.Terms("h", List.of(string("a"), integer(7),
-        new Value(Value.Type.BOOLEAN, "true", null)), 2f), parse("{\"terms\": {\"h\": [\"a\", 7, true], \"boost\": 2}}"));
+        new Value(Value.Type.BOOLEAN, "true", null)), 2f),
+        parse("{\"terms\": {\"h\": [\"a\", 7, true], \"boost\": 2}}"));
     assertEquals(new QueryNode.Terms("h", List.of(), 1f), parse("{\"terms\": {\"h\": [], \"boost\": \"not read\"}}"));
     assertEquals(new QueryNode.Exists("a.b", 1f), parse("{\"exists\": {\"field\": \"a.b\"}}"));
     assertEquals(new QueryNode.Prefix("h", "we", true, 1f),
@@ -98,7 +99,8 @@ class QueryDslParserTest {
         parse("{\"wildcard\": {\"h\": {\"wildcard\": \"w*b?\"}}}"));
     assertEquals(new QueryNode.Wildcard("h", "v", false, 1f),
         parse("{\"wildcard\": {\"h\": {\"value\": \"v\", \"wildcard\": \"ignored\"}}}"));
-    assertEquals(new QueryNode.Ids(List.of("1", "b"), 1.5f), parse("{\"ids\": {\"values\": [1, \"b\"], \"boost\": 1.5}}"));
+    assertEquals(new QueryNode.Ids(List.of("1", "b"), 1.5f),
+        parse("{\"ids\": {\"values\": [1, \"b\"], \"boost\": 1.5}}"));
   }
 
   @Test
@@ -178,7 +180,8 @@ class QueryDslParserTest {
     refused("{\"terms\": {\"a\": \"x\"}}", "parsing_exception", "[terms] query requires an array");
     refused("{\"terms\": {\"a\": [[1]]}}", "parsing_exception", "[terms] the value of [a]");
     refused("{\"range\": {\"a\": {\"from\": 1}}}", "parsing_exception", "[range] query parameter [from]");
-    refused("{\"range\": {\"a\": {\"gte\": 1, \"relation\": \"overlaps\"}}}", "parsing_exception", "not a valid relation");
+    refused("{\"range\": {\"a\": {\"gte\": 1, \"relation\": \"overlaps\"}}}", "parsing_exception",
+        "not a valid relation");
     refused("{\"range\": {\"a\": 5}}", "parsing_exception", "[range] query malformed");
     refused("{\"range\": {\"a\": {\"gte\": 1, \"time_zone\": 5}}}", "parsing_exception", "[range] [time_zone]");
     refused("{\"exists\": {\"field\": 1}}", "parsing_exception", "[exists] [field] must be a string");
