@@ -3,18 +3,18 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.permafrost.elasticsearch.DocumentId;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
+import dev.permafrost.elasticsearch.dsl.QueryNode.Bound;
+import dev.permafrost.elasticsearch.dsl.QueryNode.Value;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 import org.apache.lucene.document.DoublePoint;
@@ -25,6 +25,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.AutomatonQuery;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
@@ -36,16 +37,15 @@ import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermRangeQuery;
 import org.apache.lucene.search.WildcardQuery;
 import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.QueryBuilder;
 import org.apache.lucene.util.automaton.Automata;
 import org.apache.lucene.util.automaton.Automaton;
 import org.apache.lucene.util.automaton.Operations;
 
 /**
- * The queries on one field of the query DSL (term, terms, range, exists, prefix, wildcard, match, match_phrase) as
- * Elasticsearch builds them for the field's mapping type: keywords as terms, text analyzed (or not, for term-level
- * queries), numbers and dates as points. Each term, set or range on a keyword, number or date field goes through
- * {@link MappedQueryParser#withDocValuesForms} so that it also runs on segments with only doc values for the field.
+ * The term-level queries of the query DSL (term, terms, range, exists, prefix, wildcard, ids) as Elasticsearch builds
+ * them for the field's mapping type: keywords and text as terms (not analyzed), numbers and dates as points. Each
+ * term, set or range on a keyword, number or date field goes through {@link MappedQueryParser#withDocValuesForms} so
+ * that it also runs on segments with only doc values for the field.
  * An unmapped field matches nothing; a field the parser refuses (nested, ip, boolean, ...) fails naming it.
  */
 final class FieldQueries {
@@ -73,9 +73,6 @@ final class FieldQueries {
       return null;
     }
   }
-
-  /** Dates, numbers and terms bounds of a range: the JSON value (null if unbounded) and whether it is included. */
-  record Bound(JsonNode value, boolean inclusive) {}
 
   private final IndexMapping mapping;
   private final MappedQueryParser parser;
@@ -119,13 +116,22 @@ final class FieldQueries {
     return kind;
   }
 
-  private static MatchNoDocsQuery unmapped(String name) {
+  /** {@code q} with {@code boost} (none where 1, or where it matches nothing); a negative one is refused. */
+  static Query boost(Query q, float boost) {
+    if (boost < 0) {
+      throw DslException.illegalArgument("negative [boost] " + boost + " is not allowed");
+    }
+    return boost == 1f || q instanceof MatchNoDocsQuery ? q : new BoostQuery(q, boost);
+  }
+
+  /** What a query on a field the mapping does not have matches: nothing. */
+  static MatchNoDocsQuery unmapped(String name) {
     return new MatchNoDocsQuery("no mapping for field [" + name + "]");
   }
 
   /** A {@code term} query: the value not analyzed. */
-  Query term(String clause, String name, JsonNode value, boolean caseInsensitive) {
-    String text = text(clause, name, value);
+  Query term(String clause, String name, Value value, boolean caseInsensitive) {
+    String text = value.text(clause, name);
     if (name.equals("_id")) {
       return new TermQuery(new Term("_id", DocumentId.encode(text)));
     }
@@ -160,11 +166,16 @@ final class FieldQueries {
     };
   }
 
+  /** An {@code ids} query's terms: any of the documents {@code ids} names. */
+  Query ids(List<String> ids) {
+    return new TermInSetQuery("_id", ids.stream().map(DocumentId::encode).toList());
+  }
+
   /** A {@code terms} query: any of the values, not analyzed. */
-  Query terms(String clause, String name, List<JsonNode> values) {
+  Query terms(String clause, String name, List<Value> values) {
     List<String> texts = new ArrayList<>();
-    for (JsonNode v : values) {
-      texts.add(text(clause, name, v));
+    for (Value v : values) {
+      texts.add(v.text(clause, name));
     }
     if (name.equals("_id")) {
       return new TermInSetQuery("_id", texts.stream().map(DocumentId::encode).toList());
@@ -179,7 +190,7 @@ final class FieldQueries {
       }
       case INTEGER -> {
         List<Long> longs = new ArrayList<>();
-        for (JsonNode v : values) {
+        for (Value v : values) {
           BigDecimal d = number(clause, f, v);
           if (d.stripTrailingZeros().scale() <= 0) {
             longs.add(inRange(clause, f, d));
@@ -208,7 +219,7 @@ final class FieldQueries {
       }
       default -> {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
-        for (JsonNode v : values) {
+        for (Value v : values) {
           b.add(dateRange(clause, f, new Bound(v, true), new Bound(v, true), null, null), BooleanClause.Occur.SHOULD);
         }
         return new ConstantScoreQuery(b.build());
@@ -236,8 +247,8 @@ final class FieldQueries {
     }
     switch (kind) {
       case KEYWORD, TEXT -> {
-        BytesRef lo = lower == null ? null : new BytesRef(text(clause, name, lower.value()));
-        BytesRef hi = upper == null ? null : new BytesRef(text(clause, name, upper.value()));
+        BytesRef lo = lower == null ? null : new BytesRef(lower.value().text(clause, name));
+        BytesRef hi = upper == null ? null : new BytesRef(upper.value().text(clause, name));
         return parser.withDocValuesForms(new TermRangeQuery(name, lo, hi, lower == null || lower.inclusive(),
             upper == null || upper.inclusive()));
       }
@@ -372,58 +383,6 @@ final class FieldQueries {
     return f;
   }
 
-  /**
-   * A {@code match} query: a text field's analyzed terms, any of them ({@code and}: all of them) with at least
-   * {@code minimumShouldMatch} of the optional ones (with {@code and}, of none: an integer above 0 then matches
-   * nothing, a percentage or a negative count everything that has all the terms); on other fields the term query of the value. Null where the text has no terms.
-   *
-   * @param lenient whether a value that is not a number or date of the field matches nothing rather than failing
-   */
-  Query match(String clause, String name, JsonNode value, boolean and, String minimumShouldMatch, boolean lenient) {
-    IndexMapping.Field f = field(clause, name);
-    if (f == null) {
-      return unmapped(name);
-    }
-    if (kind(clause, f) != Kind.TEXT) {
-      return lenientTerm(clause, name, value, lenient);
-    }
-    Query q = new QueryBuilder(parser.analyzer()).createBooleanQuery(name, text(clause, name, value),
-        and ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD);
-    // as Elasticsearch: counted against the optional clauses (none with and), and not capped by their number, so
-    // that a positive count more than there are (any, with and) matches nothing
-    if (q instanceof BooleanQuery b && minimumShouldMatch != null) {
-      long optional = b.clauses().stream().filter(c -> c.occur() == BooleanClause.Occur.SHOULD).count();
-      BooleanQuery.Builder rebuilt = new BooleanQuery.Builder()
-          .setMinimumNumberShouldMatch(minimumShouldMatch(clause, minimumShouldMatch, (int) optional));
-      b.clauses().forEach(rebuilt::add);
-      q = rebuilt.build();
-    }
-    return q;
-  }
-
-  /** A {@code match_phrase} query: a text field's analyzed terms in order, up to {@code slop} moves apart. */
-  Query matchPhrase(String clause, String name, JsonNode value, int slop) {
-    IndexMapping.Field f = field(clause, name);
-    if (f == null) {
-      return unmapped(name);
-    }
-    if (kind(clause, f) != Kind.TEXT) {
-      return term(clause, name, value, false);
-    }
-    return new QueryBuilder(parser.analyzer()).createPhraseQuery(name, text(clause, name, value), slop);
-  }
-
-  private Query lenientTerm(String clause, String name, JsonNode value, boolean lenient) {
-    try {
-      return term(clause, name, value, false);
-    } catch (DslException e) {
-      if (lenient && !e.getMessage().contains("not supported")) {
-        return new MatchNoDocsQuery("lenient: " + e.getMessage());
-      }
-      throw e;
-    }
-  }
-
   /** The code point in any of its cases (lower, upper, title), with the automata Lucene 10.3 has. */
   private static Automaton anyCase(int c) {
     int[] forms = IntStream.of(c, Character.toLowerCase(c), Character.toUpperCase(c), Character.toTitleCase(c))
@@ -449,8 +408,8 @@ final class FieldQueries {
    */
   private Query dateRange(String clause, IndexMapping.Field f, Bound lower, Bound upper, String format, ZoneId zone) {
     String fmt = format != null ? format : f.format() != null ? f.format() : DateFormats.DEFAULT_FORMAT;
-    return parser.dateRange(f, lower == null ? null : dateText(clause, f.path(), lower.value()),
-        lower == null || lower.inclusive(), upper == null ? null : dateText(clause, f.path(), upper.value()),
+    return parser.dateRange(f, lower == null ? null : lower.value().text(clause, f.path()),
+        lower == null || lower.inclusive(), upper == null ? null : upper.value().text(clause, f.path()),
         upper == null || upper.inclusive(), (field, text, roundUp) -> DateFormats.parse(text, fmt, zone, roundUp, now));
   }
 
@@ -484,11 +443,11 @@ final class FieldQueries {
   }
 
   /** A JSON number, or a string of one. */
-  private static BigDecimal number(String clause, IndexMapping.Field f, JsonNode value) {
-    if (value != null && value.isNumber()) {
-      return value.decimalValue();
+  private static BigDecimal number(String clause, IndexMapping.Field f, Value value) {
+    if (value.isNumber()) {
+      return value.number();
     }
-    if (value != null && value.isTextual()) {
+    if (value.type() == Value.Type.STRING) {
       try {
         return new BigDecimal(value.asText().trim());
       } catch (NumberFormatException e) {
@@ -496,25 +455,8 @@ final class FieldQueries {
       }
     }
     throw DslException.shard("query_shard_exception", "failed to create query: For input string: \""
-        + (value == null ? "null" : value.asText()) + "\" ([" + clause + "] on field [" + f.path() + "] of type ["
-        + f.type() + "], which holds numbers)");
-  }
-
-  /** A date given as a string or a number (epoch milliseconds, as Grafana sends them). */
-  private static String dateText(String clause, String name, JsonNode value) {
-    if (value != null && value.isNumber()) {
-      return value.isIntegralNumber() ? value.asText() : value.decimalValue().toPlainString();
-    }
-    return text(clause, name, value);
-  }
-
-  /** A scalar value as text. */
-  static String text(String clause, String name, JsonNode value) {
-    if (value == null || value.isNull() || value.isContainerNode()) {
-      throw DslException.parsing("[" + clause + "] the value of [" + name + "] must be a string, number or boolean, not "
-          + (value == null ? "missing" : value.isNull() ? "null" : value.getNodeType().name().toLowerCase(Locale.ROOT)));
-    }
-    return value.isNumber() && !value.isIntegralNumber() ? value.decimalValue().toPlainString() : value.asText();
+        + value.asText() + "\" ([" + clause + "] on field [" + f.path() + "] of type [" + f.type()
+        + "], which holds numbers)");
   }
 
   /**

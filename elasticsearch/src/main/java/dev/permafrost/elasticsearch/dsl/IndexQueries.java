@@ -13,17 +13,40 @@ import java.util.function.Function;
 import org.apache.lucene.search.Query;
 
 /**
- * A request's query translated for each index it searches by that index's own mapping, as Elasticsearch builds each
+ * A request's query ({@link #node()}, as parsed) built for each index it searches by that index's own mapping
+ * ({@link QueryTranslator}), as Elasticsearch builds each
  * shard's query from its own index: indices that map a field differently are searched together, each reading the
  * field as it maps it. Translated once per distinct mapping. A value one index cannot read (a word for its number
  * field) fails that index's shards only, reported as failed shards, as the node does; if it fails every index, the
  * request fails with it. A request the query DSL refuses outright fails at once.
  */
 final class IndexQueries {
+  private final QueryNode node;
   private final Map<String, Query> byShard = new LinkedHashMap<>();
   private final Map<String, String> failed = new LinkedHashMap<>();
 
-  private IndexQueries() {}
+  private IndexQueries(QueryNode node) {
+    this.node = node;
+  }
+
+  /**
+   * Builds {@code node} for each of {@code indices} by the index's mapping, {@code now} in date math the system clock.
+   * With no index, it is built by {@code union} (of no mapping), as the node still checks a query that searches no
+   * shard.
+   *
+   * @param union the translator over the union of the indices' mappings, used for an index whose mapping it is (the
+   *     only index)
+   * @throws DslException the first index's refusal, if every index refuses the query, or any refusal of the request
+   *     itself (not one shard's)
+   */
+  static IndexQueries build(QueryNode node, List<IndexShards> indices, QueryTranslator union) {
+    if (indices.isEmpty()) {
+      union.translate(node);
+      return new IndexQueries(node);
+    }
+    return translate(node, indices, m -> (m == union.mapping() ? union
+        : new QueryTranslator(m, System::currentTimeMillis)).translate(node));
+  }
 
   /**
    * Translates for each of {@code indices} (at least one) with {@code translate}, given the index's mapping.
@@ -31,9 +54,10 @@ final class IndexQueries {
    * @throws DslException the first index's refusal, if every index refuses the query, or any refusal of the request
    *     itself (not one shard's)
    */
-  static IndexQueries translate(List<IndexShards> indices, Function<IndexMapping, Query> translate) {
+  private static IndexQueries translate(QueryNode node, List<IndexShards> indices,
+      Function<IndexMapping, Query> translate) {
     assert !indices.isEmpty();
-    IndexQueries queries = new IndexQueries();
+    IndexQueries queries = new IndexQueries(node);
     Map<IndexMapping, Object> byMapping = new IdentityHashMap<>(); // a Query, or the DslException of a shard
     DslException first = null;
     for (IndexShards index : indices) {
@@ -61,6 +85,11 @@ final class IndexQueries {
       throw first;
     }
     return queries;
+  }
+
+  /** The query as parsed, before any index's mapping. */
+  QueryNode node() {
+    return node;
   }
 
   /** The shards to search: those whose index's query was translated. */

@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import org.apache.lucene.search.MatchAllDocsQuery;
-import org.apache.lucene.search.Query;
 
 /**
  * What a {@code _search} (or {@code _count}) request says, read from its URL parameters and JSON body in one place
@@ -23,12 +21,12 @@ import org.apache.lucene.search.Query;
  * {@link SearchRenderer} answers it.
  *
  * <p>A request naming no index ({@code indices} empty) is parsed only as far as the node parses it before it finds no
- * shard: its query (against no mapping), {@code from}, {@code size} and {@code track_total_hits}; then
- * {@code queries}, {@code aggs} and {@code searchAfter} are null and the sort by score.
+ * shard: its query (built against no mapping), {@code from}, {@code size} and {@code track_total_hits}; then
+ * {@code queries} has no shard, {@code aggs} and {@code searchAfter} are null and the sort by score.
  *
  * @param indices the indices searched, resolved from the request's expression
  * @param mapping what the sort and aggregations see: the union of the indices' mappings
- * @param queries the query for each index by its own mapping (null: no index)
+ * @param queries the query as parsed ({@link #query()}) and built for each index by its own mapping
  * @param aggs the aggregations (null: none asked)
  * @param sort the sort (by score when none)
  * @param from the first hit shown
@@ -74,6 +72,11 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
         timeout, typedKeys, totalAsInt, false);
   }
 
+  /** The request's query as parsed, before any index's mapping. */
+  QueryNode query() {
+    return queries.node();
+  }
+
   /** Whether the search shows hits (else it counts and aggregates only). */
   boolean fetchesHits() {
     return from + size > 0;
@@ -99,8 +102,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
         "version", "seq_no_primary_term", "profile");
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
-    QueryDsl dsl = new QueryDsl(mapping);
-    IndexQueries queries = queries(chosen, request, parameters, dsl);
+    QueryTranslator translator = new QueryTranslator(mapping, System::currentTimeMillis); // also aggregations' filters
+    IndexQueries queries = IndexQueries.build(query(request, parameters), chosen, translator);
     int from = intOption(request, parameters, "from", 0);
     int size = intOption(request, parameters, "size", 10);
     if (from < 0 || size < 0) {
@@ -125,13 +128,14 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
-      return new SearchBody(chosen, mapping, null, null, SortSpec.BY_SCORE, from, size, trackTotalHits,
+      return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, from, size, trackTotalHits,
           SourceFilter.ALL, null, null, typedKeys, totalAsInt, false);
     }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
     JsonNode aggsSpec = request.has("aggs") ? request.get("aggs") : request.get("aggregations");
-    Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping, dsl::toQuery);
+    Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping,
+        filter -> translator.translate(QueryDslParser.parse(filter)));
     if (aggsSpec != null) {
       refuseConflicts(aggsSpec, mapping.conflicts());
     }
@@ -143,7 +147,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     }
     Duration timeout = timeout(request.has("timeout") ? request.get("timeout").asText() : parameters.get("timeout"));
     boolean skippedByPreFilter = aggsSpec == null && SortSpec.primaryFieldSortWithoutMissing(request.get("sort"))
-        && QueryDsl.rewritesToNothing(request.get("query"), mapping);
+        && QueryNode.rewritesToNothing(queries.node(), mapping);
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
         typedKeys, totalAsInt, skippedByPreFilter);
   }
@@ -163,7 +167,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     }
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
-    IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping));
+    IndexQueries queries = IndexQueries.build(query(request, parameters), chosen,
+        new QueryTranslator(mapping, System::currentTimeMillis));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
         SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, false);
   }
@@ -225,34 +230,13 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     return IndexMapping.union(chosen.stream().map(IndexShards::mapping).toList());
   }
 
-  /**
-   * The request's query for each index by the index's own mapping ({@link IndexQueries}); with no index, checked
-   * against no mapping (as the node still parses it) and null.
-   */
-  private static IndexQueries queries(List<IndexShards> chosen, ObjectNode request, Map<String, String> parameters,
-      QueryDsl unionDsl) {
-    if (chosen.isEmpty()) {
-      query(request, parameters, unionDsl);
-      return null;
-    }
-    if (chosen.size() == 1) {
-      return IndexQueries.translate(chosen, m -> query(request, parameters, unionDsl)); // the index's own mapping
-    }
-    return IndexQueries.translate(chosen, m -> query(request, parameters, new QueryDsl(m)));
-  }
-
   /** The request's query: its body's {@code query}, else the {@code q} parameter as a query_string, else all. */
-  private static Query query(ObjectNode request, Map<String, String> parameters, QueryDsl dsl) {
+  private static QueryNode query(ObjectNode request, Map<String, String> parameters) {
     if (request.has("query")) {
-      return dsl.toQuery(request.get("query"));
+      return QueryDslParser.parse(request.get("query"));
     }
     String q = parameters.get("q");
-    if (q != null) {
-      ObjectNode qs = JsonNodeFactory.instance.objectNode();
-      qs.putObject("query_string").put("query", q);
-      return dsl.toQuery(qs);
-    }
-    return new MatchAllDocsQuery();
+    return q != null ? QueryDslParser.queryStringParameter(q) : new QueryNode.MatchAll(1f);
   }
 
   /**

@@ -227,11 +227,11 @@ record SortSpec(Sort lucene, List<SortField> fields) {
   }
 
   /**
-   * A date in {@code search_after} as the sort holds it: read as the query DSL reads a date ({@link QueryDsl#dateBounds}),
+   * A date in {@code search_after} as the sort holds it: read as the query DSL reads a date ({@link QueryTranslator#dateBounds}),
    * in nanoseconds for a {@code date_nanos} field.
    */
   private static long date(IndexMapping.Field field, String text) {
-    long millis = QueryDsl.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
+    long millis = QueryTranslator.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
     return field.kind() == FieldKind.DATE_NANOS ? Math.multiplyExact(millis, 1_000_000L) : millis;
   }
 }

@@ -134,7 +134,8 @@ class SearchBodyTest {
     SearchBody b = SearchBody.search(JSON.readTree("{\"sort\": \"nowhere\", \"aggs\": {\"a\": {\"terms\": {\"field\":"
         + " \"nowhere\"}}}}"), Map.of(), List::of);
     assertTrue(b.indices().isEmpty());
-    assertNull(b.queries());
+    assertTrue(b.queries().shards().isEmpty());
+    assertEquals(new QueryNode.MatchAll(1f), b.query()); // no query: all, parsed all the same
     assertNull(b.aggs());
     assertNull(b.sort().lucene());
   }
