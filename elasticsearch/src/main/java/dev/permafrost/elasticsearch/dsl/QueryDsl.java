@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.lucene.queryparser.simple.SimpleQueryParser;
 import org.apache.lucene.search.BooleanClause;
@@ -592,51 +591,6 @@ public final class QueryDsl {
       rebuilt.add(new MatchAllDocsQuery(), BooleanClause.Occur.FILTER); // scoring 0, as the node's (issue 54)
     }
     return rebuilt.build();
-  }
-
-  /**
-   * Whether the node rewrites {@code query} (a request's {@code "query"}) to match nothing before it searches a shard,
-   * as its pre-filter does: {@code match_none}, a {@code bool} that requires such a query or excludes
-   * {@code match_all}, a {@code constant_score} of one, or a field query ({@code exists}, {@code term}, {@code terms},
-   * {@code range}, {@code prefix}, {@code wildcard}, {@code match}, {@code match_phrase}) on a field no index maps.
-   */
-  static boolean rewritesToNothing(JsonNode query, IndexMapping mapping) {
-    if (query == null || !query.isObject() || query.size() != 1) {
-      return false;
-    }
-    Map.Entry<String, JsonNode> e = query.properties().iterator().next();
-    JsonNode body = e.getValue();
-    return switch (e.getKey()) {
-      case "match_none" -> true;
-      case "constant_score" -> rewritesToNothing(body.get("filter"), mapping);
-      case "bool" -> anyOf(body.get("must"), q -> rewritesToNothing(q, mapping))
-          || anyOf(body.get("filter"), q -> rewritesToNothing(q, mapping))
-          || anyOf(body.get("must_not"), q -> q.isObject() && q.has("match_all"));
-      case "exists" -> body.hasNonNull("field") && unmapped(body.get("field").asText(), mapping);
-      case "term", "terms", "range", "prefix", "wildcard", "match", "match_phrase" -> {
-        List<String> names = new ArrayList<>();
-        body.fieldNames().forEachRemaining(names::add);
-        names.removeAll(List.of("boost", "_name"));
-        yield names.size() == 1 && unmapped(names.get(0), mapping);
-      }
-      default -> false;
-    };
-  }
-
-  private static boolean anyOf(JsonNode clauses, Predicate<JsonNode> test) {
-    if (clauses == null) {
-      return false;
-    }
-    for (JsonNode c : clauses.isArray() ? clauses : List.of(clauses)) {
-      if (test.test(c)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean unmapped(String field, IndexMapping mapping) {
-    return mapping.field(field) == null && mapping.fields().keySet().stream().noneMatch(p -> p.startsWith(field + "."));
   }
 
   private static Map.Entry<String, JsonNode> singleField(String clause, JsonNode body) {

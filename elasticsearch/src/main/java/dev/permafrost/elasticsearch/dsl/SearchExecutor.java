@@ -39,7 +39,7 @@ final class SearchExecutor {
   SearchResult run(SearchBody body) throws IOException {
     if (body.indices().isEmpty()) {
       return new SearchResult(false, new TotalHits(0, TotalHits.Relation.EQUAL_TO), List.of(), Float.NaN, null,
-          new SearchResult.Shards(0), false);
+          new SearchResult.Shards(0), false, false);
     }
     Map<String, IndexShards> byShard = new HashMap<>();
     int shardCount = 0;
@@ -98,8 +98,10 @@ final class SearchExecutor {
         timedOut |= collected.timedOut();
       }
     }
+    boolean skippedByPreFilter = hits.isEmpty() && total.value() == 0
+        && body.preFilter().skipsEveryShard(body.indices(), catalog); // nothing found: would the node search at all?
     return new SearchResult(true, total, hits, maxScore, body.aggs() != null ? aggregated : null, shardCounts,
-        timedOut);
+        timedOut, skippedByPreFilter);
   }
 
   /** The hits from {@code from} on, with their ids and, if shown, their sources. */

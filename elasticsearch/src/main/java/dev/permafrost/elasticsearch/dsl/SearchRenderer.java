@@ -34,7 +34,7 @@ final class SearchRenderer {
     response.set("_shards", shards(result.shards()));
     ObjectNode hitsNode = response.putObject("hits");
     long track = body.trackTotalHits();
-    if (track != SearchBody.TOTAL_NOT_TRACKED || body.skippedByPreFilter()) {
+    if (track != SearchBody.TOTAL_NOT_TRACKED || result.skippedByPreFilter()) {
       boolean untracked = track == SearchBody.TOTAL_NOT_TRACKED;
       TotalHits total = result.total();
       long value = total.value();
@@ -70,7 +70,7 @@ final class SearchRenderer {
       hitArray.add(hit(hit, body));
     }
     float maxScore = result.maxScore(); // the best of all, those before from too, as the node's
-    if (result.hits().isEmpty() && body.skippedByPreFilter()) {
+    if (result.hits().isEmpty() && result.skippedByPreFilter()) {
       // as the node answers when its pre-filter, run for a sort on a field, skipped every shard
       hitsNode.put("max_score", 0.0f);
     } else if (Float.isNaN(maxScore) || body.sort().byField()) {
