@@ -197,7 +197,8 @@ public final class MappedQueryParser {
     parser.setAllowLeadingWildcard(true); // as the engines' query_string by default (allow_leading_wildcard)
     Query query;
     try {
-      query = parser.parse(oneSidedRanges(escapeLeadingAts(queryString)), defaultField == null ? UNNAMED : defaultField);
+      query = parser.parse(TermRuns.joined(oneSidedRanges(escapeLeadingAts(queryString)), defaultField,
+          this::isOneTerm), defaultField == null ? UNNAMED : defaultField);
     } catch (QueryNodeException e) {
       throw new IllegalArgumentException("cannot parse query '" + queryString + "': " + e.getMessage(), e);
     }
@@ -417,6 +418,12 @@ public final class MappedQueryParser {
       any.add(new FieldExistsQuery(field), BooleanClause.Occur.SHOULD);
     }
     return new ConstantScoreQuery(any.build());
+  }
+
+  /** Whether {@code field}'s whole text is one term (a keyword): terms run together on it are one value. */
+  private boolean isOneTerm(String field) {
+    IndexMapping.Field f = mapping.field(field);
+    return f != null && f.nestedPath() == null && f.kind().isKeywordFamily();
   }
 
   private boolean isKeyword(String field) {

@@ -126,6 +126,29 @@ class MappedQueryParserTest {
     assertTrue(fuzzy.getMessage().contains("is a date"), fuzzy.getMessage());
   }
 
+  /**
+   * Terms in a row on a keyword field are one value, as Elasticsearch's {@code query_string} (which does not split on
+   * whitespace) reads them: {@code host:(web-01 web-02)} is the one keyword {@code "web-01 web-02"}, which a 9.3.3
+   * node matches in no document of the differential test's data, where each term alone would match half of them
+   * (found by the reference generator, seed 4073861448 #617, {@code +(error error)} with {@code default_field} level).
+   */
+  @Test
+  void termsInARowOnAKeywordAreOneValue() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    Query joined = orDocValues("host", new TermQuery(new Term("host", "web-01 web-02")),
+        SortedSetDocValuesField.newSlowExactQuery("host", new BytesRef("web-01 web-02")));
+    assertEquals(joined, parser.parse("host:(web-01 web-02)"));
+    assertEquals(joined, parser.parse("web-01 web-02", "host", false));
+    BooleanQuery.Builder either = new BooleanQuery.Builder();
+    for (String host : List.of("web-01", "web-02")) {
+      either.add(orDocValues("host", new TermQuery(new Term("host", host)),
+          SortedSetDocValuesField.newSlowExactQuery("host", new BytesRef(host))), BooleanClause.Occur.SHOULD);
+    }
+    assertEquals(either.build(), parser.parse("host:(web-01 OR web-02)"));
+    // on text, the analyzer splits the run again: each word, as before
+    assertEquals(parser.parse("message:(login OR failed)"), parser.parse("message:(login failed)"));
+  }
+
   private static Query orDocValues(String field, Query indexed, Query docValues) {
     return new IndexedOrDocValuesQuery(field, indexed, docValues);
   }
