@@ -128,7 +128,9 @@ record PreFilter(JsonNode query) {
       return false; // the search itself refuses it
     }
     if (lucene instanceof MatchNoDocsQuery) {
-      return true; // an empty range
+      // an empty range ({"gt": "2024-03-22", "lte": "2024-03-22"}): the node weighs each bound against the shard's
+      // dates, not the range itself, and searches a shard whose dates it spans (seed 4073861448 #535)
+      return false;
     }
     List<PointRangeQuery> points = new ArrayList<>();
     lucene.visit(new QueryVisitor() {

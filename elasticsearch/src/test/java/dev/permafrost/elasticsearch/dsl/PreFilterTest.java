@@ -67,6 +67,8 @@ class PreFilterTest {
     assertFalse(nothing("{\"range\": {\"@timestamp\": {\"gte\": \"2024-04-09T23:58:18Z\"}}}"));
     assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"2024-03-01T00:50:00Z\", \"gt\": \"2020-01-01\"}}}"));
     assertTrue(nothing("{\"range\": {\"gone\": {\"gte\": \"2020-01-01\"}}}")); // a date the shard holds no value of
+    // an empty range within the shard's dates is searched, not skipped (seed 4073861448 #535)
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"gt\": \"2024-03-22\", \"lte\": \"2024-03-22\"}}}"));
     assertTrue(nothing("{\"constant_score\": {\"filter\": {\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}}}}"));
     assertTrue(nothing("{\"bool\": {\"filter\": [{\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}}],"
         + " \"should\": [{\"term\": {\"host\": \"web-01\"}}]}}"));
