@@ -4,10 +4,13 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.elasticsearch.IndexMapping;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,7 +18,6 @@ import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.PointValues;
-import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
@@ -109,28 +111,53 @@ record PreFilter(JsonNode query) {
         }
         String field = names.getFirst();
         yield unmapped(field, mapping) || e.getKey().equals("range") && reader != null
-            && dateRangeOutsideValues(query, mapping.field(field), mapping, reader);
+            && dateRangeOutsideValues(query, field, mapping.field(field), mapping, reader);
       }
       default -> false;
     };
   }
 
-  /** Whether a {@code range} clause on a date field holds none of the values the shard's points hold. */
-  private static boolean dateRangeOutsideValues(JsonNode range, IndexMapping.Field field, IndexMapping mapping,
-      IndexReader reader) {
-    if (field == null || !field.isDate() || field.nestedPath() != null) {
+  /**
+   * Whether a {@code range} clause on a date field lies outside the values the shard's points hold: its lower bound
+   * past their greatest or its upper bound before their least, each bound weighed alone, as the node weighs them (an
+   * empty range, {@code {"gt": "2024-03-22", "lte": "2024-03-22"}}, within the shard's dates is searched: seed
+   * 4073861448 #535; one whose upper bound comes before them is skipped: seed 706289052 #315).
+   */
+  private static boolean dateRangeOutsideValues(JsonNode range, String name, IndexMapping.Field field,
+      IndexMapping mapping, IndexReader reader) {
+    if (field == null || !field.isDate() || field.nestedPath() != null || !range.path("range").path(name).isObject()) {
       return false;
     }
+    try {
+      byte[] min = PointValues.getMinPackedValue(reader, field.path());
+      byte[] max = PointValues.getMaxPackedValue(reader, field.path());
+      if (min == null || max == null) {
+        return true; // no value in the shard
+      }
+      byte[] lower = bound(range, name, mapping, field, List.of("lt", "lte", "to", "include_upper"), true);
+      byte[] upper = bound(range, name, mapping, field, List.of("gt", "gte", "from", "include_lower"), false);
+      return lower != null && Arrays.compareUnsigned(lower, max) > 0
+          || upper != null && Arrays.compareUnsigned(upper, min) < 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The encoded lower ({@code lower}) or upper bound of a {@code range} clause on {@code name}, read from the clause
+   * without the other side's keys ({@code without}); null if it has none, or it cannot be read here.
+   */
+  private static byte[] bound(JsonNode range, String name, IndexMapping mapping, IndexMapping.Field field,
+      List<String> without, boolean lower) {
+    ObjectNode params = ((ObjectNode) range.get("range").get(name)).deepCopy();
+    params.remove(without);
+    ObjectNode oneSided = JsonNodeFactory.instance.objectNode();
+    oneSided.putObject("range").set(name, params);
     Query lucene;
     try {
-      lucene = new QueryDsl(mapping).toQuery(range);
+      lucene = new QueryDsl(mapping).toQuery(oneSided);
     } catch (RuntimeException e) {
-      return false; // the search itself refuses it
-    }
-    if (lucene instanceof MatchNoDocsQuery) {
-      // an empty range ({"gt": "2024-03-22", "lte": "2024-03-22"}): the node weighs each bound against the shard's
-      // dates, not the range itself, and searches a shard whose dates it spans (seed 4073861448 #535)
-      return false;
+      return null; // the search itself refuses it
     }
     List<PointRangeQuery> points = new ArrayList<>();
     lucene.visit(new QueryVisitor() {
@@ -142,19 +169,14 @@ record PreFilter(JsonNode query) {
       }
     });
     if (points.size() != 1 || !points.getFirst().getField().equals(field.path())) {
-      return false;
+      return null;
     }
-    PointRangeQuery p = points.getFirst();
-    try {
-      byte[] min = PointValues.getMinPackedValue(reader, field.path());
-      byte[] max = PointValues.getMaxPackedValue(reader, field.path());
-      if (min == null || max == null) {
-        return true; // no value in the shard
-      }
-      return Arrays.compareUnsigned(p.getLowerPoint(), max) > 0 || Arrays.compareUnsigned(p.getUpperPoint(), min) < 0;
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    byte[] bound = lower ? points.getFirst().getLowerPoint() : points.getFirst().getUpperPoint();
+    byte[] open = new byte[bound.length]; // the unbounded side: the least or greatest encoded value
+    if (!lower) {
+      Arrays.fill(open, (byte) 0xff);
     }
+    return Arrays.equals(bound, open) ? null : bound;
   }
 
   private static boolean anyOf(JsonNode clauses, Predicate<JsonNode> test) {

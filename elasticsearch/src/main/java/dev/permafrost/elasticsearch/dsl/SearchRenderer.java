@@ -39,8 +39,9 @@ final class SearchRenderer {
       TotalHits total = result.total();
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
-      if (untracked) {
-        // the node's pre-filter skipped every shard: the empty answer has a total of 0 even untracked
+      if (untracked || result.skippedByPreFilter()) {
+        // the node's pre-filter skipped every shard: the empty answer's total is {0, eq}, untracked or tracked up to
+        // 0 (seed 2433609720 #636)
         value = 0;
         relation = "eq";
       } else if (track == 0) {

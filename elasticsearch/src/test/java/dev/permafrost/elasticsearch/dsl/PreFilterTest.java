@@ -67,7 +67,10 @@ class PreFilterTest {
     assertFalse(nothing("{\"range\": {\"@timestamp\": {\"gte\": \"2024-04-09T23:58:18Z\"}}}"));
     assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"2024-03-01T00:50:00Z\", \"gt\": \"2020-01-01\"}}}"));
     assertTrue(nothing("{\"range\": {\"gone\": {\"gte\": \"2020-01-01\"}}}")); // a date the shard holds no value of
-    // an empty range within the shard's dates is searched, not skipped (seed 4073861448 #535)
+    // an empty range is weighed bound by bound: skipped where one bound lies outside the dates (seed 706289052 #315),
+    // searched where both lie within them (seed 4073861448 #535)
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"gte\": \"2024-03-15\", \"lt\": \"2024-03-01\"}}}"));
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"gte\": \"2024-04-15\", \"lt\": \"2024-03-01\"}}}"));
     assertFalse(nothing("{\"range\": {\"@timestamp\": {\"gt\": \"2024-03-22\", \"lte\": \"2024-03-22\"}}}"));
     assertTrue(nothing("{\"constant_score\": {\"filter\": {\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}}}}"));
     assertTrue(nothing("{\"bool\": {\"filter\": [{\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}}],"

@@ -167,7 +167,8 @@ class SearchApiTotalsAndSortsTest {
    * Tracked up to 0, a total is 0 whatever the search returned (found by the independent generator against a 9.3.3
    * node: {@code from} past every hit, or {@code search_after} past them, counted 6 and 1,484 here where the node
    * answers 0): {@code eq} only where the query matched nothing. Where the node's pre-filter skipped every shard, the
-   * empty answer has a total of 0 even untracked ({@code match_none} sorted on a field, as a number: 0, not -1).
+   * empty answer's total is {@code {0, eq}}, untracked or tracked up to 0 ({@code match_none} sorted on a field, as a
+   * number: 0, not -1); on one shard the node runs no pre-filter.
    */
   @Test
   void aTotalTrackedUpToZeroIsZeroWhateverTheSearchReturned() throws Exception {
@@ -184,6 +185,10 @@ class SearchApiTotalsAndSortsTest {
     ObjectNode trackedToZero = search("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
         + " \"track_total_hits\": 0}", Map.of());
     assertEquals("{\"value\":0,\"relation\":\"gte\"}", trackedToZero.at("/hits/total").toString(), trackedToZero.toString());
+    // the same on two shards, which the node's pre-filter all skipped: {0, eq} (seed 2433609720 #636)
+    ObjectNode allSkipped = searchTwo("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
+        + " \"track_total_hits\": 0}", Map.of());
+    assertEquals("{\"value\":0,\"relation\":\"eq\"}", allSkipped.at("/hits/total").toString(), allSkipped.toString());
   }
 
   /**
