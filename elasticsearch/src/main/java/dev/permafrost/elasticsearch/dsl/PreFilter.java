@@ -26,18 +26,18 @@ import org.apache.lucene.search.QueryVisitor;
  * A node's pre-filter ("can match"), which shapes an empty answer: it runs for a search of more than one shard sorted
  * first on a field ({@code _doc} too, whatever its {@code missing}), without aggregations, and skips each shard where
  * the request's query rewrites to match nothing there. Where it skips every shard, the node answers {@code max_score}
- * {@code 0.0} rather than {@code null}, and a total of 0 even untracked; where it skips some, or the search has one
- * shard, the answer is the usual one (all checked on a 9.3.3 node).
+ * {@code 0.0} rather than {@code null}, and a total of {@code {0, eq}} even untracked or tracked up to 0; where it
+ * skips some, or the search has one shard, the answer is the usual one (all checked on a 9.3.3 node).
  *
  * <p>What rewrites to nothing, as the node rewrites a shard's query before it searches (its query clauses, not their
  * Lucene form: a {@code query_string}'s date range, a {@code term} on a date, a {@code dis_max} are never rewritten):
  * {@code match_none}; a {@code bool} that requires such a query, excludes {@code match_all}, or has only
  * {@code should} clauses (and {@code must_not}) that all are such; a {@code constant_score} of one; a field query
  * ({@code exists}, {@code term}, {@code terms}, {@code range}, {@code prefix}, {@code wildcard}, {@code match},
- * {@code match_phrase}) on a field the shard's index does not map; and a {@code range} on a date field that lies
+ * {@code match_phrase}) on a field the shard's index does not map; and a {@code range} on a date field with a bound
  * outside the values the shard holds (its points' least and greatest, deleted documents' too), or on a date field the
- * shard holds no value of. A {@code range} on a number is never rewritten by its values (a {@code seq} range above
- * every shard's values skips none).
+ * shard holds no value of (inferred: every shard of the node's data holds dates). A {@code range} on a number is never
+ * rewritten by its values (a {@code seq} range above every shard's values skips none).
  *
  * @param query the request's {@code "query"}, read only by the pre-filter (null: the pre-filter does not run)
  */
