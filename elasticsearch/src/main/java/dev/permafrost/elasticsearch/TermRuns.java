@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * Elasticsearch's {@code query_string} does not split on whitespace: terms that follow one another with no operator,
@@ -18,13 +18,29 @@ import java.util.function.Predicate;
  * {@code level:(error OR warn)} finds both). Lucene's flexible parser splits every term, so such a run on a keyword
  * field is given to it quoted, as the one value it is.
  *
+ * <p>On a number field the node matches nothing for such a run ({@code status:(200 404)}, lenient or not): it is
+ * given to the parser as a term of {@link #NO_VALUE}, a field no mapping has, which the parser reads as nothing.
+ *
  * <p>A run is as Lucene's classic parser (which Elasticsearch's extends) reads one without splitting: two or more
  * plain terms in a row, the first not after a modifier ({@code + - ! NOT}), a conjunction ({@code AND OR && ||}) or a
  * colon, each later one not followed by a colon, {@code *}, {@code ~}, {@code ^}, {@code AND} or {@code OR}. A term
  * with a wildcard, a quoted phrase, a range or a regular expression is not a plain term.
  */
 final class TermRuns {
+  /** The pseudo-field of a run that matches nothing (numbers in a row): {@code _no_value_:run}. */
+  static final String NO_VALUE = "_no_value_";
+
   private TermRuns() {}
+
+  /** What a run of terms on a field is. */
+  enum Reading {
+    /** Each term alone, as the field's analyzer splits the run again (text) or the field is not known. */
+    SPLIT,
+    /** One value, the terms joined by a space (a keyword). */
+    ONE_VALUE,
+    /** Nothing (a number: the run is no number). */
+    NOTHING
+  }
 
   private enum Kind { TERM, OTHER_TERM, COLON, LPAREN, RPAREN, MODIFIER, AND, OR, STAR, FUZZY, CARAT, OTHER }
 
@@ -38,10 +54,11 @@ final class TermRuns {
   private static final String SPECIAL = " \t\n\r\u3000+-!():^[]\"{}~*?\\/";
 
   /**
-   * {@code query} with each run of terms on a field where {@code oneTerm} holds quoted as one value; the field of a
-   * term is its group's ({@code field:(...)}) or {@code defaultField} (null: none).
+   * {@code query} with each run of terms read as {@code reading} says of its field: quoted as one value, or as a term
+   * of {@link #NO_VALUE}; the field of a term is its group's ({@code field:(...)}) or {@code defaultField} (null:
+   * none).
    */
-  static String joined(String query, String defaultField, Predicate<String> oneTerm) {
+  static String joined(String query, String defaultField, Function<String, Reading> reading) {
     List<Token> tokens = tokens(query);
     StringBuilder out = new StringBuilder(query.length() + 8);
     Deque<String> fields = new ArrayDeque<>();
@@ -72,12 +89,13 @@ final class TermRuns {
         continue;
       }
       String field = fields.peek();
-      if (!field.isEmpty() && oneTerm.test(field)) {
+      Reading read = field.isEmpty() ? Reading.SPLIT : reading.apply(field);
+      if (read != Reading.SPLIT) {
         StringBuilder value = new StringBuilder();
         for (int j = i; j <= last; j++) {
           value.append(j > i ? " " : "").append(unescaped(tokens.get(j).text()));
         }
-        out.append(query, copied, t.start()).append('"')
+        out.append(query, copied, t.start()).append(read == Reading.NOTHING ? NO_VALUE + ":" : "").append('"')
             .append(value.toString().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
         copied = tokens.get(last).end();
       }

@@ -21,6 +21,7 @@ import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.util.BytesRef;
@@ -147,6 +148,10 @@ class MappedQueryParserTest {
     assertEquals(either.build(), parser.parse("host:(web-01 OR web-02)"));
     // on text, the analyzer splits the run again: each word, as before
     assertEquals(parser.parse("message:(login OR failed)"), parser.parse("message:(login failed)"));
+    // on a number, nothing (the node's 0 documents for status:(200 404), lenient or not), beside what else matches
+    assertTrue(parser.parse("status:(200 404)") instanceof MatchNoDocsQuery, parser.parse("status:(200 404)").toString());
+    BooleanQuery orHost = (BooleanQuery) parser.parse("status:(200 404) OR host:a");
+    assertTrue(orHost.clauses().get(0).query() instanceof MatchNoDocsQuery, orHost.toString());
   }
 
   private static Query orDocValues(String field, Query indexed, Query docValues) {

@@ -10,14 +10,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which terms Elasticsearch's {@code query_string} reads as one text: each case's count checked on a 9.3.3 node over
- * the differential test's data ({@code level} and {@code host} keywords, {@code message} text), where a joined run on
- * a keyword matches nothing and the same terms apart match their documents.
+ * the differential test's data ({@code level} and {@code host} keywords, {@code message} text, {@code status} a
+ * number), where a joined run on a keyword matches nothing and the same terms apart match their documents.
  */
 class TermRunsTest {
   private static final Set<String> KEYWORDS = Set.of("level", "host", "tags");
 
   private static String joined(String query, String defaultField) {
-    return TermRuns.joined(query, defaultField, KEYWORDS::contains);
+    return TermRuns.joined(query, defaultField, field -> KEYWORDS.contains(field) ? TermRuns.Reading.ONE_VALUE
+        : field.equals("status") ? TermRuns.Reading.NOTHING : TermRuns.Reading.SPLIT);
+  }
+
+  /** On a number the node matches nothing for a run, lenient or not ({@code status:(200 404)}: 0 documents). */
+  @Test
+  void aRunOfNumbersIsATermOfNoValue() {
+    assertEquals("status:(_no_value_:\"200 404\")", joined("status:(200 404)", null));
+    assertEquals("status:(200 OR 404)", joined("status:(200 OR 404)", null));
   }
 
   @Test
