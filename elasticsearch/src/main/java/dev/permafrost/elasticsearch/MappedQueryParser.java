@@ -160,6 +160,7 @@ public final class MappedQueryParser {
       }
     }
     analyzers.put(EXISTS, new KeywordAnalyzer()); // _exists_:field names a field
+    analyzers.put(TermRuns.NO_VALUE, new KeywordAnalyzer()); // a run of numbers, one term that matches nothing
     this.analyzer = new PerFieldAnalyzerWrapper(new StandardAnalyzer(CharArraySet.EMPTY_SET), analyzers);
   }
 
@@ -197,7 +198,8 @@ public final class MappedQueryParser {
     parser.setAllowLeadingWildcard(true); // as the engines' query_string by default (allow_leading_wildcard)
     Query query;
     try {
-      query = parser.parse(oneSidedRanges(escapeLeadingAts(queryString)), defaultField == null ? UNNAMED : defaultField);
+      query = parser.parse(TermRuns.joined(oneSidedRanges(escapeLeadingAts(queryString)), defaultField,
+          this::runReading), defaultField == null ? UNNAMED : defaultField);
     } catch (QueryNodeException e) {
       throw new IllegalArgumentException("cannot parse query '" + queryString + "': " + e.getMessage(), e);
     }
@@ -215,7 +217,7 @@ public final class MappedQueryParser {
       }
     });
     for (String name : fields) {
-      if (name.equals(EXISTS)) {
+      if (name.equals(EXISTS) || name.equals(TermRuns.NO_VALUE)) {
         continue;
       }
       if (name.equals(UNNAMED)) {
@@ -367,6 +369,8 @@ public final class MappedQueryParser {
   private Query withDocValuesForm(Query query) {
     if (query instanceof TermQuery t && t.getTerm().field().equals(EXISTS)) {
       return exists(t.getTerm().text());
+    } else if (query instanceof TermQuery t && t.getTerm().field().equals(TermRuns.NO_VALUE)) {
+      return new MatchNoDocsQuery("numbers in a row are no number: " + t.getTerm().text());
     } else if (query instanceof TermQuery t && isKeyword(t.getTerm().field())) {
       return new IndexedOrDocValuesQuery(t.getTerm().field(), t,
           SortedSetDocValuesField.newSlowExactQuery(t.getTerm().field(), t.getTerm().bytes()));
@@ -417,6 +421,20 @@ public final class MappedQueryParser {
       any.add(new FieldExistsQuery(field), BooleanClause.Occur.SHOULD);
     }
     return new ConstantScoreQuery(any.build());
+  }
+
+  /**
+   * What terms run together on {@code field} are ({@link TermRuns}): one value on a keyword, nothing on a number (as
+   * on the node), each term alone elsewhere.
+   */
+  private TermRuns.Reading runReading(String field) {
+    IndexMapping.Field f = mapping.field(field);
+    if (f == null || f.nestedPath() != null) {
+      return TermRuns.Reading.SPLIT;
+    } else if (f.kind().isKeywordFamily()) {
+      return TermRuns.Reading.ONE_VALUE;
+    }
+    return pointTypes.containsKey(field) && !f.isDate() ? TermRuns.Reading.NOTHING : TermRuns.Reading.SPLIT;
   }
 
   private boolean isKeyword(String field) {

@@ -21,6 +21,7 @@ import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.util.BytesRef;
@@ -124,6 +125,33 @@ class MappedQueryParserTest {
     assertEquals("a:(b >  c)", MappedQueryParser.oneSidedRanges("a:(b >  c)")); // nothing after it: left as it is
     IllegalArgumentException fuzzy = assertThrows(IllegalArgumentException.class, () -> parser.parse("@timestamp:2024~"));
     assertTrue(fuzzy.getMessage().contains("is a date"), fuzzy.getMessage());
+  }
+
+  /**
+   * Terms in a row on a keyword field are one value, as Elasticsearch's {@code query_string} (which does not split on
+   * whitespace) reads them: {@code host:(web-01 web-02)} is the one keyword {@code "web-01 web-02"}, which a 9.3.3
+   * node matches in no document of the differential test's data, where each term alone would match half of them
+   * (found by the reference generator, seed 4073861448 #617, {@code +(error error)} with {@code default_field} level).
+   */
+  @Test
+  void termsInARowOnAKeywordAreOneValue() throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(mapping());
+    Query joined = orDocValues("host", new TermQuery(new Term("host", "web-01 web-02")),
+        SortedSetDocValuesField.newSlowExactQuery("host", new BytesRef("web-01 web-02")));
+    assertEquals(joined, parser.parse("host:(web-01 web-02)"));
+    assertEquals(joined, parser.parse("web-01 web-02", "host", false));
+    BooleanQuery.Builder either = new BooleanQuery.Builder();
+    for (String host : List.of("web-01", "web-02")) {
+      either.add(orDocValues("host", new TermQuery(new Term("host", host)),
+          SortedSetDocValuesField.newSlowExactQuery("host", new BytesRef(host))), BooleanClause.Occur.SHOULD);
+    }
+    assertEquals(either.build(), parser.parse("host:(web-01 OR web-02)"));
+    // on text, the analyzer splits the run again: each word, as before
+    assertEquals(parser.parse("message:(login OR failed)"), parser.parse("message:(login failed)"));
+    // on a number, nothing (the node's 0 documents for status:(200 404), lenient or not), beside what else matches
+    assertTrue(parser.parse("status:(200 404)") instanceof MatchNoDocsQuery, parser.parse("status:(200 404)").toString());
+    BooleanQuery orHost = (BooleanQuery) parser.parse("status:(200 404) OR host:a");
+    assertTrue(orHost.clauses().get(0).query() instanceof MatchNoDocsQuery, orHost.toString());
   }
 
   private static Query orDocValues(String field, Query indexed, Query docValues) {

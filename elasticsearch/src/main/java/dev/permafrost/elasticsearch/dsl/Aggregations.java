@@ -135,7 +135,10 @@ public final class Aggregations {
    * ranges, {@code filters}) at every level, sub-aggregations' too, not a {@code filter}'s single bucket nor a metric;
    * and a histogram's empty buckets ({@code min_doc_count: 0}) once more in every whole {@value
    * #EMPTY_BUCKETS_COUNTED_EVERY} (the node counts them while it adds them, then counts the result): one histogram of 2
-   * documents and 35,536 buckets is 30,000 + 35,536, at the limit; one more bucket is past it.
+   * documents and 35,536 buckets is 30,000 + 35,536, at the limit; one more bucket is past it. The sub-aggregations of
+   * the empty buckets a histogram adds count once for all of them (the node reduces one empty set of sub-aggregations
+   * and gives it to each): an hourly histogram of 960 buckets, 40 of them with documents, each holding a histogram
+   * of 71 buckets, counts 960 + 41 * 71, where 960 * 71 would pass the limit that the node does not reach.
    */
   static long countBuckets(AggSpec[] specs, ObjectNode rendered, boolean typedKeys) {
     long count = 0;
@@ -151,10 +154,13 @@ public final class Aggregations {
       }
       long empty = 0;
       for (JsonNode bucket : buckets) { // an array, or keyed buckets' object
-        if (spec instanceof HistogramSpec && bucket.path("doc_count").asLong() == 0) {
+        boolean added = spec instanceof HistogramSpec && bucket.path("doc_count").asLong() == 0;
+        // an empty bucket a histogram added holds the same empty sub-aggregations as its others: counted once
+        boolean countSubs = !added || empty == 0;
+        if (added) {
           empty++;
         }
-        count += 1 + (bucket instanceof ObjectNode b ? countBuckets(spec.subs, b, typedKeys) : 0);
+        count += 1 + (countSubs && bucket instanceof ObjectNode b ? countBuckets(spec.subs, b, typedKeys) : 0);
       }
       count += empty / EMPTY_BUCKETS_COUNTED_EVERY * EMPTY_BUCKETS_COUNTED_EVERY;
     }

@@ -189,8 +189,9 @@ final class FullTextQueries {
 
   /**
    * The fields {@code given} names, each with its boost, negated for a field a pattern named; patterns only name
-   * fields of {@code patternTypes} (null: any queryable type). A field both named and matched by a pattern has the
-   * product of their boosts, as a 9.3.3 node weighs {@code ["message", "message*^1.5"]}; named twice, its last boost.
+   * fields of {@code patternTypes} (null: any queryable type). A field named or matched more than once has the product
+   * of the boosts, as a 9.3.3 node weighs {@code ["message", "message*^1.5"]} and
+   * {@code ["mess*", "message*^1.5", "message^2"]} (3); named twice, its last boost.
    */
   private Map<String, Float> weights(List<FieldWeight> given, Set<FieldQueries.Kind> patternTypes) {
     Map<String, Float> out = new LinkedHashMap<>();
@@ -208,8 +209,8 @@ final class FullTextQueries {
           continue;
         }
         Float before = out.get(f.path());
-        if (before != null && before > 0) {
-          out.put(f.path(), before * boost); // named and matched: the boosts multiply, as on the node
+        if (before != null) { // named or matched before: the boosts multiply, as on the node (a pattern's stays < 0)
+          out.put(f.path(), before > 0 ? before * boost : before * Math.max(boost, Float.MIN_VALUE));
         } else if (before == null && f.nestedPath() == null && parser.refusal(f.path()) == null
             && (f.indexed() || f.docValues()) && queryable(f, patternTypes)) {
           out.put(f.path(), -Math.max(boost, Float.MIN_VALUE));

@@ -38,13 +38,11 @@ import java.util.function.Supplier;
  * @param timeout how long shards may search (null: no limit)
  * @param typedKeys whether aggregation names are prefixed with their type
  * @param totalAsInt whether the total is a number ({@code rest_total_hits_as_int}) rather than an object
- * @param skippedByPreFilter whether a node's pre-filter would skip every shard, so that its {@code max_score} is 0
- *     when nothing matches: a search sorted first on a field with no {@code missing} value, without aggregations,
- *     whose query rewrites to match nothing
+ * @param preFilter the node's pre-filter for the request, which shapes an empty answer where it skips every shard
  */
 record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries queries, Aggregations aggs,
     SortSpec sort, int from, int size, long trackTotalHits, SourceFilter source, Object[] searchAfter,
-    Duration timeout, boolean typedKeys, boolean totalAsInt, boolean skippedByPreFilter) {
+    Duration timeout, boolean typedKeys, boolean totalAsInt, PreFilter preFilter) {
   /** Elasticsearch's {@code index.max_result_window}: from + size may not pass it. */
   static final int MAX_RESULT_WINDOW = 10_000;
   private static final int DEFAULT_TRACK_TOTAL_HITS = 10_000;
@@ -69,7 +67,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw new IllegalArgumentException("a next page follows a sort's values: one per sort field");
     }
     return new SearchBody(indices, mapping, queries, null, sort, 0, size, trackTotalHits, source, after.clone(),
-        timeout, typedKeys, totalAsInt, false);
+        timeout, typedKeys, totalAsInt, PreFilter.NONE);
   }
 
   /** The request's query as parsed, before any index's mapping. */
@@ -129,7 +127,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
       return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, from, size, trackTotalHits,
-          SourceFilter.ALL, null, null, typedKeys, totalAsInt, false);
+          SourceFilter.ALL, null, null, typedKeys, totalAsInt, PreFilter.NONE);
     }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
@@ -146,10 +144,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
     }
     Duration timeout = timeout(request.has("timeout") ? request.get("timeout").asText() : parameters.get("timeout"));
-    boolean skippedByPreFilter = aggsSpec == null && SortSpec.primaryFieldSortWithoutMissing(request.get("sort"))
-        && QueryNode.rewritesToNothing(queries.node(), mapping);
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
-        typedKeys, totalAsInt, skippedByPreFilter);
+        typedKeys, totalAsInt, PreFilter.of(request, aggsSpec != null));
   }
 
   /**
@@ -170,7 +166,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     IndexQueries queries = IndexQueries.build(query(request, parameters), chosen,
         new QueryTranslator(mapping, System::currentTimeMillis));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
-        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, false);
+        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, PreFilter.NONE);
   }
 
   /** Refuses a parameter {@code api} does not take, naming it. */

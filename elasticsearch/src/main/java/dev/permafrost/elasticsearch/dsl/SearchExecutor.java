@@ -49,7 +49,7 @@ final class SearchExecutor {
   SearchResult run(SearchBody body) throws IOException {
     if (body.indices().isEmpty()) {
       return new SearchResult(false, new TotalHits(0, TotalHits.Relation.EQUAL_TO), List.of(), Float.NaN, null,
-          new SearchResult.Shards(0), false);
+          new SearchResult.Shards(0), false, false);
     }
     Map<String, IndexShards> byShard = new HashMap<>();
     int shardCount = 0;
@@ -108,8 +108,10 @@ final class SearchExecutor {
         timedOut |= collected.timedOut();
       }
     }
+    boolean skippedByPreFilter = hits.isEmpty() && total.value() == 0
+        && body.preFilter().skipsEveryShard(body.indices(), catalog); // nothing found: would the node search at all?
     return new SearchResult(true, total, hits, maxScore, body.aggs() != null ? aggregated : null, shardCounts,
-        timedOut);
+        timedOut, skippedByPreFilter);
   }
 
   /**
@@ -215,7 +217,7 @@ final class SearchExecutor {
     }
     SearchResult result = new SearchResult(true, new TotalHits(total, exact ? TotalHits.Relation.EQUAL_TO
         : TotalHits.Relation.GREATER_THAN_OR_EQUAL_TO), hits(merged, body, byShard), maxScore, aggregated,
-        shardCounts, timedOut);
+        shardCounts, timedOut, false);
     return new Page(result, last, top.stream().mapToLong(c -> CursorPosition.shardDoc(c.ordinal, c.hit.doc()))
         .skip(body.from()).toArray());
   }

@@ -35,13 +35,14 @@ final class SearchRenderer {
     response.set("_shards", shards(result.shards()));
     ObjectNode hitsNode = response.putObject("hits");
     long track = body.trackTotalHits();
-    if (track != SearchBody.TOTAL_NOT_TRACKED || body.skippedByPreFilter()) {
+    if (track != SearchBody.TOTAL_NOT_TRACKED || result.skippedByPreFilter()) {
       boolean untracked = track == SearchBody.TOTAL_NOT_TRACKED;
       TotalHits total = result.total();
       long value = total.value();
       String relation = total.relation() == TotalHits.Relation.EQUAL_TO ? "eq" : "gte";
-      if (untracked) {
-        // the node's pre-filter skipped every shard: the empty answer has a total of 0 even untracked
+      if (untracked || result.skippedByPreFilter()) {
+        // the node's pre-filter skipped every shard: the empty answer's total is {0, eq}, untracked or tracked up to
+        // 0 (seed 2433609720 #636)
         value = 0;
         relation = "eq";
       } else if (track == 0) {
@@ -71,7 +72,7 @@ final class SearchRenderer {
       hitArray.add(hit(hit, body));
     }
     float maxScore = result.maxScore(); // the best of all, those before from too, as the node's
-    if (result.hits().isEmpty() && body.skippedByPreFilter()) {
+    if (result.hits().isEmpty() && result.skippedByPreFilter()) {
       // as the node answers when its pre-filter, run for a sort on a field, skipped every shard
       hitsNode.put("max_score", 0.0f);
     } else if (Float.isNaN(maxScore) || body.sort().byField()) {

@@ -18,9 +18,11 @@ import org.apache.lucene.search.TotalHits;
  * @param aggregations the aggregations' merged partials (null: none asked, or nothing searched)
  * @param shards how many shards were searched, skipped, failed and timed out
  * @param timedOut whether a shard stopped at the timeout
+ * @param skippedByPreFilter whether the node's pre-filter would have skipped every shard ({@link PreFilter}): then
+ *     {@code max_score} is 0 and the total 0 even untracked, as the node answers
  */
 record SearchResult(boolean searched, TotalHits total, List<Hit> hits, float maxScore, Aggregations.Result aggregations,
-    Shards shards, boolean timedOut) {
+    Shards shards, boolean timedOut, boolean skippedByPreFilter) {
   /** The last hit's sort values, where a next page starts ({@link SearchBody#next}); null with no hit or no sort. */
   Object[] lastSortValues() {
     return hits.isEmpty() ? null : hits.getLast().sortValues();

@@ -132,23 +132,6 @@ record SortSpec(Sort lucene, List<SortField> fields) {
   }
 
   /**
-   * Whether a request's sort starts with a field (not {@code _score} or {@code _doc}) given no {@code missing} value
-   * ({@code _first} and {@code _last} are none).
-   */
-  static boolean primaryFieldSortWithoutMissing(JsonNode sort) {
-    JsonNode first = sort == null ? null : sort.isArray() ? sort.get(0) : sort;
-    if (first == null) {
-      return false;
-    }
-    String field = first.isTextual() ? first.textValue() : first.isObject() && first.size() == 1
-        ? first.fieldNames().next() : null;
-    JsonNode options = first.isObject() && field != null ? first.get(field) : null;
-    return field != null && !field.equals("_score") && !field.equals("_doc")
-        && (options == null || !options.isObject() || !options.has("missing")
-        || List.of("_first", "_last").contains(options.get("missing").asText()));
-  }
-
-  /**
    * Refuses a sort on {@code field} where indices map it so that they sort it as different types (a keyword here, a
    * long there), as the node does when it merges their hits.
    */

@@ -95,6 +95,21 @@ class BucketLimitTest {
     refused("{" + ranges.formatted(histogram(12_000)) + "}");
   }
 
+  /**
+   * The empty buckets a histogram adds share one empty set of sub-aggregations on the node, counted once: a 9.3.3 node
+   * answers an hourly {@code date_histogram} of about 960 buckets (40 with documents) each holding a
+   * {@code date_histogram} of 71 buckets by {@code extended_bounds} (seed 1217779204 #952 of the reference generator).
+   */
+  @Test
+  void subAggregationsOfAddedEmptyBucketsCountOnce() throws IOException {
+    // 1,000 buckets, 998 empty, each holding 1,000 (by extended_bounds): 1,000 + 3 * 1,000, not 1,001,000
+    run("{\"p\": {\"histogram\": {\"field\": \"x\", \"interval\": 1, \"min_doc_count\": 0, \"extended_bounds\":"
+        + " {\"min\": 0, \"max\": 999}}, \"aggs\": {" + histogram(1_000) + "}}}");
+    // under buckets that hold documents, each counts: 2 ranges with documents, each of 35,000 buckets
+    refused("{\"r\": {\"range\": {\"field\": \"x\", \"ranges\": [{\"to\": 1}, {\"from\": 1}]}, \"aggs\": {"
+        + histogram(35_000) + "}}}");
+  }
+
   @Test
   void theRefusalIsTheNodesErrorBody() throws Exception {
     assertEquals(JSON.readTree("""

@@ -726,6 +726,10 @@ class QueryDslTest {
         dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg\", \"m*^1.5\"]}}")));
     assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
         dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^2\", \"msg^3\"]}}")));
+    // matched by two patterns and named: all three multiply (the node scores 1.5 times a boost of 2; seed 1319687963
+    // #740 of the reference generator)
+    assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
+        dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"ms*\", \"msg*^1.5\", \"msg^2\"]}}")));
   }
 
   /** Negatives alone match every other document and score 0, as on a 9.3.3 node (issue 54: NOT x has max_score 0). */

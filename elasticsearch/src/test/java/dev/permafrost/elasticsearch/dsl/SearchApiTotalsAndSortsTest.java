@@ -60,9 +60,11 @@ class SearchApiTotalsAndSortsTest {
     cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(16 << 20).regionSize(1 << 20).build();
     catalog = Catalog.builder(cache).build();
     catalog.mount("t", repo, "t");
+    catalog.mount("t-again", repo, "t"); // the second shard of "two", as the node's pre-filter needs two
     IndexMapping mapping = IndexMapping.of(JSON.readTree("{\"properties\": {\"n\": {\"type\": \"long\"},"
         + " \"at\": {\"type\": \"date\"}, \"msg\": {\"type\": \"text\"}}}"));
-    api = new SearchApi(catalog, () -> Map.of("t", new SearchApi.Index("t", List.of("t"), mapping)));
+    api = new SearchApi(catalog, () -> Map.of("t", new SearchApi.Index("t", List.of("t"), mapping),
+        "two", new SearchApi.Index("two", List.of("t", "t-again"), mapping)));
   }
 
   @AfterEach
@@ -88,6 +90,11 @@ class SearchApiTotalsAndSortsTest {
     return api.search("t", JSON.readTree(body), parameters);
   }
 
+  /** A search of the index of two shards, where the node's pre-filter runs. */
+  private ObjectNode searchTwo(String body, Map<String, String> parameters) throws Exception {
+    return api.search("two", JSON.readTree(body), parameters);
+  }
+
   @Test
   void aTotalTrackedUpToZeroIsZeroAtLeast() throws Exception {
     for (String size : List.of("0", "2")) {
@@ -108,43 +115,60 @@ class SearchApiTotalsAndSortsTest {
 
   /**
    * {@code max_score} as the node's (checked on 9.3.3): the best score of all hits, those before {@code from} too; 0.0
-   * where its pre-filter, run for a search sorted first on a field, skipped every shard (a query it rewrites to match
-   * nothing: {@code match_none}, a field no index maps), null for a query that matches nothing in the data.
+   * where its pre-filter, run for a search of more than one shard sorted first on a field, skipped every shard (a
+   * query it rewrites to match nothing: {@code match_none}, a field no index maps, a date range outside the values
+   * every shard holds), null for a query that matches nothing in the data, or on one shard.
    */
   @Test
   void maxScoreAsTheNodeGivesIt() throws Exception {
     ObjectNode past = search("{\"from\": 3, \"size\": 2, \"query\": {\"match\": {\"msg\": \"timeout\"}}}", Map.of());
     assertEquals(0, past.at("/hits/hits").size(), past.toString());
     assertTrue(past.at("/hits/max_score").floatValue() > 0, past.toString());
-    ObjectNode none = search("{\"query\": {\"match_none\": {}}, \"sort\": [\"n\"]}", Map.of());
+    ObjectNode none = searchTwo("{\"query\": {\"match_none\": {}}, \"sort\": [\"n\"]}", Map.of());
     assertEquals(0.0, none.at("/hits/max_score").doubleValue(), none.toString());
     assertTrue(none.at("/hits/max_score").isNumber(), none.toString());
-    ObjectNode excluded = search("{\"query\": {\"bool\": {\"must_not\": {\"match_all\": {\"boost\": 1.2}}}},"
+    ObjectNode oneShard = search("{\"query\": {\"match_none\": {}}, \"sort\": [\"n\"]}", Map.of());
+    assertTrue(oneShard.at("/hits/max_score").isNull(), "no pre-filter on one shard: " + oneShard);
+    ObjectNode excluded = searchTwo("{\"query\": {\"bool\": {\"must_not\": {\"match_all\": {\"boost\": 1.2}}}},"
         + " \"sort\": [\"n\"]}", Map.of());
     assertTrue(excluded.at("/hits/max_score").isNumber(), excluded.toString());
-    ObjectNode nothingInTheData = search("{\"query\": {\"term\": {\"n\": 99}}, \"sort\": [\"n\"]}", Map.of());
+    ObjectNode nothingInTheData = searchTwo("{\"query\": {\"term\": {\"n\": 99}}, \"sort\": [\"n\"]}", Map.of());
     assertTrue(nothingInTheData.at("/hits/max_score").isNull(), nothingInTheData.toString());
-    ObjectNode byScore = search("{\"query\": {\"match_none\": {}}}", Map.of());
+    ObjectNode byScore = searchTwo("{\"query\": {\"match_none\": {}}}", Map.of());
     assertTrue(byScore.at("/hits/max_score").isNull(), byScore.toString());
-    // the node's pre-filter skips no shard where the search aggregates, or sorts first on a missing value or score
+    // the node's pre-filter skips no shard where the search aggregates, or sorts first on the score
     for (String other : List.of("\"sort\": [\"n\"], \"aggs\": {\"m\": {\"max\": {\"field\": \"n\"}}}",
-        "\"sort\": [{\"n\": {\"missing\": 0}}]", "\"sort\": [\"_score\", \"n\"]")) {
-      ObjectNode r = search("{\"query\": {\"match_none\": {}}, " + other + "}", Map.of());
+        "\"sort\": [\"_score\", \"n\"]")) {
+      ObjectNode r = searchTwo("{\"query\": {\"match_none\": {}}, " + other + "}", Map.of());
       assertTrue(r.at("/hits/max_score").isNull(), r.toString());
     }
-    ObjectNode first = search("{\"query\": {\"match_none\": {}}, \"sort\": [{\"n\": {\"missing\": \"_first\"}}]}",
-        Map.of());
-    assertEquals(0.0, first.at("/hits/max_score").doubleValue(), first.toString());
-    ObjectNode unmapped = search("{\"size\": 0, \"query\": {\"exists\": {\"field\": \"nope\"}}, \"sort\": [\"n\"]}",
+    // a missing value, _first, a number, or a sort on _doc: it runs
+    for (String sort : List.of("{\"n\": {\"missing\": \"_first\"}}", "{\"n\": {\"missing\": 0}}", "\"_doc\"")) {
+      ObjectNode r = searchTwo("{\"query\": {\"match_none\": {}}, \"sort\": [" + sort + "]}", Map.of());
+      assertEquals(0.0, r.at("/hits/max_score").doubleValue(), r.toString());
+    }
+    ObjectNode unmapped = searchTwo("{\"size\": 0, \"query\": {\"exists\": {\"field\": \"nope\"}}, \"sort\": [\"n\"]}",
         Map.of());
     assertEquals(0.0, unmapped.at("/hits/max_score").doubleValue(), unmapped.toString());
+    // a date range outside every shard's dates: skipped on the values (seed 4252109389 #706 of the generator)
+    ObjectNode before = searchTwo("{\"query\": {\"range\": {\"at\": {\"lt\": 1600000000000}}}, \"sort\": [\"n\"]}",
+        Map.of());
+    assertEquals(0.0, before.at("/hits/max_score").doubleValue(), before.toString());
+    assertTrue(before.at("/hits/max_score").isNumber(), before.toString());
+    // within the dates but matching none, or a number range outside the numbers: searched, null
+    for (String range : List.of("{\"at\": {\"gt\": 1700000000000, \"lt\": 1700000000005}}", "{\"n\": {\"gt\": 100}}")) {
+      ObjectNode r = searchTwo("{\"query\": {\"range\": " + range + "}, \"sort\": [\"n\"]}", Map.of());
+      assertEquals(0, r.at("/hits/total/value").asInt(), r.toString());
+      assertTrue(r.at("/hits/max_score").isNull(), r.toString());
+    }
   }
 
   /**
    * Tracked up to 0, a total is 0 whatever the search returned (found by the independent generator against a 9.3.3
    * node: {@code from} past every hit, or {@code search_after} past them, counted 6 and 1,484 here where the node
    * answers 0): {@code eq} only where the query matched nothing. Where the node's pre-filter skipped every shard, the
-   * empty answer has a total of 0 even untracked ({@code match_none} sorted on a field, as a number: 0, not -1).
+   * empty answer's total is {@code {0, eq}}, untracked or tracked up to 0 ({@code match_none} sorted on a field, as a
+   * number: 0, not -1); on one shard the node runs no pre-filter.
    */
   @Test
   void aTotalTrackedUpToZeroIsZeroWhateverTheSearchReturned() throws Exception {
@@ -155,12 +179,16 @@ class SearchApiTotalsAndSortsTest {
         + " \"track_total_hits\": 0}", Map.of());
     assertEquals(1, after.at("/hits/hits").size(), "b alone, without n, sorts after 100: " + after);
     assertEquals("{\"value\":0,\"relation\":\"gte\"}", after.at("/hits/total").toString(), after.toString());
-    ObjectNode skipped = search("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
+    ObjectNode skipped = searchTwo("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
         + " \"track_total_hits\": false}", Map.of("rest_total_hits_as_int", "true"));
     assertEquals(0, skipped.at("/hits/total").asInt(-2), skipped.toString());
     ObjectNode trackedToZero = search("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
         + " \"track_total_hits\": 0}", Map.of());
     assertEquals("{\"value\":0,\"relation\":\"gte\"}", trackedToZero.at("/hits/total").toString(), trackedToZero.toString());
+    // the same on two shards, which the node's pre-filter all skipped: {0, eq} (seed 2433609720 #636)
+    ObjectNode allSkipped = searchTwo("{\"size\": 0, \"query\": {\"match_none\": {}}, \"sort\": [\"n\"],"
+        + " \"track_total_hits\": 0}", Map.of());
+    assertEquals("{\"value\":0,\"relation\":\"eq\"}", allSkipped.at("/hits/total").toString(), allSkipped.toString());
   }
 
   /**

@@ -455,6 +455,45 @@ class ElasticsearchApiDifferentialTest {
     }
   }
 
+  /**
+   * Empty answers' {@code max_score} where the node's pre-filter skips every shard, some, or runs not at all (one
+   * shard, a sort on the score, a date range inside a {@code query_string}), and {@code query_string} terms in a row on
+   * a keyword field, one value on the node: the same totals and {@code max_score} as the node's.
+   */
+  @Test
+  void emptyAnswersAfterThePreFilterAndTermsInARowAsTheNode() throws Exception {
+    String outside = "{\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}}";
+    String[][] requests = {
+        {"/dsl-*/_search", "{\"query\": {\"match_none\": {}}, \"sort\": [{\"latency\": {\"missing\": -1}}]}"},
+        {"/dsl-*/_search", "{\"query\": {\"match_none\": {}}, \"sort\": [\"_doc\"]}"},
+        {"/dsl-b/_search", "{\"query\": {\"match_none\": {}}, \"sort\": [\"seq\"]}"},
+        {"/dsl-*/_search", "{\"query\": " + outside + ", \"sort\": [\"seq\"]}"},
+        {"/dsl-b/_search", "{\"query\": " + outside + ", \"sort\": [\"seq\"]}"},
+        {"/dsl-*/_search", "{\"query\": {\"bool\": {\"should\": [" + outside + "]}}, \"sort\": [\"seq\"]}"},
+        {"/dsl-a,dsl-b/_search", "{\"query\": {\"range\": {\"@timestamp\": {\"lt\": \"2024-03-01T00:30:00Z\"}}},"
+            + " \"sort\": [\"seq\"], \"size\": 0}"},
+        {"/dsl-*/_search", "{\"query\": {\"range\": {\"seq\": {\"gte\": 5000}}}, \"sort\": [\"seq\"]}"},
+        {"/dsl-*/_search", "{\"query\": {\"query_string\": {\"query\": \"@timestamp:[2020-01-01 TO 2020-02-01]\"}},"
+            + " \"sort\": [\"seq\"]}"},
+        {"/dsl-*/_search", "{\"query\": {\"dis_max\": {\"queries\": [{\"match_none\": {}}]}}, \"sort\": [\"seq\"]}"},
+        {"/dsl-*/_search", "{\"query\": {\"query_string\": {\"query\": \"host:(web-01 web-02) OR level:(error warn)"
+            + " OR level:(info OR debug)\"}}, \"track_total_hits\": true, \"sort\": [\"seq\"]}"},
+        {"/dsl-*/_search", "{\"query\": {\"query_string\": {\"default_field\": \"level\", \"query\":"
+            + " \"NOT (error warn) AND (error +warn) OR message:(user login)\"}}, \"track_total_hits\": true,"
+            + " \"sort\": [\"seq\"]}"}};
+    for (String[] request : requests) {
+      HttpResponse<String> e = send(node.uri(), "POST", request[0], request[1]);
+      HttpResponse<String> a = send(serviceUri, "POST", request[0], request[1]);
+      assertEquals(200, e.statusCode(), e.body());
+      assertEquals(200, a.statusCode(), request[1] + ": " + a.body());
+      JsonNode eb = MAPPER.readTree(e.body());
+      JsonNode ab = MAPPER.readTree(a.body());
+      EsResponses.assertSameAnswer(request[0] + " " + request[1], eb, ab);
+      assertEquals(eb.at("/hits/total"), ab.at("/hits/total"), request[1]);
+      assertEquals(eb.at("/hits/max_score"), ab.at("/hits/max_score"), request[1]);
+    }
+  }
+
   private static void assertSameScore(String what, double expected, double actual) {
     assertTrue(Math.abs(expected - actual) <= 1e-6 * Math.abs(expected), what + ": the node scores " + expected
         + ", the service " + actual);
