@@ -6,6 +6,9 @@ package dev.permafrost.elasticsearch.dsl;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A request the Elasticsearch-compatible API refuses, with the HTTP status and the error {@code type} Elasticsearch
@@ -20,6 +23,8 @@ public final class DslException extends IllegalArgumentException {
   private final String rootCauseType;
   /** The bucket limit a search's aggregations went past ({@link #tooManyBuckets}), else -1. */
   private final int maxBuckets;
+  /** What the error body says besides its type and reason ({@code resource.id}, {@code index}, ...), in order. */
+  private final Map<String, String> metadata;
 
   /** A refusal with {@code status} and Elasticsearch's error {@code type}. */
   public DslException(int status, String type, String reason) {
@@ -27,11 +32,36 @@ public final class DslException extends IllegalArgumentException {
   }
 
   private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets) {
+    this(status, type, reason, rootCauseType, maxBuckets, Map.of());
+  }
+
+  private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets,
+      Map<String, String> metadata) {
     super(reason);
     this.status = status;
     this.type = type;
     this.rootCauseType = rootCauseType;
     this.maxBuckets = maxBuckets;
+    this.metadata = metadata;
+  }
+
+  /**
+   * An index expression naming an index that is not there: 404, {@code index_not_found_exception}, with the fields a
+   * node's error body gives it ({@code resource.type}, {@code resource.id}, {@code index_uuid}, {@code index}).
+   */
+  public static DslException indexNotFound(String name) {
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put("resource.type", "index_or_alias");
+    metadata.put("resource.id", name);
+    metadata.put("index_uuid", "_na_");
+    metadata.put("index", name);
+    return new DslException(404, "index_not_found_exception", "no such index [" + name + "]",
+        "index_not_found_exception", -1, Collections.unmodifiableMap(metadata));
+  }
+
+  /** What the error body says besides its type and reason, in order (none for most errors). */
+  public Map<String, String> metadata() {
+    return metadata;
   }
 
   /**

@@ -73,7 +73,7 @@ final class IndexExpression {
   }
 
   static DslException notFound(String name) {
-    return new DslException(404, "index_not_found_exception", "no such index [" + name + "]");
+    return DslException.indexNotFound(name);
   }
 
   /** A pattern with {@code *} as any characters, as index expressions and field patterns give them. */

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -180,10 +181,14 @@ public final class IndicesApi {
     return table.render(parameters);
   }
 
-  /** {@code GET /_cat/count} and {@code /_cat/count/{index}}: the time and the documents the indices hold. */
-  public Answer catCount(String expression, Map<String, String> parameters) throws IOException {
-    checkCat(parameters, expression == null ? "/_cat/count" : "/_cat/count/" + expression, Set.of());
-    long count = search.count(expression, null, Map.of()).get("count").asLong();
+  /**
+   * {@code GET|POST /_cat/count} and {@code /_cat/count/{index}}: the time and the documents the indices hold (that
+   * match the body's {@code query}, if it has one), counted as {@code _count} counts them.
+   */
+  public Answer catCount(String expression, JsonNode body, Map<String, String> parameters) throws IOException {
+    checkCat(parameters, expression == null ? "/_cat/count" : "/_cat/count/" + expression, Set.of("q"));
+    Map<String, String> countParameters = parameters.containsKey("q") ? Map.of("q", parameters.get("q")) : Map.of();
+    long count = search.count(expression, body, countParameters).get("count").asLong();
     Instant now = Instant.now();
     CatTable table = new CatTable("_cat/count", COUNT_COLUMNS);
     table.add(Long.toString(now.getEpochSecond()), CLOCK.format(now), count);

@@ -207,7 +207,12 @@ final class SearchRenderer {
       body.put("status", e.status());
       return body;
     }
-    return error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
+    ObjectNode body = error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
+    e.metadata().forEach((name, value) -> { // the root cause is the error itself: both say it
+      ((ObjectNode) body.get("error")).put(name, value);
+      ((ObjectNode) body.at("/error/root_cause/0")).put(name, value);
+    });
+    return body;
   }
 
   /** Elasticsearch's error body with this status, type, root cause's type and reason. */

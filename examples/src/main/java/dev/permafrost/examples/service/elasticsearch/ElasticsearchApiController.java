@@ -40,7 +40,7 @@ import org.springframework.web.bind.annotation.RestController;
 class ElasticsearchApiController {
   private static final Logger log = LoggerFactory.getLogger(ElasticsearchApiController.class);
   private final SearchApi api;
-  private final ObjectMapper json = new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   ElasticsearchApiController(Catalog catalog, ApiIndices indices) {
     this.api = new SearchApi(catalog, indices);
@@ -102,11 +102,16 @@ class ElasticsearchApiController {
   }
 
   private JsonNode parse(byte[] body) {
+    return json(body);
+  }
+
+  /** A request body as JSON, or null if there is none; a 400 in Elasticsearch's words if it is not JSON. */
+  static JsonNode json(byte[] body) {
     if (body == null || body.length == 0) {
       return null;
     }
     try {
-      return json.readTree(body);
+      return JSON.readTree(body);
     } catch (JsonProcessingException e) {
       throw DslException.malformedJson("the request body", e);
     } catch (IOException e) {

@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
@@ -41,7 +42,7 @@ class ElasticsearchIndicesController {
     return new IndicesApi(catalog, new SearchApi(catalog, indices), indices, indices::unreadable, CLUSTER_NAME);
   }
 
-  @RequestMapping(path = "/_resolve/index/{expression}", method = RequestMethod.GET)
+  @RequestMapping(path = "/_resolve/index/{expression}", method = {RequestMethod.GET, RequestMethod.POST})
   ResponseEntity<byte[]> resolve(@PathVariable String expression, HttpServletRequest request) {
     return ApiAnswers.json(200, api.resolveIndex(expression, ElasticsearchApiController.parameters(request)), request);
   }
@@ -56,10 +57,11 @@ class ElasticsearchIndicesController {
     return ApiAnswers.of(api.catIndices(index, ElasticsearchApiController.parameters(request)), request);
   }
 
-  @RequestMapping(path = {"/_cat/count", "/_cat/count/{index}"}, method = RequestMethod.GET)
-  ResponseEntity<byte[]> catCount(@PathVariable(required = false) String index, HttpServletRequest request)
-      throws IOException {
-    return ApiAnswers.of(api.catCount(index, ElasticsearchApiController.parameters(request)), request);
+  @RequestMapping(path = {"/_cat/count", "/_cat/count/{index}"}, method = {RequestMethod.GET, RequestMethod.POST})
+  ResponseEntity<byte[]> catCount(@PathVariable(required = false) String index,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
+    return ApiAnswers.of(api.catCount(index, ElasticsearchApiController.json(body),
+        ElasticsearchApiController.parameters(request)), request);
   }
 
   @RequestMapping(path = {"/_cluster/health", "/_cluster/health/{index}"}, method = RequestMethod.GET)
