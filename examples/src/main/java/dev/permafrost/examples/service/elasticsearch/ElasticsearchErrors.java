@@ -55,7 +55,7 @@ class ElasticsearchErrors implements HandlerExceptionResolver, Ordered {
     }
     String uri = request.getRequestURI() + (request.getQueryString() == null ? "" : "?" + request.getQueryString());
     String path = request.getRequestURI().substring(request.getContextPath().length());
-    boolean indexPath = path.length() > 1 && path.indexOf('/', 1) < 0; // one segment: /{index}'s
+    boolean indexPath = path.length() > 1 && path.indexOf('/', 1) < 0 && path.charAt(1) != '_'; // /{index}'s
     boolean read = request.getMethod().equals("GET") || request.getMethod().equals("HEAD");
     List<String> allowed = new ArrayList<>();
     if (indexPath && !read) {
@@ -77,7 +77,7 @@ class ElasticsearchErrors implements HandlerExceptionResolver, Ordered {
       ResponseEntity<byte[]> error = ApiAnswers.error(405, body, request);
       answer = ResponseEntity.status(405).headers(error.getHeaders()).header("Allow", String.join(",", allowed))
           .body(error.getBody());
-    } else if (indexPath && path.charAt(1) == '_') { // GET /_x reads index _x, a name no index may have
+    } else if (read && path.length() > 1 && path.indexOf('/', 1) < 0) { // GET /_x: index _x, a name none may have
       String name = UriUtils.decode(path.substring(1), StandardCharsets.UTF_8);
       DslException invalid = new DslException(400, "invalid_index_name_exception", "Invalid index name [" + name
           + "], must not start with '_'.");

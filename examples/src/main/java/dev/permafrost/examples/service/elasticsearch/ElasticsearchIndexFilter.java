@@ -81,7 +81,7 @@ class ElasticsearchIndexFilter extends OncePerRequestFilter {
       return null;
     }
     String path = request.getRequestURI().substring(request.getContextPath().length());
-    if (path.length() < 2 || path.indexOf('/', 1) >= 0 || path.charAt(1) == '_') {
+    if (path.length() < 2 || path.indexOf('/', 1) >= 0 || (path.charAt(1) == '_' && !path.equals("/_all"))) {
       return null;
     }
     return UriUtils.decode(path.substring(1), StandardCharsets.UTF_8);

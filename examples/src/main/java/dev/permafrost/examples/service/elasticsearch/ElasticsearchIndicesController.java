@@ -8,7 +8,9 @@ import dev.permafrost.elasticsearch.dsl.DslException;
 import dev.permafrost.elasticsearch.dsl.IndicesApi;
 import dev.permafrost.elasticsearch.dsl.SearchApi;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
@@ -53,15 +55,30 @@ class ElasticsearchIndicesController {
   }
 
   @RequestMapping(path = {"/_cat/indices", "/_cat/indices/{index}"}, method = RequestMethod.GET)
-  ResponseEntity<byte[]> catIndices(@PathVariable(required = false) String index, HttpServletRequest request) {
-    return ApiAnswers.of(api.catIndices(index, ElasticsearchApiController.parameters(request)), request);
+  void catIndices(@PathVariable(required = false) String index, HttpServletRequest request,
+      HttpServletResponse response) throws IOException {
+    ApiAnswers.send(ApiAnswers.of(api.catIndices(index, catParameters(request)), request), request, response);
   }
 
   @RequestMapping(path = {"/_cat/count", "/_cat/count/{index}"}, method = {RequestMethod.GET, RequestMethod.POST})
-  ResponseEntity<byte[]> catCount(@PathVariable(required = false) String index,
-      @RequestBody(required = false) byte[] body, HttpServletRequest request) throws IOException {
-    return ApiAnswers.of(api.catCount(index, ElasticsearchApiController.json(body),
-        ElasticsearchApiController.parameters(request)), request);
+  void catCount(@PathVariable(required = false) String index,
+      @RequestBody(required = false) byte[] body, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    ApiAnswers.send(ApiAnswers.of(api.catCount(index, ElasticsearchApiController.json(body), catParameters(request)),
+        request), request, response);
+  }
+
+  /**
+   * A {@code _cat} request's parameters, with {@code format=json} where it names no format and its {@code Accept}
+   * asks for JSON first (the official Java client's does), as a node reads it. Its answer is written straight to the
+   * response, so that its media type is the node's to the byte ({@code text/plain; charset=UTF-8}).
+   */
+  private static Map<String, String> catParameters(HttpServletRequest request) {
+    Map<String, String> parameters = ElasticsearchApiController.parameters(request);
+    if (!parameters.containsKey("format") && MediaTypes.acceptsJsonFirst(request)) {
+      parameters.put("format", "json");
+    }
+    return parameters;
   }
 
   @RequestMapping(path = {"/_cluster/health", "/_cluster/health/{index}"}, method = RequestMethod.GET)

@@ -21,17 +21,42 @@ final class MediaTypes {
   private MediaTypes() {}
 
   /**
-   * {@code application/vnd.elasticsearch+json;compatible-with=N} if the client asked for it, else JSON: both types
+   * The media type of a JSON answer, as a node chooses it from the first type the request's {@code Accept} names:
+   * {@code application/vnd.elasticsearch+json;compatible-with=N} where that is Elasticsearch's (the official clients'
+   * {@code Accept}), and {@code application/json;compatible-with=N} if {@code format=json} asked for JSON too, else
+   * {@code application/json} (so the Python client's {@code Accept: text/plain,application/vnd...} of its
+   * {@code _cat} calls gets {@code application/json} from any other endpoint, as from a node). Both types are those
    * the official clients read (the Python client refuses any other, {@code application/problem+json} among them).
    */
   static String of(HttpServletRequest request) {
-    String accept = request.getHeader(HttpHeaders.ACCEPT);
-    if (accept != null && accept.contains("vnd.elasticsearch+json")) {
-      int at = accept.indexOf("compatible-with=");
-      String version = at < 0 ? "9" : accept.substring(at + "compatible-with=".length()).replaceAll("[^0-9].*", "");
-      return "application/vnd.elasticsearch+json;compatible-with=" + (version.isEmpty() ? "9" : version);
+    String first = firstAccepted(request);
+    if (first.contains("vnd.elasticsearch+json")) {
+      int at = first.indexOf("compatible-with=");
+      String version = at < 0 ? "" : first.substring(at + "compatible-with=".length()).replaceAll("[^0-9].*", "");
+      version = version.isEmpty() ? "9" : version;
+      return request.getParameter("format") != null ? "application/json;compatible-with=" + version
+          : "application/vnd.elasticsearch+json;compatible-with=" + version;
     }
     return "application/json";
+  }
+
+  /**
+   * Whether a {@code _cat} request that names no {@code format} asks for JSON: the first type its {@code Accept}
+   * names is JSON (Elasticsearch's or plain), as a node reads it; else {@code _cat} answers text.
+   */
+  static boolean acceptsJsonFirst(HttpServletRequest request) {
+    String first = firstAccepted(request);
+    return first.startsWith("application/json") || first.contains("vnd.elasticsearch+json");
+  }
+
+  /** The first media type the request's {@code Accept} names, lower case with its parameters, or "". */
+  private static String firstAccepted(HttpServletRequest request) {
+    String accept = request.getHeader(HttpHeaders.ACCEPT);
+    if (accept == null) {
+      return "";
+    }
+    int comma = accept.indexOf(',');
+    return (comma < 0 ? accept : accept.substring(0, comma)).trim().toLowerCase(java.util.Locale.ROOT);
   }
 
   /**
