@@ -59,6 +59,18 @@ public final class DslException extends IllegalArgumentException {
         "index_not_found_exception", -1, Collections.unmodifiableMap(metadata));
   }
 
+  /**
+   * A name no index may have ({@code _x}, as {@code GET /_x} reads it): 400, {@code invalid_index_name_exception},
+   * with the fields a node's error body gives it ({@code index_uuid}, {@code index}).
+   */
+  public static DslException invalidIndexName(String name, String why) {
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put("index_uuid", "_na_");
+    metadata.put("index", name);
+    return new DslException(400, "invalid_index_name_exception", "Invalid index name [" + name + "], " + why + ".",
+        "invalid_index_name_exception", -1, Collections.unmodifiableMap(metadata));
+  }
+
   /** What the error body says besides its type and reason, in order (none for most errors). */
   public Map<String, String> metadata() {
     return metadata;

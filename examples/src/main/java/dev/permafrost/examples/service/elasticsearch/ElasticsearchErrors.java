@@ -79,9 +79,8 @@ class ElasticsearchErrors implements HandlerExceptionResolver, Ordered {
           .body(error.getBody());
     } else if (read && path.length() > 1 && path.indexOf('/', 1) < 0) { // GET /_x: index _x, a name none may have
       String name = UriUtils.decode(path.substring(1), StandardCharsets.UTF_8);
-      DslException invalid = new DslException(400, "invalid_index_name_exception", "Invalid index name [" + name
-          + "], must not start with '_'.");
-      answer = ApiAnswers.error(400, SearchApi.error(invalid), request);
+      answer = ApiAnswers.error(400, SearchApi.error(DslException.invalidIndexName(name, "must not start with '_'")),
+          request);
     } else {
       body.put("error", "no handler found for uri [" + uri + "] and method [" + request.getMethod() + "]");
       answer = ApiAnswers.error(400, body, request);

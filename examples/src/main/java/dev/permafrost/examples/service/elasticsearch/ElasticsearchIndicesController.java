@@ -70,8 +70,7 @@ class ElasticsearchIndicesController {
 
   /**
    * A {@code _cat} request's parameters, with {@code format=json} where it names no format and its {@code Accept}
-   * asks for JSON first (the official Java client's does), as a node reads it. Its answer is written straight to the
-   * response, so that its media type is the node's to the byte ({@code text/plain; charset=UTF-8}).
+   * asks for JSON first (the official Java client's does), as a node reads it.
    */
   private static Map<String, String> catParameters(HttpServletRequest request) {
     Map<String, String> parameters = ElasticsearchApiController.parameters(request);

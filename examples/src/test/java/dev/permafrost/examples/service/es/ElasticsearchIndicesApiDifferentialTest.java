@@ -78,7 +78,7 @@ class ElasticsearchIndicesApiDifferentialTest {
       HttpResponse<String> e = send(node.uri(), "HEAD", "/" + expression, null, true);
       HttpResponse<String> a = send(serviceUri, "HEAD", "/" + expression, null, true);
       assertEquals(e.statusCode(), a.statusCode(), "HEAD /" + expression);
-      assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), expression);
+      assertEquals(mediaType(e), mediaType(a), expression);
       assertSameJson("GET /" + expression, node.uri(), "/" + expression);
       assertSameJson("GET /" + expression + "?flat_settings=true", node.uri(), "/" + expression + "?flat_settings=true");
     }
@@ -110,7 +110,7 @@ class ElasticsearchIndicesApiDifferentialTest {
         HttpResponse<String> e = send(node.uri(), "GET", path + "?" + query, null, false);
         HttpResponse<String> a = send(serviceUri, "GET", path + "?" + query, null, false);
         assertEquals(e.statusCode(), a.statusCode(), path + "?" + query + ": " + a.body());
-        assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), path + query);
+        assertEquals(mediaType(e), mediaType(a), path + query);
         if (e.statusCode() == 200 && !query.contains("json")) {
           assertEquals(e.body(), a.body(), path + "?" + query);
         } else {
@@ -141,7 +141,7 @@ class ElasticsearchIndicesApiDifferentialTest {
         HttpResponse<String> e = send(node.uri(), "GET", path + "?" + query, null, false);
         HttpResponse<String> a = send(serviceUri, "GET", path + "?" + query, null, false);
         assertEquals(e.statusCode(), a.statusCode(), path + "?" + query + ": " + a.body());
-        assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), path + query);
+        assertEquals(mediaType(e), mediaType(a), path + query);
         assertEquals(query.contains("json") || e.statusCode() != 200 ? MAPPER.readTree(e.body()).toString()
             : e.body(), query.contains("json") || a.statusCode() != 200 ? MAPPER.readTree(a.body()).toString()
             : a.body(), path + "?" + query);
@@ -236,8 +236,8 @@ class ElasticsearchIndicesApiDifferentialTest {
     HttpResponse<String> a = send(serviceUri, method, path, body, true);
     String what = method + " " + path + " (filter_path " + fp + ")";
     assertEquals(e.statusCode(), a.statusCode(), what + ": " + a.body());
-    assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), what);
-    if (e.body().isEmpty() || !e.headers().firstValue("Content-Type").orElse("").contains("json")) {
+    assertEquals(mediaType(e), mediaType(a), what);
+    if (e.body().isEmpty() || !mediaType(e).contains("json")) {
       assertEquals(e.body(), a.body(), what);
       return;
     }
@@ -284,7 +284,7 @@ class ElasticsearchIndicesApiDifferentialTest {
         HttpResponse<String> a = send(serviceUri, r[0], r[1], null, client);
         String what = r[0] + " " + r[1] + (client ? " from a client" : "");
         assertEquals(e.statusCode(), a.statusCode(), what + ": " + a.body());
-        assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), what);
+        assertEquals(mediaType(e), mediaType(a), what);
         assertEquals(e.headers().firstValue("Allow"), a.headers().firstValue("Allow"), what);
         assertEquals(MAPPER.readTree(e.body()), MAPPER.readTree(a.body()), what);
         assertEquals("Elasticsearch", a.headers().firstValue("X-Elastic-Product").orElse(null), what);
@@ -314,7 +314,7 @@ class ElasticsearchIndicesApiDifferentialTest {
         HttpResponse<String> e = send(node.uri(), "POST", r.getKey(), r.getValue(), client);
         HttpResponse<String> a = send(serviceUri, "POST", r.getKey(), r.getValue(), client);
         assertEquals(e.statusCode(), a.statusCode(), r.getKey() + ": " + a.body());
-        assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), r.getKey());
+        assertEquals(mediaType(e), mediaType(a), r.getKey());
       }
     }
     List<String> gets = new ArrayList<>(List.of("/dsl-a", "/_cat/indices", "/_cat/indices?format=json", "/_cat/count",
@@ -324,16 +324,29 @@ class ElasticsearchIndicesApiDifferentialTest {
         HttpResponse<String> e = send(node.uri(), "GET", path, null, client);
         HttpResponse<String> a = send(serviceUri, "GET", path, null, client);
         assertEquals(e.statusCode(), a.statusCode(), path + ": " + a.body());
-        assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), path);
+        if (!client && path.equals("/nosuch")) {
+          // a name that is no index, not from a client: a page the service does not have, in its own words
+          assertEquals("application/problem+json", mediaType(a), a.body());
+          continue;
+        }
+        assertEquals(mediaType(e), mediaType(a), path);
       }
     }
+  }
+
+  /**
+   * An answer's media type, blanks left out: Tomcat writes a charset as {@code text/plain;charset=UTF-8}, the node
+   * {@code text/plain; charset=UTF-8}, the same type to every client (they split it at the {@code ;}).
+   */
+  private static String mediaType(HttpResponse<String> answer) {
+    return answer.headers().firstValue("Content-Type").orElse("").replace(" ", "");
   }
 
   private static void assertSameJson(String what, URI nodeUri, String path) throws Exception {
     HttpResponse<String> e = send(nodeUri, "GET", path, null, true);
     HttpResponse<String> a = send(serviceUri, "GET", path, null, true);
     assertEquals(e.statusCode(), a.statusCode(), what + ": " + a.body());
-    assertEquals(e.headers().firstValue("Content-Type"), a.headers().firstValue("Content-Type"), what);
+    assertEquals(mediaType(e), mediaType(a), what);
     assertEquals(MAPPER.readTree(e.body()), MAPPER.readTree(a.body()), what);
   }
 
