@@ -15,6 +15,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -158,8 +159,9 @@ public final class IndicesApi {
         Set.of("health", "pri", "include_unloaded_segments"));
     CatTable table = new CatTable("_cat/indices", INDEX_COLUMNS);
     String health = parameters.get("health");
+    Map<String, MountInfo> mounted = mounted();
     for (SearchApi.Index index : resolve(expression, parameters)) {
-      Shards s = shards(index);
+      Shards s = shards(index, mounted);
       String status = s.missing == 0 ? "green" : "red";
       if (health != null && !health.equals(status)) {
         continue;
@@ -226,8 +228,9 @@ public final class IndicesApi {
     int active = 0;
     int unassigned = 0;
     ObjectNode perIndex = NODES.objectNode();
+    Map<String, MountInfo> mounted = mounted();
     for (SearchApi.Index index : chosen) {
-      Shards s = shards(index);
+      Shards s = shards(index, mounted);
       active += index.shards().size() - s.missing;
       unassigned += s.missing;
       for (String shard : s.unmounted) {
@@ -238,15 +241,15 @@ public final class IndicesApi {
       if (level.equals("shards")) {
         ObjectNode shards = i.putObject("shards");
         for (int n = 0; n < index.shards().size(); n++) {
-          boolean mounted = !s.unmounted.contains(index.shards().get(n));
+          boolean up = !s.unmounted.contains(index.shards().get(n));
           ObjectNode sh = shards.putObject(Integer.toString(n));
-          sh.put("status", mounted ? "green" : "red");
-          sh.put("primary_active", mounted);
-          sh.put("active_shards", mounted ? 1 : 0);
+          sh.put("status", up ? "green" : "red");
+          sh.put("primary_active", up);
+          sh.put("active_shards", up ? 1 : 0);
           sh.put("relocating_shards", 0);
           sh.put("initializing_shards", 0);
-          sh.put("unassigned_shards", mounted ? 0 : 1);
-          sh.put("unassigned_primary_shards", mounted ? 0 : 1);
+          sh.put("unassigned_shards", up ? 0 : 1);
+          sh.put("unassigned_primary_shards", up ? 0 : 1);
         }
       }
     }
@@ -306,10 +309,10 @@ public final class IndicesApi {
   }
 
   /** What the catalog records of an index's shards: documents, deleted documents and bytes, and those not mounted. */
-  private Shards shards(SearchApi.Index index) {
+  private static Shards shards(SearchApi.Index index, Map<String, MountInfo> mounted) {
     Shards s = new Shards();
     for (String shard : index.shards()) {
-      MountInfo info = catalog.info(shard);
+      MountInfo info = mounted.get(shard);
       if (info == null) {
         s.missing++;
         s.unmounted.add(shard);
@@ -320,6 +323,15 @@ public final class IndicesApi {
       }
     }
     return s;
+  }
+
+  /** Every mounted index of the catalog, by name, as it is now. */
+  private Map<String, MountInfo> mounted() {
+    Map<String, MountInfo> mounted = new HashMap<>();
+    for (MountInfo info : catalog.list()) {
+      mounted.put(info.name(), info);
+    }
+    return mounted;
   }
 
   private static final class Shards {
