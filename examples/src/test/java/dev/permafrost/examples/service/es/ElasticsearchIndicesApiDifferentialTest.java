@@ -342,6 +342,45 @@ class ElasticsearchIndicesApiDifferentialTest {
     return answer.headers().firstValue("Content-Type").orElse("").replace(" ", "");
   }
 
+  /** The official Java client's index, {@code _cat} and cluster calls read the service as they read the node. */
+  @Test
+  void theOfficialJavaClientReadsTheServiceAsItReadsTheNode() throws Exception {
+    List<String> answers = new ArrayList<>();
+    for (URI uri : List.of(node.uri(), serviceUri)) {
+      try (var transport = new co.elastic.clients.transport.rest5_client.Rest5ClientTransport(
+          co.elastic.clients.transport.rest5_client.low_level.Rest5Client.builder(uri).build(),
+          new co.elastic.clients.json.jackson.JacksonJsonpMapper())) {
+        var client = new co.elastic.clients.elasticsearch.ElasticsearchClient(transport);
+        StringBuilder out = new StringBuilder();
+        out.append(client.indices().exists(e -> e.index("dsl-a")).value()).append(' ');
+        out.append(client.indices().exists(e -> e.index("nosuch")).value()).append(' ');
+        var got = client.indices().get(g -> g.index("dsl-*"));
+        out.append(new java.util.TreeSet<>(got.result().keySet())).append(' ');
+        out.append(got.result().get("dsl-a").settings().index().numberOfShards()).append(' ');
+        out.append(got.result().get("dsl-a").settings().index().uuid()).append(' ');
+        out.append(client.indices().getMapping(m -> m.index("dsl-a")).result().get("dsl-a").mappings().properties()
+            .keySet()).append(' ');
+        client.cat().indices(c -> c.index("dsl-*")).indices().stream()
+            .sorted(java.util.Comparator.comparing(i -> i.index()))
+            .forEach(i -> out.append(i.index()).append('/').append(i.health()).append('/').append(i.docsCount())
+                .append('/').append(i.docsDeleted()).append('/').append(i.pri()).append(' '));
+        out.append(client.cat().count(c -> c.index("dsl-*")).count().get(0).count()).append(' ');
+        var health = client.cluster().health();
+        out.append(health.status()).append('/').append(health.activePrimaryShards()).append('/')
+            .append(health.unassignedShards()).append(' ');
+        out.append(client.indices().resolveIndex(r -> r.name("dsl-*")).indices().size());
+        try {
+          client.indices().get(g -> g.index("nosuch"));
+        } catch (co.elastic.clients.elasticsearch._types.ElasticsearchException e) {
+          out.append(' ').append(e.status()).append(' ').append(e.error().type());
+        }
+        answers.add(out.toString());
+      }
+    }
+    assertEquals(answers.get(0), answers.get(1));
+    assertTrue(answers.get(1).startsWith("true false [dsl-a, dsl-b] 2 "), answers.get(1));
+  }
+
   private static void assertSameJson(String what, URI nodeUri, String path) throws Exception {
     HttpResponse<String> e = send(nodeUri, "GET", path, null, true);
     HttpResponse<String> a = send(serviceUri, "GET", path, null, true);
