@@ -355,16 +355,16 @@ class ElasticsearchIndicesApiDifferentialTest {
         out.append(client.indices().exists(e -> e.index("dsl-a")).value()).append(' ');
         out.append(client.indices().exists(e -> e.index("nosuch")).value()).append(' ');
         var got = client.indices().get(g -> g.index("dsl-*"));
-        out.append(new java.util.TreeSet<>(got.result().keySet())).append(' ');
-        out.append(got.result().get("dsl-a").settings().index().numberOfShards()).append(' ');
-        out.append(got.result().get("dsl-a").settings().index().uuid()).append(' ');
-        out.append(client.indices().getMapping(m -> m.index("dsl-a")).result().get("dsl-a").mappings().properties()
+        out.append(new java.util.TreeSet<>(got.indices().keySet())).append(' ');
+        out.append(got.get("dsl-a").settings().index().numberOfShards()).append(' ');
+        out.append(got.get("dsl-a").settings().index().uuid()).append(' ');
+        out.append(client.indices().getMapping(m -> m.index("dsl-a")).get("dsl-a").mappings().properties()
             .keySet()).append(' ');
         client.cat().indices(c -> c.index("dsl-*")).indices().stream()
             .sorted(java.util.Comparator.comparing(i -> i.index()))
             .forEach(i -> out.append(i.index()).append('/').append(i.health()).append('/').append(i.docsCount())
                 .append('/').append(i.docsDeleted()).append('/').append(i.pri()).append(' '));
-        out.append(client.cat().count(c -> c.index("dsl-*")).count().get(0).count()).append(' ');
+        out.append(client.cat().count(c -> c.index("dsl-*")).countRecords().get(0).count()).append(' ');
         var health = client.cluster().health();
         out.append(health.status()).append('/').append(health.activePrimaryShards()).append('/')
             .append(health.unassignedShards()).append(' ');
