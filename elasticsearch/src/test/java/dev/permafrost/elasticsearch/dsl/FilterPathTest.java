@@ -11,8 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,7 +82,7 @@ class FilterPathTest {
   @Test
   void exclusionsRemoveWhatTheyMatchAndWhatTheyEmptied() throws Exception {
     JsonNode minusSource = JSON.readTree(ANSWER);
-    minusSource.get("hits").get("hits").forEach(h -> ((com.fasterxml.jackson.databind.node.ObjectNode) h)
+    minusSource.get("hits").get("hits").forEach(h -> ((ObjectNode) h)
         .remove("_source"));
     assertEquals(minusSource, filter("-hits.hits._source", ANSWER));
     // user's fields all excluded: user goes too; every field of every hit excluded: the hits go
@@ -196,8 +200,8 @@ class FilterPathTest {
    */
   private static final class BruteForce {
     static JsonNode apply(String filterPath, JsonNode answer) {
-      java.util.List<java.util.regex.Pattern> in = new java.util.ArrayList<>();
-      java.util.List<java.util.regex.Pattern> out = new java.util.ArrayList<>();
+      List<Pattern> in = new ArrayList<>();
+      List<Pattern> out = new ArrayList<>();
       for (String f : filterPath.split(",")) {
         if (f.isEmpty()) {
           continue;
@@ -209,7 +213,7 @@ class FilterPathTest {
           regex.append(regex.isEmpty() ? "" : "\\.");
           regex.append(s.equals("**") ? "[^.]*(\\.[^.]*)*" : s.replace("*", "[^.]*"));
         }
-        (exclude ? out : in).add(java.util.regex.Pattern.compile(regex.toString()));
+        (exclude ? out : in).add(Pattern.compile(regex.toString()));
       }
       JsonNode kept = out.isEmpty() ? answer : walk(answer, "", out, false);
       if (kept != null && !in.isEmpty()) {
@@ -218,11 +222,11 @@ class FilterPathTest {
       return kept == null ? JSON.createObjectNode() : kept;
     }
 
-    private static boolean matches(java.util.List<java.util.regex.Pattern> filters, String path) {
+    private static boolean matches(List<Pattern> filters, String path) {
       return filters.stream().anyMatch(p -> p.matcher(path).matches());
     }
 
-    private static JsonNode walk(JsonNode node, String path, java.util.List<java.util.regex.Pattern> filters,
+    private static JsonNode walk(JsonNode node, String path, List<Pattern> filters,
         boolean include) {
       if (!path.isEmpty() && matches(filters, path)) {
         return include ? node : null;
