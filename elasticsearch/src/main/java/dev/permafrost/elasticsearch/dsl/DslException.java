@@ -6,6 +6,9 @@ package dev.permafrost.elasticsearch.dsl;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A request the Elasticsearch-compatible API refuses, with the HTTP status and the error {@code type} Elasticsearch
@@ -20,8 +23,8 @@ public final class DslException extends IllegalArgumentException {
   private final String rootCauseType;
   /** The bucket limit a search's aggregations went past ({@link #tooManyBuckets}), else -1. */
   private final int maxBuckets;
-  /** The index a request named that is not there ({@link #indexNotFound}), else null. */
-  private final String index;
+  /** What the error body says besides its type and reason ({@code resource.id}, {@code index}, ...), in order. */
+  private final Map<String, String> metadata;
 
   /** A refusal with {@code status} and Elasticsearch's error {@code type}. */
   public DslException(int status, String type, String reason) {
@@ -29,30 +32,48 @@ public final class DslException extends IllegalArgumentException {
   }
 
   private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets) {
-    this(status, type, reason, rootCauseType, maxBuckets, null);
+    this(status, type, reason, rootCauseType, maxBuckets, Map.of());
   }
 
-  private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets, String index) {
+  private DslException(int status, String type, String reason, String rootCauseType, int maxBuckets,
+      Map<String, String> metadata) {
     super(reason);
     this.status = status;
     this.type = type;
     this.rootCauseType = rootCauseType;
     this.maxBuckets = maxBuckets;
-    this.index = index;
+    this.metadata = metadata;
   }
 
   /**
-   * A request naming an index (or an alias, as a node puts it) that is not there: 404,
-   * {@code index_not_found_exception}, whose body names the index ({@link #index}) as a node's does.
+   * An index expression naming an index that is not there: 404, {@code index_not_found_exception}, with the fields a
+   * node's error body gives it ({@code resource.type}, {@code resource.id}, {@code index_uuid}, {@code index}).
    */
-  public static DslException indexNotFound(String index) {
-    return new DslException(404, "index_not_found_exception", "no such index [" + index + "]",
-        "index_not_found_exception", -1, index);
+  public static DslException indexNotFound(String name) {
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put("resource.type", "index_or_alias");
+    metadata.put("resource.id", name);
+    metadata.put("index_uuid", "_na_");
+    metadata.put("index", name);
+    return new DslException(404, "index_not_found_exception", "no such index [" + name + "]",
+        "index_not_found_exception", -1, Collections.unmodifiableMap(metadata));
   }
 
-  /** The index that is not there, for {@link #indexNotFound}; else null. */
-  public String index() {
-    return index;
+  /**
+   * A name no index may have ({@code _x}, as {@code GET /_x} reads it): 400, {@code invalid_index_name_exception},
+   * with the fields a node's error body gives it ({@code index_uuid}, {@code index}).
+   */
+  public static DslException invalidIndexName(String name, String why) {
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put("index_uuid", "_na_");
+    metadata.put("index", name);
+    return new DslException(400, "invalid_index_name_exception", "Invalid index name [" + name + "], " + why + ".",
+        "invalid_index_name_exception", -1, Collections.unmodifiableMap(metadata));
+  }
+
+  /** What the error body says besides its type and reason, in order (none for most errors). */
+  public Map<String, String> metadata() {
+    return metadata;
   }
 
   /**

@@ -45,10 +45,18 @@ public final class SearchApi {
    * @param name its name, as requests give it
    * @param shards the names its shards are mounted under in the catalog (one, for Permafrost's own snapshots)
    * @param mapping its mapping
+   * @param settings its settings as its snapshot recorded them, flattened ({@code index.number_of_shards}, ...; none
+   *     for an index whose snapshot records none): what {@code GET /{index}} and {@code _cat/indices} show
    */
-  public record Index(String name, List<String> shards, IndexMapping mapping) {
+  public record Index(String name, List<String> shards, IndexMapping mapping, Map<String, String> settings) {
     public Index {
       shards = List.copyOf(shards);
+      settings = Map.copyOf(settings);
+    }
+
+    /** An index whose snapshot records no settings. */
+    public Index(String name, List<String> shards, IndexMapping mapping) {
+      this(name, shards, mapping, Map.of());
     }
   }
 

@@ -210,15 +210,10 @@ final class SearchRenderer {
       return body;
     }
     ObjectNode body = error(e.status(), e.type(), e.rootCauseType(), e.getMessage());
-    if (e.index() != null) { // a node names the missing index in the error and its root cause
-      ObjectNode error = (ObjectNode) body.get("error");
-      for (ObjectNode named : List.of((ObjectNode) error.get("root_cause").get(0), error)) {
-        named.put("resource.type", "index_or_alias");
-        named.put("resource.id", e.index());
-        named.put("index_uuid", "_na_");
-        named.put("index", e.index());
-      }
-    }
+    e.metadata().forEach((name, value) -> { // the root cause is the error itself: both say it
+      ((ObjectNode) body.get("error")).put(name, value);
+      ((ObjectNode) body.at("/error/root_cause/0")).put(name, value);
+    });
     return body;
   }
 

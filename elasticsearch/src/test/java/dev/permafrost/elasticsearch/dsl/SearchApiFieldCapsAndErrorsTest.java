@@ -90,7 +90,7 @@ class SearchApiFieldCapsAndErrorsTest {
     assertEquals("{\"error\":{\"root_cause\":[" + cause + "}]," + cause.substring(1) + "},\"status\":404}",
         SearchApi.error(e).toString());
     DslException other = DslException.illegalArgument("not an index");
-    assertEquals(null, other.index());
+    assertEquals(Map.of(), other.metadata());
     assertEquals(false, SearchApi.error(other).get("error").has("index"), "only a missing index is named so");
   }
 }

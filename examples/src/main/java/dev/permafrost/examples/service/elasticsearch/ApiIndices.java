@@ -6,14 +6,19 @@ package dev.permafrost.examples.service.elasticsearch;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.IndexMapping;
+import dev.permafrost.elasticsearch.dsl.IndicesApi;
 import dev.permafrost.elasticsearch.dsl.SearchApi;
 import dev.permafrost.examples.service.engine.EngineIndices;
 import dev.permafrost.examples.service.engine.IndexMappings;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.springframework.stereotype.Component;
 
 /**
@@ -41,9 +46,27 @@ class ApiIndices implements SearchApi.Indices {
     all.values().forEach(i -> shards.addAll(i.shards()));
     for (MountInfo mounted : catalog.list()) {
       if (!shards.contains(mounted.name()) && !all.containsKey(mounted.name())) {
-        all.put(mounted.name(), new SearchApi.Index(mounted.name(), List.of(mounted.name()), declared));
+        all.put(mounted.name(), new SearchApi.Index(mounted.name(), List.of(mounted.name()), declared,
+            ownSettings(mounted)));
       }
     }
     return all;
+  }
+
+  /** The engine's indices left out because they cannot be read. */
+  List<IndicesApi.Unreadable> unreadable() {
+    return engineIndices.unreadable();
+  }
+
+  /**
+   * What {@code GET /{index}} shows as the settings of one of the service's own snapshots, which records none: one
+   * shard, no replica, its name, and a uuid drawn from its mount name and snapshot (the same at every start).
+   */
+  private static Map<String, String> ownSettings(MountInfo mounted) {
+    UUID uuid = UUID.nameUUIDFromBytes((mounted.name() + "\n" + mounted.snapshot()).getBytes(StandardCharsets.UTF_8));
+    byte[] bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+        .putLong(uuid.getLeastSignificantBits()).array();
+    return Map.of("index.number_of_shards", "1", "index.number_of_replicas", "0",
+        "index.provided_name", mounted.name(), "index.uuid", Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
   }
 }

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -35,13 +34,14 @@ import org.springframework.web.bind.annotation.RestController;
  * is {@link ElasticsearchRootFilter}'s). Bodies are read whatever their content type (the official clients send
  * {@code application/vnd.elasticsearch+json}, {@code _msearch} NDJSON); every answer carries
  * {@code X-Elastic-Product: Elasticsearch}, which the official clients require, and errors are Elasticsearch's error
- * body with its status.
+ * body with its status ({@link ApiAnswers}, which applies {@code filter_path} too). The index, {@code _cat} and
+ * cluster APIs are {@link ElasticsearchIndicesController}'s.
  */
 @RestController
 class ElasticsearchApiController {
   private static final Logger log = LoggerFactory.getLogger(ElasticsearchApiController.class);
   private final SearchApi api;
-  private final ObjectMapper json = new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   ElasticsearchApiController(Catalog catalog, ApiIndices indices) {
     this.api = new SearchApi(catalog, indices);
@@ -118,7 +118,7 @@ class ElasticsearchApiController {
       ids.addAll(b.get("scroll_id").isArray() ? toStrings(b.get("scroll_id")) : List.of(b.get("scroll_id").asText()));
     }
     SearchApi.Closed closed = api.clearScroll(ids);
-    return answer(closed.status(), closed.body(), request);
+    return ApiAnswers.json(closed.status(), closed.body(), request);
   }
 
   @RequestMapping(path = "/{index}/_pit", method = RequestMethod.POST)
@@ -131,34 +131,39 @@ class ElasticsearchApiController {
   ResponseEntity<byte[]> closePointInTime(@RequestBody(required = false) byte[] body, HttpServletRequest request)
       throws IOException {
     SearchApi.Closed closed = api.closePointInTime(parse(body));
-    return answer(closed.status(), closed.body(), request);
+    return ApiAnswers.json(closed.status(), closed.body(), request);
   }
 
   @ExceptionHandler(DslException.class)
-  ResponseEntity<byte[]> refused(DslException e, HttpServletRequest request) throws IOException {
-    return answer(e.status(), SearchApi.error(e), request);
+  ResponseEntity<byte[]> refused(DslException e, HttpServletRequest request) {
+    return ApiAnswers.error(e.status(), SearchApi.error(e), request);
   }
 
   @ExceptionHandler(SearchTimeoutException.class)
-  ResponseEntity<byte[]> timedOut(SearchTimeoutException e, HttpServletRequest request) throws IOException {
-    return answer(504, SearchApi.error(504, "search_phase_execution_exception", e.getMessage()), request);
+  ResponseEntity<byte[]> timedOut(SearchTimeoutException e, HttpServletRequest request) {
+    return ApiAnswers.error(504, SearchApi.error(504, "search_phase_execution_exception", e.getMessage()), request);
   }
 
   @ExceptionHandler({IOException.class, RuntimeException.class})
-  ResponseEntity<byte[]> failed(Exception e, HttpServletRequest request) throws IOException {
+  ResponseEntity<byte[]> failed(Exception e, HttpServletRequest request) {
     if (e instanceof IllegalArgumentException) {
-      return answer(400, SearchApi.error(400, "illegal_argument_exception", e.getMessage()), request);
+      return ApiAnswers.error(400, SearchApi.error(400, "illegal_argument_exception", e.getMessage()), request);
     }
     log.warn("{} {} failed", request.getMethod(), request.getRequestURI(), e);
-    return answer(500, SearchApi.error(500, "exception", String.valueOf(e.getMessage())), request);
+    return ApiAnswers.error(500, SearchApi.error(500, "exception", String.valueOf(e.getMessage())), request);
   }
 
   private JsonNode parse(byte[] body) {
+    return json(body);
+  }
+
+  /** A request body as JSON, or null if there is none; a 400 in Elasticsearch's words if it is not JSON. */
+  static JsonNode json(byte[] body) {
     if (body == null || body.length == 0) {
       return null;
     }
     try {
-      return json.readTree(body);
+      return JSON.readTree(body);
     } catch (JsonProcessingException e) {
       throw DslException.malformedJson("the request body", e);
     } catch (IOException e) {
@@ -166,9 +171,11 @@ class ElasticsearchApiController {
     }
   }
 
-  private static Map<String, String> parameters(HttpServletRequest request) {
+  /** The request's parameters for the library, but {@code filter_path}, which {@link ApiAnswers} applies. */
+  static Map<String, String> parameters(HttpServletRequest request) {
     Map<String, String> parameters = new LinkedHashMap<>();
     request.getParameterMap().forEach((name, values) -> parameters.put(name, values.length == 0 ? "" : values[0]));
+    parameters.remove("filter_path");
     if (parameters.get("pretty") != null && parameters.get("pretty").isEmpty()) {
       parameters.put("pretty", "true");
     }
@@ -181,15 +188,7 @@ class ElasticsearchApiController {
     return out;
   }
 
-  private ResponseEntity<byte[]> answer(ObjectNode body, HttpServletRequest request) throws IOException {
-    return answer(200, body, request);
-  }
-
-  /** The body as JSON, with the product header the official clients check and the media type they asked for. */
-  ResponseEntity<byte[]> answer(int status, ObjectNode body, HttpServletRequest request) throws IOException {
-    boolean pretty = request.getParameter("pretty") != null && !"false".equals(request.getParameter("pretty"));
-    byte[] bytes = pretty ? json.writerWithDefaultPrettyPrinter().writeValueAsBytes(body) : json.writeValueAsBytes(body);
-    return ResponseEntity.status(status).header(HttpHeaders.CONTENT_TYPE, MediaTypes.of(request))
-        .header(MediaTypes.PRODUCT_HEADER, "Elasticsearch").body(bytes);
+  private ResponseEntity<byte[]> answer(ObjectNode body, HttpServletRequest request) {
+    return ApiAnswers.json(200, body, request);
   }
 }

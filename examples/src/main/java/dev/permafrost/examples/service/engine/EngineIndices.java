@@ -12,6 +12,7 @@ import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.IndexMetadata;
+import dev.permafrost.elasticsearch.dsl.IndicesApi;
 import dev.permafrost.elasticsearch.dsl.SearchApi;
 import dev.permafrost.examples.service.config.ServiceProperties;
 import dev.permafrost.snapshot.SnapshotException;
@@ -49,6 +50,8 @@ public class EngineIndices implements ApplicationRunner {
   private final Map<String, IndexMapping> mappings = new ConcurrentHashMap<>();
   /** Each index with a mounted shard, by name, in the snapshot's order. */
   private final Map<String, SearchApi.Index> indices = Collections.synchronizedMap(new LinkedHashMap<>());
+  /** Each index left out because it cannot be read, in the snapshot's order. */
+  private final List<IndicesApi.Unreadable> unreadable = Collections.synchronizedList(new ArrayList<>());
   private volatile BlobStore store;
 
   EngineIndices(ServiceProperties properties, Catalog catalog) {
@@ -84,13 +87,14 @@ public class EngineIndices implements ApplicationRunner {
           names.add(shard.name());
           shards++;
         }
-        indices.put(index, new SearchApi.Index(index, names, metadata.mapping()));
+        indices.put(index, new SearchApi.Index(index, names, metadata.mapping(), metadata.settings()));
       } catch (SnapshotException.UnsupportedFormat | CorruptIndexException e) {
         // an index in formats this reader cannot read (an Elasticsearch vector index, a time_series index of 9.5, a
         // file of a format version past this build's), or with a damaged file, is refused at its mount, none of its
         // shards mounted: the service serves the others and says which it left out, and why
         log.warn("not mounted: {}", e.getMessage());
         refused.add(index);
+        unreadable.add(new IndicesApi.Unreadable(index, metadata.shards(), e.getMessage()));
       }
     }
     log.info("mounted {} shards of snapshot '{}' of the engine repository {} in {}{}", shards, snapshot,
@@ -117,6 +121,16 @@ public class EngineIndices implements ApplicationRunner {
   public Map<String, SearchApi.Index> indices() {
     synchronized (indices) {
       return new LinkedHashMap<>(indices);
+    }
+  }
+
+  /**
+   * The engine's indices left out at start-up because they cannot be read (formats this reader does not read, a
+   * damaged file), each with why: the Elasticsearch-compatible API shows them red.
+   */
+  public List<IndicesApi.Unreadable> unreadable() {
+    synchronized (unreadable) {
+      return List.copyOf(unreadable);
     }
   }
 
