@@ -582,8 +582,11 @@ public final class MappedQueryParser {
     return points;
   }
 
-  /** A built-in analyzer by the name a mapping gives it, or null. */
-  private static Analyzer analyzer(String name) {
+  /**
+   * A built-in analyzer by the name a mapping gives it, or null: what this parser searches a text field with, and what
+   * the search API's highlighter analyzes its values with.
+   */
+  public static Analyzer analyzer(String name) {
     return switch (name) {
       case "standard" -> new StandardAnalyzer(CharArraySet.EMPTY_SET); // the engines' standard: no stop words
       case "simple" -> new SimpleAnalyzer();

@@ -44,10 +44,12 @@ import org.apache.lucene.search.Query;
  * @param skippedByPreFilter whether a node's pre-filter would skip every shard, so that its {@code max_score} is 0
  *     when nothing matches: a search sorted first on a field with no {@code missing} value, without aggregations,
  *     whose query rewrites to match nothing
+ * @param shaping what each hit shows besides its {@code _source}: {@code fields}, {@code docvalue_fields},
+ *     {@code highlight}
  */
 record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries queries, Aggregations aggs,
     SortSpec sort, int from, int size, long trackTotalHits, SourceFilter source, Object[] searchAfter,
-    Duration timeout, boolean typedKeys, boolean totalAsInt, boolean skippedByPreFilter) {
+    Duration timeout, boolean typedKeys, boolean totalAsInt, boolean skippedByPreFilter, HitShaping shaping) {
   /** Elasticsearch's {@code index.max_result_window}: from + size may not pass it. */
   static final int MAX_RESULT_WINDOW = 10_000;
   private static final int DEFAULT_TRACK_TOTAL_HITS = 10_000;
@@ -55,7 +57,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
   static final long TOTAL_NOT_TRACKED = -2;
   private static final Set<String> BODY_KEYS = Set.of("query", "aggs", "aggregations", "size", "from", "sort",
       "search_after", "track_total_hits", "_source", "timeout", "script_fields", "stored_fields", "docvalue_fields",
-      "version", "seq_no_primary_term", "explain", "profile", "highlight");
+      "version", "seq_no_primary_term", "explain", "profile", "highlight", "fields");
   private static final Set<String> IGNORED_PARAMETERS = Set.of("pretty", "human", "error_trace", "typed_keys",
       "rest_total_hits_as_int", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "preference", "routing",
       "request_cache", "batched_reduce_size", "max_concurrent_shard_requests", "pre_filter_shard_size",
@@ -73,7 +75,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw new IllegalArgumentException("a next page follows a sort's values: one per sort field");
     }
     return new SearchBody(indices, mapping, queries, null, sort, 0, size, trackTotalHits, source, after.clone(),
-        timeout, typedKeys, totalAsInt, false);
+        timeout, typedKeys, totalAsInt, false, shaping);
   }
 
   /** Whether the search shows hits (else it counts and aggregates only). */
@@ -97,8 +99,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " Elasticsearch-compatible search");
       }
     }
-    refuseUnlessEmptyOrFalse(request, "script_fields", "stored_fields", "docvalue_fields", "highlight", "explain",
-        "version", "seq_no_primary_term", "profile");
+    refuseUnlessEmptyOrFalse(request, "script_fields", "stored_fields", "explain", "version", "seq_no_primary_term",
+        "profile");
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
     QueryDsl dsl = new QueryDsl(mapping);
@@ -124,11 +126,12 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " not accurate, got " + trackTotalHits);
       }
     }
+    HitShaping shaping = HitShaping.parse(request, dsl, chosen, from + size > 0);
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
       return new SearchBody(chosen, mapping, null, null, SortSpec.BY_SCORE, from, size, trackTotalHits,
-          SourceFilter.ALL, null, null, typedKeys, totalAsInt, false);
+          SourceFilter.ALL, null, null, typedKeys, totalAsInt, false, shaping);
     }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
@@ -147,7 +150,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     boolean skippedByPreFilter = aggsSpec == null && SortSpec.primaryFieldSortWithoutMissing(request.get("sort"))
         && QueryDsl.rewritesToNothing(request.get("query"), mapping);
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
-        typedKeys, totalAsInt, skippedByPreFilter);
+        typedKeys, totalAsInt, skippedByPreFilter, shaping);
   }
 
   /**
@@ -167,7 +170,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     IndexMapping mapping = mapping(chosen);
     IndexQueries queries = queries(chosen, request, parameters, new QueryDsl(mapping));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
-        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, false);
+        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, false, HitShaping.NONE);
   }
 
   /** Refuses a parameter {@code api} does not take, naming it. */

@@ -8,14 +8,20 @@ import dev.permafrost.catalog.CollectedResponse;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.IndexMapping;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TotalHits;
 
@@ -23,7 +29,8 @@ import org.apache.lucene.search.TotalHits;
  * Runs a parsed request ({@link SearchBody}) over the catalog's shards of its indices: one search for the hits
  * (sorted, after {@code search_after}'s values, counted up to what {@code track_total_hits} needs) and one for the
  * aggregations (or, with no hits shown, for the count), each index's shards with that index's query; the hits'
- * {@code _source} fetched (rebuilt from doc values where none is stored). {@code _search}, {@code _msearch} and
+ * {@code _source} fetched (rebuilt from doc values where none is stored), and their {@code fields} and highlights
+ * ({@link HitShaping}) read. {@code _search}, {@code _msearch} and
  * {@code _count} share it.
  *
  * <p>A later page (scroll, point in time) is the same request with a position: the indices' shards as they were
@@ -102,20 +109,59 @@ final class SearchExecutor {
         timedOut);
   }
 
-  /** The hits from {@code from} on, with their ids and, if shown, their sources. */
+  /**
+   * The hits from {@code from} on, with their ids and, if shown, their sources, {@code fields} and highlights (both
+   * read from the source, stored or rebuilt).
+   */
   private List<SearchResult.Hit> hits(List<SearchResponse.Hit> found, SearchBody body,
       Map<String, IndexShards> byShard) throws IOException {
     List<SearchResult.Hit> out = new ArrayList<>(Math.max(0, found.size() - body.from()));
+    HitShaping shaping = body.shaping();
+    Map<IndexMapping, Map<JsonNode, Query>> highlightQueries = new IdentityHashMap<>();
     for (int i = body.from(); i < found.size(); i++) {
       SearchResponse.Hit hit = found.get(i);
       IndexShards index = byShard.get(hit.index());
       Document document = hit.document();
-      String id = document == null ? null : EngineDocuments.id(document);
-      String source = body.source().fetches() ? source(hit, document, index) : null;
-      out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id != null ? id : hit.index() + "#" + hit.doc(), hit.score(),
-          hit.sortValues(), source)); // Permafrost's own snapshots keep no _id
+      String stored = document == null ? null : EngineDocuments.id(document);
+      String id = stored != null ? stored : hit.index() + "#" + hit.doc(); // Permafrost's own snapshots keep no _id
+      String source = body.source().fetches() || shaping.readsSource() ? source(hit, document, index) : null;
+      Map<String, List<JsonNode>> fields = Map.of();
+      Map<String, List<String>> highlight = Map.of();
+      if (shaping != HitShaping.NONE) {
+        ObjectNode parsed = source == null ? null : sourceObject(source, hit);
+        if (!shaping.fields().isEmpty()) {
+          fields = fields(shaping.fields(), hit, index, id, parsed);
+        }
+        if (shaping.highlight() != null) {
+          Map<JsonNode, Query> byJson = highlightQueries.computeIfAbsent(index.mapping(), m -> new HashMap<>());
+          highlight = HitHighlighter.of(shaping.highlight(), index.mapping(), parsed,
+              body.queries().query(hit.index()),
+              json -> byJson.computeIfAbsent(json, j -> new QueryDsl(index.mapping()).toQuery(j)));
+        }
+      }
+      out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id, hit.score(), hit.sortValues(),
+          body.source().fetches() ? source : null, fields, highlight));
     }
     return out;
+  }
+
+  /** A hit's {@code fields}: doc values read in its segment while the index is held. */
+  private Map<String, List<JsonNode>> fields(FieldsSpec spec, SearchResponse.Hit hit, IndexShards index, String id,
+      ObjectNode source) throws IOException {
+    if (spec.docValueFields().isEmpty()) {
+      return HitFields.of(spec, new HitFields.Hit(index.name(), id, index.mapping(), source, null, -1));
+    }
+    try (Lease lease = catalog.acquire(hit.index())) {
+      List<LeafReaderContext> leaves = lease.reader().leaves();
+      LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(hit.doc(), leaves));
+      return HitFields.of(spec, new HitFields.Hit(index.name(), id, index.mapping(), source, leaf.reader(),
+          hit.doc() - leaf.docBase));
+    }
+  }
+
+  private static ObjectNode sourceObject(String source, SearchResponse.Hit hit) {
+    JsonNode parsed = SearchRenderer.parseJson(source, "the _source of " + hit.index() + " document " + hit.doc());
+    return parsed instanceof ObjectNode o ? o : null;
   }
 
   private String source(SearchResponse.Hit hit, Document document, IndexShards index) throws IOException {
