@@ -583,6 +583,14 @@ public final class MappedQueryParser {
   }
 
   /**
+   * {@code query} as a highlighter matches it against one document's analyzed text: each query this parser built over
+   * both a field's index and its doc values replaced by the one over its index.
+   */
+  public static Query indexedForm(Query query) {
+    return IndexedOrDocValuesQuery.indexedForm(query);
+  }
+
+  /**
    * A built-in analyzer by the name a mapping gives it, or null: what this parser searches a text field with, and what
    * the search API's highlighter analyzes its values with.
    */

@@ -116,8 +116,8 @@ final class HitHighlighter {
             : Comparator.comparingInt(Passage::getStartOffset))
         .build();
     String content = String.join(String.valueOf(VALUE_SEPARATOR), values);
-    Object formatted = highlighter.highlightWithoutSearcher(f.path(), query, content,
-        numberOfFragments == 0 ? Integer.MAX_VALUE : numberOfFragments);
+    Object formatted = highlighter.highlightWithoutSearcher(f.path(), MappedQueryParser.indexedForm(query), content,
+        numberOfFragments == 0 ? Integer.MAX_VALUE - 1 : numberOfFragments); // - 1: Lucene sizes a queue by it + 1
     return formatted == null ? List.of() : Arrays.asList((String[]) formatted);
   }
 
