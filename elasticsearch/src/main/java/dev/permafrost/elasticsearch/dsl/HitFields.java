@@ -223,9 +223,25 @@ final class HitFields {
     }
   }
 
-  /** Source fields the mapping does not name, that {@code e} matches, as they are. */
+  /**
+   * Source fields the mapping does not name, that {@code e} matches, as they are: objects entered, arrays of objects
+   * too (their values gathered under one path).
+   */
   private static void unmapped(JsonNode node, String prefix, FieldsSpec.Entry e, IndexMapping mapping,
       Map<String, List<JsonNode>> out) {
+    Map<String, List<JsonNode>> found = new LinkedHashMap<>();
+    unmapped(node, prefix, e, mapping, found, out);
+    found.forEach(out::putIfAbsent);
+  }
+
+  private static void unmapped(JsonNode node, String prefix, FieldsSpec.Entry e, IndexMapping mapping,
+      Map<String, List<JsonNode>> found, Map<String, List<JsonNode>> shown) {
+    if (node.isArray()) {
+      for (JsonNode element : node) {
+        unmapped(element, prefix, e, mapping, found, shown);
+      }
+      return;
+    }
     for (Map.Entry<String, JsonNode> p : node.properties()) {
       String path = prefix.isEmpty() ? p.getKey() : prefix + "." + p.getKey();
       IndexMapping.Field f = mapping.field(path);
@@ -233,16 +249,13 @@ final class HitFields {
         continue;
       }
       JsonNode v = p.getValue();
-      if (v.isObject()) {
-        unmapped(v, path, e, mapping, out);
-      } else if (f == null && e.matches(path) && !out.containsKey(path)) {
-        List<JsonNode> values = new ArrayList<>();
-        collect(v, "", values);
-        if (!values.isEmpty()) {
-          out.put(path, values);
-        }
+      if (v.isObject() || v.isArray() && v.size() > 0 && v.get(0).isObject()) {
+        unmapped(v, path, e, mapping, found, shown);
+      } else if (f == null && e.matches(path) && !shown.containsKey(path)) {
+        collect(v, "", found.computeIfAbsent(path, k -> new ArrayList<>()));
       }
     }
+    found.values().removeIf(List::isEmpty);
   }
 
   /** A field's doc values in a document, printed as the node prints them. */

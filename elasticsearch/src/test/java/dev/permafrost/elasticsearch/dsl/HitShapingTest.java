@@ -183,6 +183,28 @@ class HitShapingTest {
         JSON.writeValueAsString(new TreeMap<>(got)));
   }
 
+  @Test
+  void unmappedFieldsOnlyWhenAskedObjectsAndArraysOfObjectsEntered() throws Exception {
+    IndexMapping m = IndexMapping.of(JSON.readTree("{\"dynamic\": false, \"properties\": {\"a\": {\"type\": \"keyword\"},"
+        + " \"o\": {\"properties\": {\"x\": {\"type\": \"long\"}}}}}"));
+    ObjectNode doc = (ObjectNode) JSON.readTree("{\"a\": \"v\", \"extra\": \"e1\", \"o\": {\"x\": 1, \"y\": [2, 3],"
+        + " \"z\": {\"w\": \"deep\"}}, \"arr\": [{\"p\": 1}, {\"p\": 2}], \"nul\": null}");
+    java.util.function.Function<String, Map<String, List<JsonNode>>> fields = f -> {
+      try {
+        return HitFields.of(FieldsSpec.parse(JSON.readTree(f.replace('\'', '"')), null),
+            new HitFields.Hit("shape-b", "1", m, doc, null, -1));
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    };
+    // as the 9.3.3 node answered
+    assertSameJson(JSON.readTree("{'o.x':[1],'a':['v'],'o.y':[2,3],'o.z.w':['deep'],'extra':['e1'],'arr.p':[1,2]}"
+        .replace('\'', '"')), fields.apply("[{'field': '*', 'include_unmapped': true}]"));
+    assertSameJson(JSON.readTree("{'o.x':[1],'a':['v']}".replace('\'', '"')), fields.apply("['*']"));
+    assertSameJson(JSON.readTree("{'o.x':[1],'o.z.w':['deep'],'o.y':[2,3]}".replace('\'', '"')),
+        fields.apply("[{'field': 'o.*', 'include_unmapped': true}]"));
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "['body'] | Fielddata is disabled on [body] in [shape-a]",

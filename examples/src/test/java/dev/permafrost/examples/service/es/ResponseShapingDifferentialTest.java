@@ -276,6 +276,7 @@ class ResponseShapingDifferentialTest {
     for (int r = 0; r < COUNT; r++) {
       String body = request(random);
       String path = "/shape-a,shape-logs/_search";
+      System.out.println("shaping request " + r + ": " + body);
       HttpResponse<String> expected = send(node.uri(), "POST", path, body);
       HttpResponse<String> actual = send(serviceUri, "POST", path, body);
       JsonNode want = MAPPER.readTree(expected.body());
@@ -340,7 +341,7 @@ class ResponseShapingDifferentialTest {
   }
 
   private static HttpResponse<String> send(URI base, String method, String path, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofMinutes(1))
+    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofMinutes(2))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     if (body != null) {
       b.header("Content-Type", path.contains("_bulk") ? "application/x-ndjson" : "application/json");
