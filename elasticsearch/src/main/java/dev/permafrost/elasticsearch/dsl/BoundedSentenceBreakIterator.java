@@ -9,19 +9,25 @@ import java.util.Locale;
 
 /**
  * Fragment boundaries as the node's unified highlighter draws them with its {@code sentence} boundary scanner and a
- * {@code fragment_size}: a fragment starts at the start of the sentence holding the match, or, if the match lies more
- * than {@code fragment_size} past it, at the word boundary before {@code fragment_size} characters ahead of the match;
- * it takes whole sentences while they fit within {@code fragment_size} of its start, and a sentence that does not fit
- * (the first one, or the rest of it) is cut at the first word boundary after {@code fragment_size}, never before the
- * match. Only the two calls Lucene's {@code FieldHighlighter} makes are bounded ({@link #preceding} then
- * {@link #following}, for each new fragment); the others walk sentences.
+ * {@code fragment_size}, for the two calls Lucene's {@code FieldHighlighter} makes for each new fragment
+ * ({@link #preceding} from a match, then {@link #following}). The window is the sentence holding the match. A window
+ * within {@code fragment_size} is the fragment, with the sentences after it while the fragment stays within
+ * {@code fragment_size}. A longer one is cut: the fragment starts at the window's start, or where the previous
+ * fragment in the same window ended, or, for a match further than {@code fragment_size} from that, at the word
+ * boundary before {@code fragment_size} characters ahead of the match; it ends at the first word boundary past
+ * {@code fragment_size} from its start (never before the match). The other calls walk sentences. Worked out from a
+ * 9.3.3 node's answers (HitShapingTest).
  */
 final class BoundedSentenceBreakIterator extends BreakIterator {
   private final BreakIterator sentences = BreakIterator.getSentenceInstance(Locale.ROOT);
   private final BreakIterator words = BreakIterator.getWordInstance(Locale.ROOT);
   private final int fragmentSize;
-  /** Where the fragment {@link #preceding} began starts. */
+  /** The sentence the last fragment was drawn in ({@code windowEnd} -1: none yet). */
   private int windowStart;
+  private int windowEnd = -1;
+  /** The last fragment drawn. */
+  private int fragmentStart;
+  private int fragmentEnd;
   private int current;
   private int begin;
   private int length;
@@ -33,39 +39,44 @@ final class BoundedSentenceBreakIterator extends BreakIterator {
 
   @Override
   public int preceding(int offset) {
-    int start = sentences.preceding(offset);
-    if (start == DONE) {
-      start = begin;
+    if (windowEnd >= 0 && offset > windowStart && offset < windowEnd) {
+      fragmentStart = fragmentEnd; // the same sentence: on from the last fragment
+      fragmentEnd = windowEnd;
+    } else {
+      int start = sentences.preceding(offset);
+      windowStart = start == DONE ? begin : start;
+      int end = sentences.following(offset - 1);
+      windowEnd = end == DONE ? length : end;
+      fragmentStart = windowStart;
+      fragmentEnd = windowEnd;
     }
-    if ((long) offset - start > fragmentSize) {
+    if (tooLong() && (long) offset - fragmentSize > fragmentStart) {
       int word = words.preceding(offset - fragmentSize);
-      start = word == DONE ? start : Math.max(start, word);
+      fragmentStart = word == DONE ? fragmentStart : Math.max(fragmentStart, word);
     }
-    windowStart = start;
-    current = start;
-    return start;
+    return current = fragmentStart;
   }
 
   @Override
   public int following(int offset) {
-    int end = sentences.following(offset);
-    if (end == DONE) {
-      end = length;
-    }
-    if ((long) end - windowStart > fragmentSize) {
-      int cut = words.following(Math.min(length - 1, Math.max((int) Math.min(Integer.MAX_VALUE, (long) windowStart + fragmentSize), offset)));
-      end = cut == DONE ? length : Math.min(end, cut);
+    if (tooLong()) {
+      long bound = Math.max((long) fragmentStart + fragmentSize, offset);
+      int cut = bound >= length ? DONE : words.following((int) bound);
+      fragmentEnd = cut == DONE ? fragmentEnd : Math.min(fragmentEnd, cut);
     } else {
-      while (end < length) {
-        int next = sentences.following(end);
-        if (next == DONE || (long) next - windowStart > fragmentSize) {
+      while (fragmentEnd < length) {
+        int next = sentences.following(fragmentEnd);
+        if (next == DONE || (long) next - fragmentStart > fragmentSize) {
           break;
         }
-        end = next;
+        fragmentEnd = next;
       }
     }
-    current = end;
-    return end;
+    return current = fragmentEnd;
+  }
+
+  private boolean tooLong() {
+    return (long) fragmentEnd - fragmentStart > fragmentSize;
   }
 
   @Override
@@ -110,6 +121,7 @@ final class BoundedSentenceBreakIterator extends BreakIterator {
     begin = text.getBeginIndex();
     length = text.getEndIndex();
     windowStart = begin;
+    windowEnd = -1;
     current = text.getBeginIndex();
   }
 }

@@ -38,7 +38,8 @@ import org.apache.lucene.util.NumericUtils;
  * address in canonical form); {@code _id} and {@code _index} when named; fields the mapping does not name only with
  * {@code include_unmapped}, as they are. For {@code docvalue_fields}, the field's doc values (sorted, a keyword's
  * distinct), numbers and dates in the entry's format. Every value list is an array; a field without values is left
- * out; a field both name is shown once, by {@code fields}. What the node refuses (a format for a type without one,
+ * out; a field named twice is shown once, as the last {@code fields} entry naming it says (the node's rule), and one
+ * both name by {@code fields}. What the node refuses (a format for a type without one,
  * doc values of a text field) is refused with the node's words.
  */
 final class HitFields {
@@ -115,12 +116,12 @@ final class HitFields {
     Map<String, List<JsonNode>> out = new LinkedHashMap<>();
     for (FieldsSpec.Entry e : spec.fields()) {
       if (!e.isPattern() && e.field().equals("_id")) {
-        out.putIfAbsent("_id", List.of(NODES.textNode(hit.id())));
+        out.put("_id", List.of(NODES.textNode(hit.id())));
       } else if (!e.isPattern() && e.field().equals("_index")) {
-        out.putIfAbsent("_index", List.of(NODES.textNode(hit.index())));
+        out.put("_index", List.of(NODES.textNode(hit.index())));
       }
       for (IndexMapping.Field f : hit.mapping().fields().values()) {
-        if (f.kind().isObject() || !e.matches(f.path()) || out.containsKey(f.path()) || hit.source() == null) {
+        if (f.kind().isObject() || !e.matches(f.path()) || hit.source() == null) { // a later entry's format wins
           continue;
         }
         List<JsonNode> raw = new ArrayList<>();
