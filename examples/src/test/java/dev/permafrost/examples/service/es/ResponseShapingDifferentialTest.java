@@ -276,7 +276,6 @@ class ResponseShapingDifferentialTest {
     for (int r = 0; r < COUNT; r++) {
       String body = request(random);
       String path = "/shape-a,shape-logs/_search";
-      System.out.println("shaping request " + r + ": " + body);
       HttpResponse<String> expected = send(node.uri(), "POST", path, body);
       HttpResponse<String> actual = send(serviceUri, "POST", path, body);
       JsonNode want = MAPPER.readTree(expected.body());
@@ -312,6 +311,7 @@ class ResponseShapingDifferentialTest {
         withFields += w.has("fields") ? 1 : 0;
       }
     }
+    Files.writeString(Path.of("target", "shaping-differences.txt"), String.join("\n", differences));
     System.out.printf("ResponseShapingDifferentialTest: %d requests (seed %d), %d hits highlighted, %d with fields, %d"
         + " refused by the node%n", COUNT, SEED, highlighted, withFields, refused);
     assertTrue(differences.isEmpty(), differences.size() + " differences, first:\n" + String.join("\n",
