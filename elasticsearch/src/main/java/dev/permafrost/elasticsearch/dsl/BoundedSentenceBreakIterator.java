@@ -12,7 +12,7 @@ import java.util.Locale;
  * {@code fragment_size}, for the two calls Lucene's {@code FieldHighlighter} makes for each new fragment
  * ({@link #preceding} from a match, then {@link #following}). The window is the sentence holding the match. A window
  * within {@code fragment_size} is the fragment, with the sentences after it while the fragment stays within
- * {@code fragment_size}. A longer one is cut: the fragment starts at the window's start, or where the previous
+ * {@code fragment_size} (not after the rest of a sentence another fragment began). A longer one is cut: the fragment starts at the window's start, or where the previous
  * fragment in the same window ended, or, for a match further than {@code fragment_size} from that, at the word
  * boundary before {@code fragment_size} characters ahead of the match; it ends at the first word boundary past
  * {@code fragment_size} from its start (never before the match). The other calls walk sentences. Worked out from a
@@ -25,6 +25,8 @@ final class BoundedSentenceBreakIterator extends BreakIterator {
   /** The sentence the last fragment was drawn in ({@code windowEnd} -1: none yet). */
   private int windowStart;
   private int windowEnd = -1;
+  /** Whether the last fragment went on from the one before it in the same sentence. */
+  private boolean continued;
   /** The last fragment drawn. */
   private int fragmentStart;
   private int fragmentEnd;
@@ -39,7 +41,8 @@ final class BoundedSentenceBreakIterator extends BreakIterator {
 
   @Override
   public int preceding(int offset) {
-    if (windowEnd >= 0 && offset > windowStart && offset < windowEnd) {
+    continued = windowEnd >= 0 && offset > windowStart && offset < windowEnd;
+    if (continued) {
       fragmentStart = fragmentEnd; // the same sentence: on from the last fragment
       fragmentEnd = windowEnd;
     } else {
@@ -63,7 +66,7 @@ final class BoundedSentenceBreakIterator extends BreakIterator {
       long bound = Math.max((long) fragmentStart + fragmentSize, offset);
       int cut = bound >= length ? DONE : words.following((int) bound);
       fragmentEnd = cut == DONE ? fragmentEnd : Math.min(fragmentEnd, cut);
-    } else {
+    } else if (!continued) { // a fragment that goes on in its sentence takes no sentence after it
       while (fragmentEnd < length) {
         int next = sentences.following(fragmentEnd);
         if (next == DONE || (long) next - fragmentStart > fragmentSize) {

@@ -38,8 +38,8 @@ import org.apache.lucene.util.NumericUtils;
  * address in canonical form); {@code _id} and {@code _index} when named; fields the mapping does not name only with
  * {@code include_unmapped}, as they are. For {@code docvalue_fields}, the field's doc values (sorted, a keyword's
  * distinct), numbers and dates in the entry's format. Every value list is an array; a field without values is left
- * out; a field named twice is shown once, as the last {@code fields} entry naming it says (the node's rule), and one
- * both name by {@code fields}. What the node refuses (a format for a type without one,
+ * out; a field named twice is shown once, as the last entry naming it says (the node's rule), and one both
+ * {@code fields} and {@code docvalue_fields} name as {@code fields} says. What the node refuses (a format for a type without one,
  * doc values of a text field) is refused with the node's words.
  */
 final class HitFields {
@@ -141,17 +141,19 @@ final class HitFields {
         unmapped(hit.source(), "", e, hit.mapping(), out);
       }
     }
+    Map<String, List<JsonNode>> fromDocValues = new LinkedHashMap<>();
     for (FieldsSpec.Entry e : spec.docValueFields()) {
       for (IndexMapping.Field f : hit.mapping().fields().values()) {
-        if (f.kind().isObject() || !e.matches(f.path()) || out.containsKey(f.path()) || hit.leaf() == null) {
+        if (f.kind().isObject() || !e.matches(f.path()) || hit.leaf() == null) {
           continue;
         }
         List<JsonNode> values = docValues(hit.leaf(), hit.doc(), f, e.format());
         if (!values.isEmpty()) {
-          out.put(f.path(), values);
+          fromDocValues.put(f.path(), values); // a later entry's format wins
         }
       }
     }
+    fromDocValues.forEach(out::putIfAbsent);
     return out;
   }
 

@@ -108,6 +108,8 @@ final class HitHighlighter {
     UnifiedHighlighter highlighter = UnifiedHighlighter.builderWithoutSearcher(analyzer)
         .withBreakIterator(() -> new SplittingBreakIterator(breaks(numberOfFragments, fragmentSize), VALUE_SEPARATOR))
         .withFieldMatcher(entry.requireFieldMatch() ? f.path()::equals : name -> true)
+        // as the node: a phrase is one highlight where only the field's own clauses count, its words apart otherwise
+        .withWeightMatches(entry.requireFieldMatch())
         .withFormatter(new Fragments(entry))
         .withMaxNoHighlightPassages(0)
         .withMaxLength(Integer.MAX_VALUE - 1)
