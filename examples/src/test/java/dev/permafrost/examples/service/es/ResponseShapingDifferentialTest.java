@@ -356,6 +356,36 @@ class ResponseShapingDifferentialTest {
     return true;
   }
 
+  /**
+   * Over one shard ({@code shape-logs}): over several, the node fails only the shards whose hits it fetches and
+   * answers 200 with those shards' failures, where the service refuses the request (docs/elasticsearch-api.md).
+   */
+  @Test
+  void whatTheNodeRefusesIsRefusedAlike() throws Exception {
+    for (String body : List.of(
+        "{\"docvalue_fields\": [\"body\"]}",
+        "{\"docvalue_fields\": [\"t*\"]}",
+        "{\"docvalue_fields\": [\"*\"]}",
+        "{\"docvalue_fields\": [\"_id\"]}",
+        "{\"docvalue_fields\": [{\"field\": \"host\", \"format\": \"x\"}]}",
+        "{\"fields\": [{\"field\": \"n\", \"format\": \"0.00\"}]}",
+        "{\"fields\": [\"_seq_no\"]}",
+        "{\"highlight\": {\"fields\": {\"body\": {\"bogus\": 1}}}}",
+        "{\"highlight\": {\"fields\": [\"body\"]}}")) {
+      HttpResponse<String> expected = send(node.uri(), "POST", "/shape-logs/_search", body);
+      HttpResponse<String> actual = send(serviceUri, "POST", "/shape-logs/_search", body);
+      JsonNode want = MAPPER.readTree(expected.body());
+      JsonNode got = MAPPER.readTree(actual.body());
+      assertEquals(400, expected.statusCode(), expected.body());
+      assertEquals(expected.statusCode(), actual.statusCode(), body + ": " + actual.body());
+      assertEquals(want.at("/error/type"), got.at("/error/type"), body + ": " + actual.body());
+      assertEquals(want.at("/error/root_cause/0/type"), got.at("/error/root_cause/0/type"), body + ": " + actual.body());
+      if (want.at("/error/type").asString().equals("search_phase_execution_exception")) {
+        assertEquals(want.at("/error/root_cause/0/reason"), got.at("/error/root_cause/0/reason"), body);
+      }
+    }
+  }
+
   @Test
   void whatPermafrostDoesNotSupportIsRefusedByName() throws Exception {
     for (String[] c : new String[][] {
