@@ -380,7 +380,10 @@ class ResponseShapingDifferentialTest {
       assertEquals(expected.statusCode(), actual.statusCode(), body + ": " + actual.body());
       assertEquals(want.at("/error/type"), got.at("/error/type"), body + ": " + actual.body());
       assertEquals(want.at("/error/root_cause/0/type"), got.at("/error/root_cause/0/type"), body + ": " + actual.body());
-      if (want.at("/error/type").asString().equals("search_phase_execution_exception")) {
+      if (body.contains("[\"*\"]")) { // the node names the first metadata field it meets: _doc_count, or _routing
+        assertTrue(got.at("/error/root_cause/0/reason").asString().startsWith("Fielddata is not supported on field ["),
+            actual.body());
+      } else if (want.at("/error/type").asString().equals("search_phase_execution_exception")) {
         assertEquals(want.at("/error/root_cause/0/reason"), got.at("/error/root_cause/0/reason"), body);
       }
     }
