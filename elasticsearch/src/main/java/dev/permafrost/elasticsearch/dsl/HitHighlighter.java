@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.core.KeywordAnalyzer;
 import org.apache.lucene.search.Query;
@@ -60,7 +61,7 @@ final class HitHighlighter {
    * @param highlightQuery an entry's {@code highlight_query} over the hit's index
    */
   static Map<String, List<String>> of(HighlightSpec spec, IndexMapping mapping, ObjectNode source, Query query,
-      java.util.function.Function<JsonNode, Query> highlightQuery) throws IOException {
+      Function<JsonNode, Query> highlightQuery) throws IOException {
     Map<String, List<String>> out = new LinkedHashMap<>();
     if (source == null) {
       return out;
