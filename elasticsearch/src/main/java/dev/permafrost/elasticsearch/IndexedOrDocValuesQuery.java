@@ -9,6 +9,11 @@ import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.IndexOptions;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.ConstantScoreQuery;
+import org.apache.lucene.search.DisjunctionMaxQuery;
 import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -97,6 +102,28 @@ final class IndexedOrDocValuesQuery extends Query {
         Weight w = choose(context);
         return w == null || w.isCacheable(context);
       }
+    };
+  }
+
+  /**
+   * {@code query} with each of these queries in it (under boolean, boost, constant-score and disjunction-max queries)
+   * replaced by its indexed form: what a highlighter matches against the analyzed text of one document.
+   */
+  static Query indexedForm(Query query) {
+    return switch (query) {
+      case IndexedOrDocValuesQuery q -> indexedForm(q.indexed);
+      case BoostQuery q -> new BoostQuery(indexedForm(q.getQuery()), q.getBoost());
+      case ConstantScoreQuery q -> new ConstantScoreQuery(indexedForm(q.getQuery()));
+      case DisjunctionMaxQuery q -> new DisjunctionMaxQuery(q.getDisjuncts().stream()
+          .map(IndexedOrDocValuesQuery::indexedForm).toList(), q.getTieBreakerMultiplier());
+      case BooleanQuery q -> {
+        BooleanQuery.Builder b = new BooleanQuery.Builder().setMinimumNumberShouldMatch(q.getMinimumNumberShouldMatch());
+        for (BooleanClause c : q.clauses()) {
+          b.add(indexedForm(c.query()), c.occur());
+        }
+        yield b.build();
+      }
+      default -> query;
     };
   }
 

@@ -13,17 +13,18 @@ import org.apache.lucene.util.BytesRef;
  * address in RFC 5952's canonical text (lower-case hexadecimal without leading zeros, the longest run of two or more
  * zero groups, the first of equals, as {@code ::}): {@code 2001:db8::7c5}, {@code ::1}, {@code ::}.
  */
-final class IpPrinter {
+public final class IpPrinter {
   private IpPrinter() {}
 
   /** The address of a doc value or point: 16 bytes, as {@link InetAddressPoint} encodes it. */
-  static String print(BytesRef encoded) {
+  public static String print(BytesRef encoded) {
     byte[] bytes = new byte[encoded.length];
     System.arraycopy(encoded.bytes, encoded.offset, bytes, 0, encoded.length);
     return print(InetAddressPoint.decode(bytes));
   }
 
-  static String print(InetAddress address) {
+  /** An address as the engines print it. */
+  public static String print(InetAddress address) {
     if (address instanceof Inet4Address) {
       return address.getHostAddress();
     }

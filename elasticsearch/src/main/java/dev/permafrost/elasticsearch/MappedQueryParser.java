@@ -600,8 +600,19 @@ public final class MappedQueryParser {
     return points;
   }
 
-  /** A built-in analyzer by the name a mapping gives it, or null. */
-  private static Analyzer analyzer(String name) {
+  /**
+   * {@code query} as a highlighter matches it against one document's analyzed text: each query this parser built over
+   * both a field's index and its doc values replaced by the one over its index.
+   */
+  public static Query indexedForm(Query query) {
+    return IndexedOrDocValuesQuery.indexedForm(query);
+  }
+
+  /**
+   * A built-in analyzer by the name a mapping gives it, or null: what this parser searches a text field with, and what
+   * the search API's highlighter analyzes its values with.
+   */
+  public static Analyzer analyzer(String name) {
     return switch (name) {
       case "standard" -> new StandardAnalyzer(CharArraySet.EMPTY_SET); // the engines' standard: no stop words
       case "simple" -> new SimpleAnalyzer();

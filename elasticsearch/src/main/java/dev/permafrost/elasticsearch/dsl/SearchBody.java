@@ -39,10 +39,12 @@ import java.util.function.Supplier;
  * @param typedKeys whether aggregation names are prefixed with their type
  * @param totalAsInt whether the total is a number ({@code rest_total_hits_as_int}) rather than an object
  * @param preFilter the node's pre-filter for the request, which shapes an empty answer where it skips every shard
+ * @param shaping what each hit shows besides its {@code _source}: {@code fields}, {@code docvalue_fields},
+ *     {@code highlight}
  */
 record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries queries, Aggregations aggs,
     SortSpec sort, int from, int size, long trackTotalHits, SourceFilter source, Object[] searchAfter,
-    Duration timeout, boolean typedKeys, boolean totalAsInt, PreFilter preFilter) {
+    Duration timeout, boolean typedKeys, boolean totalAsInt, PreFilter preFilter, HitShaping shaping) {
   /** Elasticsearch's {@code index.max_result_window}: from + size may not pass it. */
   static final int MAX_RESULT_WINDOW = 10_000;
   private static final int DEFAULT_TRACK_TOTAL_HITS = 10_000;
@@ -50,7 +52,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
   static final long TOTAL_NOT_TRACKED = -2;
   private static final Set<String> BODY_KEYS = Set.of("query", "aggs", "aggregations", "size", "from", "sort",
       "search_after", "track_total_hits", "_source", "timeout", "script_fields", "stored_fields", "docvalue_fields",
-      "version", "seq_no_primary_term", "explain", "profile", "highlight");
+      "version", "seq_no_primary_term", "explain", "profile", "highlight", "fields");
   private static final Set<String> IGNORED_PARAMETERS = Set.of("pretty", "human", "error_trace", "typed_keys",
       "rest_total_hits_as_int", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "preference", "routing",
       "request_cache", "batched_reduce_size", "max_concurrent_shard_requests", "pre_filter_shard_size",
@@ -67,7 +69,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw new IllegalArgumentException("a next page follows a sort's values: one per sort field");
     }
     return new SearchBody(indices, mapping, queries, null, sort, 0, size, trackTotalHits, source, after.clone(),
-        timeout, typedKeys, totalAsInt, PreFilter.NONE);
+        timeout, typedKeys, totalAsInt, PreFilter.NONE, shaping);
   }
 
   /** The request's query as parsed, before any index's mapping. */
@@ -96,8 +98,8 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " Elasticsearch-compatible search");
       }
     }
-    refuseUnlessEmptyOrFalse(request, "script_fields", "stored_fields", "docvalue_fields", "highlight", "explain",
-        "version", "seq_no_primary_term", "profile");
+    refuseUnlessEmptyOrFalse(request, "script_fields", "stored_fields", "explain", "version", "seq_no_primary_term",
+        "profile");
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
     QueryTranslator translator = new QueryTranslator(mapping, System::currentTimeMillis); // also aggregations' filters
@@ -123,11 +125,13 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " not accurate, got " + trackTotalHits);
       }
     }
+    HitShaping shaping = HitShaping.parse(request,
+        json -> translator.translate(QueryDslParser.parse(json)), chosen, from + size > 0);
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
       return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, from, size, trackTotalHits,
-          SourceFilter.ALL, null, null, typedKeys, totalAsInt, PreFilter.NONE);
+          SourceFilter.ALL, null, null, typedKeys, totalAsInt, PreFilter.NONE, shaping);
     }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
         : SourceFilter.parseParameter(parameters.get("_source"));
@@ -145,7 +149,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     }
     Duration timeout = timeout(request.has("timeout") ? request.get("timeout").asText() : parameters.get("timeout"));
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
-        typedKeys, totalAsInt, PreFilter.of(request, aggsSpec != null));
+        typedKeys, totalAsInt, PreFilter.of(request, aggsSpec != null), shaping);
   }
 
   /**
@@ -166,7 +170,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     IndexQueries queries = IndexQueries.build(query(request, parameters), chosen,
         new QueryTranslator(mapping, System::currentTimeMillis));
     return new SearchBody(chosen, mapping, queries, null, SortSpec.BY_SCORE, 0, 0, -1,
-        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, PreFilter.NONE);
+        SourceFilter.ALL, null, timeout(parameters.get("timeout")), false, false, PreFilter.NONE, HitShaping.NONE);
   }
 
   /** Refuses a parameter {@code api} does not take, naming it. */

@@ -3,24 +3,30 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.CollectedResponse;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.elasticsearch.EngineDocuments;
+import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MissingSources;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.FieldComparator;
 import org.apache.lucene.search.Pruning;
@@ -33,7 +39,8 @@ import org.apache.lucene.search.TotalHits;
  * Runs a parsed request ({@link SearchBody}) over the catalog's shards of its indices: one search for the hits
  * (sorted, after {@code search_after}'s values, counted up to what {@code track_total_hits} needs) and one for the
  * aggregations (or, with no hits shown, for the count), each index's shards with that index's query; the hits'
- * {@code _source} fetched (rebuilt from doc values where none is stored). {@code _search}, {@code _msearch} and
+ * {@code _source} fetched (rebuilt from doc values where none is stored), and their {@code fields} and highlights
+ * ({@link HitShaping}) read. {@code _search}, {@code _msearch} and
  * {@code _count} share it.
  *
  * <p>A later page (scroll, point in time) is the same request with a position: the indices' shards as they were
@@ -286,22 +293,62 @@ final class SearchExecutor {
         aggs.collectorManager());
   }
 
-  /** The hits from {@code from} on, with their ids and, if shown, their sources. */
+  /**
+   * The hits from {@code from} on, with their ids and, if shown, their sources, {@code fields} and highlights (both
+   * read from the source, stored or rebuilt).
+   */
   private List<SearchResult.Hit> hits(List<SearchResponse.Hit> found, SearchBody body,
       Map<String, IndexShards> byShard) throws IOException {
     List<SearchResponse.Hit> shown = found.subList(Math.min(body.from(), found.size()), found.size());
-    Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = body.source().fetches()
+    HitShaping shaping = body.shaping();
+    boolean readsSource = body.source().fetches() || shaping.readsSource();
+    Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = readsSource
         ? MissingSources.rebuild(catalog, shown, shard -> byShard.get(shard).mapping()) : Map.of();
     List<SearchResult.Hit> out = new ArrayList<>(shown.size());
+    Map<IndexMapping, Map<JsonNode, Query>> highlightQueries = new IdentityHashMap<>();
     for (SearchResponse.Hit hit : shown) {
       IndexShards index = byShard.get(hit.index());
       Document document = hit.document();
-      String id = document == null ? null : EngineDocuments.id(document);
-      String source = body.source().fetches() ? source(document, rebuilt.get(hit)) : null;
-      out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id != null ? id : hit.index() + "#" + hit.doc(), hit.score(),
-          hit.sortValues(), source)); // Permafrost's own snapshots keep no _id
+      String stored = document == null ? null : EngineDocuments.id(document);
+      String id = stored != null ? stored : hit.index() + "#" + hit.doc(); // Permafrost's own snapshots keep no _id
+      String source = readsSource ? source(document, rebuilt.get(hit)) : null;
+      Map<String, List<JsonNode>> fields = Map.of();
+      Map<String, List<String>> highlight = Map.of();
+      if (shaping != HitShaping.NONE) {
+        ObjectNode parsed = source == null ? null : sourceObject(source, hit);
+        if (!shaping.fields().isEmpty()) {
+          fields = fields(shaping.fields(), hit, index, id, parsed);
+        }
+        if (shaping.highlight() != null) {
+          Map<JsonNode, Query> byJson = highlightQueries.computeIfAbsent(index.mapping(), m -> new HashMap<>());
+          highlight = HitHighlighter.of(shaping.highlight(), index.mapping(), parsed,
+              body.queries().query(hit.index()),
+              json -> byJson.computeIfAbsent(json, j -> new QueryDsl(index.mapping()).toQuery(j)));
+        }
+      }
+      out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id, hit.score(), hit.sortValues(),
+          body.source().fetches() ? source : null, fields, highlight));
     }
     return out;
+  }
+
+  /** A hit's {@code fields}: doc values read in its segment while the index is held. */
+  private Map<String, List<JsonNode>> fields(FieldsSpec spec, SearchResponse.Hit hit, IndexShards index, String id,
+      ObjectNode source) throws IOException {
+    if (spec.docValueFields().isEmpty()) {
+      return HitFields.of(spec, new HitFields.Hit(index.name(), id, index.mapping(), source, null, -1));
+    }
+    try (Lease lease = catalog.acquire(hit.index())) {
+      List<LeafReaderContext> leaves = lease.reader().leaves();
+      LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(hit.doc(), leaves));
+      return HitFields.of(spec, new HitFields.Hit(index.name(), id, index.mapping(), source, leaf.reader(),
+          hit.doc() - leaf.docBase));
+    }
+  }
+
+  private static ObjectNode sourceObject(String source, SearchResponse.Hit hit) {
+    JsonNode parsed = SearchRenderer.parseJson(source, "the _source of " + hit.index() + " document " + hit.doc());
+    return parsed instanceof ObjectNode o ? o : null;
   }
 
   /** The hit's stored source as JSON, else the one rebuilt from its doc values, else null. */

@@ -137,6 +137,14 @@ final class SearchRenderer {
       }
       node.set("_source", body.source().apply(object));
     }
+    if (!hit.fields().isEmpty()) {
+      ObjectNode fields = node.putObject("fields");
+      hit.fields().forEach((name, values) -> fields.putArray(name).addAll(values));
+    }
+    if (!hit.highlight().isEmpty()) {
+      ObjectNode highlight = node.putObject("highlight");
+      hit.highlight().forEach((name, fragments) -> fragments.forEach(highlight.putArray(name)::add));
+    }
     if (sort.lucene() != null && hit.sortValues() != null) {
       ArrayNode values = node.putArray("sort");
       for (Object v : hit.sortValues()) {

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +38,12 @@ record SearchResult(boolean searched, TotalHits total, List<Hit> hits, float max
    * @param id its {@code _id} (for Permafrost's own snapshots, which keep none, its shard and document number)
    * @param score its score (NaN: not scored)
    * @param sortValues its values of the sort's fields (null: sorted by score)
-   * @param source its {@code _source}'s JSON text (null: not fetched)
+   * @param source its {@code _source}'s JSON text (null: not shown)
+   * @param fields its {@code fields} section by field (empty: none)
+   * @param highlight its {@code highlight} section's fragments by field (empty: none)
    */
-  record Hit(String index, String shard, int doc, String id, float score, Object[] sortValues, String source) {}
+  record Hit(String index, String shard, int doc, String id, float score, Object[] sortValues, String source,
+      Map<String, List<JsonNode>> fields, Map<String, List<String>> highlight) {}
 
   /**
    * The {@code _shards} section: how many shards a search had, skipped, and which failed (shard name to why). The

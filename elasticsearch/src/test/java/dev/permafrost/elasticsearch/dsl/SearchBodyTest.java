@@ -142,7 +142,9 @@ class SearchBodyTest {
 
   @Test
   void refusalsNameWhatIsAtFault() {
-    assertMessage(refused("{\"highlight\": {\"fields\": {\"message\": {}}}}", Map.of()), "[highlight]");
+    assertMessage(refused("{\"highlight\": {\"type\": \"plain\", \"fields\": {\"message\": {}}}}", Map.of()),
+        "[highlight] type [plain]");
+    assertMessage(refused("{\"docvalue_fields\": [\"message\"]}", Map.of()), "Fielddata is disabled on [message]");
     assertMessage(refused("{\"querry\": {}}", Map.of()), "Unknown key [querry]");
     assertMessage(refused(null, Map.of("sise", "3")), "unrecognized parameter: [sise]");
     assertMessage(refused("{\"size\": \"many\"}", Map.of()), "[size] must be an integer, got [many]");
