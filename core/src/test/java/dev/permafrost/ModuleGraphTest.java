@@ -28,7 +28,7 @@ import org.w3c.dom.NodeList;
 class ModuleGraphTest {
   /** Each module's level, from the bottom. */
   static final Map<String, Integer> LEVELS = Map.ofEntries(
-      Map.entry("bom", 0), Map.entry("core", 0), Map.entry("opensearch-fixture", 0),
+      Map.entry("bom", 0), Map.entry("core", 0), Map.entry("engine-fixture", 0),
       Map.entry("elasticsearch-fixture", 0), Map.entry("elasticsearch8-fixture", 0),
       Map.entry("elasticsearch93-fixture", 0), Map.entry("elasticsearch95-fixture", 0),
       Map.entry("opensearch2-fixture", 0), Map.entry("opensearch39-fixture", 0),

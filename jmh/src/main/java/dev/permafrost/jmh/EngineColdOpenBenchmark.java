@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cold open of one shard of a snapshot a real OpenSearch 3.2 node wrote (the opensearch-fixture module's: shard
+ * The cold open of one shard of a snapshot a real OpenSearch 3.2 node wrote (the engine-fixture module's: shard
  * 0 of {@code logs-a} at {@code snap-2}, two segments in compound files), through an empty cache, from a store
  * modelled as S3 ({@code ttfbMs} to first byte, 80 MB/s): the time to a reader, with the requests and the waves of
  * dependent requests it cost. The shard is opened when it is mounted (its formats are checked then), so what is

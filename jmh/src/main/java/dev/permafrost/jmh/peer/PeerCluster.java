@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The peer: a real OpenSearch 3.2 cluster of two nodes on 127.0.0.1, each in a JVM of its own (OpenSearch brings its
- * own Lucene), run from the {@code opensearch-fixture} module's {@code PeerNodeMain} and classpath: {@code cm}
+ * own Lucene), run from the {@code engine-fixture} module's {@code PeerNodeMain} and classpath: {@code cm}
  * (cluster manager and data: it indexes and snapshots) and {@code warm} (OpenSearch 3's role for searchable snapshots:
  * it serves {@code remote_snapshot} indices from a file cache of {@code node.search.cache.size}). Both nodes' S3
  * client reads the repository through {@code s3Endpoint}. Each node's output goes to {@code <work>/<node>.log}.
@@ -40,11 +40,11 @@ final class PeerCluster implements AutoCloseable {
     this.s3Endpoint = s3Endpoint;
     this.accessKey = accessKey;
     this.secretKey = secretKey;
-    Path module = projectRoot().resolve("opensearch-fixture");
+    Path module = projectRoot().resolve("engine-fixture");
     Path classpathFile = module.resolve("target/node-classpath.txt");
     if (!Files.exists(classpathFile)) {
-      throw new IllegalStateException("no " + classpathFile + ": build the opensearch-fixture module first"
-          + " (scripts/mvn -pl opensearch-fixture package -DskipTests)");
+      throw new IllegalStateException("no " + classpathFile + ": build the engine-fixture module first"
+          + " (scripts/mvn -pl engine-fixture package -DskipTests)");
     }
     this.classpath = module.resolve("target/classes") + File.pathSeparator + Files.readString(classpathFile).trim();
     Files.createDirectories(work);
@@ -158,11 +158,11 @@ final class PeerCluster implements AutoCloseable {
 
   static Path projectRoot() {
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-      if (Files.isDirectory(p.resolve("opensearch-fixture"))) {
+      if (Files.isDirectory(p.resolve("engine-fixture"))) {
         return p;
       }
     }
-    throw new IllegalStateException("no opensearch-fixture module above " + Path.of("").toAbsolutePath()
+    throw new IllegalStateException("no engine-fixture module above " + Path.of("").toAbsolutePath()
         + ": run from the project's checkout");
   }
 

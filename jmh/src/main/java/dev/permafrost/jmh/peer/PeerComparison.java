@@ -48,7 +48,7 @@ import org.apache.lucene.search.SortField;
  * and the heap a mounted index holds.
  *
  * <p>Needs the test servers' MinIO and Toxiproxy ({@code scripts/test-servers.sh start}, then its {@code env}) and the
- * {@code opensearch-fixture} module built. Arguments (all optional): {@code days=7 events=20000 runs=3 latencyMs=30
+ * {@code engine-fixture} module built. Arguments (all optional): {@code days=7 events=20000 runs=3 latencyMs=30
  * cacheShare=1.2 smallCacheShare=0.005 fallbackShares=0.01,0.02,0.05,0.1,0.2,0.5 smallCache=true regionSize=default
  * work=<dir> out=<json>}. Progress goes to stderr, the report to stdout.
  */
