@@ -21,7 +21,6 @@ import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,35 +99,7 @@ public class ElasticsearchApiBenchmark {
     ObjectNode answer = api.search("*", body, Map.of());
     dashboard.run(indices);
     api.search("*", body, Map.of());
-    check(expected, answer);
-  }
-
-  /** The API's answer holds the workload's count, histogram and top terms. */
-  private static void check(DashboardWorkload.Result expected, ObjectNode answer) {
-    long total = answer.path("hits").path("total").path("value").asLong();
-    long expectedTotal = Math.min(expected.hits(), SearchApi.MAX_RESULT_WINDOW);
-    if (total != expectedTotal) {
-      throw new IllegalStateException("the API counted " + total + " hits, the catalog " + expectedTotal);
-    }
-    Map<Long, Long> histogram = new LinkedHashMap<>();
-    answer.path("aggregations").path("histogram").path("buckets")
-        .forEach(b -> histogram.put(b.path("key").asLong(), b.path("doc_count").asLong()));
-    if (!histogram.equals(expected.histogram())) {
-      throw new IllegalStateException("the API's histogram differs from the catalog's: " + histogram + " vs "
-          + expected.histogram());
-    }
-    check("urls", expected.topUrls(), answer);
-    check("countries", expected.topCountries(), answer);
-  }
-
-  private static void check(String name, List<DashboardWorkload.Bucket> expected, ObjectNode answer) {
-    List<DashboardWorkload.Bucket> actual = new ArrayList<>();
-    answer.path("aggregations").path(name).path("buckets")
-        .forEach(b -> actual.add(new DashboardWorkload.Bucket(b.path("key").asText(), b.path("doc_count").asLong())));
-    if (!actual.equals(expected)) {
-      throw new IllegalStateException("the API's top " + name + " differ from the catalog's: " + actual + " vs "
-          + expected);
-    }
+    DashboardAnswer.check(expected, answer);
   }
 
   @Benchmark

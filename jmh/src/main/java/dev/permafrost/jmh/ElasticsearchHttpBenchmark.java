@@ -127,8 +127,8 @@ public class ElasticsearchHttpBenchmark {
     } finally {
       BenchmarkData.delete(checkDir);
     }
-    check(expected, first);
-    check(expected, second);
+    DashboardAnswer.check(expected, first);
+    DashboardAnswer.check(expected, second);
   }
 
   private void startService(Dataset dataset, long cacheBytes) throws IOException {
@@ -205,34 +205,6 @@ public class ElasticsearchHttpBenchmark {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted during a search");
-    }
-  }
-
-  /** The answer holds the workload's count, histogram and top terms. */
-  private static void check(DashboardWorkload.Result expected, JsonNode answer) {
-    long total = answer.path("hits").path("total").path("value").asLong();
-    long expectedTotal = Math.min(expected.hits(), SearchApi.MAX_RESULT_WINDOW);
-    if (total != expectedTotal) {
-      throw new IllegalStateException("the answer counted " + total + " hits, the catalog " + expectedTotal);
-    }
-    Map<Long, Long> histogram = new LinkedHashMap<>();
-    answer.path("aggregations").path("histogram").path("buckets")
-        .forEach(b -> histogram.put(b.path("key").asLong(), b.path("doc_count").asLong()));
-    if (!histogram.equals(expected.histogram())) {
-      throw new IllegalStateException("the answer's histogram differs from the catalog's: " + histogram + " vs "
-          + expected.histogram());
-    }
-    check("urls", expected.topUrls(), answer);
-    check("countries", expected.topCountries(), answer);
-  }
-
-  private static void check(String name, List<DashboardWorkload.Bucket> expected, JsonNode answer) {
-    List<DashboardWorkload.Bucket> actual = new ArrayList<>();
-    answer.path("aggregations").path(name).path("buckets")
-        .forEach(b -> actual.add(new DashboardWorkload.Bucket(b.path("key").asText(), b.path("doc_count").asLong())));
-    if (!actual.equals(expected)) {
-      throw new IllegalStateException("the answer's top " + name + " differ from the catalog's: " + actual + " vs "
-          + expected);
     }
   }
 
