@@ -148,8 +148,11 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
     }
     Duration timeout = timeout(request.has("timeout") ? request.get("timeout").asText() : parameters.get("timeout"));
+    // the pre-filter weighs the body's sort (as it always has; a URL's sort is not weighed: not yet seen on a node)
+    PreFilter preFilter = PreFilter.of(queries.node(), request.has("sort") ? sort : SortSpec.BY_SCORE,
+        aggsSpec != null);
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
-        typedKeys, totalAsInt, PreFilter.of(request, aggsSpec != null), shaping);
+        typedKeys, totalAsInt, preFilter, shaping);
   }
 
   /**
