@@ -125,8 +125,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " not accurate, got " + trackTotalHits);
       }
     }
-    HitShaping shaping = HitShaping.parse(request,
-        json -> translator.translate(QueryDslParser.parse(json)), chosen, from + size > 0);
+    HitShaping shaping = HitShaping.parse(request, translator::translate, chosen, from + size > 0);
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
