@@ -42,12 +42,13 @@ record HighlightSpec(List<Field> fields) {
    * @param preTag what is written before each match
    * @param postTag what is written after each match
    * @param requireFieldMatch whether only the query's clauses on this field highlight it
-   * @param highlightQuery the query that highlights instead of the search's (null: the search's)
+   * @param highlightQuery the query that highlights instead of the search's, as parsed (null: the search's), built
+   *     for each hit's index by its mapping
    * @param byScore whether fragments are ordered by score ({@code order: score}) rather than by where they are
    * @param html whether the text is HTML-escaped ({@code encoder: html})
    */
   record Field(String pattern, int fragmentSize, int numberOfFragments, String preTag, String postTag,
-      boolean requireFieldMatch, JsonNode highlightQuery, boolean byScore, boolean html) {
+      boolean requireFieldMatch, QueryNode highlightQuery, boolean byScore, boolean html) {
     boolean matches(String path) {
       return pattern.indexOf('*') < 0 ? pattern.equals(path) : IndexExpression.glob(pattern).matcher(path).matches();
     }
@@ -56,9 +57,10 @@ record HighlightSpec(List<Field> fields) {
   /**
    * The body's {@code highlight}.
    *
-   * @param checkQuery checks a {@code highlight_query} (throws what the query DSL refuses)
+   * @param checkQuery checks a {@code highlight_query}, parsed, against the indices (throws what they refuse)
+   * @throws DslException (400) where a {@code highlight_query} is malformed, as the query DSL names it
    */
-  static HighlightSpec parse(JsonNode highlight, Consumer<JsonNode> checkQuery) {
+  static HighlightSpec parse(JsonNode highlight, Consumer<QueryNode> checkQuery) {
     if (!highlight.isObject()) {
       throw new DslException(400, "x_content_parse_exception", "[highlight] must be an object, got " + highlight);
     }
@@ -89,7 +91,7 @@ record HighlightSpec(List<Field> fields) {
     return new HighlightSpec(out);
   }
 
-  private static Field field(Field defaults, String name, JsonNode options, Consumer<JsonNode> checkQuery) {
+  private static Field field(Field defaults, String name, JsonNode options, Consumer<QueryNode> checkQuery) {
     if (!options.isObject()) {
       throw new DslException(400, "x_content_parse_exception", "[highlight_field] the options of field [" + name
           + "] must be an object, got " + options);
@@ -100,13 +102,13 @@ record HighlightSpec(List<Field> fields) {
   }
 
   /** {@code base} with the options {@code node} gives ({@code fields} aside). */
-  private static Field options(Field base, JsonNode node, String where, Consumer<JsonNode> checkQuery) {
+  private static Field options(Field base, JsonNode node, String where, Consumer<QueryNode> checkQuery) {
     int fragmentSize = base.fragmentSize;
     int fragments = base.numberOfFragments;
     String pre = base.preTag;
     String post = base.postTag;
     boolean requireFieldMatch = base.requireFieldMatch;
-    JsonNode query = base.highlightQuery;
+    QueryNode query = base.highlightQuery;
     boolean byScore = base.byScore;
     boolean html = base.html;
     for (Map.Entry<String, JsonNode> o : node.properties()) {
@@ -125,8 +127,8 @@ record HighlightSpec(List<Field> fields) {
         case "post_tags" -> post = firstTag(key, v);
         case "require_field_match" -> requireFieldMatch = v.asBoolean();
         case "highlight_query" -> {
-          checkQuery.accept(v);
-          query = v;
+          query = QueryDslParser.parse(v);
+          checkQuery.accept(query);
         }
         case "order" -> {
           switch (v.asText()) {

@@ -58,10 +58,10 @@ final class HitHighlighter {
    * The hit's fragments by field, in the order the entries and the mapping give the fields; empty if none matched.
    *
    * @param query the search's query over the hit's index
-   * @param highlightQuery an entry's {@code highlight_query} over the hit's index
+   * @param highlightQuery builds an entry's {@code highlight_query} over the hit's index
    */
   static Map<String, List<String>> of(HighlightSpec spec, IndexMapping mapping, ObjectNode source, Query query,
-      Function<JsonNode, Query> highlightQuery) throws IOException {
+      Function<QueryNode, Query> highlightQuery) throws IOException {
     Map<String, List<String>> out = new LinkedHashMap<>();
     if (source == null) {
       return out;

@@ -27,10 +27,10 @@ record HitShaping(FieldsSpec fields, HighlightSpec highlight) {
   }
 
   /**
-   * The body's {@code fields}, {@code docvalue_fields} and {@code highlight}, checked (a {@code highlight_query} by
-   * {@code toQuery}) and, where the node refuses them before it reads a hit, against each index's mapping.
+   * The body's {@code fields}, {@code docvalue_fields} and {@code highlight}, checked (a {@code highlight_query}, parsed,
+   * built by {@code toQuery}) and, where the node refuses them before it reads a hit, against each index's mapping.
    */
-  static HitShaping parse(ObjectNode request, Function<JsonNode, Query> toQuery, List<IndexShards> indices,
+  static HitShaping parse(ObjectNode request, Function<QueryNode, Query> toQuery, List<IndexShards> indices,
       boolean fetchesHits) {
     FieldsSpec fields = FieldsSpec.parse(request.get("fields"), request.get("docvalue_fields"));
     JsonNode h = request.get("highlight");

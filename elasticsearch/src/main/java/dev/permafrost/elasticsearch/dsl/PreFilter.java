@@ -3,9 +3,6 @@
  */
 package dev.permafrost.elasticsearch.dsl;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.elasticsearch.IndexMapping;
@@ -14,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.PointValues;
@@ -39,28 +35,21 @@ import org.apache.lucene.search.QueryVisitor;
  * shard holds no value of (inferred: every shard of the node's data holds dates). A {@code range} on a number is never
  * rewritten by its values (a {@code seq} range above every shard's values skips none).
  *
- * @param query the request's {@code "query"}, read only by the pre-filter (null: the pre-filter does not run)
+ * <p>The rule reads the query as parsed ({@link QueryNode}), a range's bounds as the range query reads them (format,
+ * time zone, date math and its rounding), each built alone by the index's {@link QueryTranslator}.
+ *
+ * @param query the request's query as parsed, read only by the pre-filter (null: the pre-filter does not run)
  */
-record PreFilter(JsonNode query) {
+record PreFilter(QueryNode query) {
   /** The pre-filter does not run (aggregations, a sort on the score, no sort). */
   static final PreFilter NONE = new PreFilter(null);
 
-  /** The pre-filter of a request: its {@code "query"} where the node's pre-filter runs for it, else {@link #NONE}. */
-  static PreFilter of(JsonNode request, boolean aggregates) {
-    JsonNode query = request.get("query");
-    return !aggregates && primaryFieldSort(request.get("sort")) && query != null && !query.isNull()
-        ? new PreFilter(query) : NONE;
-  }
-
-  /** Whether {@code sort} (a request's {@code "sort"}) sorts first on a field or {@code _doc}, not on the score. */
-  static boolean primaryFieldSort(JsonNode sort) {
-    JsonNode first = sort == null ? null : sort.isArray() ? sort.get(0) : sort;
-    if (first == null) {
-      return false;
-    }
-    String field = first.isTextual() ? first.textValue() : first.isObject() && first.size() == 1
-        ? first.fieldNames().next() : null;
-    return field != null && !field.equals("_score");
+  /**
+   * The pre-filter of a request whose query is {@code query} and sort {@code sort}: the query where the node's
+   * pre-filter runs for it (a sort first on a field or {@code _doc}, no aggregations), else {@link #NONE}.
+   */
+  static PreFilter of(QueryNode query, SortSpec sort, boolean aggregates) {
+    return !aggregates && sort.fieldFirst() && query != null ? new PreFilter(query) : NONE;
   }
 
   /** Whether the node's pre-filter skips every shard of {@code indices} (their readers asked of {@code catalog}). */
@@ -87,34 +76,40 @@ record PreFilter(JsonNode query) {
    * Whether {@code query} rewrites to match nothing on a shard of an index mapped by {@code mapping} whose reader is
    * {@code reader} (null: on the mapping alone, no date range read against values).
    */
-  static boolean rewritesToNothing(JsonNode query, IndexMapping mapping, IndexReader reader) {
-    if (query == null || !query.isObject() || query.size() != 1) {
-      return false;
-    }
-    Map.Entry<String, JsonNode> e = query.properties().iterator().next();
-    JsonNode body = e.getValue();
-    Predicate<JsonNode> nothing = q -> rewritesToNothing(q, mapping, reader);
-    return switch (e.getKey()) {
-      case "match_none" -> true;
-      case "constant_score" -> nothing.test(body.get("filter"));
-      case "bool" -> anyOf(body.get("must"), nothing) || anyOf(body.get("filter"), nothing)
-          || anyOf(body.get("must_not"), q -> q.isObject() && q.has("match_all"))
-          || none(body.get("must")) && none(body.get("filter")) && !none(body.get("should"))
-          && !anyOf(body.get("should"), nothing.negate());
-      case "exists" -> body.hasNonNull("field") && unmapped(body.get("field").asText(), mapping);
-      case "term", "terms", "range", "prefix", "wildcard", "match", "match_phrase" -> {
-        List<String> names = new ArrayList<>();
-        body.fieldNames().forEachRemaining(names::add);
-        names.removeAll(List.of("boost", "_name"));
-        if (names.size() != 1) {
-          yield false;
-        }
-        String field = names.getFirst();
-        yield unmapped(field, mapping) || e.getKey().equals("range") && reader != null
-            && dateRangeOutsideValues(query, field, mapping.field(field), mapping, reader);
-      }
-      default -> false;
+  static boolean rewritesToNothing(QueryNode query, IndexMapping mapping, IndexReader reader) {
+    Predicate<QueryNode> nothing = q -> rewritesToNothing(q, mapping, reader);
+    return switch (query) {
+      case null -> false;
+      case QueryNode.MatchNone q -> true;
+      case QueryNode.ConstantScore q -> nothing.test(q.filter());
+      case QueryNode.Bool q -> q.must().stream().anyMatch(nothing) || q.filter().stream().anyMatch(nothing)
+          || q.mustNot().stream().anyMatch(c -> c instanceof QueryNode.MatchAll)
+          || q.must().isEmpty() && q.filter().isEmpty() && !q.should().isEmpty()
+          && q.should().stream().allMatch(nothing);
+      case QueryNode.Boosted q -> nothing.test(q.query()); // a boost beside the field: the clause it boosts
+      case QueryNode.Exists q -> unmapped(q.field(), mapping);
+      case QueryNode.Terms q -> unmapped(q.field(), mapping);
+      case QueryNode.Term q -> fieldUnmapped(q.field(), mapping);
+      case QueryNode.Prefix q -> fieldUnmapped(q.field(), mapping);
+      case QueryNode.Wildcard q -> fieldUnmapped(q.field(), mapping);
+      case QueryNode.Match q -> fieldUnmapped(q.field(), mapping);
+      case QueryNode.MatchPhrase q -> fieldUnmapped(q.field(), mapping);
+      case QueryNode.Range q -> fieldUnmapped(q.field(), mapping)
+          || !named(q.field()) && reader != null && dateRangeOutsideValues(q, mapping, reader);
+      default -> false; // match_all, dis_max, ids, multi_match, query_string, simple_query_string
     };
+  }
+
+  /**
+   * Whether a single-field clause's field is unmapped. A field named {@code boost} or {@code _name} (one the parser
+   * reads as a field, its value an object) is not weighed, as the node's rule sets those keys aside.
+   */
+  private static boolean fieldUnmapped(String field, IndexMapping mapping) {
+    return !named(field) && unmapped(field, mapping);
+  }
+
+  private static boolean named(String field) {
+    return field.equals("boost") || field.equals("_name");
   }
 
   /**
@@ -123,9 +118,9 @@ record PreFilter(JsonNode query) {
    * empty range, {@code {"gt": "2024-03-22", "lte": "2024-03-22"}}, within the shard's dates is searched: seed
    * 4073861448 #535; one whose upper bound comes before them is skipped: seed 706289052 #315).
    */
-  private static boolean dateRangeOutsideValues(JsonNode range, String name, IndexMapping.Field field,
-      IndexMapping mapping, IndexReader reader) {
-    if (field == null || !field.isDate() || field.nestedPath() != null || !range.path("range").path(name).isObject()) {
+  private static boolean dateRangeOutsideValues(QueryNode.Range range, IndexMapping mapping, IndexReader reader) {
+    IndexMapping.Field field = mapping.field(range.field());
+    if (field == null || !field.isDate() || field.nestedPath() != null) {
       return false;
     }
     try {
@@ -134,8 +129,8 @@ record PreFilter(JsonNode query) {
       if (min == null || max == null) {
         return true; // no value in the shard
       }
-      byte[] lower = bound(range, name, mapping, field, List.of("lt", "lte", "to", "include_upper"), true);
-      byte[] upper = bound(range, name, mapping, field, List.of("gt", "gte", "from", "include_lower"), false);
+      byte[] lower = bound(range, mapping, field, true);
+      byte[] upper = bound(range, mapping, field, false);
       return lower != null && Arrays.compareUnsigned(lower, max) > 0
           || upper != null && Arrays.compareUnsigned(upper, min) < 0;
     } catch (IOException e) {
@@ -144,18 +139,18 @@ record PreFilter(JsonNode query) {
   }
 
   /**
-   * The encoded lower ({@code lower}) or upper bound of a {@code range} clause on {@code name}, read from the clause
-   * without the other side's keys ({@code without}); null if it has none, or it cannot be read here.
+   * The encoded lower ({@code lower}) or upper bound of {@code range}, built as the range query of that bound alone
+   * (with the range's format and time zone); null if it has none, or it cannot be read here.
    */
-  private static byte[] bound(JsonNode range, String name, IndexMapping mapping, IndexMapping.Field field,
-      List<String> without, boolean lower) {
-    ObjectNode params = ((ObjectNode) range.get("range").get(name)).deepCopy();
-    params.remove(without);
-    ObjectNode oneSided = JsonNodeFactory.instance.objectNode();
-    oneSided.putObject("range").set(name, params);
+  private static byte[] bound(QueryNode.Range range, IndexMapping mapping, IndexMapping.Field field, boolean lower) {
+    if ((lower ? range.lower() : range.upper()) == null) {
+      return null;
+    }
+    QueryNode.Range oneSided = new QueryNode.Range(range.field(), lower ? range.lower() : null,
+        lower ? null : range.upper(), range.format(), range.timeZone(), range.boost());
     Query lucene;
     try {
-      lucene = new QueryDsl(mapping).toQuery(oneSided);
+      lucene = new QueryTranslator(mapping, System::currentTimeMillis).translate(oneSided);
     } catch (RuntimeException e) {
       return null; // the search itself refuses it
     }
@@ -177,22 +172,6 @@ record PreFilter(JsonNode query) {
       Arrays.fill(open, (byte) 0xff);
     }
     return Arrays.equals(bound, open) ? null : bound;
-  }
-
-  private static boolean anyOf(JsonNode clauses, Predicate<JsonNode> test) {
-    if (clauses == null) {
-      return false;
-    }
-    for (JsonNode c : clauses.isArray() ? clauses : List.of(clauses)) {
-      if (test.test(c)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean none(JsonNode clauses) {
-    return clauses == null || clauses.isArray() && clauses.isEmpty();
   }
 
   private static boolean unmapped(String field, IndexMapping mapping) {

@@ -4,7 +4,6 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.permafrost.elasticsearch.IndexMapping;
 import java.math.BigDecimal;
 import java.time.ZoneId;
 import java.util.List;
@@ -195,36 +194,5 @@ sealed interface QueryNode {
         default -> asText;
       };
     }
-  }
-
-  /**
-   * Whether the node rewrites {@code query} (a request's {@code "query"}, null if none) to match nothing before it
-   * searches a shard, as its pre-filter does: {@code match_none}, a {@code bool} that requires such a query or excludes
-   * {@code match_all}, a {@code constant_score} of one, or a field query ({@code exists}, {@code term}, {@code terms},
-   * {@code range}, {@code prefix}, {@code wildcard}, {@code match}, {@code match_phrase}) on a field no index maps.
-   */
-  static boolean rewritesToNothing(QueryNode query, IndexMapping mapping) {
-    return switch (query) {
-      case null -> false;
-      case MatchNone n -> true;
-      case ConstantScore c -> rewritesToNothing(c.filter(), mapping);
-      case Bool b -> b.must().stream().anyMatch(q -> rewritesToNothing(q, mapping))
-          || b.filter().stream().anyMatch(q -> rewritesToNothing(q, mapping))
-          || b.mustNot().stream().anyMatch(q -> q instanceof MatchAll);
-      case Boosted b -> rewritesToNothing(b.query(), mapping);
-      case Exists e -> unmapped(e.field(), mapping);
-      case Term t -> unmapped(t.field(), mapping);
-      case Terms t -> unmapped(t.field(), mapping);
-      case Range r -> unmapped(r.field(), mapping);
-      case Prefix p -> unmapped(p.field(), mapping);
-      case Wildcard w -> unmapped(w.field(), mapping);
-      case Match m -> unmapped(m.field(), mapping);
-      case MatchPhrase m -> unmapped(m.field(), mapping);
-      default -> false;
-    };
-  }
-
-  private static boolean unmapped(String field, IndexMapping mapping) {
-    return mapping.field(field) == null && mapping.fields().keySet().stream().noneMatch(p -> p.startsWith(field + "."));
   }
 }

@@ -125,8 +125,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " not accurate, got " + trackTotalHits);
       }
     }
-    HitShaping shaping = HitShaping.parse(request,
-        json -> translator.translate(QueryDslParser.parse(json)), chosen, from + size > 0);
+    HitShaping shaping = HitShaping.parse(request, translator::translate, chosen, from + size > 0);
     if (chosen.isEmpty()) {
       // as a node answers a pattern that matches no index: no shard, no hit, no aggregation, whatever the sort or
       // aggregations name (no mapping to check them against)
@@ -148,8 +147,11 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
       throw DslException.illegalArgument("[from] parameter must be set to 0 when [search_after] is used");
     }
     Duration timeout = timeout(request.has("timeout") ? request.get("timeout").asText() : parameters.get("timeout"));
+    // the pre-filter weighs the body's sort (as it always has; a URL's sort is not weighed: not yet seen on a node)
+    PreFilter preFilter = PreFilter.of(queries.node(), request.has("sort") ? sort : SortSpec.BY_SCORE,
+        aggsSpec != null);
     return new SearchBody(chosen, mapping, queries, aggs, sort, from, size, trackTotalHits, source, after, timeout,
-        typedKeys, totalAsInt, PreFilter.of(request, aggsSpec != null), shaping);
+        typedKeys, totalAsInt, preFilter, shaping);
   }
 
   /**

@@ -22,6 +22,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.Set;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.IndexableField;
@@ -305,7 +306,7 @@ final class SearchExecutor {
     Map<SearchResponse.Hit, EngineDocuments.RebuiltSource> rebuilt = readsSource
         ? MissingSources.rebuild(catalog, shown, shard -> byShard.get(shard).mapping()) : Map.of();
     List<SearchResult.Hit> out = new ArrayList<>(shown.size());
-    Map<IndexMapping, Map<JsonNode, Query>> highlightQueries = new IdentityHashMap<>();
+    Map<IndexMapping, Function<QueryNode, Query>> highlightQueries = new IdentityHashMap<>();
     for (SearchResponse.Hit hit : shown) {
       IndexShards index = byShard.get(hit.index());
       Document document = hit.document();
@@ -320,10 +321,13 @@ final class SearchExecutor {
           fields = fields(shaping.fields(), hit, index, id, parsed);
         }
         if (shaping.highlight() != null) {
-          Map<JsonNode, Query> byJson = highlightQueries.computeIfAbsent(index.mapping(), m -> new HashMap<>());
           highlight = HitHighlighter.of(shaping.highlight(), index.mapping(), parsed,
-              body.queries().query(hit.index()),
-              json -> byJson.computeIfAbsent(json, j -> new QueryDsl(index.mapping()).toQuery(j)));
+              body.queries().query(hit.index()), highlightQueries.computeIfAbsent(index.mapping(), m -> {
+                // each highlight_query built once per mapping by its own, as the search's query is (IndexQueries)
+                QueryTranslator translator = new QueryTranslator(m, System::currentTimeMillis);
+                Map<QueryNode, Query> built = new IdentityHashMap<>();
+                return node -> built.computeIfAbsent(node, translator::translate);
+              }));
         }
       }
       out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id, hit.score(), hit.sortValues(),

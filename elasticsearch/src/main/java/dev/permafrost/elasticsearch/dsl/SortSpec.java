@@ -23,10 +23,13 @@ import org.apache.lucene.util.BytesRef;
 /**
  * A search's sort: the Lucene sort (null for by score), and per sort field what it is, to show sort values and read
  * {@code search_after} as Elasticsearch does. Parsed from the body's {@code sort} or the URL's {@code sort=f:order}.
+ *
+ * @param fieldFirst whether the sort as given names a field or {@code _doc} first, not the score (a field it drops as
+ *     unmapped too, whatever follows): what the node's pre-filter ({@link PreFilter}) asks
  */
-record SortSpec(Sort lucene, List<SortField> fields) {
+record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
   /** By score: no sort given. */
-  static final SortSpec BY_SCORE = new SortSpec(null, List.of());
+  static final SortSpec BY_SCORE = new SortSpec(null, List.of(), false);
 
   boolean byField() {
     return lucene != null && fields.stream().anyMatch(f -> f.getType() != SortField.Type.SCORE);
@@ -66,6 +69,7 @@ record SortSpec(Sort lucene, List<SortField> fields) {
     }
     MappedQueryParser parser = new MappedQueryParser(mapping);
     List<SortField> fields = new ArrayList<>();
+    Boolean fieldFirst = null;
     for (JsonNode entry : spec.isArray() ? spec : List.of(spec)) {
       String field;
       String order = null;
@@ -94,6 +98,7 @@ record SortSpec(Sort lucene, List<SortField> fields) {
       } else {
         throw DslException.parsing("[sort] entries must be a field name or {field: order}, got " + entry);
       }
+      fieldFirst = fieldFirst != null ? fieldFirst : !field.equals("_score");
       if (order != null && !order.equals("asc") && !order.equals("desc")) {
         throw DslException.parsing("[sort] order of [" + field + "] must be asc or desc, got [" + order + "]");
       }
@@ -127,8 +132,11 @@ record SortSpec(Sort lucene, List<SortField> fields) {
     }
     boolean byScoreAlone = fields.size() == 1 && fields.get(0).getType() == SortField.Type.SCORE
         && !fields.get(0).getReverse(); // as the node: the search by score, its max_score and no sort values
-    return fields.isEmpty() || byScoreAlone ? BY_SCORE
-        : new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields));
+    boolean first = fieldFirst != null && fieldFirst;
+    if (fields.isEmpty() || byScoreAlone) {
+      return first ? new SortSpec(null, List.of(), true) : BY_SCORE;
+    }
+    return new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields), first);
   }
 
   /**

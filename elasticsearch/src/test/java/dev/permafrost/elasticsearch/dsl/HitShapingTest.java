@@ -40,16 +40,18 @@ class HitShapingTest {
 
   private final IndexMapping mapping;
   private final QueryDsl dsl;
+  private final QueryTranslator translator;
 
   HitShapingTest() throws Exception {
     mapping = IndexMapping.of(JSON.readTree(MAPPING));
     dsl = new QueryDsl(mapping);
+    translator = new QueryTranslator(mapping, System::currentTimeMillis);
   }
 
   private Map<String, List<String>> highlight(String doc, String query, String highlight) throws Exception {
-    HighlightSpec spec = HighlightSpec.parse(JSON.readTree(highlight.replace('\'', '"')), dsl::toQuery);
+    HighlightSpec spec = HighlightSpec.parse(JSON.readTree(highlight.replace('\'', '"')), translator::translate);
     return HitHighlighter.of(spec, mapping, (ObjectNode) JSON.readTree(doc),
-        dsl.toQuery(JSON.readTree(query.replace('\'', '"'))), dsl::toQuery);
+        dsl.toQuery(JSON.readTree(query.replace('\'', '"'))), translator::translate);
   }
 
   @ParameterizedTest
@@ -134,10 +136,12 @@ class HitShapingTest {
       "{'fields': {'body': {'bogus': 10}}} | unknown field [bogus]",
       "{'fields': ['body']} | [fields] can be a single object",
       "{'fields': {'body': {'tags_schema': 'styled'}}} | [tags_schema]",
+      "{'fields': {'body': {'highlight_query': {'bogus': {}}}}} | [bogus] query is not supported",
+      "{'highlight_query': {'term': {'a': 1, 'b': 2}}, 'fields': {'body': {}}} | doesn't support multiple fields",
   })
   void refusesWhatItDoesNotSupportByName(String highlight, String named) {
     DslException e = assertThrows(DslException.class, () -> HighlightSpec.parse(JSON.readTree(highlight.replace('\'',
-        '"')), dsl::toQuery));
+        '"')), translator::translate));
     assertEquals(400, e.status());
     assertTrue(e.getMessage().contains(named), e.getMessage());
   }

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.permafrost.elasticsearch.IndexMapping;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
@@ -57,7 +57,7 @@ class PreFilterTest {
   }
 
   private static boolean nothing(String query) throws IOException {
-    return PreFilter.rewritesToNothing(JSON.readTree(query), mapping, reader);
+    return PreFilter.rewritesToNothing(QueryDslParser.parse(JSON.readTree(query)), mapping, reader);
   }
 
   @Test
@@ -81,8 +81,8 @@ class PreFilterTest {
     assertFalse(nothing("{\"bool\": {\"should\": [{\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}},"
         + " {\"term\": {\"host\": \"web-01\"}}]}}"));
     // on the mapping alone, no reader: the values are not asked
-    assertFalse(PreFilter.rewritesToNothing(JSON.readTree("{\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}}}"),
-        mapping, null));
+    assertFalse(PreFilter.rewritesToNothing(QueryDslParser.parse(JSON.readTree("{\"range\": {\"@timestamp\": {\"lt\":"
+        + " \"2024-02-01\"}}}")), mapping, null));
   }
 
   @Test
@@ -96,19 +96,72 @@ class PreFilterTest {
     assertTrue(nothing("{\"term\": {\"no_such_field\": 1}}"));
   }
 
+  /** A date range's bounds are read as the range query reads them: its format, time zone, date math and rounding. */
+  @Test
+  void aDateRangesBoundsAreReadAsTheRangeQueryReadsThem() throws IOException {
+    // format: 1 February is before the shard's dates, 1 April within them; unreadable without the format: searched
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"01/02/2024\", \"format\": \"dd/MM/yyyy\"}}}"));
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"01/04/2024\", \"format\": \"dd/MM/yyyy\"}}}"));
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"01/02/2024\"}}}"));
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"lt\": 1709251200000, \"format\": \"epoch_millis\"}}}"));
+    // time zone: 01:00 at +02:00 is before the first date (00:42:15Z), 01:00Z after it
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"2024-03-01T01:00:00\", \"time_zone\": \"+02:00\"}}}"));
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"2024-03-01T01:00:00\"}}}"));
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"gt\": \"2024-04-09T23:00:00\", \"time_zone\": \"-01:00\"}}}"));
+    // date math: now is after every date of the shard
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"gte\": \"now-1d/d\"}}}"));
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"now-1d/d\"}}}"));
+    // rounding by the bound's side: lt and gte round down, lte and gt up
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"2024-03-01||/d\"}}}"));
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"lte\": \"2024-03-01||/d\"}}}"));
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"gt\": \"2024-04-09||/d\"}}}"));
+    assertFalse(nothing("{\"range\": {\"@timestamp\": {\"gte\": \"2024-04-09||/d\"}}}"));
+    // a boost beside the field: the range it boosts
+    assertTrue(nothing("{\"range\": {\"@timestamp\": {\"lt\": \"2024-02-01\"}, \"boost\": 2}}"));
+  }
+
+  /** On the mapping alone: field queries on unmapped fields, an object's field not, the compound rules. */
+  @Test
+  void onTheMappingAloneFieldQueriesOnUnmappedFieldsRewriteToNothing() throws IOException {
+    IndexMapping objects = IndexMapping.of(JSON.readTree("{\"properties\": {\"host\": {\"type\": \"keyword\"},"
+        + " \"user\": {\"properties\": {\"name\": {\"type\": \"keyword\"}}}}}"));
+    for (String q : new String[] {"{\"match_none\": {}}", "{\"term\": {\"nowhere\": {\"value\": 1}, \"boost\": 2}}",
+        "{\"bool\": {\"filter\": [{\"exists\": {\"field\": \"x\"}}]}}", "{\"bool\": {\"must_not\": {\"match_all\": {}}}}",
+        "{\"constant_score\": {\"filter\": {\"range\": {\"z\": {\"gte\": 1}}}}}", "{\"terms\": {\"z\": [\"a\"]}}",
+        "{\"terms\": {\"z\": []}}", "{\"prefix\": {\"z\": \"a\"}}", "{\"wildcard\": {\"z\": \"a*\"}}",
+        "{\"match\": {\"z\": \"a\"}}", "{\"match_phrase\": {\"z\": \"a b\"}}", "{\"exists\": {\"field\": \"user.x\"}}",
+        "{\"bool\": {\"should\": [{\"match_none\": {}}], \"must_not\": [{\"term\": {\"host\": \"a\"}}]}}"}) {
+      assertTrue(PreFilter.rewritesToNothing(QueryDslParser.parse(JSON.readTree(q)), objects, null), q);
+    }
+    for (String q : new String[] {"{\"exists\": {\"field\": \"user\"}}", "{\"term\": {\"user\": \"a\"}}",
+        "{\"term\": {\"host\": \"a\"}}", "{\"match_all\": {}}", "{\"ids\": {\"values\": []}}",
+        "{\"query_string\": {\"query\": \"nowhere:1\"}}", "{\"multi_match\": {\"query\": \"a\", \"fields\": [\"z\"]}}",
+        "{\"bool\": {\"must\": [{\"term\": {\"host\": \"a\"}}], \"should\": [{\"match_none\": {}}]}}",
+        "{\"bool\": {\"must_not\": [{\"match_none\": {}}]}}", "{\"bool\": {}}",
+        // a field the parser reads under the name _name: the rule sets boost and _name aside, as it always has
+        "{\"term\": {\"_name\": {\"value\": 1}}}", "{\"range\": {\"_name\": {\"lt\": 1}}}"}) {
+      assertFalse(PreFilter.rewritesToNothing(QueryDslParser.parse(JSON.readTree(q)), objects, null), q);
+    }
+    assertFalse(PreFilter.rewritesToNothing(null, objects, null));
+  }
+
   @Test
   void itRunsForASortOnAFieldOrDocWithoutAggregations() throws IOException {
-    JsonNode query = JSON.readTree("{\"match_none\": {}}");
+    QueryNode query = QueryDslParser.parse(JSON.readTree("{\"match_none\": {}}"));
     for (String sort : new String[] {"\"seq\"", "[\"_doc\"]", "[{\"seq\": {\"missing\": \"_first\"}}]",
-        "[{\"seq\": {\"missing\": -1}}]"}) {
-      JsonNode request = JSON.readTree("{\"query\": {\"match_none\": {}}, \"sort\": " + sort + "}");
-      assertEquals(query, PreFilter.of(request, false).query(), sort);
-      assertEquals(PreFilter.NONE, PreFilter.of(request, true), sort);
+        "[{\"seq\": {\"missing\": -1}}]", "[{\"nowhere\": {\"unmapped_type\": \"long\"}}, \"_score\"]",
+        "[\"seq\", \"_score\"]"}) {
+      assertEquals(query, PreFilter.of(query, sort(sort), false).query(), sort);
+      assertEquals(PreFilter.NONE, PreFilter.of(query, sort(sort), true), sort);
     }
-    for (String sort : new String[] {"[\"_score\", \"seq\"]", "[{\"_score\": \"asc\"}]"}) {
-      assertEquals(PreFilter.NONE, PreFilter.of(JSON.readTree("{\"query\": {\"match_none\": {}}, \"sort\": " + sort
-          + "}"), false), sort);
+    for (String sort : new String[] {"[\"_score\", \"seq\"]", "[{\"_score\": \"asc\"}]", "\"_score\"", "[]",
+        "null"}) {
+      assertEquals(PreFilter.NONE, PreFilter.of(query, sort(sort), false), sort);
     }
-    assertEquals(PreFilter.NONE, PreFilter.of(JSON.readTree("{\"query\": {\"match_none\": {}}}"), false));
+    assertEquals(PreFilter.NONE, PreFilter.of(query, SortSpec.BY_SCORE, false));
+  }
+
+  private static SortSpec sort(String json) throws IOException {
+    return SortSpec.parse(JSON.readTree(json), mapping, List.of());
   }
 }

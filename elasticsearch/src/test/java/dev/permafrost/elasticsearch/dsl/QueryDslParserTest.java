@@ -4,12 +4,10 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.dsl.QueryNode.Bool;
 import dev.permafrost.elasticsearch.dsl.QueryNode.Boosted;
 import dev.permafrost.elasticsearch.dsl.QueryNode.Bound;
@@ -227,25 +225,6 @@ class QueryDslParserTest {
     refused("{\"term\": {\"a\": 1}, \"match\": {\"b\": 2}}", "parsing_exception", "a query must have one key, found"
         + " [match, term]");
     refused("{\"term\": 5}", "parsing_exception", "[term] query malformed, no start_object after query name");
-  }
-
-  /** The parser asks no mapping: a field no index has parses; the pre-filter's rule then sees it unmapped. */
-  @Test
-  void rewritesToNothingReadsTheModel() throws IOException {
-    IndexMapping mapping = IndexMapping.of(JSON.readTree("{\"properties\": {\"host\": {\"type\": \"keyword\"},"
-        + " \"user\": {\"properties\": {\"name\": {\"type\": \"keyword\"}}}}}"));
-    assertTrue(QueryNode.rewritesToNothing(parse("{\"match_none\": {}}"), mapping));
-    assertTrue(QueryNode.rewritesToNothing(parse("{\"term\": {\"nowhere\": {\"value\": 1}, \"boost\": 2}}"), mapping));
-    assertTrue(QueryNode.rewritesToNothing(parse("{\"bool\": {\"filter\": [{\"exists\": {\"field\": \"x\"}}]}}"),
-        mapping));
-    assertTrue(QueryNode.rewritesToNothing(parse("{\"bool\": {\"must_not\": {\"match_all\": {}}}}"), mapping));
-    assertTrue(QueryNode.rewritesToNothing(parse("{\"constant_score\": {\"filter\": {\"range\": {\"z\": {\"gte\":"
-        + " 1}}}}}"), mapping));
-    assertFalse(QueryNode.rewritesToNothing(parse("{\"exists\": {\"field\": \"user\"}}"), mapping)); // an object
-    assertFalse(QueryNode.rewritesToNothing(parse("{\"term\": {\"host\": \"a\"}}"), mapping));
-    assertFalse(QueryNode.rewritesToNothing(parse("{\"bool\": {\"should\": [{\"match_none\": {}}]}}"), mapping));
-    assertFalse(QueryNode.rewritesToNothing(parse("{\"query_string\": {\"query\": \"nowhere:1\"}}"), mapping));
-    assertFalse(QueryNode.rewritesToNothing(null, mapping));
   }
 
   private static void refused(String json, String type, String named) {
