@@ -34,7 +34,7 @@ import org.apache.lucene.search.uhighlight.WholeBreakIterator;
  * {@code _source} (a multi-field's from its parent's; for a synthetic source, the rebuilt one), analyzed as the index
  * analyzes them, and matched against the search's query (or the entry's {@code highlight_query}): the fragments holding
  * matches ({@link BoundedSentenceBreakIterator}; with {@code number_of_fragments: 0} each matching value whole), each
- * match between the tags (a phrase's words as one), trimmed, at most {@code number_of_fragments} of the best, in the
+ * match between the tags (a phrase's words as one, cut where the fragment ends), trimmed, at most {@code number_of_fragments} of the best, in the
  * order they appear (or by score). A field with no match is left out. Lucene's {@link UnifiedHighlighter}, which the
  * node's builds on, finds and scores the passages.
  */
@@ -157,6 +157,9 @@ final class HitHighlighter {
           while (i + 1 < n && starts[i + 1] < end) { // overlapping matches: one highlight
             end = Math.max(end, ends[++i]);
           }
+          // a match the fragment's end cuts (a phrase across the boundary) is highlighted up to it, as the node does:
+          // "<b>user login</b> failed <b>user</b>" of "user login failed user login ..." with fragment_size 18
+          end = Math.min(end, passage.getEndOffset());
           if (end <= pos) {
             continue;
           }

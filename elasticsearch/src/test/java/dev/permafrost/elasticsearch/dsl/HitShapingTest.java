@@ -129,6 +129,26 @@ class HitShapingTest {
     assertEquals(new TreeMap<>(JSON.convertValue(want, Map.class)), new TreeMap<>(got), query + " " + highlight);
   }
 
+  /**
+   * A phrase match the fragment's end cuts is highlighted up to that end, not past it: the node's first fragment of
+   * a {@code dsl-*} message "user login failed user login ..." (the official clients' suite, {@code match_phrase}
+   * "user login", {@code fragment_size} 18, 2 fragments) is "&lt;b&gt;user login&lt;/b&gt; failed
+   * &lt;b&gt;user&lt;/b&gt;".
+   */
+  @Test
+  void aPhraseTheFragmentsEndCutsIsHighlightedUpToIt() throws Exception {
+    for (String second : List.of("failed", "succeeded")) {
+      String doc = "{\"body\": \"user login failed user login " + second + "\"}";
+      Map<String, List<String>> got = highlight(doc, "{'match_phrase': {'body': 'user login'}}",
+          "{'pre_tags': ['<b>'], 'post_tags': ['</b>'], 'fields': {'body': {'fragment_size': 18,"
+              + " 'number_of_fragments': 2}}}");
+      assertEquals("<b>user login</b> failed <b>user</b>", got.get("body").get(0), got.toString());
+      for (String fragment : got.get("body")) {
+        assertEquals(fragment.split("<b>", -1).length, fragment.split("</b>", -1).length, fragment);
+      }
+    }
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "{'type': 'plain', 'fields': {'body': {}}} | type [plain]",
