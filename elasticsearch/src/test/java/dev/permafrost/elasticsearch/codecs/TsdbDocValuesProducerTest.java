@@ -64,7 +64,7 @@ class TsdbDocValuesProducerTest {
     long firstDelta = 1_000_000;
     long valuesAt = s.data.getFilePointer();
     s.data.writeVInt((4 << 3) | 1 | 2 | 4);
-    writeForUtil4(s.data, packed);
+    TsdbTestSegment.writeForUtil4(s.data, packed);
     s.data.writeVLong(gcd - 2);
     s.data.writeZLong(offset);
     s.data.writeZLong(firstDelta);
@@ -637,33 +637,12 @@ class TsdbDocValuesProducerTest {
     s.meta.writeLong(valuesLength);
   }
 
-  /**
-   * 128 values of 4 bits in Lucene 9.0's {@code ForUtil} layout: value {@code j + 16k} in byte lane {@code k} (from
-   * the top) of long {@code j} (16 longs), then long {@code i} of 8 holds long {@code i}'s lanes in its high nibbles
-   * and long {@code i + 8}'s in its low ones.
-   */
-  private static void writeForUtil4(IndexOutput out, long[] values) throws IOException {
-    long[] gathered = gather8(values);
-    for (int i = 0; i < 8; i++) {
-      out.writeLong((gathered[i] << 4) | gathered[i + 8]);
-    }
-  }
-
   /** 128 values of 2 bits: four gathered longs' lanes per packed long, from the top two bits of each byte lane down. */
   private static void writeForUtil2(IndexOutput out, long[] values) throws IOException {
-    long[] gathered = gather8(values);
+    long[] gathered = TsdbTestSegment.gather8(values);
     for (int i = 0; i < 4; i++) {
       out.writeLong((gathered[i] << 6) | (gathered[i + 4] << 4) | (gathered[i + 8] << 2) | gathered[i + 12]);
     }
   }
 
-  private static long[] gather8(long[] values) {
-    long[] gathered = new long[16];
-    for (int j = 0; j < 16; j++) {
-      for (int k = 0; k < 8; k++) {
-        gathered[j] |= values[j + 16 * k] << (56 - 8 * k);
-      }
-    }
-    return gathered;
-  }
 }
