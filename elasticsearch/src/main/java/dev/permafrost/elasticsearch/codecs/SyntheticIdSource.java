@@ -5,6 +5,7 @@ package dev.permafrost.elasticsearch.codecs;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.lucene.codecs.DocValuesFormat;
 import org.apache.lucene.codecs.DocValuesProducer;
 import org.apache.lucene.index.CorruptIndexException;
@@ -44,6 +45,8 @@ final class SyntheticIdSource implements Closeable {
   private DocValuesProducer producer;
   private int docsWithId = -1;
   private boolean closed;
+  /** Doc-values iterators taken: what bounds the blocks a lookup reads (a test counts them). */
+  private final LongAdder iterators = new LongAdder();
 
   /**
    * @param format the segment's doc-values format (its codec's)
@@ -102,16 +105,24 @@ final class SyntheticIdSource implements Closeable {
   }
 
   SortedDocValues tsid() throws IOException {
+    iterators.increment();
     return producer().getSorted(tsid);
   }
 
   SortedNumericDocValues timestamp() throws IOException {
+    iterators.increment();
     return timestamp.getDocValuesType() == DocValuesType.NUMERIC
         ? DocValues.singleton(producer().getNumeric(timestamp)) : producer().getSortedNumeric(timestamp);
   }
 
   SortedDocValues routingHash() throws IOException {
+    iterators.increment();
     return producer().getSorted(routingHash);
+  }
+
+  /** How many doc-values iterators the cursors over these doc values have taken. */
+  long iteratorsTaken() {
+    return iterators.sum();
   }
 
   /**
@@ -132,12 +143,6 @@ final class SyntheticIdSource implements Closeable {
       }
     }
     return docsWithId;
-  }
-
-  void checkIntegrity() throws IOException {
-    if (tsid != null) {
-      producer().checkIntegrity();
-    }
   }
 
   @Override

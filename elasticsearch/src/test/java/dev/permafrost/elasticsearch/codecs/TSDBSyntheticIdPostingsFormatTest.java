@@ -328,6 +328,59 @@ class TSDBSyntheticIdPostingsFormatTest {
     assertThrows(UnsupportedOperationException.class, seek::ord, why);
   }
 
+  /**
+   * A lookup reads O(log n) blocks: seekExact and seekCeil on a segment of 30,000 documents take a few doc-values
+   * iterators per halving of the documents (each reads a block or two), never a walk over the segment; opening the
+   * reader and the terms takes none.
+   */
+  @Test
+  void aLookupTakesLogarithmicallyManyIterators() throws IOException {
+    Random random = new Random();
+    long seed = random.nextLong();
+    random.setSeed(seed);
+    try (Directory dir = new ByteBuffersDirectory()) {
+      List<String> ids = new ArrayList<>();
+      IndexWriterConfig config = new IndexWriterConfig()
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT).setRAMBufferSizeMB(256);
+      try (IndexWriter w = new IndexWriter(dir, config)) {
+        for (int s = 0; s < 300; s++) {
+          byte[] tsid = new byte[20];
+          random.nextBytes(tsid);
+          tsid[0] = (byte) s;
+          int hash = random.nextInt();
+          for (int i = 0; i < 100; i++) {
+            long ts = 1_700_000_000_000L + i * 1000L;
+            ids.add(SyntheticIdTestSegment.expectedId(tsid, ts, hash));
+            w.addDocument(SyntheticIdTestSegment.document(s + "-" + i, tsid, ts, hash, true));
+          }
+        }
+        w.forceMerge(1);
+      }
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        LeafReader leaf = reader.leaves().get(0).reader();
+        assertEquals(ids.size(), leaf.maxDoc());
+        var terms = (TSDBSyntheticIdPostingsFormat.SyntheticIdTerms) leaf.terms("_id");
+        SyntheticIdSource source = terms.source();
+        assertEquals(0, source.iteratorsTaken(), "opening takes none");
+        int log2 = 32 - Integer.numberOfLeadingZeros(leaf.maxDoc());
+        for (int k = 0; k < 200; k++) {
+          BytesRef id = DocumentId.encode(ids.get(random.nextInt(ids.size())));
+          TermsEnum te = terms.iterator();
+          long before = source.iteratorsTaken();
+          assertTrue(te.seekExact(id), "seed " + seed);
+          long exact = source.iteratorsTaken() - before;
+          assertTrue(exact <= 3 * (log2 + 2), exact + " iterators for one seekExact over " + leaf.maxDoc()
+              + " documents, seed " + seed);
+          before = source.iteratorsTaken();
+          assertEquals(TermsEnum.SeekStatus.FOUND, te.seekCeil(id), "seed " + seed);
+          long ceil = source.iteratorsTaken() - before;
+          assertTrue(ceil <= 4 * (log2 + 2), ceil + " iterators for one seekCeil, seed " + seed);
+        }
+      }
+    }
+  }
+
   @Test
   void aSegmentWithASeriesButNoTimestampFailsNamingIt() throws IOException {
     try (Directory dir = new ByteBuffersDirectory()) {
