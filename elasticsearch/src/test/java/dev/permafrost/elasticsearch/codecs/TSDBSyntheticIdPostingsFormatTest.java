@@ -381,6 +381,73 @@ class TSDBSyntheticIdPostingsFormatTest {
     }
   }
 
+  /**
+   * Two documents with one id (a copy indexed beside its deleted original, as a node's delete and re-index leave
+   * them): one term of two postings, enumerated once, of which a query keeps the live one; both fetch that id.
+   */
+  @Test
+  void twoDocumentsWithOneIdAreOneTermOfTwoPostings() throws IOException {
+    try (Directory dir = new ByteBuffersDirectory()) {
+      byte[] tsid = {0x10, 0x20, 0x30, 0x40};
+      IndexWriterConfig config = new IndexWriterConfig()
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT).setMergePolicy(NoMergePolicy.INSTANCE);
+      try (IndexWriter w = new IndexWriter(dir, config)) {
+        w.addDocument(SyntheticIdTestSegment.document("a", tsid, 3000, 42, true));
+        w.addDocument(SyntheticIdTestSegment.document("b-old", tsid, 2000, 42, true));
+        w.addDocument(SyntheticIdTestSegment.document("c", tsid, 1000, 42, true));
+        w.addDocument(SyntheticIdTestSegment.document("b-new", tsid, 2000, 42, true));
+        w.deleteDocuments(new Term("key", "b-old"));
+      }
+      String b = SyntheticIdTestSegment.expectedId(tsid, 2000, 42);
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        assertEquals(1, reader.leaves().size());
+        LeafReader leaf = reader.leaves().get(0).reader();
+        assertEquals(4, leaf.maxDoc());
+        TermsEnum te = leaf.terms("_id").iterator();
+        List<String> enumerated = new ArrayList<>();
+        for (BytesRef t = te.next(); t != null; t = te.next()) {
+          enumerated.add(DocumentId.decode(t));
+          if (DocumentId.decode(t).equals(b)) {
+            assertEquals(2, te.docFreq());
+            PostingsEnum p = te.postings(null, PostingsEnum.NONE);
+            assertEquals(1, p.nextDoc());
+            assertEquals(2, p.nextDoc());
+            assertEquals(DocIdSetIterator.NO_MORE_DOCS, p.nextDoc());
+          }
+        }
+        assertEquals(List.of(SyntheticIdTestSegment.expectedId(tsid, 3000, 42), b,
+            SyntheticIdTestSegment.expectedId(tsid, 1000, 42)), enumerated);
+        assertTrue(te.seekExact(DocumentId.encode(b)));
+        assertEquals(2, te.docFreq());
+        IndexSearcher searcher = new IndexSearcher(reader);
+        assertEquals(Set.of("b-new"), keys(searcher, idQuery(b)));
+        assertEquals(b, EngineDocuments.id(reader.storedFields().document(1)));
+        assertEquals(b, EngineDocuments.id(reader.storedFields().document(2)));
+      }
+    }
+  }
+
+  @Test
+  void aRoutingHashThatIsNotFourBytesFailsNamingTheDocument() throws IOException {
+    try (Directory dir = new ByteBuffersDirectory()) {
+      IndexWriterConfig config = new IndexWriterConfig()
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
+      try (IndexWriter w = new IndexWriter(dir, config)) {
+        Document d = SyntheticIdTestSegment.document("a", new byte[] {1, 2}, 5, 7, false);
+        d.removeField("_ts_routing_hash");
+        d.add(new org.apache.lucene.document.SortedDocValuesField("_ts_routing_hash", DocumentId.encode("abc")));
+        w.addDocument(d);
+      }
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        CorruptIndexException e = assertThrows(CorruptIndexException.class,
+            () -> reader.storedFields().document(0));
+        assertTrue(e.getMessage().contains("document 0 of segment") && e.getMessage().contains("'abc'"),
+            e.getMessage());
+      }
+    }
+  }
+
   @Test
   void aSegmentWithASeriesButNoTimestampFailsNamingIt() throws IOException {
     try (Directory dir = new ByteBuffersDirectory()) {
