@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
@@ -31,6 +32,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.CheckIndex;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
@@ -245,7 +249,7 @@ class TSDBSyntheticIdPostingsFormatTest {
       String id = Base64.getUrlEncoder().withoutPadding().encodeToString(changed);
       assertEquals(0, searcher.count(idQuery(id)), why + ": changed byte " + at + " of " + some);
     }
-    byte[] shortened = java.util.Arrays.copyOf(b, b.length - 1);
+    byte[] shortened = Arrays.copyOf(b, b.length - 1);
     assertEquals(0, searcher.count(idQuery(Base64.getUrlEncoder().withoutPadding().encodeToString(shortened))), why);
     for (String id : List.of("not an id!", "1234567890123456789", "0", "AAAA", "_-_-", some + "A", "Aa",
         some.substring(1))) {
@@ -308,7 +312,7 @@ class TSDBSyntheticIdPostingsFormatTest {
       before.length--;
       assertEquals(TermsEnum.SeekStatus.NOT_FOUND, seek.seekCeil(before), why);
       assertEquals(term, seek.term(), why);
-      byte[] after = java.util.Arrays.copyOf(term.bytes, term.length + 1);
+      byte[] after = Arrays.copyOf(term.bytes, term.length + 1);
       TermsEnum.SeekStatus status = seek.seekCeil(new BytesRef(after));
       if (i + 1 < sorted.size()) {
         assertEquals(TermsEnum.SeekStatus.NOT_FOUND, status, why);
@@ -436,7 +440,7 @@ class TSDBSyntheticIdPostingsFormatTest {
       try (IndexWriter w = new IndexWriter(dir, config)) {
         Document d = SyntheticIdTestSegment.document("a", new byte[] {1, 2}, 5, 7, false);
         d.removeField("_ts_routing_hash");
-        d.add(new org.apache.lucene.document.SortedDocValuesField("_ts_routing_hash", DocumentId.encode("abc")));
+        d.add(new SortedDocValuesField("_ts_routing_hash", DocumentId.encode("abc")));
         w.addDocument(d);
       }
       try (DirectoryReader reader = DirectoryReader.open(dir)) {
@@ -455,8 +459,8 @@ class TSDBSyntheticIdPostingsFormatTest {
           .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
       try (IndexWriter w = new IndexWriter(dir, config)) {
         Document d = new Document();
-        d.add(new org.apache.lucene.document.SortedDocValuesField("_tsid", new BytesRef("x")));
-        d.add(new org.apache.lucene.document.StringField("_id", "x", org.apache.lucene.document.Field.Store.NO));
+        d.add(new SortedDocValuesField("_tsid", new BytesRef("x")));
+        d.add(new StringField("_id", "x", Field.Store.NO));
         w.addDocument(d);
       }
       CorruptIndexException e = assertThrows(CorruptIndexException.class, () -> DirectoryReader.open(dir));
