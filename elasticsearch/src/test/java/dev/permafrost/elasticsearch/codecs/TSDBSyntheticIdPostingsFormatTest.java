@@ -53,6 +53,9 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -436,7 +439,8 @@ class TSDBSyntheticIdPostingsFormatTest {
   void aRoutingHashThatIsNotFourBytesFailsNamingTheDocument() throws IOException {
     try (Directory dir = new ByteBuffersDirectory()) {
       IndexWriterConfig config = new IndexWriterConfig()
-          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT);
       try (IndexWriter w = new IndexWriter(dir, config)) {
         Document d = SyntheticIdTestSegment.document("a", new byte[] {1, 2}, 5, 7, false);
         d.removeField("_ts_routing_hash");
@@ -453,11 +457,33 @@ class TSDBSyntheticIdPostingsFormatTest {
     }
   }
 
+  /** A segment not sorted as a time_series one is refused at opening: a binary search there would answer wrongly. */
+  @Test
+  void aSegmentNotSortedBySeriesAndTimeIsRefused() throws IOException {
+    for (Sort sort : new Sort[] {null, new Sort(new SortField("_tsid", SortField.Type.STRING)),
+        new Sort(new SortField("_tsid", SortField.Type.STRING),
+            new SortedNumericSortField("@timestamp", SortField.Type.LONG, false))}) {
+      try (Directory dir = new ByteBuffersDirectory()) {
+        IndexWriterConfig config = new IndexWriterConfig()
+            .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
+        if (sort != null) {
+          config.setIndexSort(sort);
+        }
+        try (IndexWriter w = new IndexWriter(dir, config)) {
+          w.addDocument(SyntheticIdTestSegment.document("a", new byte[] {1, 2}, 5, 7, false));
+        }
+        CorruptIndexException e = assertThrows(CorruptIndexException.class, () -> DirectoryReader.open(dir));
+        assertTrue(e.getMessage().contains("not by _tsid then @timestamp descending"), e.getMessage());
+      }
+    }
+  }
+
   @Test
   void aSegmentWithASeriesButNoTimestampFailsNamingIt() throws IOException {
     try (Directory dir = new ByteBuffersDirectory()) {
       IndexWriterConfig config = new IndexWriterConfig()
-          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT);
       try (IndexWriter w = new IndexWriter(dir, config)) {
         Document d = new Document();
         d.add(new SortedDocValuesField("_tsid", new BytesRef("x")));
