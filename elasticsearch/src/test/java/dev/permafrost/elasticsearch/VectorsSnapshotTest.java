@@ -15,6 +15,8 @@ import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.elasticsearch.dsl.DslException;
+import dev.permafrost.elasticsearch.dsl.SearchApi;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.VectorsFixture;
 import dev.permafrost.snapshot.FileEntry;
@@ -53,7 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * mounts; every document's vector, put back into its {@code _source} ({@link EngineDocuments#withVectors}), is the one
  * indexed; every query's total, ids and {@code _source} are the node's, with the vectors left out as the node leaves
  * them out by default and given back as the node gives them back with {@code "_source": {"exclude_vectors": false}}
- * (floats as it prints them); a damaged byte in the vectors' files is caught naming the file.
+ * (floats as it prints them), through the library and Elasticsearch's search API ({@code knn} a 400 that says why);
+ * a damaged byte in the vectors' files is caught naming the file.
  */
 class VectorsSnapshotTest {
   static final EngineFixture ENGINE = EngineFixture.ELASTICSEARCH_95;
@@ -155,6 +158,51 @@ class VectorsSnapshotTest {
       compared++;
     }
     assertEquals(VectorsFixture.QUERIES.size(), compared);
+  }
+
+  /**
+   * Elasticsearch's search API asked the node's own requests: the same total, ids and {@code _source}s, with the
+   * vectors left out by default and put back with {@code "_source": {"exclude_vectors": false}}; the node's
+   * {@code knn} search and a {@code knn} query are a 400 that says why.
+   */
+  @Test
+  void theSearchApiAnswersTheNodesRequestsAsTheNodeDid() throws Exception {
+    SearchApi api = new SearchApi(catalog, () -> Map.of("vectors", new SearchApi.Index("vectors", List.of("vectors.0"),
+        mapping)));
+    int compared = 0;
+    for (Map.Entry<String, JsonNode> q : answers.path("searches").properties()) {
+      for (String mode : List.of("default", "with-vectors")) {
+        JsonNode recorded = q.getValue().path(mode);
+        JsonNode ours = JSON.readTree(api.search("vectors", recorded.path("request"), Map.of()).toString());
+        JsonNode expected = expected(recorded);
+        assertEquals(expected.path("total").asLong(), ours.at("/hits/total/value").asLong(), q.getKey() + " " + mode);
+        List<String> ids = new ArrayList<>();
+        List<JsonNode> sources = new ArrayList<>();
+        for (JsonNode hit : ours.at("/hits/hits")) {
+          ids.add(hit.get("_id").asText());
+          sources.add(hit.get("_source"));
+        }
+        List<String> expectedIds = new ArrayList<>();
+        expected.path("ids").forEach(id -> expectedIds.add(id.asText()));
+        List<JsonNode> expectedSources = new ArrayList<>();
+        expected.path("sources").forEach(expectedSources::add);
+        assertEquals(expectedIds, ids, q.getKey() + " " + mode);
+        assertEquals(expectedSources, sources, q.getKey() + " " + mode);
+        compared++;
+      }
+    }
+    assertEquals(2 * VectorsFixture.QUERIES.size(), compared);
+    JsonNode knn = answers.path("knn").path("request");
+    assertTrue(answers.at("/knn/response/hits/hits").size() == 10, "the node answered the knn search");
+    DslException search = assertThrows(DslException.class, () -> api.search("vectors", knn, Map.of()));
+    assertEquals(400, search.status());
+    assertTrue(search.getMessage().contains("[knn]") && search.getMessage().contains("dense_vector"),
+        search.getMessage());
+    ObjectNode query = JSON.createObjectNode();
+    query.set("query", JSON.createObjectNode().set("knn", knn.get("knn")));
+    DslException inQuery = assertThrows(DslException.class, () -> api.search("vectors", query, Map.of()));
+    assertEquals(400, inQuery.status());
+    assertTrue(inQuery.getMessage().contains("[knn]"), inQuery.getMessage());
   }
 
   /** The node's total, ids and sources in a response it recorded. */
