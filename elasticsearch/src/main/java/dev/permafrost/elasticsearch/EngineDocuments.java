@@ -301,7 +301,7 @@ public final class EngineDocuments {
   /**
    * {@code source} (a hit's {@code _source}, stored or rebuilt) with the vectors of its indexed {@code dense_vector}
    * fields it lacks, as Elasticsearch 9.1+ gives them back from an index that keeps them out of the stored source
-   * ({@code "_source": {"exclude_vectors": false}}; {@link SourceVectors}).
+   * ({@code "_source": {"exclude_vectors": false}}; {@code SourceVectors}).
    *
    * @param reader the index's reader
    * @param doc the document, by its id in {@code reader}

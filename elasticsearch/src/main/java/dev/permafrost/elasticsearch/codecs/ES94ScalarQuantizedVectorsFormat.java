@@ -6,7 +6,7 @@ package dev.permafrost.elasticsearch.codecs;
 /**
  * Elasticsearch 9.5's vectors of {@code dense_vector} fields indexed {@code int8_flat} or {@code int4_flat}:
  * scalar-quantized vectors over the raw ones, no graph, read by Lucene's {@code Lucene104ScalarQuantizedVectorsFormat}
- * ({@link ES94VectorsFormat}). Registered by Lucene's SPI.
+ * ({@code ES94VectorsFormat}). Registered by Lucene's SPI.
  */
 public final class ES94ScalarQuantizedVectorsFormat extends ES94VectorsFormat {
   /** Called by Lucene's SPI. */
