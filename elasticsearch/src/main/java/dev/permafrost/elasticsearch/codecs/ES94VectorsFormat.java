@@ -26,8 +26,7 @@ import org.apache.lucene.util.Version;
  * {@code Lucene104*} vectors, and there a segment that names this format fails saying so (no such segment opens there
  * anyway: it was written by Lucene 10.4 or later).
  */
-abstract sealed class ES94VectorsFormat extends KnnVectorsFormat
-    permits ES94HnswScalarQuantizedVectorsFormat, ES94ScalarQuantizedVectorsFormat {
+abstract class ES94VectorsFormat extends KnnVectorsFormat {
   /** The most dimensions Elasticsearch lets a {@code dense_vector} have. */
   static final int MAX_DIMENSIONS = 4096;
 
