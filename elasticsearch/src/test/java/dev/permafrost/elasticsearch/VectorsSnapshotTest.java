@@ -161,6 +161,47 @@ class VectorsSnapshotTest {
   }
 
   /**
+   * The node's other scalar-quantized options ({@code int8_flat}, {@code int4_hnsw}, {@code int4_flat}, in another
+   * index of their own snapshot): the index mounts, each field names the format the node wrote, and every document's
+   * vectors come back as the node gives them back.
+   */
+  @Test
+  void otherIndexOptionsAreReadAsTheNodeGivesThemBack() throws Exception {
+    JsonNode recorded = answers.path(VectorsFixture.OPTIONS_INDEX);
+    assertTrue(recorded.path("response").has("hits"), "the node answered: " + recorded);
+    IndexMapping options = repository.indexMetadata(VectorsFixture.OPTIONS_SNAPSHOT, VectorsFixture.OPTIONS_INDEX)
+        .mapping();
+    repository.mount(catalog, "options", VectorsFixture.OPTIONS_SNAPSHOT, VectorsFixture.OPTIONS_INDEX);
+    Map<String, String> formats = new java.util.TreeMap<>();
+    List<JsonNode> sources = new ArrayList<>();
+    try (Lease lease = catalog.acquire("options.0")) {
+      for (LeafReaderContext leaf : lease.reader().leaves()) {
+        for (String field : VectorsFixture.OPTIONS.keySet()) {
+          formats.put(field, leaf.reader().getFieldInfos().fieldInfo(field)
+              .getAttribute(PerFieldKnnVectorsFormat.PER_FIELD_FORMAT_KEY));
+        }
+      }
+      MappedQueryParser parser = new MappedQueryParser(options);
+      SearchResponse response = catalog.search(SearchRequest.builder(new org.apache.lucene.search.MatchAllDocsQuery())
+          .indices("options.*").size(200).sort(new Sort(parser.sortField("seq", false))).exactTotalHits(true)
+          .fields(EngineDocuments.ID, EngineDocuments.SOURCE).build());
+      for (SearchResponse.Hit hit : response.hits()) {
+        ObjectNode source = (ObjectNode) JSON.readTree(EngineDocuments.source(hit.document()));
+        sources.add(JSON.readTree(EngineDocuments.withVectors(source, lease.reader(), hit.doc(), options).toString()));
+      }
+    } finally {
+      catalog.unmount("options.0");
+    }
+    System.out.println("vectors-options formats: " + formats);
+    assertEquals(Map.of("flat8", "ES94ScalarQuantizedVectorsFormat", "flat4", "ES94ScalarQuantizedVectorsFormat",
+        "hnsw4", "ES94HnswScalarQuantizedVectorsFormat"), formats);
+    List<JsonNode> expected = new ArrayList<>();
+    recorded.at("/response/hits/hits").forEach(hit -> expected.add(hit.get("_source")));
+    assertEquals(200, expected.size());
+    assertEquals(expected, sources);
+  }
+
+  /**
    * Elasticsearch's search API asked the node's own requests: the same total, ids and {@code _source}s, with the
    * vectors left out by default and put back with {@code "_source": {"exclude_vectors": false}}; the node's
    * {@code knn} search and a {@code knn} query are a 400 that says why.
