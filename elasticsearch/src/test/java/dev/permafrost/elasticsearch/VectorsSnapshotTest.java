@@ -56,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  * indexed; every query's total, ids and {@code _source} are the node's, with the vectors left out as the node leaves
  * them out by default and given back as the node gives them back with {@code "_source": {"exclude_vectors": false}}
  * (floats as it prints them), through the library and Elasticsearch's search API ({@code knn} a 400 that says why);
- * a damaged byte in the vectors' files is caught naming the file.
+ * the other scalar-quantized options ({@code int4_hnsw}, and {@code int8_flat} and {@code int4_flat} in
+ * {@code ES94ScalarQuantizedVectorsFormat}) read too; a damaged byte in the vectors' files is caught naming the file.
  */
 class VectorsSnapshotTest {
   static final EngineFixture ENGINE = EngineFixture.ELASTICSEARCH_95;
