@@ -20,6 +20,7 @@ import dev.permafrost.elasticsearch.dsl.SearchApi;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.VectorsFixture;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.store.SharedRegionCache;
 import java.nio.file.Files;
@@ -200,6 +201,22 @@ class VectorsSnapshotTest {
     recorded.at("/response/hits/hits").forEach(hit -> expected.add(hit.get("_source")));
     assertEquals(200, expected.size());
     assertEquals(expected, sources);
+  }
+
+  /**
+   * A 384-dimension {@code dense_vector} with the default options (BBQ: {@code ES93HnswBinaryQuantizedVectorsFormat},
+   * a format of Elasticsearch's own) is refused at mount, naming the index and the format; nothing of it stays mounted.
+   */
+  @Test
+  void aBbqIndexIsRefusedAtMountNamingItsFormat() throws Exception {
+    Exception e = assertThrows(SnapshotException.UnsupportedFormat.class,
+        () -> repository.mount(catalog, "bbq", VectorsFixture.OPTIONS_SNAPSHOT, VectorsFixture.BBQ_INDEX));
+    System.out.println("vectors-bbq: " + e.getMessage());
+    assertTrue(e.getMessage().contains("index '" + VectorsFixture.BBQ_INDEX + "'")
+        // what 9.5.3 writes for it (found on its bytes)
+        && e.getMessage().contains("KnnVectorsFormat with name 'ES93HnswBinaryQuantizedVectorsFormat'"),
+        e.getMessage());
+    assertTrue(catalog.list("bbq*").isEmpty(), "nothing of a refused index is mounted");
   }
 
   /**
