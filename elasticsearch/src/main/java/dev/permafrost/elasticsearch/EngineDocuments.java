@@ -298,6 +298,24 @@ public final class EngineDocuments {
     }
   }
 
+  /**
+   * {@code source} (a hit's {@code _source}, stored or rebuilt) with the vectors of its indexed {@code dense_vector}
+   * fields it lacks, as Elasticsearch 9.1+ gives them back from an index that keeps them out of the stored source
+   * ({@code "_source": {"exclude_vectors": false}}; {@code SourceVectors}).
+   *
+   * @param reader the index's reader
+   * @param doc the document, by its id in {@code reader}
+   */
+  public static ObjectNode withVectors(ObjectNode source, IndexReader reader, int doc, IndexMapping mapping)
+      throws IOException {
+    if (!mapping.indexedVectorFields().isEmpty()) {
+      var leaves = reader.leaves();
+      var context = leaves.get(ReaderUtil.subIndex(doc, leaves));
+      SourceVectors.put(source, context.reader(), doc - context.docBase, mapping);
+    }
+    return source;
+  }
+
   /** The query for the document with id {@code id}, as the engine indexes it. */
   public static Query idQuery(String id) {
     return new TermQuery(new Term(ID, DocumentId.encode(id)));

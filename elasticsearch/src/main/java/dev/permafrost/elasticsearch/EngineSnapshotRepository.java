@@ -67,9 +67,11 @@ import org.apache.lucene.util.Version;
  * <p>Elasticsearch's own codecs and formats (its zstd {@code best_compression} codecs, {@code ES812Postings},
  * {@code ES87BloomFilter} for {@code _id}, the {@code ES819TSDB}, {@code ES8193TSDB} and {@code ES95TSDB} doc values
  * of its logsdb and time_series indices from 8.19 and 9.1, at every version to 9.5's) are read by
- * {@link dev.permafrost.elasticsearch.codecs}. Its indexed {@code dense_vector} fields are written in formats this
- * reader does not read, and OpenSearch's custom codecs ({@code index.codec: zstd}, {@code zstd_no_dict},
- * {@code qat_*}) in chunk layouts this reader does not read: mounting a
+ * {@link dev.permafrost.elasticsearch.codecs}, and so are 9.4 and 9.5's scalar-quantized vectors of indexed
+ * {@code dense_vector} fields ({@code ES94*ScalarQuantizedVectorsFormat}, Lucene's layouts). The indexed
+ * {@code dense_vector} fields of indices created before 9.4 are written in formats this reader does not read, and
+ * OpenSearch's custom codecs ({@code index.codec: zstd}, {@code zstd_no_dict}, {@code qat_*}) in chunk layouts
+ * this reader does not read: mounting a
  * shard of such an index fails naming the index, the shard's blob and the fields, formats or codec. So does a shard
  * one of whose files is of a version of a format this build does not read: the mount opens the shard once
  * ({@link #checkReadable}), so that it fails there and never at a search.
@@ -530,10 +532,12 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   /**
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
-   * Elasticsearch writes in formats of its own this reader does not read: indexed {@code dense_vector} fields
-   * (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an index whose
+   * Elasticsearch writes in formats of its own this reader does not read: indexed {@code dense_vector} fields of
+   * indices created before 9.4 (vectors in {@code ES813*} to {@code ES818*} and {@code ES93*} formats; 9.4 and
+   * 9.5's {@code ES94*ScalarQuantizedVectorsFormat} are read, {@link #vectorsMayBeRead}); and an index whose
    * {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT), whose stored
-   * fields this reader does not read (segments that name such a codec are refused by {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
+   * fields this reader does not read (segments that name such a codec are refused by {@link #unknownFormat}).
+   * Otherwise Lucene would fail on the first search, naming neither the field nor the index.
    *
    * @param where the index, its snapshot and the shard's blob, for the message
    */
@@ -544,13 +548,32 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException.UnsupportedFormat(where + " has index.codec '" + codec + "': "
           + custom.get().why(), null);
     }
-    if (!metadata.mapping().indexedVectorFields().isEmpty()) {
+    if (!metadata.mapping().indexedVectorFields().isEmpty()
+        && !vectorsMayBeRead(metadata.settings().get("index.version.created"))) {
       throw new SnapshotException.UnsupportedFormat(where + " has indexed dense_vector fields "
-          + metadata.mapping().indexedVectorFields() + ": Elasticsearch writes their vectors in its own formats"
-          + " (ES813Int8FlatVectorFormat, ES814HnswScalarQuantizedVectorsFormat, ES815/ES816/ES818 bit and BBQ"
-          + " formats; from 9.2 generic ones such as ES93HnswScalarQuantizedVectorsFormat and, from 9.5,"
-          + " ES94HnswScalarQuantizedVectorsFormat), whose layout is not"
-          + " published, so this reader cannot read them", null);
+          + metadata.mapping().indexedVectorFields() + " of an index created by Elasticsearch index version "
+          + metadata.settings().get("index.version.created") + ", before 9.4: Elasticsearch writes their vectors in"
+          + " its own formats (ES813Int8FlatVectorFormat, ES814HnswScalarQuantizedVectorsFormat, ES815/ES816/ES818"
+          + " bit and BBQ formats; from 9.2 generic ones such as ES93HnswScalarQuantizedVectorsFormat), whose layout"
+          + " is not published, so this reader cannot read them (it reads 9.4 and 9.5's"
+          + " ES94HnswScalarQuantizedVectorsFormat and ES94ScalarQuantizedVectorsFormat)", null);
+    }
+  }
+
+  /** Elasticsearch's index version of 9.4 (9_094_0_00), from which indexed vectors may be in formats read. */
+  static final int ES_9_4 = 9_094_0_00;
+
+  /**
+   * Whether an index created at {@code versionCreated} may hold indexed vectors in formats this reader reads: from 9.4
+   * ({@code int8_hnsw}, {@code int4_hnsw} and their flat kinds in {@code ES94*ScalarQuantizedVectorsFormat}, Lucene's
+   * layouts, {@code codecs.ES94VectorsFormat}). Other options' formats (BBQ, bit, bfloat16 elements) are refused
+   * when a segment that names them opens at mount, by their names. An unknown version is refused.
+   */
+  static boolean vectorsMayBeRead(String versionCreated) {
+    try {
+      return Integer.parseInt(String.valueOf(versionCreated)) >= ES_9_4;
+    } catch (NumberFormatException e) {
+      return false;
     }
   }
 

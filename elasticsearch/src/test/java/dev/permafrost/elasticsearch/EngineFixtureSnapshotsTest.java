@@ -64,7 +64,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code best_compression} and one force-merged to a single segment) and asks every query the node answered: the
  * total hits, the top ten ids, sorted on {@code seq}, and those hits' {@code _source} must be the node's.
  * Elasticsearch's own formats are read (its codecs' zstd stored fields, {@code ES812Postings},
- * {@code ES87BloomFilter}); its logsdb and vector indices are refused at mount by name.
+ * {@code ES87BloomFilter}); its vector indices before 9.4 are refused at mount by name.
  */
 class EngineFixtureSnapshotsTest {
   @TempDir static Path tmp;
@@ -143,10 +143,14 @@ class EngineFixtureSnapshotsTest {
 
   /**
    * Whether this reader reads an index of the engine's fixture: not the ones the fixture lists as unreadable (indexed
-   * vectors); Elasticsearch's logsdb and time_series ones (in {@code ES819TSDB}, {@code ES8193TSDB} and, 9.5's
-   * time_series, {@code ES95TSDB}) are.
+   * vectors) but 9.5's vectors ({@code ES94HnswScalarQuantizedVectorsFormat}, read; {@code VectorsSnapshotTest} asks
+   * it the node's queries); Elasticsearch's logsdb and time_series ones (in {@code ES819TSDB}, {@code ES8193TSDB}
+   * and, 9.5's time_series, {@code ES95TSDB}) are.
    */
   static boolean reads(EngineFixture engine, JsonNode answers, String index) {
+    if (index.equals("vectors") && engine == EngineFixture.ELASTICSEARCH_95) {
+      return true;
+    }
     if (List.of("logs-db", "metrics-ts").contains(index) || tsdbIndices(answers).contains(index)) {
       return engine.name().startsWith("ELASTICSEARCH");
     }
@@ -317,7 +321,9 @@ class EngineFixtureSnapshotsTest {
         }
       }
     }
-    assertEquals(4 + 6 + tsdbShards, shards, engine + ": shards verified");
+    int vectorShards = m.answers().path("docs").path("snap-2").has("vectors") && reads(engine, m.answers(), "vectors")
+        ? 1 : 0;
+    assertEquals(4 + 6 + tsdbShards + vectorShards, shards, engine + ": shards verified");
     written.forEach((index, formats) -> System.out.printf("%s: %s writes %s%n", engine, index, formats));
     switch (engine) {
       case ELASTICSEARCH_95 -> {
@@ -394,9 +400,9 @@ class EngineFixtureSnapshotsTest {
   }
 
   /**
-   * Every engine's indexed vectors are refused at mount naming the format and the fields; 8.19's to 9.5's logsdb
-   * and time_series indices ({@code ES819TSDB}, {@code ES8193TSDB}, {@code ES95TSDB}) mount ({@code TsdbSnapshotsTest}
-   * searches them).
+   * The indexed vectors of every engine before 9.4 are refused at mount naming the format and the fields (9.5's
+   * mount); 8.19's to 9.5's logsdb and time_series indices ({@code ES819TSDB}, {@code ES8193TSDB}, {@code ES95TSDB})
+   * mount ({@code TsdbSnapshotsTest} searches them).
    */
   @ParameterizedTest
   @MethodSource("readableElasticsearch")
@@ -410,16 +416,28 @@ class EngineFixtureSnapshotsTest {
         catalog.unmount(engine + "-mounts-" + index + ".0");
       }
     }
-    SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
-        () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
-    assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
-        // the format the engine wrote for an int8_hnsw field of 4 dimensions
-        && vectors.getMessage().contains(switch (engine) {
-          case ELASTICSEARCH_95 -> "ES94HnswScalarQuantizedVectorsFormat";
-          case ELASTICSEARCH_93 -> "ES93HnswScalarQuantizedVectorsFormat";
-          default -> "ES814HnswScalarQuantizedVectorsFormat";
-        })
-        && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
+    if (engine == EngineFixture.ELASTICSEARCH_95) {
+      // 9.5's int8_hnsw vectors are read (ES94HnswScalarQuantizedVectorsFormat): the index mounts
+      m.repository().mount(catalog, engine + "-mounts-vectors", "snap-2", "vectors");
+      try (Lease lease = catalog.acquire(engine + "-mounts-vectors.0")) {
+        assertEquals(200, lease.reader().numDocs(), engine + " vectors");
+        for (LeafReaderContext leaf : lease.reader().leaves()) {
+          assertEquals(lease.reader().numDocs(), leaf.reader().getFloatVectorValues("embedding").size());
+        }
+      } finally {
+        catalog.unmount(engine + "-mounts-vectors.0");
+      }
+    } else {
+      SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,
+          () -> m.repository().mount(catalog, engine + "-vectors", "snap-2", "vectors"));
+      assertTrue(vectors.getMessage().contains("[embedding]") && vectors.getMessage().contains("dense_vector")
+          // the format the engine wrote for an int8_hnsw field of 4 dimensions
+          && vectors.getMessage().contains(switch (engine) {
+            case ELASTICSEARCH_93 -> "ES93HnswScalarQuantizedVectorsFormat";
+            default -> "ES814HnswScalarQuantizedVectorsFormat";
+          })
+          && vectors.getMessage().matches("(?s).*blob indices/[^ ]+/0/snap-[^ ]+\\.dat.*"), vectors.getMessage());
+    }
     assertTrue(catalog.list(engine + "-logsdb*", engine + "-metrics*", engine + "-vectors*", engine + "-mounts-*").isEmpty(),
         "nothing of a refused index is mounted");
   }

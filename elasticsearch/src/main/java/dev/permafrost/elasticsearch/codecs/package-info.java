@@ -36,10 +36,15 @@
  *       ({@code SyntheticIdTermsEnum} over {@code SeriesCursor} over {@code SyntheticIdSource}, the doc values opened
  *       on first use); {@link dev.permafrost.elasticsearch.codecs.ES94BloomFilterDocValuesFormat}, the bloom filter
  *       beside it, opened and checked, its bits not read.
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES94HnswScalarQuantizedVectorsFormat} and
+ *       {@link dev.permafrost.elasticsearch.codecs.ES94ScalarQuantizedVectorsFormat}: 9.4 and 9.5's scalar-quantized
+ *       vectors, Lucene's own layouts under the Elasticsearch name, read by Lucene's {@code Lucene104} formats
+ *       ({@code ES94VectorsFormat}) once the {@code .vfi} ({@code GenericFlatVectorsMeta}) says each field's raw
+ *       vectors are in Lucene's flat layout.
  * </ul>
  *
  * <p>No code here is taken from Elasticsearch's sources (layouts are read from descriptions, Lucene's code and the
- * bytes real nodes write); Elasticsearch's vector formats are not read and are refused by name when such an index
+ * bytes real nodes write); Elasticsearch's vector formats before 9.4 are not read and are refused by name when such an index
  * is mounted.
  */
 package dev.permafrost.elasticsearch.codecs;

@@ -25,6 +25,17 @@ import java.util.TreeSet;
  * (400) naming the clause and the parameter; what a field's mapping decides is {@link QueryTranslator}'s. Stateless.
  */
 final class QueryDslParser {
+  /**
+   * Why a {@code knn} search or query is refused (400): the vectors of Elasticsearch 9.4/9.5's {@code dense_vector}
+   * fields are read (and given back in {@code _source}), but a search over them is not the node's search yet:
+   * approximate, over quantized vectors with the node's own scorers and rescoring, its hits and scores would not be the
+   * node's.
+   */
+  static final String KNN_NOT_SUPPORTED = "[knn] search is not supported by Permafrost's query DSL: the vectors of"
+      + " dense_vector fields are read (Elasticsearch 9.4 and 9.5's formats) and given back in _source, but no"
+      + " k-nearest-neighbour search over them is wired (its hits and scores would not be the node's: it searches"
+      + " quantized vectors with its own scorers); search the other fields, or ask the engine";
+
   static final String SUPPORTED = "bool, term, terms, range, exists, prefix, wildcard, ids, match,"
       + " match_phrase, multi_match, query_string, simple_query_string, constant_score, dis_max, match_all, match_none";
 
@@ -93,6 +104,7 @@ final class QueryDslParser {
       case "multi_match" -> multiMatch(body);
       case "query_string" -> queryString(body);
       case "simple_query_string" -> simpleQueryString(body);
+      case "knn" -> throw DslException.parsing(KNN_NOT_SUPPORTED);
       default -> throw DslException.parsing("[" + name + "] query is not supported by Permafrost's query DSL"
           + " (supported: " + SUPPORTED + ")");
     };

@@ -93,6 +93,9 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
     checkParameters(parameters, "_search");
     ObjectNode request = object(body);
     for (String key : (Iterable<String>) request::fieldNames) {
+      if (key.equals("knn")) {
+        throw DslException.parsing(QueryDslParser.KNN_NOT_SUPPORTED);
+      }
       if (!BODY_KEYS.contains(key)) {
         throw DslException.parsing("Unknown key [" + key + "] in the search request: not supported by Permafrost's"
             + " Elasticsearch-compatible search");

@@ -313,6 +313,9 @@ final class SearchExecutor {
       String stored = document == null ? null : EngineDocuments.id(document);
       String id = stored != null ? stored : hit.index() + "#" + hit.doc(); // Permafrost's own snapshots keep no _id
       String source = readsSource ? source(document, rebuilt.get(hit)) : null;
+      if (source != null && body.source().vectors()) {
+        source = withVectors(source, hit, index);
+      }
       Map<String, List<JsonNode>> fields = Map.of();
       Map<String, List<String>> highlight = Map.of();
       if (shaping != HitShaping.NONE) {
@@ -347,6 +350,17 @@ final class SearchExecutor {
       LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(hit.doc(), leaves));
       return HitFields.of(spec, new HitFields.Hit(index.name(), id, index.mapping(), source, leaf.reader(),
           hit.doc() - leaf.docBase));
+    }
+  }
+
+  /** The source with the vectors the node kept out of it put back ({@code "exclude_vectors": false}). */
+  private String withVectors(String source, SearchResponse.Hit hit, IndexShards index) throws IOException {
+    ObjectNode parsed = sourceObject(source, hit);
+    if (parsed == null) {
+      return source;
+    }
+    try (Lease lease = catalog.acquire(hit.index())) {
+      return EngineDocuments.withVectors(parsed, lease.reader(), hit.doc(), index.mapping()).toString();
     }
   }
 

@@ -14,8 +14,9 @@ import java.util.regex.Pattern;
 
 /**
  * A search's {@code _source} option: the whole source ({@code true}, the default), none ({@code false}), or the fields
- * whose dotted paths match {@code includes} (an object matched brings its whole content) and not {@code excludes}.
- * Immutable.
+ * whose dotted paths match {@code includes} (an object matched brings its whole content) and not {@code excludes};
+ * with {@code "exclude_vectors": false}, with the vectors of indexed {@code dense_vector} fields put back where the node
+ * kept them out of the stored source ({@link #vectors}). Immutable.
  *
  * <p>The engines filter in one of two ways, as a node does (checked on Elasticsearch 9.3.3):
  * <ul>
@@ -33,13 +34,20 @@ import java.util.regex.Pattern;
 final class SourceFilter {
   static final SourceFilter ALL = new SourceFilter(true, List.of(), List.of());
   private final boolean fetch;
+  /** {@code exclude_vectors: false}: the vectors a node keeps out of the stored source are put back. */
+  private final boolean vectors;
   private final List<Pattern> includes;
   private final List<Pattern> excludes;
   /** Whether it filters as a map (an exclude has a wildcard), keeping what it empties where included. */
   private final boolean asMap;
 
   private SourceFilter(boolean fetch, List<String> includes, List<String> excludes) {
+    this(fetch, includes, excludes, false);
+  }
+
+  private SourceFilter(boolean fetch, List<String> includes, List<String> excludes, boolean vectors) {
     this.fetch = fetch;
+    this.vectors = vectors;
     this.asMap = excludes.stream().anyMatch(p -> p.indexOf('*') >= 0);
     this.includes = includes.stream().map(p -> glob(p, asMap)).toList();
     this.excludes = excludes.stream().map(p -> glob(p, asMap)).toList();
@@ -86,15 +94,22 @@ final class SourceFilter {
     if (option.isObject()) {
       List<String> includes = List.of();
       List<String> excludes = List.of();
+      boolean vectors = false;
       for (Map.Entry<String, JsonNode> e : option.properties()) {
         switch (e.getKey()) {
           case "includes", "include" -> includes = patterns(e.getValue(), "_source." + e.getKey());
           case "excludes", "exclude" -> excludes = patterns(e.getValue(), "_source." + e.getKey());
-          default -> throw DslException.parsing("[_source] does not support [" + e.getKey() + "]: give [includes] and"
-              + " [excludes]");
+          case "exclude_vectors" -> {
+            if (!e.getValue().isBoolean()) {
+              throw DslException.parsing("[_source] [exclude_vectors] must be true or false, got " + e.getValue());
+            }
+            vectors = !e.getValue().booleanValue();
+          }
+          default -> throw DslException.parsing("[_source] does not support [" + e.getKey() + "]: give [includes],"
+              + " [excludes] and [exclude_vectors]");
         }
       }
-      return new SourceFilter(true, includes, excludes);
+      return new SourceFilter(true, includes, excludes, vectors);
     }
     throw DslException.parsing("[_source] must be a boolean, a field pattern, a list of them or an object of"
         + " [includes] and [excludes], got " + option);
@@ -130,6 +145,14 @@ final class SourceFilter {
       throw DslException.parsing("[" + where + "] must be a pattern or a list of them, got " + node);
     }
     return patterns;
+  }
+
+  /**
+   * Whether the vectors of indexed {@code dense_vector} fields that the node keeps out of the stored source are put
+   * back ({@code "exclude_vectors": false}; by default they are left out, as Elasticsearch 9.1+ leaves them out).
+   */
+  boolean vectors() {
+    return vectors;
   }
 
   /** Whether any source is returned. */

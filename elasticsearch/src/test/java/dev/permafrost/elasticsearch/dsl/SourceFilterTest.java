@@ -4,9 +4,12 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -78,5 +81,26 @@ class SourceFilterTest {
     ObjectNode source = (ObjectNode) JSON.readTree(doc == 1 ? DOC : DOC2);
     SourceFilter filter = SourceFilter.parse(JSON.readTree(option.replace('\'', '"')));
     assertEquals(JSON.readTree(expected.replace('\'', '"')), filter.apply(source), option);
+  }
+
+  /**
+   * {@code exclude_vectors}: false asks for the vectors a node keeps out of the stored source (put back by the
+   * executor), true or absent leaves them out; it filters nothing else, and is a boolean or a 400.
+   */
+  @Test
+  void excludeVectorsIsABooleanThatFiltersNothingElse() throws Exception {
+    ObjectNode source = (ObjectNode) JSON.readTree(DOC);
+    SourceFilter with = SourceFilter.parse(JSON.readTree("{\"exclude_vectors\": false}"));
+    assertTrue(with.vectors() && with.fetches());
+    assertEquals(source, with.apply(source));
+    assertTrue(!SourceFilter.parse(JSON.readTree("{\"exclude_vectors\": true}")).vectors());
+    assertTrue(!SourceFilter.parse(JSON.readTree("{\"includes\": [\"a\"]}")).vectors());
+    assertTrue(!SourceFilter.parse(JSON.readTree("true")).vectors());
+    SourceFilter both = SourceFilter.parse(JSON.readTree("{\"includes\": [\"seq\"], \"exclude_vectors\": false}"));
+    assertTrue(both.vectors());
+    DslException e = assertThrows(DslException.class,
+        () -> SourceFilter.parse(JSON.readTree("{\"exclude_vectors\": \"no\"}")));
+    assertEquals(400, e.status());
+    assertTrue(e.getMessage().contains("exclude_vectors"), e.getMessage());
   }
 }
