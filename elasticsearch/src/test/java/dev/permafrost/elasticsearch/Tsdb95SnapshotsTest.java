@@ -70,7 +70,7 @@ class Tsdb95SnapshotsTest {
   static final Map<String, SearchApi> APIS = new TreeMap<>();
 
   @BeforeAll
-  static void mount() throws Exception {
+  static void readAnswers() throws Exception {
     // a Lucene older than 9.5.3's (the floor, 10.3) cannot open what it wrote: refusing that is a test of its own
     Assumptions.assumeTrue(Version.LATEST.onOrAfter(Version.parse(EngineFixture.ELASTICSEARCH_95.luceneVersion())),
         "the Lucene on the class path, " + Version.LATEST + ", reads Elasticsearch 9.5.3's segments");
@@ -79,22 +79,36 @@ class Tsdb95SnapshotsTest {
     assertTrue(answers.path("indices").size() == Tsdb95Fixture.INDICES.size(), "the 9.5.3 node wrote "
         + Tsdb95Fixture.INDICES);
     repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"), false));
-    // large: every file stays; tiny: 32 regions of 32 KiB, so that a search's reads evict each other's
-    CACHES.put("large", SharedRegionCache.builder().path(tmp.resolve("large")).size(256 << 20).regionSize(1 << 20)
-        .build());
-    CACHES.put("tiny", SharedRegionCache.builder().path(tmp.resolve("tiny")).size(1 << 20).regionSize(32 << 10)
-        .build());
-    for (var cache : CACHES.entrySet()) {
-      Catalog catalog = Catalog.builder(cache.getValue()).build();
-      CATALOGS.put(cache.getKey(), catalog);
+  }
+
+  /**
+   * The catalog of {@code cache} with the indices mounted as {@code <cache>-<index>}, mounted at first use: large, a
+   * cache that holds every file; tiny, 32 regions of 32 KiB (1 MiB), so that a search's reads evict each other's.
+   */
+  static synchronized Catalog catalog(String cache) throws IOException {
+    Catalog catalog = CATALOGS.get(cache);
+    if (catalog == null) {
+      SharedRegionCache regions = cache.equals("large")
+          ? SharedRegionCache.builder().path(tmp.resolve(cache)).size(256 << 20).regionSize(1 << 20).build()
+          : SharedRegionCache.builder().path(tmp.resolve(cache)).size(1 << 20).regionSize(32 << 10).build();
+      catalog = Catalog.builder(regions).build();
       Map<String, SearchApi.Index> indices = new LinkedHashMap<>();
-      for (String index : Tsdb95Fixture.INDICES) {
-        String name = cache.getKey() + "-" + index;
-        repository.mount(catalog, name, Tsdb95Fixture.SNAPSHOT, index);
-        indices.put(index, new SearchApi.Index(index, List.of(name + ".0"), mapping(index)));
+      try {
+        for (String index : Tsdb95Fixture.INDICES) {
+          String name = cache + "-" + index;
+          repository.mount(catalog, name, Tsdb95Fixture.SNAPSHOT, index);
+          indices.put(index, new SearchApi.Index(index, List.of(name + ".0"), mapping(index)));
+        }
+      } catch (IOException | RuntimeException e) {
+        catalog.close();
+        regions.close();
+        throw e;
       }
-      APIS.put(cache.getKey(), new SearchApi(catalog, () -> indices));
+      CACHES.put(cache, regions);
+      CATALOGS.put(cache, catalog);
+      APIS.put(cache, new SearchApi(catalog, () -> indices));
     }
+    return catalog;
   }
 
   @AfterAll
@@ -126,7 +140,7 @@ class Tsdb95SnapshotsTest {
       assertEquals(Tsdb95Fixture.SERIES * Tsdb95Fixture.POINTS, node.path("count").asInt(), index);
       int segments = Tsdb95Fixture.merged(index) ? 1 : Tsdb95Fixture.PARTS;
       assertEquals(segments, node.path("segments").size(), index);
-      try (Lease lease = CATALOGS.get("large").acquire("large-" + index + ".0")) {
+      try (Lease lease = catalog("large").acquire("large-" + index + ".0")) {
         assertEquals(segments, lease.reader().leaves().size(), index);
         for (LeafReaderContext leaf : lease.reader().leaves()) {
           for (String field : List.of("gauge_long", "gauge_double", "gauge_wild", "counter_long", "counter_double",
@@ -149,6 +163,7 @@ class Tsdb95SnapshotsTest {
   @ParameterizedTest
   @ValueSource(strings = {"large", "tiny"})
   void everyRequestAnswersAsTheNodeDid(String cache) throws Exception {
+    catalog(cache);
     SearchApi api = APIS.get(cache);
     List<String> differences = new ArrayList<>();
     int compared = 0;
@@ -250,7 +265,7 @@ class Tsdb95SnapshotsTest {
     for (String index : Tsdb95Fixture.INDICES) {
       IndexMapping mapping = mapping(index);
       TreeSet<Integer> seen = new TreeSet<>();
-      try (Lease lease = CATALOGS.get(cache).acquire(cache + "-" + index + ".0")) {
+      try (Lease lease = catalog(cache).acquire(cache + "-" + index + ".0")) {
         for (LeafReaderContext context : lease.reader().leaves()) {
           LeafReader leaf = context.reader();
           var live = leaf.getLiveDocs();
@@ -285,6 +300,116 @@ class Tsdb95SnapshotsTest {
       assertEquals(Tsdb95Fixture.SERIES * Tsdb95Fixture.POINTS, seen.size(), "every document once: " + index);
     }
     assertTrue(checked > 2 * 3600 * 14, "values checked: " + checked);
+    SharedRegionCache regions = CACHES.get(cache);
+    // 1 MiB for 0.8 MB of files a segment: regions were evicted, or read directly where none could be
+    assertTrue(cache.equals("large") || regions.stats().evictions() + regions.stats().total().directReads() > 0,
+        "the tiny cache held it all: " + regions.stats());
+  }
+
+  /**
+   * The {@code _source} the node gives back for a generated document, by the rules its answers show (checked by
+   * {@link #theNodesSourcesAreTheGeneratorsDocumentsInItsForm}): {@code @timestamp} with milliseconds; a keyword
+   * array's values distinct and sorted, a number array's sorted with their repeats; an array of one value as that
+   * value.
+   */
+  static JsonNode nodeForm(int series, int point) throws IOException {
+    var source = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(Tsdb95Fixture.document(series, point));
+    source.put("@timestamp", java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+        .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.ofEpochMilli(Tsdb95Fixture.timestamp(point))));
+    for (String field : list(source.fieldNames())) {
+      JsonNode value = source.get(field);
+      if (!value.isArray()) {
+        continue;
+      }
+      List<JsonNode> values = new ArrayList<>();
+      value.forEach(values::add);
+      if (values.get(0).isTextual()) {
+        TreeSet<String> distinct = new TreeSet<>();
+        values.forEach(v -> distinct.add(v.asText()));
+        values = distinct.stream().map(t -> (JsonNode) JSON.getNodeFactory().textNode(t)).toList();
+      } else {
+        values = values.stream().sorted((a, b) -> a.decimalValue().compareTo(b.decimalValue())).toList();
+      }
+      source.set(field, values.size() == 1 ? values.get(0) : JSON.getNodeFactory().arrayNode().addAll(values));
+    }
+    return source;
+  }
+
+  private static <T> List<T> list(java.util.Iterator<T> it) {
+    List<T> all = new ArrayList<>();
+    it.forEachRemaining(all::add);
+    return all;
+  }
+
+  /** The series and point of a source the node gave back, from its {@code host}, {@code zone} and timestamp. */
+  private static int[] seriesAndPoint(JsonNode source) {
+    int series = Tsdb95Fixture.series(source.path("host").asText(), source.path("zone").asLong());
+    long millis = java.time.Instant.parse(source.path("@timestamp").asText()).toEpochMilli();
+    int point = Math.toIntExact((millis - Tsdb95Fixture.timestamp(0)) / 30_000);
+    assertTrue(series >= 0 && point >= 0 && point < Tsdb95Fixture.POINTS, source.toString());
+    return new int[] {series, point};
+  }
+
+  /**
+   * Every hit's {@code _source} the node answered with is the generator's document of its series and point, in the
+   * node's form ({@link #nodeForm}): the generator is what the node holds, and the form is the node's. Needs no
+   * reader: it holds the fixture to the node.
+   */
+  @Test
+  void theNodesSourcesAreTheGeneratorsDocumentsInItsForm() throws Exception {
+    List<String> differences = new ArrayList<>();
+    int checked = 0;
+    for (String index : Tsdb95Fixture.INDICES) {
+      for (JsonNode request : answers.path("indices").path(index).path("requests")) {
+        for (JsonNode hit : request.path("response").path("hits")) {
+          JsonNode source = hit.path("_source");
+          int[] sp = seriesAndPoint(source);
+          diff(index + " " + request.path("name").asText() + " " + hit.path("_id").asText(), source,
+              nodeForm(sp[0], sp[1]), differences);
+          checked++;
+        }
+      }
+    }
+    assertEquals(List.of(), differences.subList(0, Math.min(30, differences.size())), differences.size()
+        + " differences");
+    assertTrue(checked > 2 * 1000, "sources checked: " + checked);
+  }
+
+  /**
+   * Every live document's {@code _source} rebuilt from its doc values is its generated document in the node's form
+   * (every value of every field back, nothing left out).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"large", "tiny"})
+  void everyDocumentsRebuiltSourceIsTheNodes(String cache) throws Exception {
+    List<String> differences = new ArrayList<>();
+    int checked = 0;
+    for (String index : Tsdb95Fixture.INDICES) {
+      IndexMapping mapping = mapping(index);
+      try (Lease lease = catalog(cache).acquire(cache + "-" + index + ".0")) {
+        for (LeafReaderContext context : lease.reader().leaves()) {
+          var live = context.reader().getLiveDocs();
+          for (int doc = 0; doc < context.reader().maxDoc(); doc++) {
+            if (live != null && !live.get(doc)) {
+              continue;
+            }
+            EngineDocuments.RebuiltSource rebuilt = EngineDocuments.sourceFromDocValues(lease.reader(),
+                context.docBase + doc, mapping);
+            String what = cache + " " + index + " doc " + (context.docBase + doc);
+            if (!rebuilt.leftOut().isEmpty()) {
+              differences.add(what + ": left out " + rebuilt.leftOut());
+            }
+            JsonNode source = JSON.readTree(rebuilt.json());
+            int[] sp = seriesAndPoint(source);
+            diff(what, nodeForm(sp[0], sp[1]), source, differences);
+            checked++;
+          }
+        }
+      }
+    }
+    assertEquals(List.of(), differences.subList(0, Math.min(30, differences.size())), differences.size()
+        + " differences");
+    assertEquals(Tsdb95Fixture.INDICES.size() * Tsdb95Fixture.SERIES * Tsdb95Fixture.POINTS, checked);
   }
 
   /** A field's values in a generated source, as doc values hold them: sorted; doubles as their sortable longs. */
@@ -414,7 +539,7 @@ class Tsdb95SnapshotsTest {
         Files.write(blob, bytes);
       }
       String name = "damaged-" + index;
-      Catalog catalog = CATALOGS.get("large");
+      Catalog catalog = catalog("large");
       damaged.mount(catalog, name, Tsdb95Fixture.SNAPSHOT, index);
       try (Lease lease = catalog.acquire(name + ".0")) {
         Exception e = assertThrows(Exception.class, () -> {
