@@ -83,14 +83,15 @@ class Tsdb95SnapshotsTest {
 
   /**
    * The catalog of {@code cache} with the indices mounted as {@code <cache>-<index>}, mounted at first use: large, a
-   * cache that holds every file; tiny, 32 regions of 32 KiB (1 MiB), so that a search's reads evict each other's.
+   * cache that holds every file; tiny, 8 regions of 32 KiB (256 KiB; the two indices' files are 0.8 MB, which 1 MiB
+   * held whole), so that a search's reads evict each other's.
    */
   static synchronized Catalog catalog(String cache) throws IOException {
     Catalog catalog = CATALOGS.get(cache);
     if (catalog == null) {
       SharedRegionCache regions = cache.equals("large")
           ? SharedRegionCache.builder().path(tmp.resolve(cache)).size(256 << 20).regionSize(1 << 20).build()
-          : SharedRegionCache.builder().path(tmp.resolve(cache)).size(1 << 20).regionSize(32 << 10).build();
+          : SharedRegionCache.builder().path(tmp.resolve(cache)).size(256 << 10).regionSize(32 << 10).build();
       catalog = Catalog.builder(regions).build();
       Map<String, SearchApi.Index> indices = new LinkedHashMap<>();
       try {
@@ -148,12 +149,14 @@ class Tsdb95SnapshotsTest {
       assertEquals(Tsdb95Fixture.SERIES * Tsdb95Fixture.POINTS - Tsdb95Fixture.liveDocuments(index), deleted,
           index + ": the soft deletes the segments keep");
       try (Lease lease = catalog("large").acquire("large-" + index + ".0")) {
-        assertEquals(segments, lease.reader().leaves().size(), index);
+        int withLiveDocs = 0;
+        for (JsonNode segment : node.path("segments")) {
+          withLiveDocs += segment.path("num_docs").asInt() > 0 ? 1 : 0;
+        }
+        // as the node's searcher: the tombstones' segment, all deleted, is no leaf of a soft-deletes reader
+        assertEquals(withLiveDocs, lease.reader().leaves().size(), index);
         assertEquals(Tsdb95Fixture.liveDocuments(index), lease.reader().numDocs(), index);
         for (LeafReaderContext leaf : lease.reader().leaves()) {
-          if (leaf.reader().numDocs() == 0) {
-            continue; // the tombstones' segment: no metrics
-          }
           for (String field : List.of("gauge_long", "gauge_double", "gauge_wild", "counter_long", "counter_double",
               "@timestamp")) {
             FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(field);
@@ -177,6 +180,7 @@ class Tsdb95SnapshotsTest {
     catalog(cache);
     SearchApi api = APIS.get(cache);
     List<String> differences = new ArrayList<>();
+    TreeSet<String> refused = new TreeSet<>();
     int compared = 0;
     for (String index : Tsdb95Fixture.INDICES) {
       for (JsonNode request : answers.path("indices").path(index).path("requests")) {
@@ -186,6 +190,10 @@ class Tsdb95SnapshotsTest {
         try {
           response = api.search(index, request.path("request"), Map.of());
         } catch (DslException e) {
+          if (status == 200 && e.status() == 400 && KNOWN_REFUSALS.stream().anyMatch(e.getMessage()::contains)) {
+            refused.add(request.path("name").asText() + ": " + e.getMessage());
+            continue;
+          }
           if (e.status() != status) {
             differences.add(what + ": refused with " + e.status() + " (" + e.getMessage() + "), the node answered "
                 + status + (status == 200 ? "" : ": " + request.path("error").asText()));
@@ -221,10 +229,29 @@ class Tsdb95SnapshotsTest {
         compared++;
       }
     }
+    // every difference, for whoever reads the report
+    Files.write(Path.of("target", "tsdb95-differences-" + cache + ".txt"), differences);
     assertEquals(List.of(), differences.subList(0, Math.min(30, differences.size())), differences.size()
         + " differences in " + compared + " requests");
     assertTrue(compared >= 2 * 150, "requests compared: " + compared);
+    // each known refusal is still a refusal (when the DSL learns it, the request is compared and the list shrinks)
+    for (String known : KNOWN_REFUSALS) {
+      assertTrue(refused.stream().anyMatch(r -> r.contains(known)), "no longer refused: " + known);
+    }
+    System.out.printf("Tsdb95SnapshotsTest %s: %d requests answered as the node did, %d refused by name: %s%n", cache,
+        compared, refused.size(), refused);
   }
+
+  /**
+   * What the Query DSL refuses by name (a 400, as its contract says of what it does not do) where the 9.5.3 node
+   * answers: term queries on {@code ip} and {@code boolean} fields, a {@code terms} aggregation on an {@code ip}
+   * field, a sort's {@code mode}. The requests that ask them ask nothing else, so that the rest is compared.
+   */
+  private static final List<String> KNOWN_REFUSALS = List.of(
+      "[term] query on field 'ip' is of type 'ip', which this parser does not query",
+      "[term] query on field 'canary' is of type 'boolean', which this parser does not query",
+      "Field [ip] of type [ip] is not supported for aggregation [by_ip] of type [terms]",
+      "[sort] option [mode] of [gauge_multi] is not supported");
 
   /** Adds to {@code out} where {@code actual} differs from {@code expected}, numbers compared by value. */
   private static void diff(String path, JsonNode expected, JsonNode actual, List<String> out) {
@@ -314,7 +341,7 @@ class Tsdb95SnapshotsTest {
     }
     assertTrue(checked > 2 * 3600 * 14, "values checked: " + checked);
     SharedRegionCache regions = CACHES.get(cache);
-    // 1 MiB for 0.8 MB of files a segment: regions were evicted, or read directly where none could be
+    // 256 KiB for 0.8 MB of files: regions were evicted, or read directly where none could be
     assertTrue(cache.equals("large") || regions.stats().evictions() + regions.stats().total().directReads() > 0,
         "the tiny cache held it all: " + regions.stats());
   }
