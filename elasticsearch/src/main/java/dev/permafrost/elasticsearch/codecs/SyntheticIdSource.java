@@ -5,6 +5,7 @@ package dev.permafrost.elasticsearch.codecs;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.lucene.codecs.DocValuesFormat;
 import org.apache.lucene.codecs.DocValuesProducer;
 import org.apache.lucene.index.CorruptIndexException;
@@ -19,6 +20,8 @@ import org.apache.lucene.index.SegmentReadState;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 
@@ -44,10 +47,13 @@ final class SyntheticIdSource implements Closeable {
   private DocValuesProducer producer;
   private int docsWithId = -1;
   private boolean closed;
+  /** Doc-values iterators taken: what bounds the blocks a lookup reads (a test counts them). */
+  private final LongAdder iterators = new LongAdder();
 
   /**
    * @param format the segment's doc-values format (its codec's)
-   * @throws CorruptIndexException if the segment has {@code _tsid} but not the other two, or one of another type
+   * @throws CorruptIndexException if the segment has {@code _tsid} but not the other two, or one of another type, or
+   *     is not sorted by {@code _tsid} then {@code @timestamp} descending
    */
   SyntheticIdSource(Directory directory, SegmentInfo segment, FieldInfos fieldInfos, DocValuesFormat format)
       throws CorruptIndexException {
@@ -58,6 +64,24 @@ final class SyntheticIdSource implements Closeable {
     this.tsid = field(TSID, DocValuesType.SORTED, false);
     this.timestamp = tsid == null ? null : field(TIMESTAMP, DocValuesType.SORTED_NUMERIC, true);
     this.routingHash = tsid == null ? null : field(ROUTING_HASH, DocValuesType.SORTED, false);
+    if (tsid != null) {
+      checkSorted();
+    }
+  }
+
+  /**
+   * Ids are looked up by binary search over the documents, so the segment must be sorted as time_series segments
+   * are: {@code _tsid} ascending, then {@code @timestamp} descending; another order would answer wrongly.
+   */
+  private void checkSorted() throws CorruptIndexException {
+    Sort sort = segment.getIndexSort();
+    SortField[] fields = sort == null ? new SortField[0] : sort.getSort();
+    if (fields.length < 2 || !TSID.equals(fields[0].getField()) || fields[0].getReverse()
+        || !TIMESTAMP.equals(fields[1].getField()) || !fields[1].getReverse()) {
+      throw new CorruptIndexException("segment " + segment.name + " is sorted by " + sort + ", not by _tsid then"
+          + " @timestamp descending as a time_series segment is: its synthetic _id cannot be looked up",
+          segment.name);
+    }
   }
 
   private FieldInfo field(String name, DocValuesType type, boolean orNumeric) throws CorruptIndexException {
@@ -102,16 +126,24 @@ final class SyntheticIdSource implements Closeable {
   }
 
   SortedDocValues tsid() throws IOException {
+    iterators.increment();
     return producer().getSorted(tsid);
   }
 
   SortedNumericDocValues timestamp() throws IOException {
+    iterators.increment();
     return timestamp.getDocValuesType() == DocValuesType.NUMERIC
         ? DocValues.singleton(producer().getNumeric(timestamp)) : producer().getSortedNumeric(timestamp);
   }
 
   SortedDocValues routingHash() throws IOException {
+    iterators.increment();
     return producer().getSorted(routingHash);
+  }
+
+  /** How many doc-values iterators the cursors over these doc values have taken. */
+  long iteratorsTaken() {
+    return iterators.sum();
   }
 
   /**
@@ -132,12 +164,6 @@ final class SyntheticIdSource implements Closeable {
       }
     }
     return docsWithId;
-  }
-
-  void checkIntegrity() throws IOException {
-    if (tsid != null) {
-      producer().checkIntegrity();
-    }
   }
 
   @Override

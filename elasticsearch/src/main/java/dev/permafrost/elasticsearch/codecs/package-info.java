@@ -28,6 +28,14 @@
  *       {@code ES95TSDB} differs (each field's pipeline of stages: {@code Es95FieldDescriptor},
  *       {@code Es95BlockDecoder}, {@code Es95Alp}). The older {@code ES87TSDB} is registered to fail naming itself
  *       ({@code RefusedDocValuesFormat}).
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES93TSDBDefaultCompressionLucene103Codec} and
+ *       {@link dev.permafrost.elasticsearch.codecs.ES94TSDBBestCompressionLucene104Codec}: time_series indices of 9.4
+ *       and later with a synthetic {@code _id}, computed from {@code _tsid}, {@code @timestamp} and
+ *       {@code _ts_routing_hash} ({@code SyntheticId}) for stored fields ({@code SyntheticIdStoredFieldsFormat}) and
+ *       as seekable terms by {@link dev.permafrost.elasticsearch.codecs.TSDBSyntheticIdPostingsFormat}
+ *       ({@code SyntheticIdTermsEnum} over {@code SeriesCursor} over {@code SyntheticIdSource}, the doc values opened
+ *       on first use); {@link dev.permafrost.elasticsearch.codecs.ES94BloomFilterDocValuesFormat}, the bloom filter
+ *       beside it, opened and checked, its bits not read.
  * </ul>
  *
  * <p>No code here is taken from Elasticsearch's sources (layouts are read from descriptions, Lucene's code and the
