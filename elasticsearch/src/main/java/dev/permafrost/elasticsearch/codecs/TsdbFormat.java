@@ -11,7 +11,8 @@ package dev.permafrost.elasticsearch.codecs;
  *
  * @param name the format's SPI name, as a segment records it
  * @param docOffsets how a binary block's value offsets are written
- * @param numeric how a numeric field's blocks are written (ordinals are the same in every name)
+ * @param numeric how a numeric field's blocks are written (ordinal blocks are the same in every name; only
+ *     {@code ES95TSDB}'s files of versions 6 and 7 give each ordinal stream its own block size)
  */
 record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCodec, TsdbDocOffsets docOffsets,
     TsdbNumericCodec numeric) {
@@ -29,6 +30,7 @@ record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCo
   static final int VERSION_PREFIX_PARTITIONS = 4;
   /** Version 5: the skippers' intervals are in a file of their own, {@code .dvs}. */
   static final int VERSION_SKIPPER_SEPARATE_FILE = 5;
+  // Versions 6 and 8 change ES95TSDB alone: Es95NumericCodec has their gates.
   /** Version 7: a skipper entry ends with the largest count of values in one document. */
   static final int VERSION_SKIPPER_MAX_VALUE_COUNT = 7;
   /** The newest version read: what Elasticsearch 9.5.3 writes. */
@@ -74,4 +76,10 @@ record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCo
    */
   static final TsdbFormat ES8193 = new TsdbFormat("ES8193TSDB", "ES819TSDBDocValuesMetadata",
       "ES819TSDBDocValuesData", "ES819TSDBDocValuesSkip", TsdbDocOffsets.BITPACKING, TsdbNumericCodec.FOR_BLOCKS);
+  /**
+   * {@code ES95TSDB}: time_series indices created by 9.5 on; header codecs of its own, bit-packed binary offsets, and
+   * numeric fields each in a pipeline its entry describes ({@link Es95NumericCodec}).
+   */
+  static final TsdbFormat ES95 = new TsdbFormat("ES95TSDB", "ES95TSDBDocValuesMetadata", "ES95TSDBDocValuesData",
+      "ES95TSDBDocValuesSkip", TsdbDocOffsets.BITPACKING, Es95NumericCodec.INSTANCE);
 }
