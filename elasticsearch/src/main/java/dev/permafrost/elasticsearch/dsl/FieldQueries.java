@@ -278,11 +278,12 @@ final class FieldQueries {
         double hi = Double.POSITIVE_INFINITY;
         if (lower != null) {
           double v = number(clause, f, lower.value()).doubleValue();
-          lo = lower.inclusive() ? v : isFloat ? Math.nextUp((float) v) : Math.nextUp(v);
+          // Lucene's nextUp/nextDown put -0.0 below 0.0, as the engines do: {"lt": 0} holds -0.0
+          lo = lower.inclusive() ? v : isFloat ? FloatPoint.nextUp((float) v) : DoublePoint.nextUp(v);
         }
         if (upper != null) {
           double v = number(clause, f, upper.value()).doubleValue();
-          hi = upper.inclusive() ? v : isFloat ? Math.nextDown((float) v) : Math.nextDown(v);
+          hi = upper.inclusive() ? v : isFloat ? FloatPoint.nextDown((float) v) : DoublePoint.nextDown(v);
         }
         if (lo > hi) {
           return new MatchNoDocsQuery("empty range on [" + name + "]");

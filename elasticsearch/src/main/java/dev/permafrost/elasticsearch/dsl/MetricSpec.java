@@ -62,7 +62,9 @@ final class MetricSpec extends AggSpec {
 
   private void putValue(ObjectNode out, String field, Stats s, String stat) {
     double v = value(s, stat);
-    if (Double.isInfinite(v) || Double.isNaN(v)) {
+    if (!Double.isFinite(v) && s != null && s.count > 0 && (stat.equals("sum") || stat.equals("avg"))) {
+      out.put(field, String.valueOf(v)); // a sum past the doubles: the node writes "Infinity", "-Infinity", "NaN"
+    } else if (Double.isInfinite(v) || Double.isNaN(v)) {
       out.putNull(field);
     } else {
       out.put(field, v);
