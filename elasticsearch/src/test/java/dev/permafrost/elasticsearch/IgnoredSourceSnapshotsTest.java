@@ -1,0 +1,163 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.Lease;
+import dev.permafrost.catalog.SearchRequest;
+import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.fixture.EngineFixture;
+import dev.permafrost.fixture.IgnoredFixture;
+import dev.permafrost.store.SharedRegionCache;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.search.Sort;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The values a real Elasticsearch 9.5.3 node kept outside their fields ({@link IgnoredFixture}: keywords over
+ * {@code ignore_above}, malformed numbers, dates and ips, unmapped fields, objects and arrays under
+ * {@code dynamic: false}) come back in every document's rebuilt {@code _source} as the node printed it: same keys in
+ * the same order, same arrays and objects, nothing left out; through a cache that holds it all and through one of a
+ * few small regions. {@code ignored-logs} is logsdb ({@code ES8193TSDB}); {@code ignored-ts} is time_series, whose
+ * doc values ({@code ES95TSDB}) and synthetic {@code _id} must be read for it to mount.
+ */
+class IgnoredSourceSnapshotsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir static Path tmp;
+  static SharedRegionCache large;
+  static SharedRegionCache tiny;
+  static JsonNode answers;
+  static EngineSnapshotRepository repository;
+
+  @BeforeAll
+  static void open() throws Exception {
+    Path fixture = EngineFixture.ELASTICSEARCH_95.ensure();
+    answers = JSON.readTree(fixture.resolve("ignored.json").toFile());
+    repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"), false));
+    large = SharedRegionCache.builder().path(tmp.resolve("large")).size(64 << 20).regionSize(1 << 20).build();
+    tiny = SharedRegionCache.builder().path(tmp.resolve("tiny")).size(256 << 10).regionSize(16 << 10).build();
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    for (SharedRegionCache c : new SharedRegionCache[] {large, tiny}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  @Test
+  void logsdbSourcesAreTheNodesThroughALargeCache() throws Exception {
+    assertEquals(IgnoredFixture.DOCS, compareSources(large, "ignored-logs"));
+  }
+
+  @Test
+  void logsdbSourcesAreTheNodesThroughATinyCache() throws Exception {
+    assertEquals(IgnoredFixture.DOCS, compareSources(tiny, "ignored-logs"));
+    assertTrue(tiny.stats().evictions() + tiny.stats().total().directReads() > 0, "the cache held it all: "
+        + tiny.stats());
+  }
+
+  /** Needs {@code ES95TSDB} and the synthetic {@code _id} read (branches h-es95 and h-synid). */
+  @Test
+  void timeSeriesSourcesAreTheNodes() throws Exception {
+    assertEquals(IgnoredFixture.DOCS, compareSources(large, "ignored-ts"));
+    assertEquals(IgnoredFixture.DOCS, compareSources(tiny, "ignored-ts"));
+  }
+
+  @Test
+  void logsdbSearchesFindWhatTheNodeFound() throws Exception {
+    assertEquals(answers.path("ignored-logs").path("searches").size(), compareSearches(large, "ignored-logs"));
+  }
+
+  @Test
+  void timeSeriesSearchesFindWhatTheNodeFound() throws Exception {
+    assertEquals(answers.path("ignored-ts").path("searches").size(), compareSearches(large, "ignored-ts"));
+  }
+
+  /**
+   * Every live document of {@code index} rebuilt through {@code cache}: its source, as text (so keys in the node's
+   * order), the node's for its seq. Returns the documents compared.
+   */
+  private static int compareSources(SharedRegionCache cache, String index) throws Exception {
+    JsonNode node = answers.path(index);
+    IndexMapping mapping = repository.indexMetadata(IgnoredFixture.SNAPSHOT, index).mapping();
+    Set<Integer> seen = new HashSet<>();
+    try (Catalog catalog = Catalog.builder(cache).build()) {
+      String name = "ignored-" + index + "-" + System.identityHashCode(cache);
+      repository.mount(catalog, name, IgnoredFixture.SNAPSHOT, index);
+      try (Lease lease = catalog.acquire(name + ".0")) {
+        var reader = lease.reader();
+        for (LeafReaderContext context : reader.leaves()) {
+          var live = context.reader().getLiveDocs();
+          for (int doc = 0; doc < context.reader().maxDoc(); doc++) {
+            if (live != null && !live.get(doc)) {
+              continue;
+            }
+            var seqs = DocValues.getSortedNumeric(context.reader(), "seq");
+            assertTrue(seqs.advanceExact(doc));
+            int seq = (int) seqs.nextValue();
+            assertTrue(seen.add(seq), index + ": seq " + seq + " twice");
+            EngineDocuments.RebuiltSource rebuilt = EngineDocuments.sourceFromDocValues(reader, context.docBase + doc,
+                mapping);
+            String what = index + " seq " + seq + " " + IgnoredFixture.document(seq, index.equals("ignored-ts"));
+            assertEquals(List.of(), rebuilt.leftOut(), what);
+            assertEquals(JSON.writeValueAsString(node.path("sources").get(seq)),
+                JSON.writeValueAsString(JSON.readTree(rebuilt.json())), what);
+          }
+        }
+      }
+    }
+    return seen.size();
+  }
+
+  /** Each search the node answered over {@code index}: its total and the seqs of its hits. */
+  private static int compareSearches(SharedRegionCache cache, String index) throws Exception {
+    MappedQueryParser parser = new MappedQueryParser(repository.indexMetadata(IgnoredFixture.SNAPSHOT, index)
+        .mapping());
+    int compared = 0;
+    try (Catalog catalog = Catalog.builder(cache).build()) {
+      String name = "searched-" + index;
+      repository.mount(catalog, name, IgnoredFixture.SNAPSHOT, index);
+      for (JsonNode search : answers.path(index).path("searches")) {
+        String q = search.path("query_string").asText();
+        SearchResponse r = catalog.search(SearchRequest.builder(parser.parse(q)).indices(name + ".*")
+            .size(IgnoredFixture.DOCS).sort(new Sort(parser.sortField("seq", false))).exactTotalHits(true).build());
+        assertEquals(search.path("total").asLong(), r.totalHits().value(), index + " " + q);
+        List<Integer> seqs = new ArrayList<>();
+        try (Lease lease = catalog.acquire(name + ".0")) {
+          var leaves = lease.reader().leaves();
+          for (SearchResponse.Hit hit : r.hits()) {
+            var leaf = leaves.get(ReaderUtil.subIndex(hit.doc(), leaves));
+            var dv = DocValues.getSortedNumeric(leaf.reader(), "seq");
+            assertTrue(dv.advanceExact(hit.doc() - leaf.docBase));
+            seqs.add((int) dv.nextValue());
+          }
+        }
+        List<Integer> expected = new ArrayList<>();
+        search.path("seqs").forEach(s -> expected.add(s.asInt()));
+        assertEquals(expected, seqs, index + " " + q);
+        compared++;
+      }
+    }
+    return compared;
+  }
+}
