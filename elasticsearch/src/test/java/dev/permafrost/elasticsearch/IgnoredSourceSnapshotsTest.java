@@ -52,7 +52,8 @@ class IgnoredSourceSnapshotsTest {
     answers = JSON.readTree(fixture.resolve("ignored.json").toFile());
     repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"), false));
     large = SharedRegionCache.builder().path(tmp.resolve("large")).size(64 << 20).regionSize(1 << 20).build();
-    tiny = SharedRegionCache.builder().path(tmp.resolve("tiny")).size(256 << 10).regionSize(16 << 10).build();
+    tiny = SharedRegionCache.builder().path(tmp.resolve("tiny")).size(32 << 10).regionSize(4 << 10)
+        .tailRegionSize(4 << 10).build(); // 8 regions for a shard of about 50 KiB
   }
 
   @AfterAll
