@@ -86,9 +86,9 @@ public final class EngineDocuments {
    * A document's source rebuilt from its doc values, for an index that stores none (Elasticsearch's synthetic
    * {@code _source}: logsdb and time_series indices, or {@code _source.mode: synthetic}).
    *
-   * @param json the fields, as JSON objects by their dotted paths, in mapping order
-   * @param leftOut the mapped fields whose values could not be rebuilt (neither doc values nor a text kept for the
-   *     source), so not in {@code json}
+   * @param json the fields, as JSON objects by their dotted paths, keys in alphabetical order as the node prints them
+   * @param leftOut the fields whose values could not all be rebuilt (neither doc values nor a text kept for the
+   *     source; a value the node kept apart in an encoding not read, such as CBOR or YAML), so not in {@code json}
    */
   public record RebuiltSource(String json, List<String> leftOut) {}
 
@@ -104,8 +104,11 @@ public final class EngineDocuments {
    * itself and more are in doc-values order (numbers ascending with repeats, keywords ascending without). A text
    * field is the stored field the node keeps for it ({@code <field>}, or {@code <field>._original} from 9.2), else
    * its keyword sub-field's values. How that differs from the node's own synthetic {@code _source} is in
-   * docs/engine-snapshots.md: fields with neither are {@link RebuiltSource#leftOut left out}, and values past
-   * {@code ignore_above}, malformed ones and unmapped fields (the node's {@code _ignored_source}) are not read.
+   * docs/engine-snapshots.md: fields with neither are {@link RebuiltSource#leftOut left out}. Values the field
+   * could not give back (9.5 on, {@link IgnoredValues}) come back as the node puts them: a keyword past
+   * {@code ignore_above} ({@code <field>._original}) and a malformed value ({@code <field>._ignore_malformed}) after
+   * the field's doc values, an {@code _ignored_source} entry (unmapped fields, objects and arrays kept whole) at its
+   * path, replacing the doc values there.
    *
    * @param reader the index's reader
    * @param doc the document, by its id in {@code reader}
