@@ -65,11 +65,11 @@ import org.apache.lucene.util.Version;
  * there reaches Lucene, whose own checks on open and merge are all that stand guard.
  *
  * <p>Elasticsearch's own codecs and formats (its zstd {@code best_compression} codecs, {@code ES812Postings},
- * {@code ES87BloomFilter} for {@code _id}, the {@code ES819TSDB} and {@code ES8193TSDB} doc values of its logsdb and
- * time_series indices from 8.19 and 9.1, at every version to 9.5's) are read by
- * {@link dev.permafrost.elasticsearch.codecs}. Its time_series indices of 9.5 and later ({@code ES95TSDB}) and its
- * indexed {@code dense_vector} fields are written in formats this reader does not read, and OpenSearch's custom codecs
- * ({@code index.codec: zstd}, {@code zstd_no_dict}, {@code qat_*}) in chunk layouts this reader does not read: mounting a
+ * {@code ES87BloomFilter} for {@code _id}, the {@code ES819TSDB}, {@code ES8193TSDB} and {@code ES95TSDB} doc values
+ * of its logsdb and time_series indices from 8.19 and 9.1, at every version to 9.5's) are read by
+ * {@link dev.permafrost.elasticsearch.codecs}. Its indexed {@code dense_vector} fields are written in formats this
+ * reader does not read, and OpenSearch's custom codecs ({@code index.codec: zstd}, {@code zstd_no_dict},
+ * {@code qat_*}) in chunk layouts this reader does not read: mounting a
  * shard of such an index fails naming the index, the shard's blob and the fields, formats or codec. So does a shard
  * one of whose files is of a version of a format this build does not read: the mount opens the shard once
  * ({@link #checkReadable}), so that it fails there and never at a search.
@@ -530,12 +530,10 @@ public final class EngineSnapshotRepository implements SnapshotSource {
 
   /**
    * Refuses, as each of its shards is mounted (by {@link #mount} or a catalog's own), an index whose fields
-   * Elasticsearch writes in formats of its own this reader does not read: time-series indices created by 9.5 or
-   * later (doc values in {@code ES95TSDB}; {@link #tsdbFormatNotRead}; logsdb indices and those of 8.19 and 9.1 to
-   * 9.4, in {@code ES819TSDB} and {@code ES8193TSDB}, are read) and indexed {@code dense_vector} fields (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an
-   * index whose {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT),
-   * whose stored fields this reader does not read (segments that name such a codec are refused by
-   * {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
+   * Elasticsearch writes in formats of its own this reader does not read: indexed {@code dense_vector} fields
+   * (vectors in {@code ES813*} to {@code ES818*}, {@code ES93*}, {@code ES94*} formats); and an index whose
+   * {@code index.codec} is one of OpenSearch's custom codecs ({@link OpenSearchCustomCodec}: zstd, QAT), whose stored
+   * fields this reader does not read (segments that name such a codec are refused by {@link #unknownFormat}). Otherwise Lucene would fail on the first search, naming neither the field nor the index.
    *
    * @param where the index, its snapshot and the shard's blob, for the message
    */
@@ -546,23 +544,6 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throw new SnapshotException.UnsupportedFormat(where + " has index.codec '" + codec + "': "
           + custom.get().why(), null);
     }
-    String mode = metadata.settings().get("index.mode");
-    if ("time_series".equals(mode) || "logsdb".equals(mode)) {
-      String refused = tsdbFormatNotRead(mode, metadata.settings().get("index.version.created"));
-      if (refused != null) {
-        List<String> docValues = new ArrayList<>();
-        for (IndexMapping.Field f : metadata.mapping().fields().values()) {
-          if (!f.kind().isText() && !f.kind().isObject() && f.nestedPath() == null) {
-            docValues.add(f.path());
-          }
-        }
-        throw new SnapshotException.UnsupportedFormat(where + " is a " + mode + " index (index.mode) created by"
-            + " Elasticsearch index version " + metadata.settings().get("index.version.created") + ": the doc values"
-            + " of its fields " + docValues + " are in " + refused + ", which this reader does not read (it reads"
-            + " ES819TSDB and ES8193TSDB, what 8.19 and 9.1 to 9.5 write for logsdb and 9.4 for time_series); a"
-            + " standard index's snapshot is read", null);
-      }
-    }
     if (!metadata.mapping().indexedVectorFields().isEmpty()) {
       throw new SnapshotException.UnsupportedFormat(where + " has indexed dense_vector fields "
           + metadata.mapping().indexedVectorFields() + ": Elasticsearch writes their vectors in its own formats"
@@ -571,29 +552,6 @@ public final class EngineSnapshotRepository implements SnapshotSource {
           + " ES94HnswScalarQuantizedVectorsFormat), whose layout is not"
           + " published, so this reader cannot read them", null);
     }
-  }
-
-  /** Elasticsearch's index version from which time_series indices use {@code ES95TSDB} (9.5, 9_106_0_00). */
-  static final int ES_9_5_TIME_SERIES = 9_106_0_00;
-
-  /**
-   * The doc-values format a logsdb or time_series index created at {@code versionCreated} writes that this reader
-   * does not read, or null if it writes one read: from 9.5 time_series write {@code ES95TSDB}; logsdb indices (and
-   * time_series ones created before 9.5) write {@code ES819TSDB} (created before 9.4) or {@code ES8193TSDB}, both
-   * read. Indices from before 8.19 and 9.1 write {@code ES87TSDB}, refused when a segment that names it opens (its
-   * format is registered to say so).
-   */
-  static String tsdbFormatNotRead(String mode, String versionCreated) {
-    int version;
-    try {
-      version = Integer.parseInt(String.valueOf(versionCreated));
-    } catch (NumberFormatException e) {
-      return null; // unknown: the segments' own format names decide when they open
-    }
-    if ("time_series".equals(mode) && version >= ES_9_5_TIME_SERIES) {
-      return "ES95TSDB (Elasticsearch 9.5's time_series format)";
-    }
-    return null;
   }
 
   /** Whether Lucene's SPI found no codec or format of the name a segment records. */

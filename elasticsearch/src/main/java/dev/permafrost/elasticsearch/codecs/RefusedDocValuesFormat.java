@@ -14,7 +14,7 @@ import org.apache.lucene.index.SegmentWriteState;
 /**
  * An Elasticsearch doc-values format this reader knows by name but does not read: a segment that names it fails to
  * open saying which format, which file and why, instead of Lucene's "no such SPI class" or, worse, other values.
- * One subclass per name, for Lucene's SPI.
+ * One subclass per name, for Lucene's SPI ({@code ES87TSDB}, the only one left).
  */
 abstract sealed class RefusedDocValuesFormat extends DocValuesFormat {
   private final String why;
@@ -34,8 +34,8 @@ abstract sealed class RefusedDocValuesFormat extends DocValuesFormat {
   public final DocValuesProducer fieldsProducer(SegmentReadState state) throws CorruptIndexException {
     String file = IndexFileNames.segmentFileName(state.segmentInfo.name, state.segmentSuffix, "dvd");
     throw new CorruptIndexException("doc values in Elasticsearch's " + getName() + " format are not read: " + why
-        + " (this reader reads ES819TSDB and ES8193TSDB, what Elasticsearch 8.19 and 9.1 to 9.5 write for logsdb"
-        + " indices)", file);
+        + " (this reader reads ES819TSDB, ES8193TSDB and ES95TSDB, what Elasticsearch 8.19 and 9.1 to 9.5 write for"
+        + " logsdb and time_series indices)", file);
   }
 
   /** Elasticsearch's TSDB doc values of 8.7 to 9.0 (logsdb from 8.15). */
@@ -43,14 +43,6 @@ abstract sealed class RefusedDocValuesFormat extends DocValuesFormat {
     /** Called by Lucene's SPI. */
     public ES87TSDB() {
       super("ES87TSDB", "no Elasticsearch node here writes them (8.15 to 9.0 do) to check a reader against");
-    }
-  }
-
-  /** Elasticsearch's time_series doc values from 9.5 (a new "pipeline" encoding). */
-  public static final class ES95TSDB extends RefusedDocValuesFormat {
-    /** Called by Lucene's SPI. */
-    public ES95TSDB() {
-      super("ES95TSDB", "Elasticsearch 9.5's time_series format has an encoding of its own, not read here");
     }
   }
 }

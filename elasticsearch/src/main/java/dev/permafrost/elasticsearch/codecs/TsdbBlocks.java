@@ -45,11 +45,11 @@ final class TsdbBlocks {
   private final String field;
 
   /**
-   * @param blockSize the values in a block, 128 or 512
+   * @param blockSize the values in a block: 128 or 512 (or another multiple of 128, for {@code ES95TSDB}'s fields)
    * @param field the field's name and file, for errors
    */
   TsdbBlocks(int blockSize, String field) {
-    assert blockSize == 128 || blockSize == 512 : blockSize;
+    assert blockSize >= FOR_BLOCK && blockSize % FOR_BLOCK == 0 : blockSize;
     this.blockSize = blockSize;
     this.packed = new long[FOR_BLOCK / 2]; // 128 values of at most 32 bits
     this.gathered = new long[FOR_BLOCK / 2];

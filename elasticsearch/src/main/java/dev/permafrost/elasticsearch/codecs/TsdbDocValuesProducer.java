@@ -34,9 +34,10 @@ import org.apache.lucene.util.packed.PackedInts;
 
 /**
  * Reads a segment's doc values in one of Elasticsearch's TSDB formats ({@link TsdbFormat}: {@code ES819TSDB},
- * {@code ES8193TSDB}), versions 0 to 8, as {@code ES819TSDBDocValuesFormat} describes them. The metadata is read whole
- * at open (as Lucene's own doc-values reader does: it is small and kept whole by the snapshot); the data and the
- * skippers are read where a search asks.
+ * {@code ES8193TSDB}, {@code ES95TSDB}), versions 0 to 8, as {@code ES819TSDBDocValuesFormat} describes them
+ * ({@code ES95TSDBDocValuesFormat} what its name adds). The metadata is read whole at open (as Lucene's own
+ * doc-values reader does: it is small and kept whole by the snapshot); the data and the skippers are read where a
+ * search asks.
  */
 final class TsdbDocValuesProducer extends DocValuesProducer {
   private final Map<Integer, NumericEntry> numerics = new HashMap<>();
@@ -232,7 +233,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
             + " knows (blocks: a block shift; -1: a single ordinal; -2: ordinal ranges)", meta);
       } else {
         if (e.ordinals) {
-          e.blockShift = format.numeric().readOrdinalBlockShift(meta, version, blockShift);
+          e.blockShift = format.numeric().readOrdinalBlockShift(meta, version, blockShift, field);
         } else {
           e.blocks = format.numeric().readField(meta, blockShift, field);
           e.blockShift = e.blocks.blockShift();
@@ -348,7 +349,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       this.shift = entry.blockShift;
       if (entry.ordinals) {
         TsdbBlocks blocks = new TsdbBlocks(1 << shift, entry.field);
-        this.decoder = (in, out) -> blocks.decodeOrdinals(in, entry.ordinalBits, out);
+        this.decoder = (in, block, out) -> blocks.decodeOrdinals(in, entry.ordinalBits, out);
       } else {
         this.decoder = entry.blocks.decoder();
       }
@@ -366,7 +367,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       if (b != block) {
         block = -1; // until the block is decoded whole
         values.seek(blockStarts.get(b));
-        decoder.decode(values, buffer);
+        decoder.decode(values, b, buffer);
         block = b;
       }
       return buffer[(int) (index & mask)];

@@ -29,8 +29,15 @@ record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCo
   static final int VERSION_PREFIX_PARTITIONS = 4;
   /** Version 5: the skippers' intervals are in a file of their own, {@code .dvs}. */
   static final int VERSION_SKIPPER_SEPARATE_FILE = 5;
+  /**
+   * Version 6, {@code ES95TSDB} only: an ordinal stream in blocks records its own block shift, a byte after its block
+   * index's shift (until {@link #VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE}).
+   */
+  static final int VERSION_ES95_ORDINAL_BLOCK_SHIFT = 6;
   /** Version 7: a skipper entry ends with the largest count of values in one document. */
   static final int VERSION_SKIPPER_MAX_VALUE_COUNT = 7;
+  /** Version 8: {@code ES95TSDB}'s ordinal streams have the header's block shift again, no byte of their own. */
+  static final int VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE = 8;
   /** The newest version read: what Elasticsearch 9.5.3 writes. */
   static final int VERSION_CURRENT = 8;
 
@@ -74,4 +81,10 @@ record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCo
    */
   static final TsdbFormat ES8193 = new TsdbFormat("ES8193TSDB", "ES819TSDBDocValuesMetadata",
       "ES819TSDBDocValuesData", "ES819TSDBDocValuesSkip", TsdbDocOffsets.BITPACKING, TsdbNumericCodec.FOR_BLOCKS);
+  /**
+   * {@code ES95TSDB}: time_series indices created by 9.5 on; header codecs of its own, bit-packed binary offsets, and
+   * numeric fields each in a pipeline its entry describes ({@link Es95NumericCodec}).
+   */
+  static final TsdbFormat ES95 = new TsdbFormat("ES95TSDB", "ES95TSDBDocValuesMetadata", "ES95TSDBDocValuesData",
+      "ES95TSDBDocValuesSkip", TsdbDocOffsets.BITPACKING, Es95NumericCodec.INSTANCE);
 }

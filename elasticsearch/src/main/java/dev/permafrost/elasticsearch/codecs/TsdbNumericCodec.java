@@ -9,8 +9,8 @@ import org.apache.lucene.store.IndexInput;
 /**
  * How a TSDB format writes the values of its numeric fields (numbers and dates, not ordinals) in blocks: the one
  * place the container's names differ in their numbers. {@code ES819TSDB} and {@code ES8193TSDB} write
- * {@link #FOR_BLOCKS}; a format that describes each field's encoding in its entry (Elasticsearch 9.5's
- * {@code ES95TSDB}, not read) reads that description here.
+ * {@link #FOR_BLOCKS}; Elasticsearch 9.5's {@code ES95TSDB} describes each field's encoding in its entry
+ * ({@link Es95NumericCodec}).
  */
 interface TsdbNumericCodec {
   /**
@@ -24,11 +24,13 @@ interface TsdbNumericCodec {
 
   /**
    * Reads what an ordinal stream's entry records after its block index's shift when its ordinals are in blocks, and
-   * returns their block shift: nothing and the header's, for every format read here.
+   * returns their block shift: nothing and the header's, but for {@code ES95TSDB}'s files of versions 6 and 7.
    *
    * @param version the files' format version
+   * @param field the field and file, for errors
    */
-  default int readOrdinalBlockShift(IndexInput meta, int version, int headerBlockShift) throws IOException {
+  default int readOrdinalBlockShift(IndexInput meta, int version, int headerBlockShift, String field)
+      throws IOException {
     return headerBlockShift;
   }
 
@@ -43,7 +45,8 @@ interface TsdbNumericCodec {
 
   /** Decodes the block at an input's position into the first {@code 1 << blockShift} entries of {@code out}. */
   interface BlockDecoder {
-    void decode(IndexInput values, long[] out) throws IOException;
+    /** @param block the block's number in its field, for errors */
+    void decode(IndexInput values, long block, long[] out) throws IOException;
   }
 
   /**
@@ -58,7 +61,8 @@ interface TsdbNumericCodec {
 
     @Override
     public BlockDecoder decoder() {
-      return new TsdbBlocks(1 << headerBlockShift, field)::decodeNumeric;
+      TsdbBlocks blocks = new TsdbBlocks(1 << headerBlockShift, field);
+      return (in, block, out) -> blocks.decodeNumeric(in, out);
     }
   };
 }

@@ -18,14 +18,24 @@
  *       delegates write.
  *   <li>{@link dev.permafrost.elasticsearch.codecs.Elasticsearch96Codec}: Elasticsearch 9.6's codec for every index,
  *       whose stored fields each segment names in an attribute ({@code SegmentModeStoredFieldsFormat}).
- *   <li>{@link dev.permafrost.elasticsearch.codecs.ES819TSDBDocValuesFormat} and
- *       {@link dev.permafrost.elasticsearch.codecs.ES8193TSDBDocValuesFormat}: the doc values of logsdb and
- *       time_series indices of 8.19 and 9.1 to 9.5 (9.5's time_series excepted), versions 0 to 8 of the container the
- *       two names share ({@code TsdbFormat}: header codecs, version gates, markers; {@code TsdbDocValuesProducer}
- *       over {@code TsdbBlocks}, {@code TsdbTermsDictionary}, {@code TsdbSkipper}, {@code TsdbBinary} with
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES819TSDBDocValuesFormat},
+ *       {@link dev.permafrost.elasticsearch.codecs.ES8193TSDBDocValuesFormat} and
+ *       {@link dev.permafrost.elasticsearch.codecs.ES95TSDBDocValuesFormat}: the doc values of logsdb and
+ *       time_series indices of 8.19 and 9.1 to 9.5, versions 0 to 8 of the container the three names share
+ *       ({@code TsdbFormat}: header codecs, version gates, markers; {@code TsdbDocValuesProducer} over
+ *       {@code TsdbBlocks}, {@code TsdbTermsDictionary}, {@code TsdbSkipper}, {@code TsdbBinary} with
  *       {@code TsdbDocOffsets}); numeric blocks are decoded behind {@code TsdbNumericCodec}, where 9.5's
- *       {@code ES95TSDB} differs. The other TSDB formats' names ({@code ES87TSDB}, {@code ES95TSDB}) are registered
- *       to fail naming themselves ({@code RefusedDocValuesFormat}).
+ *       {@code ES95TSDB} differs (each field's pipeline of stages: {@code Es95FieldDescriptor},
+ *       {@code Es95BlockDecoder}, {@code Es95Alp}). The older {@code ES87TSDB} is registered to fail naming itself
+ *       ({@code RefusedDocValuesFormat}).
+ *   <li>{@link dev.permafrost.elasticsearch.codecs.ES93TSDBDefaultCompressionLucene103Codec} and
+ *       {@link dev.permafrost.elasticsearch.codecs.ES94TSDBBestCompressionLucene104Codec}: time_series indices of 9.4
+ *       and later with a synthetic {@code _id}, computed from {@code _tsid}, {@code @timestamp} and
+ *       {@code _ts_routing_hash} ({@code SyntheticId}) for stored fields ({@code SyntheticIdStoredFieldsFormat}) and
+ *       as seekable terms by {@link dev.permafrost.elasticsearch.codecs.TSDBSyntheticIdPostingsFormat}
+ *       ({@code SyntheticIdTermsEnum} over {@code SeriesCursor} over {@code SyntheticIdSource}, the doc values opened
+ *       on first use); {@link dev.permafrost.elasticsearch.codecs.ES94BloomFilterDocValuesFormat}, the bloom filter
+ *       beside it, opened and checked, its bits not read.
  * </ul>
  *
  * <p>No code here is taken from Elasticsearch's sources (layouts are read from descriptions, Lucene's code and the

@@ -32,7 +32,10 @@ import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.util.BitSetIterator;
 import org.apache.lucene.util.FixedBitSet;
 import org.apache.lucene.util.GroupVIntUtil;
+import org.apache.lucene.util.NumericUtils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Each block kind and entry of the TSDB doc-values container over known bytes, written by {@link TsdbTestSegment} as
@@ -64,7 +67,7 @@ class TsdbDocValuesProducerTest {
     long firstDelta = 1_000_000;
     long valuesAt = s.data.getFilePointer();
     s.data.writeVInt((4 << 3) | 1 | 2 | 4);
-    writeForUtil4(s.data, packed);
+    TsdbTestSegment.writeForUtil4(s.data, packed);
     s.data.writeVLong(gcd - 2);
     s.data.writeZLong(offset);
     s.data.writeZLong(firstDelta);
@@ -619,6 +622,291 @@ class TsdbDocValuesProducerTest {
     assertTrue(skip.getMessage().contains("_0_T_0.dvs"), skip.getMessage());
   }
 
+  // ---- ES95TSDB
+
+  /**
+   * A whole {@code ES95TSDB} segment (version 8, header block shift 9): a dense numeric gauge in blocks of 512 (one
+   * block offset and gcd, the other delta), a sparse sorted-numeric counter of two values a document in blocks of 128
+   * beside it (its descriptor's shift 7 sizes its block index: 6 blocks for 700 values; split delta in each), and a
+   * dense double field in ALP with an exception; read back through the producer, forwards and backwards.
+   */
+  @Test
+  void es95NumericFieldsOfTwoBlockSizesDenseAndSparse() throws IOException {
+    int maxDoc = 700;
+    TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, TsdbFormat.VERSION_CURRENT, maxDoc, 9);
+    FieldInfo gauge = s.field("gauge", DocValuesType.NUMERIC, false);
+    FieldInfo requests = s.field("requests", DocValuesType.SORTED_NUMERIC, false);
+    FieldInfo cpu = s.field("cpu", DocValuesType.SORTED_NUMERIC, false);
+    // gauge: block 0 packed * 10 + 1000 (offset, gcd, payload), block 1 a running sum of 1s from 5000 (delta, payload)
+    long valuesAt = s.data.getFilePointer();
+    s.data.writeByte((byte) 0b1110);
+    writePayload4(s.data, 512, i -> i % 16);
+    s.data.writeVLong(10 - 2);
+    s.data.writeZLong(1000);
+    long second = s.data.getFilePointer() - valuesAt;
+    s.data.writeByte((byte) 0b1001);
+    writePayload4(s.data, 512, i -> 1);
+    s.data.writeZLong(5000);
+    s.record(gauge, TsdbFormat.NUMERIC);
+    es95Entry(s, maxDoc, maxDoc, valuesAt, s.data.getFilePointer() - valuesAt, new long[] {0, second}, 9, 0, 0x01,
+        0x02, 0x03, 0xA1);
+    s.allDocs();
+    // requests: every other document, two values each; 700 values in 6 blocks of 128, each two runs cut at 64
+    FixedBitSet even = new FixedBitSet(maxDoc);
+    for (int doc = 0; doc < maxDoc; doc += 2) {
+      even.set(doc);
+    }
+    long disiAt = s.data.getFilePointer();
+    short jumps = IndexedDISI.writeBitSet(new BitSetIterator(even, maxDoc / 2), s.data,
+        IndexedDISI.DEFAULT_DENSE_RANK_POWER);
+    long disiLength = s.data.getFilePointer() - disiAt;
+    valuesAt = s.data.getFilePointer();
+    long[] starts = new long[6];
+    for (int b = 0; b < 6; b++) {
+      starts[b] = s.data.getFilePointer() - valuesAt;
+      s.data.writeByte((byte) 0b10001);
+      writePayload4(s.data, 128, i -> 1);
+      s.data.writeVInt(1);
+      s.data.writeVInt(64);
+      s.data.writeZLong(b * 1000L);
+      s.data.writeZLong(b * 1000L + 500);
+    }
+    s.record(requests, TsdbFormat.SORTED_NUMERIC);
+    es95Entry(s, maxDoc, maxDoc / 2, valuesAt, s.data.getFilePointer() - valuesAt, starts, 7, 0, 0x04, 0x01, 0x02,
+        0x03, 0xA1);
+    s.meta.writeLong(disiAt);
+    s.meta.writeLong(disiLength);
+    s.meta.writeShort(jumps);
+    s.meta.writeByte(IndexedDISI.DEFAULT_DENSE_RANK_POWER);
+    s.meta.writeLong(s.data.getFilePointer());
+    s.meta.writeVInt(16);
+    long[] addresses = new long[maxDoc / 2 + 1];
+    for (int i = 0; i < addresses.length; i++) {
+      addresses[i] = 2L * i;
+    }
+    s.meta.writeLong(s.monotonic(addresses, 16)[1]);
+    // cpu: n * 10^-1 (ALP e 1, f 0) over 64-bit payloads n = value index, -0.0 an exception at index 3
+    valuesAt = s.data.getFilePointer();
+    starts = new long[2];
+    for (int b = 0; b < 2; b++) {
+      starts[b] = s.data.getFilePointer() - valuesAt;
+      s.data.writeByte((byte) 0b10001);
+      s.data.writeVInt(64);
+      for (int i = 0; i < 512; i++) {
+        s.data.writeLong(b * 512L + i);
+      }
+      s.data.writeByte((byte) 1);
+      s.data.writeByte((byte) 0);
+      s.data.writeVInt(b == 0 ? 1 : 0);
+      if (b == 0) {
+        s.data.writeVInt(3);
+        s.data.writeLong(NumericUtils.doubleToSortableLong(-0.0));
+      }
+    }
+    s.record(cpu, TsdbFormat.SORTED_NUMERIC);
+    es95Entry(s, maxDoc, maxDoc, valuesAt, s.data.getFilePointer() - valuesAt, starts, 9, 1, 0x05, 0x01, 0x02, 0x03,
+        0xA1);
+    s.allDocs();
+    try (DocValuesProducer p = s.open()) {
+      NumericDocValues g = p.getNumeric(gauge);
+      for (int doc = 0; doc < maxDoc; doc++) {
+        assertEquals(doc, g.nextDoc());
+        assertEquals(doc < 512 ? doc % 16 * 10 + 1000 : 5000 + doc - 511, g.longValue(), "gauge doc " + doc);
+      }
+      SortedNumericDocValues r = p.getSortedNumeric(requests);
+      for (int doc = 0; doc < maxDoc; doc++) {
+        assertEquals(doc % 2 == 0, r.advanceExact(doc), "doc " + doc);
+        if (doc % 2 == 0) {
+          assertEquals(2, r.docValueCount());
+          for (int k = 0; k < 2; k++) {
+            int index = doc + k; // document 2i's values are 2i and 2i + 1
+            int b = index / 128;
+            int i = index % 128;
+            long expected = i < 64 ? b * 1000L + i + 1 : b * 1000L + 500 + i - 63;
+            assertEquals(expected, r.nextValue(), "requests doc " + doc + " value " + k);
+          }
+        }
+      }
+      for (int doc = maxDoc - 2; doc >= 0; doc -= 130) { // backwards: each block decoded again
+        r = p.getSortedNumeric(requests);
+        assertTrue(r.advanceExact(doc));
+        assertEquals(doc / 128 * 1000L + (doc % 128 < 64 ? doc % 128 + 1 : 500 + doc % 128 - 63), r.nextValue());
+      }
+      SortedNumericDocValues c = p.getSortedNumeric(cpu);
+      for (int doc = 0; doc < maxDoc; doc++) {
+        assertTrue(c.advanceExact(doc));
+        double expected = doc == 3 ? -0.0 : doc * (1e0 * 1e-1);
+        assertEquals(Double.doubleToRawLongBits(expected), Double.doubleToRawLongBits(
+            NumericUtils.sortableLongToDouble(c.nextValue())), "cpu doc " + doc);
+      }
+      assertTrue(c.advanceExact(5));
+      assertEquals(0.5, NumericUtils.sortableLongToDouble(c.nextValue()));
+    }
+  }
+
+  /**
+   * Versions 6 and 7 of {@code ES95TSDB} give an ordinal stream in blocks a byte of its own block shift (10: blocks
+   * of 1,024 ordinals, 2 blocks for 1,500 documents); version 8 has none (the header's 512: 3 blocks). A numeric
+   * field's record follows, to show the reader kept its place.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {6, 7, 8})
+  void es95OrdinalStreamsOfVersions6And7HaveTheirOwnBlockShift(int version) throws IOException {
+    int maxDoc = 1500;
+    TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, version, maxDoc, 9);
+    FieldInfo host = s.field("host", DocValuesType.SORTED, false);
+    FieldInfo n = s.field("n", DocValuesType.NUMERIC, false);
+    boolean ownShift = version < TsdbFormat.VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE;
+    int ordinalBlock = ownShift ? 1024 : 512;
+    int blocks = (maxDoc + ordinalBlock - 1) / ordinalBlock;
+    long valuesAt = s.data.getFilePointer();
+    long[] starts = new long[blocks];
+    for (int b = 0; b < blocks; b++) {
+      starts[b] = s.data.getFilePointer() - valuesAt;
+      s.data.writeVLong((long) b << 1); // one run of ordinal b
+    }
+    long valuesLength = s.data.getFilePointer() - valuesAt;
+    s.record(host, TsdbFormat.SORTED);
+    s.termsDictionary("a", "b", "c");
+    s.meta.writeLong(maxDoc);
+    s.meta.writeInt(maxDoc);
+    s.meta.writeInt(16);
+    if (ownShift) {
+      s.meta.writeByte((byte) 10);
+    }
+    long[] index = s.monotonic(starts, 16);
+    s.meta.writeLong(index[0]);
+    s.meta.writeLong(index[1]);
+    s.meta.writeLong(valuesAt);
+    s.meta.writeLong(valuesLength);
+    s.allDocs();
+    long at = s.data.getFilePointer();
+    s.data.writeByte((byte) 0b11); // offset 7, 0 bits: every block the same bytes
+    s.data.writeVInt(0);
+    s.data.writeZLong(7);
+    s.record(n, TsdbFormat.NUMERIC);
+    es95Entry(s, maxDoc, maxDoc, at, s.data.getFilePointer() - at, new long[3], 9, 0, 0x02, 0xA1);
+    s.allDocs();
+    try (DocValuesProducer p = s.open()) {
+      SortedDocValues dv = p.getSorted(host);
+      NumericDocValues nv = p.getNumeric(n);
+      for (int doc = 0; doc < maxDoc; doc++) {
+        assertTrue(dv.advanceExact(doc) && nv.advanceExact(doc));
+        assertEquals(doc / ordinalBlock, dv.ordValue(), "version " + version + " doc " + doc);
+        assertEquals(7, nv.longValue());
+      }
+      assertEquals("b", dv.lookupOrd(1).utf8ToString());
+    }
+  }
+
+  /** An unknown stage id fails the segment's open, naming the field, both files and the id. */
+  @Test
+  void es95UnknownStageIdIsRefusedAtOpen() throws IOException {
+    TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, TsdbFormat.VERSION_CURRENT, 700, 9);
+    es95Gauge(s, 1, 0x06);
+    CorruptIndexException e = assertThrows(CorruptIndexException.class, s::open);
+    assertTrue(e.getMessage().contains("stage id 0x06") && e.getMessage().contains("field 'gauge' of _0_T_0.dvd")
+        && e.getMessage().contains("_0_T_0.dvm"), e.getMessage());
+  }
+
+  @Test
+  void es95DescriptorVersion2IsRefusedAtOpen() throws IOException {
+    TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, TsdbFormat.VERSION_CURRENT, 700, 9);
+    es95Gauge(s, 2, 0xA1);
+    CorruptIndexException e = assertThrows(CorruptIndexException.class, s::open);
+    assertTrue(e.getMessage().contains("descriptor version 2") && e.getMessage().contains("field 'gauge' of"
+        + " _0_T_0.dvd") && e.getMessage().contains("_0_T_0.dvm"), e.getMessage());
+  }
+
+  /** Version 9 (a newer Elasticsearch's) is too new, naming the file and the version. */
+  @Test
+  void es95Version9IsTooNew() throws IOException {
+    TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, 9, 1, 9);
+    IndexFormatTooNewException e = assertThrows(IndexFormatTooNewException.class, s::open);
+    assertTrue(e.getMessage().contains("_0_T_0.dvm") && e.getMessage().contains("9 (needs to be between 0 and 8)"),
+        e.getMessage());
+  }
+
+  /** A block whose payload bit is clear fails when read, naming the field, the file and the block. */
+  @Test
+  void es95ClearPayloadBitIsCorruptNamingTheBlock() throws IOException {
+    TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, TsdbFormat.VERSION_CURRENT, 700, 9);
+    FieldInfo gauge = es95Gauge(s, 1, 0xA1);
+    try (DocValuesProducer p = s.open()) {
+      NumericDocValues dv = p.getNumeric(gauge);
+      assertTrue(dv.advanceExact(0));
+      assertEquals(3, dv.longValue());
+      assertTrue(dv.advanceExact(600));
+      CorruptIndexException e = assertThrows(CorruptIndexException.class, dv::longValue);
+      assertTrue(e.getMessage().contains("block 1 of field 'gauge' of _0_T_0.dvd") && e.getMessage().contains(
+          "payload's bit"), e.getMessage());
+    }
+  }
+
+  /**
+   * A numeric field {@code gauge} of 700 documents in {@code s} whose descriptor has the version given and the
+   * pipeline offset, {@code stage}: block 0 offset 3 over a payload of 0 bits (every value 3), block 1 the same with
+   * its payload's bit clear.
+   */
+  private static FieldInfo es95Gauge(TsdbTestSegment s, int descriptorVersion, int stage) throws IOException {
+    FieldInfo gauge = s.field("gauge", DocValuesType.NUMERIC, false);
+    long at = s.data.getFilePointer();
+    s.data.writeByte((byte) 0b11); // offset 3, 0 bits
+    s.data.writeVInt(0);
+    s.data.writeZLong(3);
+    long second = s.data.getFilePointer() - at;
+    s.data.writeByte((byte) 0b01); // the payload's bit clear
+    s.data.writeVInt(0);
+    s.data.writeZLong(3);
+    s.record(gauge, TsdbFormat.NUMERIC);
+    s.meta.writeLong(700);
+    s.meta.writeInt(700);
+    s.meta.writeInt(16);
+    s.meta.writeVInt(descriptorVersion);
+    s.meta.writeVInt(2);
+    s.meta.writeByte((byte) 9);
+    s.meta.writeByte((byte) 0);
+    s.meta.writeByte((byte) 0x02);
+    s.meta.writeByte((byte) stage);
+    long[] index = s.monotonic(new long[] {0, second}, 16);
+    s.meta.writeLong(index[0]);
+    s.meta.writeLong(index[1]);
+    s.meta.writeLong(at);
+    s.meta.writeLong(s.data.getFilePointer() - at);
+    s.allDocs();
+    return gauge;
+  }
+
+  /**
+   * An {@code ES95TSDB} numeric entry in block layout: counts, block index shift 16, the descriptor (block shift,
+   * data type, stages), the block index's metadata ({@code starts}), where the index and the values lie.
+   */
+  private static void es95Entry(TsdbTestSegment s, long numValues, int numDocs, long valuesAt, long valuesLength,
+      long[] starts, int blockShift, int dataType, int... stages) throws IOException {
+    s.meta.writeLong(numValues);
+    s.meta.writeInt(numDocs);
+    s.meta.writeInt(16);
+    s.es95Descriptor(blockShift, dataType, stages);
+    long[] index = s.monotonic(starts, 16);
+    s.meta.writeLong(index[0]);
+    s.meta.writeLong(index[1]);
+    s.meta.writeLong(valuesAt);
+    s.meta.writeLong(valuesLength);
+  }
+
+  /** An ES95 payload of 4 bits a value: the VInt, then each run of 128 in Lucene 9.0's {@code ForUtil} layout. */
+  private static void writePayload4(IndexOutput out, int count, java.util.function.IntToLongFunction value)
+      throws IOException {
+    out.writeVInt(4);
+    for (int start = 0; start < count; start += 128) {
+      long[] run = new long[128];
+      for (int i = 0; i < 128; i++) {
+        run[i] = value.applyAsLong(start + i);
+      }
+      TsdbTestSegment.writeForUtil4(out, run);
+    }
+  }
+
   // ---- the entry writers and packers the tests share
 
   /**
@@ -637,33 +925,12 @@ class TsdbDocValuesProducerTest {
     s.meta.writeLong(valuesLength);
   }
 
-  /**
-   * 128 values of 4 bits in Lucene 9.0's {@code ForUtil} layout: value {@code j + 16k} in byte lane {@code k} (from
-   * the top) of long {@code j} (16 longs), then long {@code i} of 8 holds long {@code i}'s lanes in its high nibbles
-   * and long {@code i + 8}'s in its low ones.
-   */
-  private static void writeForUtil4(IndexOutput out, long[] values) throws IOException {
-    long[] gathered = gather8(values);
-    for (int i = 0; i < 8; i++) {
-      out.writeLong((gathered[i] << 4) | gathered[i + 8]);
-    }
-  }
-
   /** 128 values of 2 bits: four gathered longs' lanes per packed long, from the top two bits of each byte lane down. */
   private static void writeForUtil2(IndexOutput out, long[] values) throws IOException {
-    long[] gathered = gather8(values);
+    long[] gathered = TsdbTestSegment.gather8(values);
     for (int i = 0; i < 4; i++) {
       out.writeLong((gathered[i] << 6) | (gathered[i + 4] << 4) | (gathered[i + 8] << 2) | gathered[i + 12]);
     }
   }
 
-  private static long[] gather8(long[] values) {
-    long[] gathered = new long[16];
-    for (int j = 0; j < 16; j++) {
-      for (int k = 0; k < 8; k++) {
-        gathered[j] |= values[j + 16 * k] << (56 - 8 * k);
-      }
-    }
-    return gathered;
-  }
 }

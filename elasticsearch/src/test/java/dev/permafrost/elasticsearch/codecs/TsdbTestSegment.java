@@ -23,6 +23,7 @@ import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.store.ByteBuffersDataOutput;
 import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.DataOutput;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.util.BytesRef;
@@ -199,5 +200,42 @@ final class TsdbTestSegment {
         Codec.getDefault(), diagnostics, id, new HashMap<>(), sort);
     FieldInfos infos = new FieldInfos(fields.toArray(FieldInfo[]::new));
     return new TsdbDocValuesProducer(new SegmentReadState(dir, info, infos, IOContext.DEFAULT, SUFFIX), format);
+  }
+
+  /**
+   * 128 values of 4 bits in Lucene 9.0's {@code ForUtil} layout: value {@code j + 16k} in byte lane {@code k} (from
+   * the top) of long {@code j} (16 longs), then long {@code i} of 8 holds long {@code i}'s lanes in its high nibbles
+   * and long {@code i + 8}'s in its low ones.
+   */
+  static void writeForUtil4(DataOutput out, long[] values) throws IOException {
+    long[] gathered = gather8(values);
+    for (int i = 0; i < 8; i++) {
+      out.writeLong((gathered[i] << 4) | gathered[i + 8]);
+    }
+  }
+
+  /** 128 values of up to 8 bits gathered as Lucene 9.0's {@code ForUtil} does: value {@code j + 16k} in byte lane {@code k} of long {@code j}. */
+  static long[] gather8(long[] values) {
+    long[] gathered = new long[16];
+    for (int j = 0; j < 16; j++) {
+      for (int k = 0; k < 8; k++) {
+        gathered[j] |= values[j + 16 * k] << (56 - 8 * k);
+      }
+    }
+    return gathered;
+  }
+
+  /**
+   * An {@code ES95TSDB} field descriptor: version 1, the stage count, the block shift, the data type and the stages'
+   * ids.
+   */
+  void es95Descriptor(int blockShift, int dataType, int... stageIds) throws IOException {
+    meta.writeVInt(1);
+    meta.writeVInt(stageIds.length);
+    meta.writeByte((byte) blockShift);
+    meta.writeByte((byte) dataType);
+    for (int id : stageIds) {
+      meta.writeByte((byte) id);
+    }
   }
 }
