@@ -38,8 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code ignore_above}, malformed numbers, dates and ips, unmapped fields, objects and arrays under
  * {@code dynamic: false}) come back in every document's rebuilt {@code _source} as the node printed it: same keys in
  * the same order, same arrays and objects, nothing left out; through a cache that holds it all and through one of a
- * few small regions. {@code ignored-logs} is logsdb ({@code ES8193TSDB}); {@code ignored-ts} is time_series, whose
- * doc values ({@code ES95TSDB}) and synthetic {@code _id} must be read for it to mount.
+ * few small regions. {@code ignored-logs} is logsdb ({@code ES8193TSDB}); {@code ignored-ts} is time_series
+ * ({@code ES95TSDB} doc values, synthetic {@code _id}). A value kept in an encoding not read (the YAML-bodied
+ * document's object) is named in the rebuilt source's {@code leftOut} and in the Elasticsearch API's hit.
  */
 class IgnoredSourceSnapshotsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -80,7 +81,6 @@ class IgnoredSourceSnapshotsTest {
         + tiny.stats());
   }
 
-  /** Needs {@code ES95TSDB} and the synthetic {@code _id} read (branches h-es95 and h-synid). */
   @Test
   void timeSeriesSourcesAreTheNodes() throws Exception {
     assertEquals(IgnoredFixture.DOCS, compareSources(large, "ignored-ts"));
@@ -151,6 +151,14 @@ class IgnoredSourceSnapshotsTest {
             JsonNode expected = node.path("sources").get(seq);
             if (seq == IgnoredFixture.YAML_SEQ) { // its object "meta" kept as YAML, not read: named, not dropped
               assertEquals(List.of("meta"), rebuilt.leftOut(), index + " seq " + seq);
+              List<String> encodings = new ArrayList<>(); // the node kept it as YAML, type byte 'y'
+              for (var b : IgnoredValues.read(context.reader(), EngineDocuments.IGNORED_SOURCE, doc)) {
+                IgnoredValues.Entry entry = IgnoredValues.entry(b, "an entry");
+                if (entry.name().equals("meta")) {
+                  encodings.add(entry.value().unread());
+                }
+              }
+              assertEquals(List.of("YAML"), encodings);
               assertEquals(JSON.readTree("{\"a\": 1, \"b\": [\"x\", \"y\"]}"), expected.path("meta"));
               expected = expected.deepCopy();
               ((ObjectNode) expected).remove("meta");
