@@ -143,13 +143,12 @@ class EngineFixtureSnapshotsTest {
 
   /**
    * Whether this reader reads an index of the engine's fixture: not the ones the fixture lists as unreadable (indexed
-   * vectors), nor 9.5's time_series index (its doc values in {@code ES95TSDB}, not read; its logsdb ones, in
-   * {@code ES8193TSDB}, are).
+   * vectors); Elasticsearch's logsdb and time_series ones (in {@code ES819TSDB}, {@code ES8193TSDB} and, 9.5's
+   * time_series, {@code ES95TSDB}) are.
    */
   static boolean reads(EngineFixture engine, JsonNode answers, String index) {
     if (List.of("logs-db", "metrics-ts").contains(index) || tsdbIndices(answers).contains(index)) {
-      return engine.name().startsWith("ELASTICSEARCH")
-          && !(engine == EngineFixture.ELASTICSEARCH_95 && index.equals("metrics-ts"));
+      return engine.name().startsWith("ELASTICSEARCH");
     }
     return !answers.path("unreadable").has(index);
   }
@@ -395,34 +394,20 @@ class EngineFixtureSnapshotsTest {
   }
 
   /**
-   * Elasticsearch 9.5's time_series index (doc values in {@code ES95TSDB}) and every engine's indexed vectors are
-   * refused at mount naming the format and the fields; 8.19's to 9.5's logsdb indices ({@code ES819TSDB},
-   * {@code ES8193TSDB}) and 8.19's to 9.3's time_series indices mount ({@code TsdbSnapshotsTest} searches them).
+   * Every engine's indexed vectors are refused at mount naming the format and the fields; 8.19's to 9.5's logsdb
+   * and time_series indices ({@code ES819TSDB}, {@code ES8193TSDB}, {@code ES95TSDB}) mount ({@code TsdbSnapshotsTest}
+   * searches them).
    */
   @ParameterizedTest
   @MethodSource("readableElasticsearch")
   void unreadFormatsAreRefusedAtMountNamingFormatAndField(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
-    if (engine == EngineFixture.ELASTICSEARCH_95) {
-      m.repository().mount(catalog, engine + "-mounts-logs-db", "snap-2", "logs-db");
-      try (Lease lease = catalog.acquire(engine + "-mounts-logs-db.0")) {
-        assertTrue(lease.reader().numDocs() > 0, engine + " logs-db, in ES8193TSDB");
+    for (String index : List.of("logs-db", "metrics-ts")) {
+      m.repository().mount(catalog, engine + "-mounts-" + index, "snap-2", index);
+      try (Lease lease = catalog.acquire(engine + "-mounts-" + index + ".0")) {
+        assertTrue(lease.reader().numDocs() > 0, engine + " " + index);
       } finally {
-        catalog.unmount(engine + "-mounts-logs-db.0");
-      }
-      SnapshotException.UnsupportedFormat timeSeries = assertThrows(SnapshotException.UnsupportedFormat.class,
-          () -> m.repository().mount(catalog, engine + "-metrics", "snap-2", "metrics-ts"));
-      assertTrue(timeSeries.getMessage().contains("metrics-ts") && timeSeries.getMessage().contains("time_series")
-          && timeSeries.getMessage().contains("ES95TSDB") && timeSeries.getMessage().contains("cpu"),
-          timeSeries.getMessage());
-    } else {
-      for (String index : List.of("logs-db", "metrics-ts")) {
-        m.repository().mount(catalog, engine + "-mounts-" + index, "snap-2", index);
-        try (Lease lease = catalog.acquire(engine + "-mounts-" + index + ".0")) {
-          assertTrue(lease.reader().numDocs() > 0, engine + " " + index);
-        } finally {
-          catalog.unmount(engine + "-mounts-" + index + ".0");
-        }
+        catalog.unmount(engine + "-mounts-" + index + ".0");
       }
     }
     SnapshotException.UnsupportedFormat vectors = assertThrows(SnapshotException.UnsupportedFormat.class,

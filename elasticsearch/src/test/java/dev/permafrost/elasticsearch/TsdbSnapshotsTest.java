@@ -17,7 +17,6 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.fixture.EngineFixture;
 import dev.permafrost.fixture.TsdbFixture;
-import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,7 +37,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.document.Document;
@@ -82,8 +80,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * logsdb indices, {@code ES8193TSDB} (version 8: skippers in {@code .dvs}, terms-first sorted entries, the text of
  * {@code message} in zstd binary blocks), and checks them against the node: every query's total, top ten ids, sort
  * values and {@code _source} under three sorts, a date histogram and terms counts over doc values, and every
- * document's doc values against the {@code _source} the node stored for it. 9.5's time_series index
- * ({@code ES95TSDB}) is refused at mount.
+ * document's doc values against the {@code _source} the node stored for it. 9.5's time_series index is in
+ * {@code ES95TSDB} (numeric fields in pipelines of stages, ALP doubles) under a synthetic {@code _id}.
  */
 class TsdbSnapshotsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -137,12 +135,10 @@ class TsdbSnapshotsTest {
   static synchronized Mounted mounted(EngineFixture engine) throws Exception {
     Mounted m = MOUNTED.get(engine);
     if (m == null) {
-      m = mount(catalog, engine.toString(), engine.ensure(),
-          Stream.of("metrics-ts").filter(i -> refused(engine, i)).collect(Collectors.toSet()));
+      m = mount(catalog, engine.toString(), engine.ensure(), Set.of());
       MOUNTED.put(engine, m);
     }
-    assertEquals(refused(engine, "metrics-ts") ? 3 : 4, indices(m).size(),
-        "logs-db at snap-1 and snap-2, metrics-ts (unless refused) and logs-host at snap-2");
+    assertEquals(4, indices(m).size(), "logs-db at snap-1 and snap-2, metrics-ts and logs-host at snap-2");
     return m;
   }
 
@@ -161,11 +157,6 @@ class TsdbSnapshotsTest {
     return m;
   }
 
-  /** Whether the index's doc values are in a format not read: 9.5's time_series index, in {@code ES95TSDB}. */
-  private static boolean refused(EngineFixture engine, String index) {
-    return engine == EngineFixture.ELASTICSEARCH_95 && index.equals("metrics-ts");
-  }
-
   /** Each (snapshot, index) the node answered for and that is mounted: its answers. */
   static Map<String[], JsonNode> indices(Mounted m) {
     Map<String[], JsonNode> all = new LinkedHashMap<>();
@@ -177,16 +168,23 @@ class TsdbSnapshotsTest {
     return all;
   }
 
-  /** 9.5's time_series index ({@code ES95TSDB}) is refused at mount, naming the format; its logsdb indices mount. */
+  /**
+   * 9.5's time_series index mounts: its doc values in {@code ES95TSDB} (every numeric field of it), its segments in
+   * the synthetic-{@code _id} codec; every document there (the other tests compare their values and searches).
+   */
   @Test
-  void elasticsearch95sTimeSeriesIndexIsRefusedNamingItsFormat() throws Exception {
+  void elasticsearch95sTimeSeriesIndexMountsInES95TSDB() throws Exception {
     Assumptions.assumeTrue(engines().anyMatch(e -> e == EngineFixture.ELASTICSEARCH_95), "Lucene reads 9.5's");
     Mounted m = mounted(EngineFixture.ELASTICSEARCH_95);
-    SnapshotException.UnsupportedFormat e = assertThrows(SnapshotException.UnsupportedFormat.class,
-        () -> m.repository().mount(catalog, "refused-metrics-ts", "snap-2", "metrics-ts"));
-    assertTrue(e.getMessage().contains("ES95TSDB") && e.getMessage().contains("metrics-ts"), e.getMessage());
-    assertTrue(catalog.list("refused-metrics-ts*").isEmpty(), "nothing of a refused index is mounted");
-    assertEquals(3, indices(m).size());
+    try (Lease lease = catalog.acquire(m.name("snap-2", "metrics-ts") + ".0")) {
+      assertEquals(TsdbFixture.SERIES * TsdbFixture.POINTS, lease.reader().numDocs());
+      for (LeafReaderContext leaf : lease.reader().leaves()) {
+        for (String field : List.of("@timestamp", "cpu", "memory", "requests", "host", "pod")) {
+          FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(field);
+          assertEquals("ES95TSDB", info.getAttribute("PerFieldDocValuesFormat.format"), field);
+        }
+      }
+    }
   }
 
   /**
@@ -640,14 +638,14 @@ class TsdbSnapshotsTest {
   }
 
   /**
-   * A byte flipped in the {@code .dvd} of a TSDB-format index (inside its compound file's blob; {@code metrics-ts}
-   * where it is read, else {@code logs-host}) is caught by {@code checkIntegrity}, naming the file and the blob; no
+   * A byte flipped in the {@code .dvd} of a TSDB-format index (inside its compound file's blob; {@code metrics-ts},
+   * whose doc values are in {@code ES95TSDB} on 9.5) is caught by {@code checkIntegrity}, naming the file and the blob; no
    * search is answered from wrong values unnoticed.
    */
   @ParameterizedTest
   @MethodSource("engines")
   void aDamagedDocValuesFileIsCaughtNamingTheFileAndBlob(EngineFixture engine) throws Exception {
-    damagedFileIsCaught(engine, refused(engine, "metrics-ts") ? "logs-host" : "metrics-ts", "TSDB_0.dvd");
+    damagedFileIsCaught(engine, "metrics-ts", "TSDB_0.dvd");
   }
 
   /**

@@ -8,10 +8,11 @@ import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.IndexInput;
 
 /**
- * {@code ES95TSDB}'s numeric fields: each entry describes its own pipeline and block size ({@link Es95FieldDescriptor}),
- * each block the stages applied to it ({@link Es95BlockDecoder}). Its ordinal streams are the container's, except that
- * files of versions 6 and 7 record each stream's block shift in a byte of its own
- * ({@link TsdbFormat#VERSION_ES95_ORDINAL_BLOCK_SHIFT}, gone again at {@link TsdbFormat#VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE}).
+ * {@code ES95TSDB}'s numeric fields: each entry describes its own pipeline and block size
+ * ({@link Es95FieldDescriptor}), each block the stages applied to it ({@link Es95BlockDecoder}). Its ordinal streams
+ * are the container's, except that files of versions 6 and 7 record each stream's block shift in a byte of its own
+ * ({@link TsdbFormat#VERSION_ES95_ORDINAL_BLOCK_SHIFT}, gone again at
+ * {@link TsdbFormat#VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE}).
  */
 final class Es95NumericCodec implements TsdbNumericCodec {
   static final Es95NumericCodec INSTANCE = new Es95NumericCodec();
@@ -26,7 +27,8 @@ final class Es95NumericCodec implements TsdbNumericCodec {
   @Override
   public int readOrdinalBlockShift(IndexInput meta, int version, int headerBlockShift, String field)
       throws IOException {
-    if (version < TsdbFormat.VERSION_ES95_ORDINAL_BLOCK_SHIFT || version >= TsdbFormat.VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE) {
+    if (version < TsdbFormat.VERSION_ES95_ORDINAL_BLOCK_SHIFT
+        || version >= TsdbFormat.VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE) {
       return headerBlockShift;
     }
     int shift = meta.readByte();

@@ -11,7 +11,8 @@ package dev.permafrost.elasticsearch.codecs;
  *
  * @param name the format's SPI name, as a segment records it
  * @param docOffsets how a binary block's value offsets are written
- * @param numeric how a numeric field's blocks are written (ordinals are the same in every name)
+ * @param numeric how a numeric field's blocks are written (ordinal blocks are the same in every name; only
+ *     {@code ES95TSDB}'s files of versions 6 and 7 give each ordinal stream its own block size)
  */
 record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCodec, TsdbDocOffsets docOffsets,
     TsdbNumericCodec numeric) {

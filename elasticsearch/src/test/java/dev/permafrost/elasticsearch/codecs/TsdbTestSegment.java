@@ -214,7 +214,10 @@ final class TsdbTestSegment {
     }
   }
 
-  /** 128 values of up to 8 bits gathered as Lucene 9.0's {@code ForUtil} does: value {@code j + 16k} in byte lane {@code k} of long {@code j}. */
+  /**
+   * 128 values of up to 8 bits gathered as Lucene 9.0's {@code ForUtil} does: value {@code j + 16k} in byte lane
+   * {@code k} of long {@code j}.
+   */
   static long[] gather8(long[] values) {
     long[] gathered = new long[16];
     for (int j = 0; j < 16; j++) {
