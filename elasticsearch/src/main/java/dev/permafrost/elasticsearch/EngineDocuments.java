@@ -46,6 +46,8 @@ public final class EngineDocuments {
   public static final String ID = "_id";
   /** The stored field holding a document's source. */
   public static final String SOURCE = "_source";
+  /** The binary doc values of what the node kept whole for a document's synthetic source (9.5 on). */
+  static final String IGNORED_SOURCE = "_ignored_source";
 
   private EngineDocuments() {}
 
@@ -250,9 +252,6 @@ public final class EngineDocuments {
       }
     }
   }
-
-  /** The field of all values the node kept apart for a document's synthetic source. */
-  static final String IGNORED_SOURCE = "_ignored_source";
 
   /** {@code parent}'s object {@code key}, made (and noted in {@code made}) if it has none. */
   private static ObjectNode object(ObjectNode parent, String key, Set<ObjectNode> made) {

@@ -108,8 +108,8 @@ class IgnoredValuesTest {
         + "65223a5b312c325d7d7d"), "e");
     assertEquals("meta", meta.name());
     assertEquals("{\"a\":1,\"b\":{\"c\":\"d\",\"e\":[1,2]}}", JSON.writeValueAsString(meta.value().json()));
-    List<BytesRef> two = IgnoredValues.split(hex("1401000000616a7b2262223a22646f74746564227d20040000007a6574616a7b22616c"
-        + "706861223a5b226f6e65222c2274776f225d7d"), 2, "_ignored_source", 1);
+    List<BytesRef> two = IgnoredValues.split(hex("1401000000616a7b2262223a22646f74746564227d20040000007a6574616a7b22"
+        + "616c706861223a5b226f6e65222c2274776f225d7d"), 2, "_ignored_source", 1);
     assertEquals("a", IgnoredValues.entry(two.get(0), "e0").name());
     assertEquals(json("{\"b\":\"dotted\"}"), IgnoredValues.entry(two.get(0), "e0").value().json());
     assertEquals(json("{\"alpha\":[\"one\",\"two\"]}"), IgnoredValues.entry(two.get(1), "e1").value().json());
