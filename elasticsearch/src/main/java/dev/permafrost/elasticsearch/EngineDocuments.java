@@ -18,6 +18,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.geo.GeoEncodingUtils;
 import org.apache.lucene.index.DocValues;
@@ -110,7 +111,8 @@ public final class EngineDocuments {
    * could not give back (9.5 on, {@link IgnoredValues}) come back as the node puts them: a keyword past
    * {@code ignore_above} ({@code <field>._original}) and a malformed value ({@code <field>._ignore_malformed}) after
    * the field's doc values, an {@code _ignored_source} entry (unmapped fields, objects and arrays kept whole) at its
-   * path, replacing the doc values there.
+   * path, replacing the doc values there. Nested documents are not rebuilt: a document that has some lists the
+   * mapping's outermost {@code nested} objects in {@link RebuiltSource#leftOut}.
    *
    * @param reader the index's reader
    * @param doc the document, by its id in {@code reader}
@@ -179,8 +181,33 @@ public final class EngineDocuments {
       }
     }
     ignoredSource(leaf, local, root, made, leftOut);
+    if (hasNestedDocuments(leaf, local)) { // not rebuilt: named, never dropped
+      Set<String> nested = new TreeSet<>();
+      for (IndexMapping.Field f : mapping.fields().values()) {
+        if (f.nestedPath() != null) {
+          nested.add(f.nestedPath());
+        }
+      }
+      for (String path : nested) {
+        if (nested.stream().noneMatch(outer -> path.startsWith(outer + "."))) { // the outermost ones
+          leftOut.add(path);
+        }
+      }
+    }
     made.forEach(EngineDocuments::sortKeys);
     return new RebuiltSource(root.toString(), List.copyOf(leftOut));
+  }
+
+  /**
+   * Whether document {@code doc} has nested documents: the one before it is one (the engine writes a document's
+   * nested documents just before it, without {@code _primary_term}).
+   */
+  private static boolean hasNestedDocuments(LeafReader leaf, int doc) throws IOException {
+    if (doc == 0) {
+      return false;
+    }
+    var primaryTerm = leaf.getNumericDocValues("_primary_term");
+    return primaryTerm != null && !primaryTerm.advanceExact(doc - 1);
   }
 
   /**
