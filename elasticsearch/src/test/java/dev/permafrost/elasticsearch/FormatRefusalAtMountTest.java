@@ -125,6 +125,48 @@ class FormatRefusalAtMountTest {
   }
 
   /**
+   * What a newer Elasticsearch may add to {@code ES95TSDB} fails the mount, never a search: on a copy of the snapshot a
+   * real 9.5.3 node wrote, the first stage id of {@code cpu}'s pipeline in {@code metrics-ts}'s {@code .dvm}
+   * ({@code 05}, ALP, in its descriptor {@code 01 05 09 01 05 01 02 03 a1}) is made {@code 06}, a stage 9.5 does not
+   * have (every checksum made to agree); the mount fails naming the field, the file and the id, nothing mounted.
+   */
+  @Test
+  void anES95StageIdThisReaderDoesNotKnowIsRefusedAtMount() throws Exception {
+    EngineFixture engine = EngineFixture.ELASTICSEARCH_95;
+    Assumptions.assumeTrue(Version.LATEST.onOrAfter(Version.parse(engine.luceneVersion())),
+        "Lucene " + Version.LATEST + " does not read what " + engine + " wrote");
+    Path copy = copyOf(engine.ensure().resolve("repo"), tmp.resolve("copy-es95"));
+    EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
+    byte[] descriptor = {0x10, 0, 0, 0, 0x01, 0x05, 0x09, 0x01, 0x05, 0x01, 0x02, 0x03, (byte) 0xa1};
+    String file = patchDocValuesMetadata(copy, repository, EngineSnapshotRepository.shard("snap-2", "metrics-ts", 0),
+        "ES95TSDBDocValuesMetadata", (bytes, start, length) -> {
+          int at = -1;
+          for (int i = start; i + descriptor.length <= start + length && at < 0; i++) {
+            if (java.util.Arrays.equals(bytes, i, i + descriptor.length, descriptor, 0, descriptor.length)) {
+              at = i;
+            }
+          }
+          assertTrue(at >= 0, "cpu's descriptor, after its block index's shift 16");
+          bytes[at + 8] = 0x06;
+        });
+    assertTrue(file.endsWith("_ES95TSDB_0.dvm"), file);
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("es95-cache")).size(32 << 20)
+            .regionSize(1 << 20).build();
+        Catalog catalog = Catalog.builder(cache).build()) {
+      IOException refused = assertThrows(IOException.class,
+          () -> repository.mount(catalog, "newer-metrics-ts", "snap-2", "metrics-ts"));
+      String message = refused.getMessage();
+      String segment = file.substring(0, file.indexOf('_', 1));
+      for (String named : new String[] {"stage id 0x06", "field 'cpu' of " + segment + "_ES95TSDB_0.dvd", file}) {
+        assertTrue(message.contains(named), "names " + named + ": " + message);
+      }
+      assertTrue(catalog.list("newer-*").isEmpty(), "nothing of a refused index is mounted");
+      System.out.printf("An unknown ES95TSDB stage id is refused at mount: %s: %s%n", refused.getClass().getName(),
+          message);
+    }
+  }
+
+  /**
    * Sets the header version of the first doc-values metadata file of {@code codec} in {@code shard} to
    * {@link #TOO_NEW}, inside its compound file if it has one, and makes every checksum over it agree again: the file's
    * footer, the compound file's footer, and the checksum the snapshot's metadata records for the blob. Returns the
@@ -132,6 +174,22 @@ class FormatRefusalAtMountTest {
    */
   private static String bumpDocValuesMetadataVersion(Path copy, EngineSnapshotRepository repository, String shard,
       String codec) throws IOException {
+    return patchDocValuesMetadata(copy, repository, shard, codec,
+        (bytes, start, length) -> ByteBuffer.wrap(bytes, start + 4 + 1 + codec.length(), 4).putInt(TOO_NEW));
+  }
+
+  /** Changes the bytes of a file inside a compound file: {@code [start, start + length)} of {@code bytes}. */
+  private interface Patch {
+    void apply(byte[] bytes, int start, int length);
+  }
+
+  /**
+   * Patches the first doc-values metadata file of {@code codec} in {@code shard}, inside its compound file, and makes
+   * every checksum over it agree again: the file's footer, the compound file's footer, and the checksum the snapshot's
+   * metadata records for the blob. Returns the file's name.
+   */
+  private static String patchDocValuesMetadata(Path copy, EngineSnapshotRepository repository, String shard,
+      String codec, Patch patch) throws IOException {
     byte[] manifestBytes = repository.readManifestBytes(shard);
     SnapshotManifest manifest = repository.parseManifest(shard, manifestBytes);
     for (FileEntry cfe : manifest.files()) {
@@ -152,8 +210,7 @@ class FormatRefusalAtMountTest {
         if (!name.equals(codec)) {
           continue;
         }
-        int version = start + 4 + 1 + name.length(); // magic, the name's VInt length (one byte), the name
-        ByteBuffer.wrap(bytes, version, 4).putInt(TOO_NEW);
+        patch.apply(bytes, start, length); // a version: after the magic, the name's VInt length (one byte), the name
         refoot(bytes, start, length);
         refoot(bytes, 0, bytes.length);
         Files.write(blob, bytes);

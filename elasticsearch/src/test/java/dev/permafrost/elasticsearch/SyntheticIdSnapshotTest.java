@@ -24,13 +24,17 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.Version;
@@ -158,6 +162,27 @@ class SyntheticIdSnapshotTest {
           n++;
         }
         assertEquals(r.maxDoc(), n);
+      }
+    }
+  }
+
+  /**
+   * The node's segment names the codec {@code ES93TSDBDefaultCompressionLucene103Codec}, {@code _id}'s postings
+   * {@code TSDBSyntheticId} and its doc values {@code ES94BloomFilterDocValuesFormat} (BINARY, no values read); every
+   * file of it, the filter's bits too, passes its checksum.
+   */
+  @Test
+  void theSegmentIsTheSyntheticIdCodecsAndItsFilesCheckOut() throws Exception {
+    try (Lease lease = catalog.acquire(INDEX + ".0")) {
+      for (LeafReaderContext leaf : lease.reader().leaves()) {
+        SegmentReader segment = (SegmentReader) FilterLeafReader.unwrap(leaf.reader());
+        assertEquals("ES93TSDBDefaultCompressionLucene103Codec", segment.getSegmentInfo().info.getCodec().getName());
+        FieldInfo id = segment.getFieldInfos().fieldInfo(EngineDocuments.ID);
+        assertEquals("TSDBSyntheticId", id.getAttribute("PerFieldPostingsFormat.format"));
+        assertEquals("ES94BloomFilterDocValuesFormat", id.getAttribute("PerFieldDocValuesFormat.format"));
+        assertEquals(DocValuesType.BINARY, id.getDocValuesType());
+        assertEquals(DocIdSetIterator.NO_MORE_DOCS, segment.getBinaryDocValues(EngineDocuments.ID).nextDoc());
+        segment.checkIntegrity();
       }
     }
   }

@@ -4,6 +4,7 @@
 package dev.permafrost.elasticsearch.codecs;
 
 import java.io.IOException;
+import java.util.List;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.IndexInput;
 
@@ -17,17 +18,23 @@ import org.apache.lucene.store.IndexInput;
 final class Es95BlockDecoder implements TsdbNumericCodec.BlockDecoder {
   /** The most sub-runs' cuts a split-delta block may have. */
   static final int MAX_SPLITS = 64;
-  private final Es95FieldDescriptor descriptor;
   private final Es95Stage[] stages;
   private final int blockSize;
+  private final String field;
   private final TsdbBlocks packing;
   private final int[] splits = new int[MAX_SPLITS];
 
-  Es95BlockDecoder(Es95FieldDescriptor descriptor) {
-    this.descriptor = descriptor;
-    this.stages = descriptor.stages().toArray(Es95Stage[]::new);
-    this.blockSize = 1 << descriptor.blockShift();
-    this.packing = new TsdbBlocks(blockSize, descriptor.field());
+  /**
+   * @param stages the field's pipeline, checked: transforms, then the payload
+   * @param blockShift the values in a block, as a shift
+   * @param field the field and its data file, for errors
+   */
+  Es95BlockDecoder(List<Es95Stage> stages, int blockShift, String field) {
+    assert !stages.isEmpty() && stages.get(stages.size() - 1).isPayload() : stages;
+    this.stages = stages.toArray(Es95Stage[]::new);
+    this.blockSize = 1 << blockShift;
+    this.field = field;
+    this.packing = new TsdbBlocks(blockSize, field);
   }
 
   @Override
@@ -108,7 +115,7 @@ final class Es95BlockDecoder implements TsdbNumericCodec.BlockDecoder {
           out[at] = in.readLong();
         }
       }
-      case BIT_PACK -> throw new AssertionError("a payload before the last position: " + descriptor);
+      case BIT_PACK -> throw new AssertionError("a payload before the last position of " + field);
     }
   }
 
@@ -122,6 +129,6 @@ final class Es95BlockDecoder implements TsdbNumericCodec.BlockDecoder {
   }
 
   private CorruptIndexException corrupt(IndexInput in, long block, String what) {
-    return new CorruptIndexException("ES95TSDB block " + block + " of " + descriptor.field() + ": " + what, in);
+    return new CorruptIndexException("ES95TSDB block " + block + " of " + field + ": " + what, in);
   }
 }

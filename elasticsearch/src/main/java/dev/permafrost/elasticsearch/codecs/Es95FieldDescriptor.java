@@ -94,6 +94,6 @@ record Es95FieldDescriptor(int blockShift, int dataType, List<Es95Stage> stages,
 
   @Override
   public TsdbNumericCodec.BlockDecoder decoder() {
-    return new Es95BlockDecoder(this);
+    return new Es95BlockDecoder(stages, blockShift, field);
   }
 }

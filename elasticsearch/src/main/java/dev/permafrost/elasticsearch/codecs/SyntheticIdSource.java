@@ -20,6 +20,8 @@ import org.apache.lucene.index.SegmentReadState;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 
@@ -50,7 +52,8 @@ final class SyntheticIdSource implements Closeable {
 
   /**
    * @param format the segment's doc-values format (its codec's)
-   * @throws CorruptIndexException if the segment has {@code _tsid} but not the other two, or one of another type
+   * @throws CorruptIndexException if the segment has {@code _tsid} but not the other two, or one of another type, or
+   *     is not sorted by {@code _tsid} then {@code @timestamp} descending
    */
   SyntheticIdSource(Directory directory, SegmentInfo segment, FieldInfos fieldInfos, DocValuesFormat format)
       throws CorruptIndexException {
@@ -61,6 +64,24 @@ final class SyntheticIdSource implements Closeable {
     this.tsid = field(TSID, DocValuesType.SORTED, false);
     this.timestamp = tsid == null ? null : field(TIMESTAMP, DocValuesType.SORTED_NUMERIC, true);
     this.routingHash = tsid == null ? null : field(ROUTING_HASH, DocValuesType.SORTED, false);
+    if (tsid != null) {
+      checkSorted();
+    }
+  }
+
+  /**
+   * Ids are looked up by binary search over the documents, so the segment must be sorted as time_series segments
+   * are: {@code _tsid} ascending, then {@code @timestamp} descending; another order would answer wrongly.
+   */
+  private void checkSorted() throws CorruptIndexException {
+    Sort sort = segment.getIndexSort();
+    SortField[] fields = sort == null ? new SortField[0] : sort.getSort();
+    if (fields.length < 2 || !TSID.equals(fields[0].getField()) || fields[0].getReverse()
+        || !TIMESTAMP.equals(fields[1].getField()) || !fields[1].getReverse()) {
+      throw new CorruptIndexException("segment " + segment.name + " is sorted by " + sort + ", not by _tsid then"
+          + " @timestamp descending as a time_series segment is: its synthetic _id cannot be looked up",
+          segment.name);
+    }
   }
 
   private FieldInfo field(String name, DocValuesType type, boolean orNumeric) throws CorruptIndexException {

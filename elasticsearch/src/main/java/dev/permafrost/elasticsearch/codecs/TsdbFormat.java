@@ -30,15 +30,9 @@ record TsdbFormat(String name, String metaCodec, String dataCodec, String skipCo
   static final int VERSION_PREFIX_PARTITIONS = 4;
   /** Version 5: the skippers' intervals are in a file of their own, {@code .dvs}. */
   static final int VERSION_SKIPPER_SEPARATE_FILE = 5;
-  /**
-   * Version 6, {@code ES95TSDB} only: an ordinal stream in blocks records its own block shift, a byte after its block
-   * index's shift (until {@link #VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE}).
-   */
-  static final int VERSION_ES95_ORDINAL_BLOCK_SHIFT = 6;
+  // Versions 6 and 8 change ES95TSDB alone: Es95NumericCodec has their gates.
   /** Version 7: a skipper entry ends with the largest count of values in one document. */
   static final int VERSION_SKIPPER_MAX_VALUE_COUNT = 7;
-  /** Version 8: {@code ES95TSDB}'s ordinal streams have the header's block shift again, no byte of their own. */
-  static final int VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE = 8;
   /** The newest version read: what Elasticsearch 9.5.3 writes. */
   static final int VERSION_CURRENT = 8;
 

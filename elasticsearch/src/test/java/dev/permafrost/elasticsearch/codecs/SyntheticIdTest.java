@@ -12,9 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.elasticsearch.DocumentId;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.Random;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.DocValuesFormat;
 import org.apache.lucene.codecs.PostingsFormat;
@@ -46,7 +48,7 @@ class SyntheticIdTest {
     // the routing hash as the node keeps it: "pyl_Cw", the base64 of its little-endian bytes
     assertEquals(EXAMPLE_HASH, SyntheticId.routingHash(DocumentId.encode("pyl_Cw")));
     BytesRef tsid = new BytesRef(Arrays.copyOf(id, 37));
-    assertEquals(EXAMPLE, SyntheticId.string(tsid, EXAMPLE_TIMESTAMP, EXAMPLE_HASH));
+    assertEquals(EXAMPLE, DocumentId.decode(SyntheticId.indexed(tsid, EXAMPLE_TIMESTAMP, EXAMPLE_HASH)));
     assertEquals(DocumentId.encode(EXAMPLE), SyntheticId.indexed(tsid, EXAMPLE_TIMESTAMP, EXAMPLE_HASH));
 
     SyntheticId.Parts parts = SyntheticId.parse(DocumentId.encode(EXAMPLE));
@@ -62,7 +64,7 @@ class SyntheticIdTest {
       BytesRef indexed = SyntheticId.indexed(tsid, -5, -1);
       String id = SyntheticIdTestSegment.expectedId(new byte[] {(byte) first, 9, 8}, -5, -1);
       assertEquals(DocumentId.encode(id), indexed, "first byte " + first);
-      assertEquals(id, SyntheticId.string(tsid, -5, -1));
+      assertEquals(id, DocumentId.decode(indexed));
       assertEquals(first >= 0xfd ? 3 + 12 + 1 : 3 + 12, indexed.length);
       SyntheticId.Parts parts = SyntheticId.parse(indexed);
       assertEquals(tsid, parts.tsid());
@@ -85,18 +87,34 @@ class SyntheticIdTest {
     assertTrue(SyntheticId.parse(new BytesRef(new byte[13])) != null, "a tsid of one byte");
   }
 
+  /**
+   * The routing hash decodes as {@code DocumentId} would decode its term, whatever form the id encoding gave it: raw
+   * bytes, escaped from {@code 0xfd}, and (though the base64 of four bytes never is all digits: its sixth character
+   * is one of A, Q, g, w) a number.
+   */
   @Test
-  void aRoutingHashOfDigitsAndOneThatIsNotFourBytes() {
+  void theRoutingHashDecodesAsDocumentIdDoes() {
+    Random random = new Random();
+    long seed = random.nextLong();
+    random.setSeed(seed);
+    for (int i = 0; i < 2000; i++) {
+      int hash = i < 4 ? new int[] {0, -1, 0xfd, 0xfdffffff}[i] : random.nextInt();
+      BytesRef term = SyntheticIdTestSegment.routingTerm(hash);
+      String id = DocumentId.decode(term);
+      assertEquals(hash, ByteBuffer.wrap(Base64.getUrlDecoder().decode(id)).order(ByteOrder.LITTLE_ENDIAN).getInt());
+      assertEquals(hash, SyntheticId.routingHash(term), "seed " + seed + ": " + id);
+      assertTrue("AQgw".indexOf(id.charAt(5)) >= 0, id);
+    }
     byte[] bytes = Base64.getUrlDecoder().decode("123456");
-    int hash = ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+    int hash = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt();
     BytesRef term = DocumentId.encode("123456");
     assertEquals(0xfe, term.bytes[term.offset] & 0xff, "indexed as a number");
     assertEquals(hash, SyntheticId.routingHash(term));
-    assertEquals(hash, SyntheticId.routingHash(SyntheticIdTestSegment.routingTerm(hash)));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> SyntheticId.routingHash(DocumentId.encode("AAAAAAAA")));
-    assertTrue(e.getMessage().contains("AAAAAAAA"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> SyntheticId.routingHash(DocumentId.encode("a b")));
+    for (String notFour : new String[] {"AAAAAAAA", "a b", "abc"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> SyntheticId.routingHash(DocumentId.encode(notFour)));
+      assertTrue(e.getMessage().contains("not the indexed base64 id of four bytes"), e.getMessage());
+    }
   }
 
   @Test

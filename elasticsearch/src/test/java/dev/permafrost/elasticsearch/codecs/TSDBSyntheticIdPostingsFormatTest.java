@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
@@ -31,6 +32,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.CheckIndex;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
@@ -49,6 +53,9 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSortField;
 import org.apache.lucene.search.TermInSetQuery;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -245,7 +252,7 @@ class TSDBSyntheticIdPostingsFormatTest {
       String id = Base64.getUrlEncoder().withoutPadding().encodeToString(changed);
       assertEquals(0, searcher.count(idQuery(id)), why + ": changed byte " + at + " of " + some);
     }
-    byte[] shortened = java.util.Arrays.copyOf(b, b.length - 1);
+    byte[] shortened = Arrays.copyOf(b, b.length - 1);
     assertEquals(0, searcher.count(idQuery(Base64.getUrlEncoder().withoutPadding().encodeToString(shortened))), why);
     for (String id : List.of("not an id!", "1234567890123456789", "0", "AAAA", "_-_-", some + "A", "Aa",
         some.substring(1))) {
@@ -308,7 +315,7 @@ class TSDBSyntheticIdPostingsFormatTest {
       before.length--;
       assertEquals(TermsEnum.SeekStatus.NOT_FOUND, seek.seekCeil(before), why);
       assertEquals(term, seek.term(), why);
-      byte[] after = java.util.Arrays.copyOf(term.bytes, term.length + 1);
+      byte[] after = Arrays.copyOf(term.bytes, term.length + 1);
       TermsEnum.SeekStatus status = seek.seekCeil(new BytesRef(after));
       if (i + 1 < sorted.size()) {
         assertEquals(TermsEnum.SeekStatus.NOT_FOUND, status, why);
@@ -381,15 +388,106 @@ class TSDBSyntheticIdPostingsFormatTest {
     }
   }
 
+  /**
+   * Two documents with one id (a copy indexed beside its deleted original, as a node's delete and re-index leave
+   * them): one term of two postings, enumerated once, of which a query keeps the live one; both fetch that id.
+   */
+  @Test
+  void twoDocumentsWithOneIdAreOneTermOfTwoPostings() throws IOException {
+    try (Directory dir = new ByteBuffersDirectory()) {
+      byte[] tsid = {0x10, 0x20, 0x30, 0x40};
+      IndexWriterConfig config = new IndexWriterConfig()
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT).setMergePolicy(NoMergePolicy.INSTANCE);
+      try (IndexWriter w = new IndexWriter(dir, config)) {
+        w.addDocument(SyntheticIdTestSegment.document("a", tsid, 3000, 42, true));
+        w.addDocument(SyntheticIdTestSegment.document("b-old", tsid, 2000, 42, true));
+        w.addDocument(SyntheticIdTestSegment.document("c", tsid, 1000, 42, true));
+        w.addDocument(SyntheticIdTestSegment.document("b-new", tsid, 2000, 42, true));
+        w.deleteDocuments(new Term("key", "b-old"));
+      }
+      String b = SyntheticIdTestSegment.expectedId(tsid, 2000, 42);
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        assertEquals(1, reader.leaves().size());
+        LeafReader leaf = reader.leaves().get(0).reader();
+        assertEquals(4, leaf.maxDoc());
+        TermsEnum te = leaf.terms("_id").iterator();
+        List<String> enumerated = new ArrayList<>();
+        for (BytesRef t = te.next(); t != null; t = te.next()) {
+          enumerated.add(DocumentId.decode(t));
+          if (DocumentId.decode(t).equals(b)) {
+            assertEquals(2, te.docFreq());
+            PostingsEnum p = te.postings(null, PostingsEnum.NONE);
+            assertEquals(1, p.nextDoc());
+            assertEquals(2, p.nextDoc());
+            assertEquals(DocIdSetIterator.NO_MORE_DOCS, p.nextDoc());
+          }
+        }
+        assertEquals(List.of(SyntheticIdTestSegment.expectedId(tsid, 3000, 42), b,
+            SyntheticIdTestSegment.expectedId(tsid, 1000, 42)), enumerated);
+        assertTrue(te.seekExact(DocumentId.encode(b)));
+        assertEquals(2, te.docFreq());
+        IndexSearcher searcher = new IndexSearcher(reader);
+        assertEquals(Set.of("b-new"), keys(searcher, idQuery(b)));
+        assertEquals(b, EngineDocuments.id(reader.storedFields().document(1)));
+        assertEquals(b, EngineDocuments.id(reader.storedFields().document(2)));
+      }
+    }
+  }
+
+  @Test
+  void aRoutingHashThatIsNotFourBytesFailsNamingTheDocument() throws IOException {
+    try (Directory dir = new ByteBuffersDirectory()) {
+      IndexWriterConfig config = new IndexWriterConfig()
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT);
+      try (IndexWriter w = new IndexWriter(dir, config)) {
+        Document d = SyntheticIdTestSegment.document("a", new byte[] {1, 2}, 5, 7, false);
+        d.removeField("_ts_routing_hash");
+        d.add(new SortedDocValuesField("_ts_routing_hash", DocumentId.encode("abc")));
+        w.addDocument(d);
+      }
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        CorruptIndexException e = assertThrows(CorruptIndexException.class,
+            () -> reader.storedFields().document(0));
+        assertTrue(e.getMessage().contains("document 0 of segment")
+            && e.getMessage().contains("not the indexed base64 id of four bytes"),
+            e.getMessage());
+      }
+    }
+  }
+
+  /** A segment not sorted as a time_series one is refused at opening: a binary search there would answer wrongly. */
+  @Test
+  void aSegmentNotSortedBySeriesAndTimeIsRefused() throws IOException {
+    for (Sort sort : new Sort[] {null, new Sort(new SortField("_tsid", SortField.Type.STRING)),
+        new Sort(new SortField("_tsid", SortField.Type.STRING),
+            new SortedNumericSortField("@timestamp", SortField.Type.LONG, false))}) {
+      try (Directory dir = new ByteBuffersDirectory()) {
+        IndexWriterConfig config = new IndexWriterConfig()
+            .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
+        if (sort != null) {
+          config.setIndexSort(sort);
+        }
+        try (IndexWriter w = new IndexWriter(dir, config)) {
+          w.addDocument(SyntheticIdTestSegment.document("a", new byte[] {1, 2}, 5, 7, false));
+        }
+        CorruptIndexException e = assertThrows(CorruptIndexException.class, () -> DirectoryReader.open(dir));
+        assertTrue(e.getMessage().contains("not by _tsid then @timestamp descending"), e.getMessage());
+      }
+    }
+  }
+
   @Test
   void aSegmentWithASeriesButNoTimestampFailsNamingIt() throws IOException {
     try (Directory dir = new ByteBuffersDirectory()) {
       IndexWriterConfig config = new IndexWriterConfig()
-          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false));
+          .setCodec(SyntheticIdTestSegment.writingCodec("ES93TSDBDefaultCompressionLucene103Codec", false))
+          .setIndexSort(SyntheticIdTestSegment.INDEX_SORT);
       try (IndexWriter w = new IndexWriter(dir, config)) {
         Document d = new Document();
-        d.add(new org.apache.lucene.document.SortedDocValuesField("_tsid", new BytesRef("x")));
-        d.add(new org.apache.lucene.document.StringField("_id", "x", org.apache.lucene.document.Field.Store.NO));
+        d.add(new SortedDocValuesField("_tsid", new BytesRef("x")));
+        d.add(new StringField("_id", "x", Field.Store.NO));
         w.addDocument(d);
       }
       CorruptIndexException e = assertThrows(CorruptIndexException.class, () -> DirectoryReader.open(dir));

@@ -756,7 +756,7 @@ class TsdbDocValuesProducerTest {
     TsdbTestSegment s = new TsdbTestSegment(TsdbFormat.ES95, version, maxDoc, 9);
     FieldInfo host = s.field("host", DocValuesType.SORTED, false);
     FieldInfo n = s.field("n", DocValuesType.NUMERIC, false);
-    boolean ownShift = version < TsdbFormat.VERSION_ES95_ORDINAL_BLOCK_SHIFT_GONE;
+    boolean ownShift = version < Es95NumericCodec.VERSION_ORDINAL_BLOCK_SHIFT_GONE;
     int ordinalBlock = ownShift ? 1024 : 512;
     int blocks = (maxDoc + ordinalBlock - 1) / ordinalBlock;
     long valuesAt = s.data.getFilePointer();
