@@ -71,12 +71,12 @@ class IgnoredSourceSnapshotsTest {
 
   @Test
   void logsdbSourcesAreTheNodesThroughALargeCache() throws Exception {
-    assertEquals(IgnoredFixture.DOCS + 1, compareSources(large, "ignored-logs"));
+    assertEquals(IgnoredFixture.DOCS + 2, compareSources(large, "ignored-logs"));
   }
 
   @Test
   void logsdbSourcesAreTheNodesThroughATinyCache() throws Exception {
-    assertEquals(IgnoredFixture.DOCS + 1, compareSources(tiny, "ignored-logs"));
+    assertEquals(IgnoredFixture.DOCS + 2, compareSources(tiny, "ignored-logs"));
     assertTrue(tiny.stats().evictions() + tiny.stats().total().directReads() > 0, "the cache held it all: "
         + tiny.stats());
   }
@@ -99,7 +99,7 @@ class IgnoredSourceSnapshotsTest {
 
   /**
    * Through the Elasticsearch API, a hit whose rebuilt source lacks a value the node kept in an encoding not read
-   * (the YAML-bodied document's object) says which field under {@code _source_rebuilt.left_out}; the others have
+   * (the YAML- and CBOR-bodied documents' objects) says which field under {@code _source_rebuilt.left_out}; the others have
    * no such key and their node's source.
    */
   @Test
@@ -113,7 +113,8 @@ class IgnoredSourceSnapshotsTest {
       JsonNode r = api.search("ignored-logs", JSON.readTree("{\"query\": {\"range\": {\"seq\": {\"gte\": "
           + (IgnoredFixture.YAML_SEQ - 1) + "}}}, \"sort\": [{\"seq\": \"asc\"}]}"), Map.of());
       JsonNode hits = r.path("hits").path("hits");
-      assertEquals(2, hits.size(), r.toString());
+      assertEquals(3, hits.size(), r.toString());
+      assertEquals(JSON.readTree("{\"left_out\": [\"blob\"]}"), hits.get(2).path("_source_rebuilt"));
       assertEquals(answers.path("ignored-logs").path("sources").get(IgnoredFixture.YAML_SEQ - 1),
           hits.get(0).path("_source"));
       assertTrue(hits.get(0).path("_source_rebuilt").isMissingNode(), hits.get(0).toString());
@@ -150,19 +151,22 @@ class IgnoredSourceSnapshotsTest {
             EngineDocuments.RebuiltSource rebuilt = EngineDocuments.sourceFromDocValues(reader, context.docBase + doc,
                 mapping);
             JsonNode expected = node.path("sources").get(seq);
-            if (seq == IgnoredFixture.YAML_SEQ) { // its object "meta" kept as YAML, not read: named, not dropped
-              assertEquals(List.of("meta"), rebuilt.leftOut(), index + " seq " + seq);
-              List<String> encodings = new ArrayList<>(); // the node kept it as YAML, type byte 'y'
+            if (seq >= IgnoredFixture.YAML_SEQ) { // an object kept as YAML or CBOR, not read: named, not dropped
+              boolean yaml = seq == IgnoredFixture.YAML_SEQ;
+              String field = yaml ? "meta" : "blob";
+              assertEquals(List.of(field), rebuilt.leftOut(), index + " seq " + seq);
+              List<String> encodings = new ArrayList<>(); // the node kept it as YAML (type byte y) or CBOR (c)
               for (var b : IgnoredValues.read(context.reader(), EngineDocuments.IGNORED_SOURCE, doc)) {
                 IgnoredValues.Entry entry = IgnoredValues.entry(b, "an entry");
-                if (entry.name().equals("meta")) {
+                if (entry.name().equals(field)) {
                   encodings.add(entry.value().unread());
                 }
               }
-              assertEquals(List.of("YAML"), encodings);
-              assertEquals(JSON.readTree("{\"a\": 1, \"b\": [\"x\", \"y\"]}"), expected.path("meta"));
+              assertEquals(List.of(yaml ? "YAML" : "CBOR"), encodings);
+              assertEquals(JSON.readTree(yaml ? "{\"a\": 1, \"b\": [\"x\", \"y\"]}" : "{\"a\": 1}"),
+                  expected.path(field));
               expected = expected.deepCopy();
-              ((ObjectNode) expected).remove("meta");
+              ((ObjectNode) expected).remove(field);
               assertEquals(JSON.writeValueAsString(expected), JSON.writeValueAsString(JSON.readTree(rebuilt.json())));
               continue;
             }
@@ -199,7 +203,7 @@ class IgnoredSourceSnapshotsTest {
       for (JsonNode search : answers.path(index).path("searches")) {
         String q = search.path("query_string").asText();
         SearchResponse r = catalog.search(SearchRequest.builder(parser.parse(q)).indices(name + ".*")
-            .size(IgnoredFixture.DOCS + 1).sort(new Sort(parser.sortField("seq", false))).exactTotalHits(true).build());
+            .size(IgnoredFixture.DOCS + 2).sort(new Sort(parser.sortField("seq", false))).exactTotalHits(true).build());
         assertEquals(search.path("total").asLong(), r.totalHits().value(), index + " " + q);
         List<Integer> seqs = new ArrayList<>();
         try (Lease lease = catalog.acquire(name + ".0")) {
