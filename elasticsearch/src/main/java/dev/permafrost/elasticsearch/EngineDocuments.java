@@ -12,7 +12,13 @@ import java.io.IOException;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.geo.GeoEncodingUtils;
 import org.apache.lucene.index.DocValues;
@@ -41,6 +47,8 @@ public final class EngineDocuments {
   public static final String ID = "_id";
   /** The stored field holding a document's source. */
   public static final String SOURCE = "_source";
+  /** The binary doc values of what the node kept whole for a document's synthetic source (9.5 on). */
+  static final String IGNORED_SOURCE = "_ignored_source";
 
   private EngineDocuments() {}
 
@@ -81,9 +89,9 @@ public final class EngineDocuments {
    * A document's source rebuilt from its doc values, for an index that stores none (Elasticsearch's synthetic
    * {@code _source}: logsdb and time_series indices, or {@code _source.mode: synthetic}).
    *
-   * @param json the fields, as JSON objects by their dotted paths, in mapping order
-   * @param leftOut the mapped fields whose values could not be rebuilt (neither doc values nor a text kept for the
-   *     source), so not in {@code json}
+   * @param json the fields, as JSON objects by their dotted paths, keys in alphabetical order as the node prints them
+   * @param leftOut the fields whose values could not all be rebuilt (neither doc values nor a text kept for the
+   *     source; a value the node kept apart in an encoding not read, such as CBOR or YAML), so not in {@code json}
    */
   public record RebuiltSource(String json, List<String> leftOut) {}
 
@@ -99,8 +107,12 @@ public final class EngineDocuments {
    * itself and more are in doc-values order (numbers ascending with repeats, keywords ascending without). A text
    * field is the stored field the node keeps for it ({@code <field>}, or {@code <field>._original} from 9.2), else
    * its keyword sub-field's values. How that differs from the node's own synthetic {@code _source} is in
-   * docs/engine-snapshots.md: fields with neither are {@link RebuiltSource#leftOut left out}, and values past
-   * {@code ignore_above}, malformed ones and unmapped fields (the node's {@code _ignored_source}) are not read.
+   * docs/engine-snapshots.md: fields with neither are {@link RebuiltSource#leftOut left out}. Values the field
+   * could not give back (9.5 on, {@link IgnoredValues}) come back as the node puts them: a keyword past
+   * {@code ignore_above} ({@code <field>._original}) and a malformed value ({@code <field>._ignore_malformed}) after
+   * the field's doc values, an {@code _ignored_source} entry (unmapped fields, objects and arrays kept whole) at its
+   * path, replacing the doc values there. Nested documents are not rebuilt: a document that has some lists the
+   * mapping's outermost {@code nested} objects in {@link RebuiltSource#leftOut}.
    *
    * @param reader the index's reader
    * @param doc the document, by its id in {@code reader}
@@ -112,6 +124,8 @@ public final class EngineDocuments {
     LeafReader leaf = context.reader();
     int local = doc - context.docBase;
     ObjectNode root = JsonNodeFactory.instance.objectNode();
+    Set<ObjectNode> made = Collections.newSetFromMap(new IdentityHashMap<>()); // the objects this rebuild made
+    made.add(root);
     List<String> leftOut = new ArrayList<>();
     Document stored = null;
     for (IndexMapping.Field f : mapping.fields().values()) {
@@ -135,13 +149,14 @@ public final class EngineDocuments {
           for (IndexableField t : text) {
             values.add(JsonNodeFactory.instance.textNode(t.stringValue()));
           }
-          put(root, f.path(), values, null);
+          put(root, f.path(), values, null, List.of(), made);
           continue;
         }
-        List<JsonNode> original = originalFromDocValues(leaf, f.path() + "._original", local);
+        List<BytesRef> original = IgnoredValues.read(leaf, f.path() + "._original", local);
         if (original != null) { // the document's values, none if it has none
           if (!original.isEmpty()) {
-            put(root, f.path(), original, null);
+            put(root, f.path(), original.stream().map(b -> (JsonNode) JsonNodeFactory.instance.textNode(
+                b.utf8ToString())).toList(), null, List.of(), made);
           }
           continue;
         }
@@ -158,11 +173,132 @@ public final class EngineDocuments {
       List<JsonNode> values = values(leaf, info, local, kind, f.format());
       if (values == null) {
         leftOut.add(f.path());
-      } else if (!values.isEmpty()) {
-        put(root, f.path(), values, arrayOrder(leaf, f.path(), local));
+        continue;
+      }
+      List<JsonNode> kept = keptApart(leaf, f.path(), local, leftOut);
+      if (!values.isEmpty() || !kept.isEmpty()) {
+        put(root, f.path(), values, arrayOrder(leaf, f.path(), local), kept, made);
       }
     }
+    ignoredSource(leaf, local, root, made, leftOut);
+    if (hasNestedDocuments(leaf, local)) { // not rebuilt: named, never dropped
+      Set<String> nested = new TreeSet<>();
+      for (IndexMapping.Field f : mapping.fields().values()) {
+        if (f.nestedPath() != null) {
+          nested.add(f.nestedPath());
+        }
+      }
+      for (String path : nested) {
+        if (nested.stream().noneMatch(outer -> path.startsWith(outer + "."))) { // the outermost ones
+          leftOut.add(path);
+        }
+      }
+    }
+    made.forEach(EngineDocuments::sortKeys);
     return new RebuiltSource(root.toString(), List.copyOf(leftOut));
+  }
+
+  /**
+   * Whether document {@code doc} has nested documents: the one before it is one (the engine writes a document's
+   * nested documents just before it, without {@code _primary_term}).
+   */
+  private static boolean hasNestedDocuments(LeafReader leaf, int doc) throws IOException {
+    if (doc == 0) {
+      return false;
+    }
+    var primaryTerm = leaf.getNumericDocValues("_primary_term");
+    return primaryTerm != null && !primaryTerm.advanceExact(doc - 1);
+  }
+
+  /**
+   * The values of a field the node kept apart because the field could not give them back, in the order indexed:
+   * keywords over {@code ignore_above} ({@code <field>._original}, UTF-8) and malformed values
+   * ({@code <field>._ignore_malformed}, each a type byte and its bytes: {@link IgnoredValues#value}). A value in an
+   * encoding not read is not among them: its field is added to {@code leftOut}.
+   */
+  private static List<JsonNode> keptApart(LeafReader leaf, String field, int doc, List<String> leftOut)
+      throws IOException {
+    List<JsonNode> kept = new ArrayList<>();
+    List<BytesRef> original = IgnoredValues.read(leaf, field + "._original", doc);
+    if (original != null) {
+      for (BytesRef b : original) {
+        kept.add(JsonNodeFactory.instance.textNode(b.utf8ToString()));
+      }
+    }
+    List<BytesRef> malformed = IgnoredValues.read(leaf, field + "._ignore_malformed", doc);
+    if (malformed != null) {
+      for (int i = 0; i < malformed.size(); i++) {
+        IgnoredValues.Value v = IgnoredValues.value(malformed.get(i), "malformed value " + i + " of '" + field
+            + "' in document " + doc);
+        if (v.json() != null) {
+          kept.add(v.json());
+        } else if (!leftOut.contains(field)) {
+          leftOut.add(field);
+        }
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * Sets the document's {@code _ignored_source} entries (unmapped fields under {@code dynamic: false}, arrays of
+   * fields that keep no order of their own, objects kept whole) in {@code root}, each in its parent object (made if
+   * the document has none yet) under its key, replacing what the doc values gave there, as the node does; two
+   * entries of one name make an array. An entry whose value is in an encoding not read is added to {@code leftOut}.
+   */
+  private static void ignoredSource(LeafReader leaf, int doc, ObjectNode root, Set<ObjectNode> made,
+      List<String> leftOut) throws IOException {
+    List<BytesRef> entries = IgnoredValues.read(leaf, IGNORED_SOURCE, doc);
+    if (entries == null || entries.isEmpty()) {
+      return;
+    }
+    Set<String> set = new HashSet<>();
+    for (int i = 0; i < entries.size(); i++) {
+      IgnoredValues.Entry e = IgnoredValues.entry(entries.get(i), "entry " + i + " of " + IGNORED_SOURCE
+          + " in document " + doc);
+      if (e.value().json() == null) {
+        if (!leftOut.contains(e.name())) {
+          leftOut.add(e.name());
+        }
+        continue;
+      }
+      ObjectNode at = root;
+      if (!e.parent().isEmpty()) {
+        for (String part : e.parent().split("\\.")) {
+          at = object(at, part, made);
+        }
+      }
+      JsonNode before = at.get(e.leaf());
+      if (set.add(e.name()) || before == null) {
+        at.set(e.leaf(), e.value().json());
+      } else {
+        ArrayNode array = before instanceof ArrayNode a && !(e.value().json() instanceof ArrayNode) ? a
+            : JsonNodeFactory.instance.arrayNode().add(before);
+        array.add(e.value().json());
+        at.set(e.leaf(), array);
+      }
+    }
+  }
+
+  /** {@code parent}'s object {@code key}, made (and noted in {@code made}) if it has none. */
+  private static ObjectNode object(ObjectNode parent, String key, Set<ObjectNode> made) {
+    if (parent.get(key) instanceof ObjectNode o) {
+      return o;
+    }
+    ObjectNode o = parent.putObject(key);
+    made.add(o);
+    return o;
+  }
+
+  /**
+   * Orders an object the rebuild made by its keys, as the node prints its synthetic source (objects kept whole in
+   * {@code _ignored_source} keep their own order).
+   */
+  private static void sortKeys(ObjectNode o) {
+    var sorted = new TreeMap<String, JsonNode>();
+    o.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue()));
+    o.removeAll();
+    o.setAll(sorted);
   }
 
   /**
@@ -272,17 +408,19 @@ public final class EngineDocuments {
 
   /**
    * Sets {@code path} of {@code root} to the values: in {@code order} as an array if there is one (an element out of
-   * range fails: never another value), else one value as itself and more as an array.
+   * range fails: never another value), else one value as itself and more as an array; then the values {@code kept}
+   * apart from the doc values (over {@code ignore_above}, malformed), after them, as the node prints them.
    */
-  private static void put(ObjectNode root, String path, List<JsonNode> values, int[] order) {
+  private static void put(ObjectNode root, String path, List<JsonNode> values, int[] order, List<JsonNode> kept,
+      Set<ObjectNode> made) {
     String[] parts = path.split("\\.");
     ObjectNode at = root;
     for (int i = 0; i < parts.length - 1; i++) {
-      JsonNode next = at.get(parts[i]);
-      at = next instanceof ObjectNode o ? o : at.putObject(parts[i]);
+      at = object(at, parts[i], made);
     }
+    String key = parts[parts.length - 1];
     if (order != null) {
-      ArrayNode array = at.putArray(parts[parts.length - 1]);
+      ArrayNode array = at.putArray(key);
       for (int i : order) {
         if (i < -1 || i >= values.size()) {
           throw new IllegalStateException("the array order of field '" + path + "' names value " + i + " of "
@@ -290,11 +428,13 @@ public final class EngineDocuments {
         }
         array.add(i == -1 ? JsonNodeFactory.instance.nullNode() : values.get(i));
       }
-    } else if (values.size() == 1) {
-      at.set(parts[parts.length - 1], values.get(0));
+      kept.forEach(array::add);
+    } else if (values.size() + kept.size() == 1) {
+      at.set(key, values.isEmpty() ? kept.get(0) : values.get(0));
     } else {
-      ArrayNode array = at.putArray(parts[parts.length - 1]);
+      ArrayNode array = at.putArray(key);
       values.forEach(array::add);
+      kept.forEach(array::add);
     }
   }
 
@@ -319,42 +459,5 @@ public final class EngineDocuments {
   /** The query for the document with id {@code id}, as the engine indexes it. */
   public static Query idQuery(String id) {
     return new TermQuery(new Term(ID, DocumentId.encode(id)));
-  }
-
-  /**
-   * A text field's values as the node keeps them for its synthetic source in binary doc values {@code field} (9.4 on,
-   * where the index's doc values are in a TSDB format): with a {@code <field>.counts} numeric field (9.5 on), one
-   * value is the binary value itself and more are each a VInt length and bytes; without (9.4), a VInt count first.
-   * Empty if the document has none, null if the segment has no such binary field.
-   */
-  private static List<JsonNode> originalFromDocValues(LeafReader leaf, String field, int doc) throws IOException {
-    FieldInfo info = leaf.getFieldInfos().fieldInfo(field);
-    if (info == null || info.getDocValuesType() != DocValuesType.BINARY) {
-      return null;
-    }
-    var dv = DocValues.getBinary(leaf, field);
-    List<JsonNode> values = new ArrayList<>();
-    if (!dv.advanceExact(doc)) {
-      return values;
-    }
-    BytesRef b = dv.binaryValue();
-    var counts = leaf.getNumericDocValues(field + ".counts");
-    if (counts != null && counts.advanceExact(doc) && counts.longValue() == 1) {
-      values.add(JsonNodeFactory.instance.textNode(b.utf8ToString()));
-      return values;
-    }
-    var in = new ByteArrayDataInput(b.bytes, b.offset, b.length);
-    long count = counts != null && counts.docID() == doc ? counts.longValue() : in.readVInt();
-    for (long i = 0; i < count; i++) {
-      int length = in.readVInt();
-      int at = in.getPosition(); // in b.bytes
-      if (length < 0 || length > b.offset + b.length - at) {
-        throw new IllegalStateException("value " + i + " of " + count + " of '" + field + "' in document " + doc
-            + " is " + length + " bytes, past the " + b.length + " bytes of its doc value");
-      }
-      values.add(JsonNodeFactory.instance.textNode(new BytesRef(b.bytes, at, length).utf8ToString()));
-      in.skipBytes(length);
-    }
-    return values;
   }
 }

@@ -334,7 +334,8 @@ final class SearchExecutor {
         }
       }
       out.add(new SearchResult.Hit(index.name(), hit.index(), hit.doc(), id, hit.score(), hit.sortValues(),
-          body.source().fetches() ? source : null, fields, highlight));
+          body.source().fetches() ? source : null, fields, highlight,
+          body.source().fetches() && rebuilt.get(hit) != null ? rebuilt.get(hit).leftOut() : List.of()));
     }
     return out;
   }

@@ -137,6 +137,9 @@ final class SearchRenderer {
       }
       node.set("_source", body.source().apply(object));
     }
+    if (!hit.leftOut().isEmpty()) { // a rebuilt source says what it could not give back, never drops it silently
+      hit.leftOut().forEach(node.putObject("_source_rebuilt").putArray("left_out")::add);
+    }
     if (!hit.fields().isEmpty()) {
       ObjectNode fields = node.putObject("fields");
       hit.fields().forEach((name, values) -> fields.putArray(name).addAll(values));

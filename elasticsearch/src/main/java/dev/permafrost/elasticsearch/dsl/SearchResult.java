@@ -41,9 +41,11 @@ record SearchResult(boolean searched, TotalHits total, List<Hit> hits, float max
    * @param source its {@code _source}'s JSON text (null: not shown)
    * @param fields its {@code fields} section by field (empty: none)
    * @param highlight its {@code highlight} section's fragments by field (empty: none)
+   * @param leftOut the fields whose values its {@code _source}, rebuilt from doc values, could not give back (empty:
+   *     none, or a stored source)
    */
   record Hit(String index, String shard, int doc, String id, float score, Object[] sortValues, String source,
-      Map<String, List<JsonNode>> fields, Map<String, List<String>> highlight) {}
+      Map<String, List<JsonNode>> fields, Map<String, List<String>> highlight, List<String> leftOut) {}
 
   /**
    * The {@code _shards} section: how many shards a search had, skipped, and which failed (shard name to why). The
