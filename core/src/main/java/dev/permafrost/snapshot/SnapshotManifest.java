@@ -309,6 +309,13 @@ public final class SnapshotManifest {
           ChunkTable.crc32c(bytes, 0, bytes.length));
       return new SnapshotManifest(info, segmentsFileName, chunkSize, files, ref);
     } catch (IndexFormatTooNewException e) {
+      if (!checksumMatches(bytes, source)) {
+        // a flipped bit in the version reads as a newer format: only a manifest whose bytes are whole is newer
+        throw new SnapshotException.CorruptManifest(
+            "snapshot manifest " + source + " is corrupt (its format version reads " + e.getVersion() + " but its"
+                + " checksum does not match); the snapshot cannot be read. Delete it and take it again.",
+            e);
+      }
       throw new SnapshotException.UnsupportedFormat(
           "snapshot manifest " + source + " has format version " + e.getVersion() + ", newer than this version of"
               + " Permafrost reads (" + VERSION_START + " to " + VERSION_CURRENT + "): it was written by a newer"
@@ -319,6 +326,19 @@ public final class SnapshotManifest {
           "snapshot manifest " + source + " is truncated or corrupt (" + e.getMessage() + "); the snapshot cannot be"
               + " read. Delete it and take it again.",
           e);
+    }
+  }
+
+  /** Whether the footer's checksum matches the bytes before it (a newer writer keeps Lucene's footer). */
+  private static boolean checksumMatches(byte[] bytes, String source) {
+    try (ChecksumIndexInput in =
+        new BufferedChecksumIndexInput(
+            new ByteBuffersIndexInput(new ByteBuffersDataInput(List.of(ByteBuffer.wrap(bytes))), source))) {
+      in.seek(bytes.length - CodecUtil.footerLength());
+      CodecUtil.checkFooter(in);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 

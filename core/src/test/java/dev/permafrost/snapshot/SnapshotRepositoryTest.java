@@ -328,9 +328,12 @@ class SnapshotRepositoryTest {
     try (InputStream in = store.read("snapshots/m.manifest")) {
       bytes = in.readAllBytes();
     }
-    for (int trial = 0; trial < 20; trial++) {
+    // every byte of the header (magic, codec name, format version: a flipped version must not read as "newer"),
+    // then random ones
+    int headerEnd = Math.min(bytes.length, 64);
+    for (int trial = 0; trial < headerEnd + 20; trial++) {
       byte[] bad = bytes.clone();
-      int at = random.nextInt(bad.length);
+      int at = trial < headerEnd ? trial : random.nextInt(bad.length);
       bad[at] ^= (byte) (1 + random.nextInt(255));
       store.write("snapshots/m.manifest", new ByteArrayInputStream(bad), bad.length);
       SnapshotException.CorruptManifest e = assertThrows(SnapshotException.CorruptManifest.class, () -> repo.readManifest("m"), "flip at " + at);
