@@ -23,7 +23,8 @@ import org.apache.lucene.util.IOUtils;
 /**
  * The cache file on disk: one file of fixed size holding every slot, created, locked, sized and mapped here, and
  * written only through {@link #write}. Reads go through a memory mapping made by Lucene's {@link MMapDirectory}
- * (on Java 21 its {@code MemorySegment} access is the fastest portable way to map a file).
+ * (on Java 21 its {@code MemorySegment} access is the fastest portable way to map a file), as one mapping whatever
+ * the file's size ({@link #ONE_MAPPING}).
  *
  * <p>One cache per directory: a native lock is taken on a separate file ({@value #LOCK_NAME}) before the cache
  * file is touched, and held until {@link #close()}. The lock file is never mapped or opened elsewhere, because
@@ -36,6 +37,14 @@ final class CacheFile implements Closeable {
   static final String LOCK_NAME = "permafrost-regions.lock";
   /** The cache file's page: the unit of its slots' fill bitmaps, and the smallest slot. */
   static final int PAGE_SIZE = 4096;
+  /**
+   * The chunk size the cache file is mapped with: larger than any file, so that it is one mapping. Lucene maps a file
+   * past its default chunk (16 GiB) as several, and reads it through another, larger class; every read of a cached
+   * byte goes through this mapping, and a hot path that sees one class at small caches and another at large ones is
+   * compiled differently by size (issue 56: the warm dashboard at scale {@code medium}, a 22 GB cache, ran up to 1.2x
+   * slower than with a local copy in some builds only).
+   */
+  static final long ONE_MAPPING = 1L << 62;
 
   private final Path file;
   private final long size;
@@ -48,7 +57,7 @@ final class CacheFile implements Closeable {
   private CacheFile(Path dir, long size, boolean preallocate) throws IOException {
     this.file = dir.resolve(FILE_NAME);
     this.size = size;
-    this.directory = new MMapDirectory(dir, NativeFSLockFactory.INSTANCE);
+    this.directory = new MMapDirectory(dir, NativeFSLockFactory.INSTANCE, ONE_MAPPING);
     Lock obtained = null;
     FileChannel ch = null;
     IndexInput map = null;
