@@ -86,6 +86,8 @@ public final class EngineTrace {
           Lease lease = first.catalog().acquire(first.names().get(0))) {
         query = LogsdbDashboard.query(work, lease.reader());
         compound = compoundEntries(lease.reader(), files);
+        System.out.println("# @timestamp's range read from its "
+            + (LogsdbDashboard.hasTimestampPoints(lease.reader()) ? "points" : "doc values") + "; " + query);
       }
       MountedIndices indices = null;
       List<String> shown = List.of();
