@@ -89,7 +89,7 @@ public final class LogsdbDataWriter {
     long start = System.nanoTime();
     try (LiveEngineNode node = LiveEngineNode.startBare(EngineFixture.ELASTICSEARCH_93, nodeWork)) {
       long started = System.nanoTime();
-      EngineDriver es = new EngineDriver(node.port());
+      EngineDriver es = node.api();
       JsonNode mapping = JSON.readTree(AccessLogDocuments.engineIndexBody()).get("mappings");
       createIndex(es, mapping.toString());
       index(es, data.spec());
