@@ -105,30 +105,39 @@ public final class RepeatTrace {
       }
       System.out.println("# the slowest repeat of the last round, " + slowestRun + " ("
           + Durations.format(Duration.ofMillis(slowestMillis)) + "), by clock wave:");
-      TreeMap<String, long[]> byWave = new TreeMap<>();
-      for (String line : slowest) {
-        String named = line;
-        for (var e : files.entrySet()) {
-          named = named.replace(e.getKey(), e.getValue());
-        }
-        if (allLines) {
-          System.out.println(named);
-        }
-        String[] parts = named.trim().split("\\s+");
-        String wave = String.format(Locale.ROOT, "%3s", parts[1]);
-        String thread = parts[2].replaceAll("-?\\d+$", "");
-        String file = parts[3];
-        String ext = file.contains(".") ? file.substring(file.lastIndexOf('.')) : file;
-        long length = Long.parseLong(parts[parts.length - 1].replaceAll("[^0-9]", ""));
-        long[] c = byWave.computeIfAbsent(wave + " " + String.format(Locale.ROOT, "%-28s", thread) + " " + ext,
-            k -> new long[2]);
-        c[0]++;
-        c[1] += length;
-      }
-      byWave.forEach((k, c) -> System.out.printf(Locale.ROOT, "wave %s %5d requests %10d bytes%n", k, c[0], c[1]));
+      printByWave(slowest, files, allLines);
     } finally {
       BenchmarkData.delete(cacheDir);
     }
+  }
+
+  /**
+   * Prints traced requests ({@link LatencyModelBlobStore#trace} lines) with blob names replaced by {@code files}'
+   * short names: each line if {@code allLines}, then per clock wave, thread pool and file extension the requests and
+   * their bytes.
+   */
+  static void printByWave(List<String> lines, Map<String, String> files, boolean allLines) {
+    TreeMap<String, long[]> byWave = new TreeMap<>();
+    for (String line : lines) {
+      String named = line;
+      for (var e : files.entrySet()) {
+        named = named.replace(e.getKey(), e.getValue());
+      }
+      if (allLines) {
+        System.out.println(named);
+      }
+      String[] parts = named.trim().split("\\s+");
+      String wave = String.format(Locale.ROOT, "%3s", parts[1]);
+      String thread = parts[2].replaceAll("-?\\d+$", "");
+      String file = parts[3];
+      String ext = file.contains(".") ? file.substring(file.lastIndexOf('.')) : file;
+      long length = Long.parseLong(parts[parts.length - 1].replaceAll("[^0-9]", ""));
+      long[] c = byWave.computeIfAbsent(wave + " " + String.format(Locale.ROOT, "%-28s", thread) + " " + ext,
+          k -> new long[2]);
+      c[0]++;
+      c[1] += length;
+    }
+    byWave.forEach((k, c) -> System.out.printf(Locale.ROOT, "wave %s %5d requests %10d bytes%n", k, c[0], c[1]));
   }
 
   /** Each blob of the data set's snapshots by a short name: the index's day and the file ("05/_6.dvd"). */

@@ -26,7 +26,12 @@ public final class BlobIndexes {
    * (Elasticsearch's region size), so that a cache of 0.5% of the data still has several regions.
    */
   public static long regionSizeFor(Dataset dataset) {
-    long target = Math.max(1, dataset.indexBytes() / 2048);
+    return regionSizeFor(dataset.indexBytes());
+  }
+
+  /** {@link #regionSizeFor(Dataset)} for data of {@code bytes} bytes. */
+  public static long regionSizeFor(long bytes) {
+    long target = Math.max(1, bytes / 2048);
     long pow2 = Long.highestOneBit(target);
     return Math.max(16 << 10, Math.min(16 << 20, pow2));
   }
@@ -45,8 +50,13 @@ public final class BlobIndexes {
    * size, see {@code SharedRegionCache.Builder#regionSize}) or a size ({@code 256kb}).
    */
   public static long regionSize(String param, Dataset dataset) {
+    return regionSize(param, dataset.indexBytes());
+  }
+
+  /** {@link #regionSize(String, Dataset)} for data of {@code bytes} bytes. */
+  public static long regionSize(String param, long bytes) {
     return switch (param) {
-      case "auto" -> regionSizeFor(dataset);
+      case "auto" -> regionSizeFor(bytes);
       case "default" -> 0;
       default -> ByteSizes.parse(param);
     };

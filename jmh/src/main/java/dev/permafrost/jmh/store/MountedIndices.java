@@ -4,9 +4,11 @@
 package dev.permafrost.jmh.store;
 
 import dev.permafrost.catalog.Catalog;
+import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.SearchCost;
 import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
+import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.jmh.workload.Indices;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
@@ -59,6 +61,35 @@ public final class MountedIndices implements Indices {
         catalog.close();
       }
     }
+  }
+
+  /**
+   * Mounts every shard of an engine's {@code index} in {@code snapshot} (each as {@code <index>.<shard>}, see
+   * {@link EngineSnapshotRepository#mount}) in a catalog built by {@code builder}; mounting opens each shard once to
+   * check its formats, through the catalog's cache.
+   */
+  public static MountedIndices mountEngine(EngineSnapshotRepository repository, String snapshot, String index,
+      Catalog.Builder builder) throws IOException {
+    IndexSearcher.setDefaultQueryCache(null);
+    Catalog catalog = builder.build();
+    boolean success = false;
+    try {
+      List<String> names = new ArrayList<>();
+      for (MountInfo shard : repository.mount(catalog, index, snapshot, index)) {
+        names.add(shard.name());
+      }
+      success = true;
+      return new MountedIndices(catalog, names.toArray(String[]::new));
+    } finally {
+      if (!success) {
+        catalog.close();
+      }
+    }
+  }
+
+  /** The names the indices are mounted under (an engine index's: one per shard). */
+  public List<String> names() {
+    return List.of(names);
   }
 
   /** What the last search cost (its dependency waves among them), or null before the first. */
