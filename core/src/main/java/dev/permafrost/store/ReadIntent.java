@@ -33,7 +33,7 @@ final class ReadIntent {
   enum Mode { PROBE, PREFETCH }
 
   private static final ThreadLocal<Mode> MODE = new ThreadLocal<>();
-  /** What opening doc values on this thread does with their random-access slices, or null for nothing. */
+  /** What opening doc values on this thread does with their columns' slices (BlobIndexInput#columnSlice), or null. */
   private static final ThreadLocal<Opening> OPENING = new ThreadLocal<>();
   /**
    * The columns this thread's last {@link ColumnPrefetch} call read directly from the store (the cache did not admit
@@ -50,7 +50,7 @@ final class ReadIntent {
   /** [from, to) of {@code file}, refused by the cache, of the column beginning at {@code column}. */
   private record Wanted(IndexFile file, long column, long from, long to) {}
 
-  /** What opening doc values does with their random-access slices: fetch them whole, or measure them. */
+  /** What opening doc values does with their columns' slices: fetch them whole, or measure them. */
   sealed interface Opening permits FetchWhole, Measure {}
 
   /** Fetch each slice whole (up to {@link ColumnPrefetch#MAX_COLUMN_BYTES}). */
@@ -94,7 +94,7 @@ final class ReadIntent {
 
   // ---- opening columns ----
 
-  /** What random-access slices opened by this thread now are for, or null for nothing. */
+  /** What columns' slices opened by this thread now are for, or null for nothing. */
   static Opening opening() {
     return OPENING.get();
   }
