@@ -786,8 +786,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
 
   /**
    * A slice a doc-values reader reads a column through: every random-access slice, and the sequential slices a format
-   * says are a column's ({@link ColumnPrefetch#columnSlice}). Opened while {@link ColumnPrefetch} opens a field
-   * ({@link ReadIntent#opening()}), it is fetched whole (up to {@link ColumnPrefetch#MAX_COLUMN_BYTES}) or measured;
+   * says are a column's ({@code ColumnPrefetch.columnSlice}). Opened while {@code ColumnPrefetch} opens a field
+   * ({@link ReadIntent#opening()}), it is fetched whole (up to {@link ReadIntent#MAX_COLUMN_BYTES}) or measured;
    * opened after, it reads what that call read directly from the store for this thread, if it did. A plain sequential
    * slice (a terms dictionary, read term by term) is none of this.
    */
@@ -803,7 +803,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
       // sliced to the end of the file): only its head is a column's.
       long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
-      long bytes = Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES);
+      long bytes = Math.min(known, ReadIntent.MAX_COLUMN_BYTES);
       switch (opening) {
         case ReadIntent.Measure m -> {
           m.wholeBytes += bytes;

@@ -42,7 +42,7 @@ import org.apache.lucene.store.IndexInput;
  */
 public final class ColumnPrefetch {
   /** The most bytes of one slice of a column that are fetched ahead. */
-  public static final long MAX_COLUMN_BYTES = 16L << 20;
+  public static final long MAX_COLUMN_BYTES = ReadIntent.MAX_COLUMN_BYTES;
 
   private ColumnPrefetch() {}
 

@@ -32,6 +32,9 @@ final class ReadIntent {
   /** What a collector's reads on this thread are for: a probe that never waits, a prefetch that never reads around the cache. */
   enum Mode { PROBE, PREFETCH }
 
+  /** The most bytes of one slice of a column that are fetched whole ({@code ColumnPrefetch.MAX_COLUMN_BYTES}). */
+  static final long MAX_COLUMN_BYTES = 16L << 20;
+
   private static final ThreadLocal<Mode> MODE = new ThreadLocal<>();
   /** What opening doc values on this thread does with their columns' slices (BlobIndexInput#columnSlice), or null. */
   private static final ThreadLocal<Opening> OPENING = new ThreadLocal<>();
@@ -53,7 +56,7 @@ final class ReadIntent {
   /** What opening doc values does with their columns' slices: fetch them whole, or measure them. */
   sealed interface Opening permits FetchWhole, Measure {}
 
-  /** Fetch each slice whole (up to {@link ColumnPrefetch#MAX_COLUMN_BYTES}). */
+  /** Fetch each slice whole (up to {@link #MAX_COLUMN_BYTES}). */
   enum FetchWhole implements Opening {
     /** For a collector on this thread: what the cache does not admit is read directly from the store for it. */
     FOR_THIS_THREAD,

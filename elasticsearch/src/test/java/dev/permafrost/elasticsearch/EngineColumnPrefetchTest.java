@@ -182,6 +182,66 @@ class EngineColumnPrefetchTest {
   }
 
   /**
+   * 9.5's {@code ES95TSDB} (each numeric field a pipeline of stages, read through the same value slices): a gauge of
+   * random bit patterns (ALP keeps none of them) and a sparse gauge (its set of documents with a value is a column
+   * too) of {@code ts95-blocks128} (one segment), named together, are read with no request after theirs, which are one
+   * wave; their values are those read through a cold cache without naming them.
+   */
+  @Test
+  void es95TsdbColumnsAreFetchedInOneWave() throws Exception {
+    Assumptions.assumeTrue(readsNode(EngineFixture.ELASTICSEARCH_95), "the Lucene on the class path reads 9.5.3's");
+    Path fixture95 = EngineFixture.ELASTICSEARCH_95.ensure();
+    String shard = EngineSnapshotRepository.shard("snap-ts95", "ts95-blocks128", 0);
+    List<String> fields = List.of("gauge_wild", "sparse_gauge");
+    List<List<Long>> named = new ArrayList<>();
+    List<List<Long>> unnamed = new ArrayList<>();
+    for (boolean name : new boolean[] {true, false}) {
+      CountingBlobStore store = new CountingBlobStore(FileSystemBlobStore.open(fixture95.resolve("repo"), false));
+      try (SharedRegionCache cache = cache("es95-" + name, 16 << 10); Catalog catalog = Catalog.builder(cache).build()) {
+        catalog.mount("ts95", EngineSnapshotRepository.open(store), shard);
+        try (Lease lease = catalog.acquire("ts95")) {
+          assertEquals(1, lease.reader().leaves().size());
+          LeafReader leaf = lease.reader().leaves().get(0).reader();
+          Waits.awaitNoFetch(cache);
+          store.reset();
+          ReadCost cost = new ReadCost();
+          long prefetched;
+          try (ReadCost.Scope scope = ReadCost.attach(cost)) {
+            if (name) {
+              ColumnPrefetch.prefetch(leaf, fields);
+            }
+            Waits.awaitNoFetch(cache);
+            prefetched = store.readRequests.get();
+            for (String field : fields) {
+              (name ? named : unnamed).add(readEvery(leaf, field));
+            }
+          }
+          System.out.printf("9.5 ES95TSDB %s, %s: %d requests before the reads, %d in all, %d waves%n", fields,
+              name ? "named" : "not named", prefetched, store.readRequests.get(), cost.waves());
+          if (name) {
+            assertEquals(prefetched, store.readRequests.get(), "every value was fetched ahead");
+            assertEquals(1, cost.waves());
+          }
+        }
+      }
+    }
+    assertEquals(unnamed, named);
+    assertTrue(named.get(1).size() < named.get(0).size(), "sparse_gauge is sparse: " + named.get(1).size());
+  }
+
+  /** Every value of {@code field}, document after document. */
+  private static List<Long> readEvery(LeafReader leaf, String field) throws IOException {
+    SortedNumericDocValues values = leaf.getSortedNumericDocValues(field);
+    List<Long> out = new ArrayList<>();
+    for (int doc = values.nextDoc(); doc != SortedNumericDocValues.NO_MORE_DOCS; doc = values.nextDoc()) {
+      for (int i = 0; i < values.docValueCount(); i++) {
+        out.add(values.nextValue());
+      }
+    }
+    return out;
+  }
+
+  /**
    * A keyword's ordinals are fetched whole, its terms dictionary is not (looked up term by term as a collector asks,
    * it may be far larger than the ordinals): reading every ordinal makes no request, looking up their terms does.
    */
