@@ -86,7 +86,9 @@ class ColumnSliceTest {
     System.out.printf("a 1 MiB sequential slice read in order: plain %d requests before the reads, %d in all, %d waves;"
         + " a column's %d, %d, %d%n", plain[0], plain[1], plain[2], column[0], column[1], column[2]);
     assertEquals(0, plain[0], "a plain slice is not fetched when it is opened");
-    assertTrue(plain[2] > 2, "a plain slice is fetched as it is read, fill after fill: " + plain[2] + " waves");
+    // a reader's first fill is far smaller than the slice: the next is asked for once its bytes are read, a wave on
+    // (how many more follow depends on how far fills carried on meanwhile: 3 or 4 waves were seen)
+    assertTrue(plain[2] >= 2, "a plain slice is fetched as it is read, fill after fill: " + plain[2] + " waves");
     assertTrue(column[0] >= 1, "the column is fetched when it is opened");
     assertEquals(column[0], column[1], "every byte of it was fetched ahead, seed " + seed);
     assertEquals(1, column[2], "in one wave");
