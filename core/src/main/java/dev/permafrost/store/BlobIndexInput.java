@@ -669,21 +669,24 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
 
   @Override
   public void prefetch(long offset, long length) throws IOException {
-    prefetch(offset, length, false);
+    prefetch(offset, length, false, false);
   }
 
   /**
-   * Starts fetching [offset, offset+length) of this input; {@code scan}: this input will read all of it, so what the
-   * cache does not admit is read directly from the store now, in one request, for this input and its clones.
+   * Starts fetching [offset, offset+length) of this input; {@code column}: a column a collector named, which the
+   * inputs the collector opens next read (see {@link #columnSlice}); {@code scan}: this input will read all of it, so
+   * what the cache does not admit is read directly from the store now, in one request, for this input and its clones.
    */
-  private void prefetch(long offset, long length, boolean scan) throws IOException {
+  private void prefetch(long offset, long length, boolean column, boolean scan) throws IOException {
     ensureOpen();
     if (length <= 0 || offset < 0 || offset > sliceEnd - sliceStart - length) {
       return;
     }
     long start = sliceStart + offset;
     long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
-    if (start >= winStart && end <= winEnd) {
+    // already readable: unless its region has left the cache since (a window a slice took from its parent), or the
+    // bytes are heap bytes of another read this input took over, which the collector's own inputs may not see
+    if (start >= winStart && end <= winEnd && windowValid() && !(column && winKind == KIND_DIRECT)) {
       return;
     }
     CachedBlob blob = file.cachedBlob;
@@ -775,9 +778,21 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     return new BlobIndexInput(getFullSliceDescription(sliceDescription), this, sliceStart + offset, sliceStart + offset + length);
   }
 
+  /** A random-access slice is a column's, as {@link #columnSlice} says: fetched whole while a collector names it. */
   @Override
   public RandomAccessInput randomAccessSlice(long offset, long length) throws IOException {
-    BlobIndexInput slice = slice("randomaccess", offset, length);
+    return columnSlice("randomaccess", offset, length);
+  }
+
+  /**
+   * A slice a doc-values reader reads a column through: every random-access slice, and the sequential slices a format
+   * says are a column's ({@code ColumnPrefetch.columnSlice}). Opened while {@code ColumnPrefetch} opens a field
+   * ({@link ReadIntent#opening()}), it is fetched whole (up to {@link ReadIntent#MAX_COLUMN_BYTES}) or measured;
+   * opened after, it reads what that call read directly from the store for this thread, if it did. A plain sequential
+   * slice (a terms dictionary, read term by term) is none of this.
+   */
+  BlobIndexInput columnSlice(String description, long offset, long length) throws IOException {
+    BlobIndexInput slice = slice(description, offset, length);
     CachedBlob blob = file.cachedBlob;
     if (blob != null && slice.directRead == null) {
       // a column this thread named a moment ago (ColumnPrefetch), read directly from the store: read it from there
@@ -788,13 +803,13 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
       // sliced to the end of the file): only its head is a column's.
       long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
-      long bytes = Math.min(known, ColumnPrefetch.MAX_COLUMN_BYTES);
+      long bytes = Math.min(known, ReadIntent.MAX_COLUMN_BYTES);
       switch (opening) {
         case ReadIntent.Measure m -> {
           m.wholeBytes += bytes;
           m.largestFill = Math.max(m.largestFill, baseFill);
         }
-        case ReadIntent.FetchWhole whole -> slice.prefetch(0, bytes, whole == ReadIntent.FetchWhole.FOR_THIS_THREAD);
+        case ReadIntent.FetchWhole whole -> slice.prefetch(0, bytes, true, whole == ReadIntent.FetchWhole.FOR_THIS_THREAD);
       }
     }
     return slice;

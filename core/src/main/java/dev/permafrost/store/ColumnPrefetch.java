@@ -12,6 +12,7 @@ import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.store.IndexInput;
 
 /**
  * Fetches the doc-values columns a search is about to scan, whole and all at once, so that a collector that reads
@@ -29,19 +30,36 @@ import org.apache.lucene.index.LeafReaderContext;
  * }
  * }</pre>
  *
- * <p>What is fetched is what Lucene's doc-values format reads by position (values, ordinals, addresses, jump tables:
- * every random-access slice it opens for the field), up to {@value #MAX_COLUMN_BYTES} bytes per slice; a sorted
- * field's terms dictionary is read as the collector looks terms up. Fetches run on the cache's prefetch threads, a
+ * <p>What is fetched is every slice the field's doc-values reader opens as a column's: every random-access slice
+ * (Lucene's own format reads values, ordinals, addresses and jump tables by position), and every sequential slice a
+ * format opens through {@link #columnSlice} (Elasticsearch's TSDB formats read their blocks of values and ordinals in
+ * order), up to {@value #MAX_COLUMN_BYTES} bytes per slice; a plain sequential slice, such as a sorted field's terms
+ * dictionary, is read as the collector looks terms up. Fetches run on the cache's prefetch threads, a
  * reader that comes to need the bytes waits for them, and a failure is left for that read to report. On a directory
  * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
  * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows
  * ({@link HitPrefetchingCollector}): a whole column costs more bytes than a few of its values.
  */
 public final class ColumnPrefetch {
-  /** The most bytes of one random-access slice that are fetched ahead. */
-  public static final long MAX_COLUMN_BYTES = 16L << 20;
+  /** The most bytes of one slice of a column that are fetched ahead. */
+  public static final long MAX_COLUMN_BYTES = ReadIntent.MAX_COLUMN_BYTES;
 
   private ColumnPrefetch() {}
+
+  /**
+   * Opens a sequential slice of {@code in} that a doc-values reader reads a column through (its blocks of values or
+   * ordinals, decoded in order): for a codec whose columns are not random-access slices, where it would call
+   * {@code in.slice(description, offset, length)}. On a {@link BlobDirectory}'s input such a slice is a column's
+   * exactly as a random-access slice is: fetched whole while {@link #prefetch} opens the field, and, opened by the
+   * collector after, read from what that call read directly from the store for this thread. A slice the reader
+   * reads here and there (a terms dictionary) is opened with {@code in.slice}: it is not fetched whole. On any other
+   * input this is {@code in.slice(description, offset, length)}.
+   */
+  public static IndexInput columnSlice(IndexInput in, String description, long offset, long length)
+      throws IOException {
+    return in instanceof BlobIndexInput blob ? blob.columnSlice(description, offset, length)
+        : in.slice(description, offset, length);
+  }
 
   /** Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment; returns at once. */
   public static void prefetch(LeafReader reader, Collection<String> fields) throws IOException {
@@ -115,7 +133,7 @@ public final class ColumnPrefetch {
     return size;
   }
 
-  /** Opens the field's doc values, which opens their random-access slices (fetched whole while the flag is up). */
+  /** Opens the field's doc values, which opens their columns' slices (fetched whole while the flag is up). */
   private static void open(LeafReader reader, String field, DocValuesType type) throws IOException {
     switch (type) {
       case NUMERIC -> reader.getNumericDocValues(field);

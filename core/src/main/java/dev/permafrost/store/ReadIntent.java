@@ -32,8 +32,11 @@ final class ReadIntent {
   /** What a collector's reads on this thread are for: a probe that never waits, a prefetch that never reads around the cache. */
   enum Mode { PROBE, PREFETCH }
 
+  /** The most bytes of one slice of a column that are fetched whole ({@code ColumnPrefetch.MAX_COLUMN_BYTES}). */
+  static final long MAX_COLUMN_BYTES = 16L << 20;
+
   private static final ThreadLocal<Mode> MODE = new ThreadLocal<>();
-  /** What opening doc values on this thread does with their random-access slices, or null for nothing. */
+  /** What opening doc values on this thread does with their columns' slices (BlobIndexInput#columnSlice), or null. */
   private static final ThreadLocal<Opening> OPENING = new ThreadLocal<>();
   /**
    * The columns this thread's last {@link ColumnPrefetch} call read directly from the store (the cache did not admit
@@ -50,10 +53,10 @@ final class ReadIntent {
   /** [from, to) of {@code file}, refused by the cache, of the column beginning at {@code column}. */
   private record Wanted(IndexFile file, long column, long from, long to) {}
 
-  /** What opening doc values does with their random-access slices: fetch them whole, or measure them. */
+  /** What opening doc values does with their columns' slices: fetch them whole, or measure them. */
   sealed interface Opening permits FetchWhole, Measure {}
 
-  /** Fetch each slice whole (up to {@link ColumnPrefetch#MAX_COLUMN_BYTES}). */
+  /** Fetch each slice whole (up to {@link #MAX_COLUMN_BYTES}). */
   enum FetchWhole implements Opening {
     /** For a collector on this thread: what the cache does not admit is read directly from the store for it. */
     FOR_THIS_THREAD,
@@ -94,7 +97,7 @@ final class ReadIntent {
 
   // ---- opening columns ----
 
-  /** What random-access slices opened by this thread now are for, or null for nothing. */
+  /** What columns' slices opened by this thread now are for, or null for nothing. */
   static Opening opening() {
     return OPENING.get();
   }

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.codecs;
 
+import dev.permafrost.store.ColumnPrefetch;
 import java.io.IOException;
 import java.util.Arrays;
 import org.apache.lucene.codecs.compressing.Decompressor;
@@ -171,7 +172,8 @@ final class TsdbBinary {
     Blocks(Entry entry, IndexInput data, TsdbDocOffsets offsets) throws IOException {
       this.entry = entry;
       this.offsets = offsets;
-      this.data = data.clone();
+      // the blocks, read in order: a column's, fetched whole when a collector names the field
+      this.data = ColumnPrefetch.columnSlice(data, "values of " + entry.field, entry.dataOffset, entry.dataLength);
       this.blockAddresses = DirectMonotonicReader.getInstance(entry.blockAddressesMeta,
           data.randomAccessSlice(entry.blockAddressesOffset, entry.blockAddressesLength));
       this.blockStarts = DirectMonotonicReader.getInstance(entry.blockStartsMeta,
@@ -220,7 +222,7 @@ final class TsdbBinary {
             + " (at most " + entry.maxBlockValues + ") at " + address + " to " + next + ", the field's data being "
             + entry.dataOffset + " to " + (entry.dataOffset + entry.dataLength), data);
       }
-      data.seek(address);
+      data.seek(address - entry.dataOffset);
       int header = data.readByte();
       if ((header & ~BLOCK_COMPRESSED) != 0) {
         throw new CorruptIndexException("binary block header " + header + " of " + entry.field + " (bit 0:"
@@ -258,9 +260,9 @@ final class TsdbBinary {
           block.length = length;
           data.readBytes(block.bytes, 0, length);
         }
-        if (data.getFilePointer() > next) {
+        if (entry.dataOffset + data.getFilePointer() > next) {
           throw new CorruptIndexException("binary block " + b + " of " + entry.field + " ends at "
-              + data.getFilePointer() + ", past the next block at " + next, data);
+              + (entry.dataOffset + data.getFilePointer()) + ", past the next block at " + next, data);
         }
       }
       for (int i = 0; i < count; i++) {

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.elasticsearch.codecs;
 
+import dev.permafrost.store.ColumnPrefetch;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -38,6 +39,12 @@ import org.apache.lucene.util.packed.PackedInts;
  * ({@code ES95TSDBDocValuesFormat} what its name adds). The metadata is read whole at open (as Lucene's own
  * doc-values reader does: it is small and kept whole by the snapshot); the data and the skippers are read where a
  * search asks.
+ *
+ * <p>A field's columns, which a collector that names the field ({@link ColumnPrefetch}) has fetched whole: its
+ * blocks of values or ordinals and its set of documents with a value, read in order through sequential slices opened
+ * by {@link ColumnPrefetch#columnSlice}, and its block index and addresses, random-access slices. Not a column's: a
+ * terms dictionary (looked up term by term, through {@link TsdbTermsDictionary}) and a skipper (read by a query that
+ * skips blocks of documents, a few intervals; {@code ColumnPrefetch} never opens it).
  */
 final class TsdbDocValuesProducer extends DocValuesProducer {
   private final Map<Integer, NumericEntry> numerics = new HashMap<>();
@@ -355,7 +362,9 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       }
       this.blockStarts = DirectMonotonicReader.getInstance(entry.indexMeta,
           data.randomAccessSlice(entry.indexOffset, entry.indexLength));
-      this.values = data.slice("values of " + entry.field, entry.valuesOffset, entry.valuesLength);
+      // read in order, block after block: a column's, fetched whole when a collector names the field
+      this.values = ColumnPrefetch.columnSlice(data, "values of " + entry.field, entry.valuesOffset,
+          entry.valuesLength);
       this.buffer = new long[1 << shift];
       this.mask = (1 << shift) - 1;
     }
@@ -437,7 +446,10 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     if (offset == TsdbFormat.ALL_DOCS) {
       return DocIdSetIterator.all(maxDoc);
     }
-    return new IndexedDISI(data, offset, length, jumpTableEntryCount, denseRankPower, count);
+    // the set's blocks are read in order as the documents are: a column's, as its values are (its jump table, at its
+    // end, is a random-access slice of this one)
+    IndexInput set = ColumnPrefetch.columnSlice(data, "documents with a value", offset, length);
+    return new IndexedDISI(set, 0, length, jumpTableEntryCount, denseRankPower, count);
   }
 
   @Override
