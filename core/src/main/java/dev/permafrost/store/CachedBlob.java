@@ -458,14 +458,9 @@ final class CachedBlob implements RegionOwner {
    * thread has a {@link PrefetchBatch} open.
    */
   void startFills(List<Filler.Piece> batch, FetchOrigin origin) {
-    if (!PrefetchBatch.hold(this, origin, batch)) {
-      queueFills(batch, origin);
+    if (!PrefetchBatch.hold(cacheSpace.filler, checksums, origin, batch)) {
+      cacheSpace.filler.start(batch, checksums, origin);
     }
-  }
-
-  /** Queues the fills of {@code batch} now (see {@link #startFills}). */
-  void queueFills(List<Filler.Piece> batch, FetchOrigin origin) {
-    cacheSpace.filler.start(batch, checksums, origin);
   }
 
   /**

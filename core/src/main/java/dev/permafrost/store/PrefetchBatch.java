@@ -31,11 +31,14 @@ import java.util.Map;
 public final class PrefetchBatch implements AutoCloseable {
   private static final ThreadLocal<PrefetchBatch> OPEN = new ThreadLocal<>();
 
-  /** The pieces of a blob asked for by one file (its store, deadlines and counters). */
-  private record Key(CachedBlob blob, FetchOrigin origin) {}
+  /** A blob's pieces asked for by one file (its store, deadlines and counters). */
+  private record Key(BlobChecksums blob, FetchOrigin origin) {}
+
+  /** The pieces held for one key, and the filler of the cache they are for. */
+  private record Held(Filler filler, List<Filler.Piece> pieces) {}
 
   private final Thread owner = Thread.currentThread();
-  private final Map<Key, List<Filler.Piece>> pending = new LinkedHashMap<>();
+  private final Map<Key, Held> pending = new LinkedHashMap<>();
   private int depth;
 
   private PrefetchBatch() {}
@@ -67,16 +70,16 @@ public final class PrefetchBatch implements AutoCloseable {
   }
 
   /**
-   * Holds {@code pieces} (registered fills of {@code blob}) for this thread's open batch and returns true, or returns
-   * false if none is open (the caller queues them now).
+   * Holds {@code pieces} (registered fills of {@code blob}, for {@code filler} to queue) for this thread's open batch
+   * and returns true, or returns false if none is open (the caller queues them now).
    */
-  static boolean hold(CachedBlob blob, FetchOrigin origin, List<Filler.Piece> pieces) {
+  static boolean hold(Filler filler, BlobChecksums blob, FetchOrigin origin, List<Filler.Piece> pieces) {
     PrefetchBatch batch = OPEN.get();
     if (batch == null) {
       return false;
     }
     if (!pieces.isEmpty()) {
-      batch.pending.computeIfAbsent(new Key(blob, origin), k -> new ArrayList<>()).addAll(pieces);
+      batch.pending.computeIfAbsent(new Key(blob, origin), k -> new Held(filler, new ArrayList<>())).pieces.addAll(pieces);
     }
     return true;
   }
@@ -93,10 +96,11 @@ public final class PrefetchBatch implements AutoCloseable {
   }
 
   private void queueAll() {
-    List<Map.Entry<Key, List<Filler.Piece>>> all = new ArrayList<>(pending.entrySet());
+    List<Map.Entry<Key, Held>> all = new ArrayList<>(pending.entrySet());
     pending.clear();
-    for (Map.Entry<Key, List<Filler.Piece>> e : all) {
-      e.getKey().blob.queueFills(e.getValue(), e.getKey().origin); // never blocks: a closed cache ends the fills
+    for (Map.Entry<Key, Held> e : all) {
+      // never blocks: a closed cache ends the fills
+      e.getValue().filler.start(e.getValue().pieces, e.getKey().blob, e.getKey().origin);
     }
   }
 }
