@@ -237,6 +237,53 @@ class FewerRequestsTest {
   }
 
   @Test
+  void batchesOnManyThreadsThroughACacheTooSmallForThemReadTheRightBytes() throws Exception {
+    // bridged requests, carried-on fills and eviction at once: a cache of 8 regions, files of 32, threads that batch
+    // prefetches of random ranges and read random ranges back
+    try (IndexInput in = mountSmall(MODEL)) {
+      ExecutorService threads = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+          long threadSeed = seed + t;
+          IndexInput mine = in.clone();
+          done.add(threads.submit(() -> {
+            Random random = new Random(threadSeed);
+            for (int round = 0; round < 40; round++) {
+              try (PrefetchBatch batch = PrefetchBatch.open()) {
+                for (int k = 0; k < 3; k++) {
+                  long from = random.nextInt(LENGTH - REGION);
+                  mine.prefetch(from, 1 + random.nextInt(REGION));
+                }
+              }
+              for (int k = 0; k < 3; k++) {
+                long from = random.nextInt(LENGTH - 5000);
+                assertReadsBack(mine, from, from + 1 + random.nextInt(5000));
+              }
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        threads.shutdown();
+      }
+    }
+  }
+
+  private IndexInput mountSmall(StorePolicy policy) throws IOException {
+    new Random(seed).nextBytes(bytes);
+    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    SnapshotManifest manifest = TestManifests.upload(store, "s", "s/", Map.of("data.bin", bytes), 0, CHUNK);
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(8L * REGION).regionSize(REGION)
+        .tailRegionSize(CHUNK).build();
+    dir = BlobDirectory.open(manifest, policy.apply(store), cache, "s");
+    return dir.openInput("data.bin", IOContext.DEFAULT);
+  }
+
+  @Test
   void aReadCutShortByItsRegionsEndIsOneRequestWithWhatCarriesItOn() throws Exception {
     try (IndexInput in = mount(StorePolicy.builder().firstByteLatency(Duration.ZERO).build())) {
       // read on from the last page of a region: the fill reaches into the next region, in the same request
