@@ -7,12 +7,16 @@ import static dev.permafrost.testutil.Waits.awaitNoFetch;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.BlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.blob.StorePolicy;
+import dev.permafrost.snapshot.CachedManifests;
+import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
+import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.snapshot.TestManifests;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +29,16 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.AfterEach;
@@ -57,6 +71,7 @@ class FewerRequestsTest {
   /** Counts the ranged reads of the data blob (not its chunk table), as [offset, end) pairs. */
   static final class CountingStore extends FilterBlobStore {
     final List<long[]> reads = new ArrayList<>();
+    final List<String> blobs = new ArrayList<>();
 
     CountingStore(BlobStore in) {
       super(in);
@@ -67,6 +82,7 @@ class FewerRequestsTest {
       if (!blobName.contains(".crc32c-")) {
         synchronized (reads) {
           reads.add(new long[] {offset, offset + length});
+          blobs.add(blobName);
         }
       }
       return super.read(blobName, offset, length);
@@ -80,9 +96,24 @@ class FewerRequestsTest {
       }
     }
 
+    /** The reads of {@code blob}, in the order of their offsets. */
+    List<long[]> readsOf(String blob) {
+      synchronized (reads) {
+        List<long[]> of = new ArrayList<>();
+        for (int i = 0; i < reads.size(); i++) {
+          if (blobs.get(i).equals(blob)) {
+            of.add(reads.get(i));
+          }
+        }
+        of.sort((a, b) -> Long.compare(a[0], b[0]));
+        return of;
+      }
+    }
+
     void clear() {
       synchronized (reads) {
         reads.clear();
+        blobs.clear();
       }
     }
   }
@@ -271,6 +302,71 @@ class FewerRequestsTest {
         threads.shutdown();
       }
     }
+  }
+
+  @Test
+  void aSegmentsColumnsAndItsHitsBlocksAreOneRequestEach() throws Exception {
+    // a Lucene index of one segment: two numeric columns, and stored fields in blocks of a few KB
+    Path local = tmp.resolve("local");
+    try (Directory dir = FSDirectory.open(local);
+        IndexWriter w = new IndexWriter(dir, new IndexWriterConfig().setUseCompoundFile(false))) {
+      Random random = new Random(seed);
+      for (int d = 0; d < 20_000; d++) {
+        Document doc = new Document();
+        doc.add(new NumericDocValuesField("a", random.nextLong()));
+        doc.add(new NumericDocValuesField("b", random.nextLong()));
+        doc.add(new StoredField("body", "document " + d + " " + random.nextLong()));
+        w.addDocument(doc);
+      }
+      w.forceMerge(1);
+    }
+    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
+    try (Directory source = FSDirectory.open(local)) {
+      repo.createSnapshot("s", source);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
+        .tailRegionSize(CHUNK).build();
+    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
+    dir = BlobDirectory.open(repo, manifest, cache, "s");
+    try (DirectoryReader reader = DirectoryReader.open(dir)) {
+      LeafReader leaf = reader.leaves().get(0).reader();
+      String dvd = blobOf(manifest, ".dvd");
+      String fdt = blobOf(manifest, ".fdt");
+      awaitNoFetch(cache);
+      store.clear();
+      ColumnPrefetch.prefetch(leaf, "a", "b"); // two columns, each of several regions: one request
+      awaitNoFetch(cache);
+      List<long[]> columns = store.readsOf(dvd);
+      assertEquals(1, columns.size(), "requests for the columns: " + show(columns) + " seed " + seed);
+      assertTrue(columns.get(0)[1] - columns.get(0)[0] > 2L * REGION, "both columns: " + show(columns));
+
+      store.clear();
+      StoredFields stored = leaf.storedFields();
+      int[] hits = {100, 2_000, 2_300, 2_900}; // blocks close together, and none cached yet
+      try (PrefetchBatch batch = PrefetchBatch.open()) {
+        for (int doc : hits) {
+          stored.prefetch(doc);
+        }
+      }
+      awaitNoFetch(cache);
+      List<long[]> blocks = store.readsOf(fdt);
+      assertEquals(1, blocks.size(), "requests for the hits' blocks: " + show(blocks) + " seed " + seed);
+      store.clear();
+      for (int doc : hits) {
+        assertTrue(stored.document(doc).get("body").startsWith("document " + doc + " "));
+      }
+      assertEquals(List.of(), store.readsOf(fdt), "the hits are read from the cache");
+    }
+  }
+
+  private static String blobOf(SnapshotManifest manifest, String extension) {
+    for (FileEntry f : manifest.files()) {
+      if (f.name().endsWith(extension)) {
+        return f.blobName();
+      }
+    }
+    throw new AssertionError("no " + extension + " in " + manifest.files());
   }
 
   private IndexInput mountSmall(StorePolicy policy) throws IOException {
