@@ -10,6 +10,7 @@ import dev.permafrost.catalog.Lease;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.jmh.engine.LogsdbDashboard;
 import dev.permafrost.jmh.engine.LogsdbData;
+import dev.permafrost.jmh.engine.LogsdbDataWriter;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
@@ -118,7 +119,7 @@ public class EngineLogsdbBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws IOException, InterruptedException {
-    data = LogsdbData.getOrCreate(docs);
+    data = LogsdbDataWriter.getOrCreate(docs);
     System.out.println("# data set: " + data + ", " + data.repositoryBytes() + " bytes; written: " + data.generation());
     work = (DashboardWorkload) Workloads.byName("dashboard", data.spec());
     store = new LatencyModelBlobStore(StorePolicy.DEFAULT.apply(FileSystemBlobStore.open(data.repository(), false)),

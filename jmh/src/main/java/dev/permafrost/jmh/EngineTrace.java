@@ -11,6 +11,7 @@ import dev.permafrost.catalog.SearchCost;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.jmh.engine.LogsdbDashboard;
 import dev.permafrost.jmh.engine.LogsdbData;
+import dev.permafrost.jmh.engine.LogsdbDataWriter;
 import dev.permafrost.jmh.store.BlobIndexes;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
@@ -66,7 +67,7 @@ public final class EngineTrace {
     int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 2;
     boolean allLines = args.length > 3 && args[3].equals("all");
     boolean cold = cache.equals("cold");
-    LogsdbData data = LogsdbData.getOrCreate(docs);
+    LogsdbData data = LogsdbDataWriter.getOrCreate(docs);
     long bytes = data.repositoryBytes();
     DashboardWorkload work = (DashboardWorkload) Workloads.byName("dashboard", data.spec());
     Path cacheDir = BenchmarkData.scratch("engine-trace-cache");

@@ -5,7 +5,6 @@ package dev.permafrost.jmh.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.permafrost.sample.Dataset;
 import dev.permafrost.sample.DatasetSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +16,7 @@ import java.util.stream.Stream;
  * {@link DatasetSpec#of DatasetSpec.of(1, docs)}), one shard force-merged to one segment, in snapshot {@value #SNAPSHOT}
  * of an {@code fs} repository a real node wrote, with that node's answer to the dashboard's search request
  * ({@link #nodeAnswer()}). It lives in {@code <bench data>/es93-logsdb-<docs>-seed42/}, under
- * {@code $PERMAFROST_BENCH_DATA} as the other data sets: generated on first use ({@link LogsdbDataWriter}) and reused
+ * {@code $PERMAFROST_BENCH_DATA} as the other data sets: generated on first use ({@code LogsdbDataWriter.getOrCreate}) and reused
  * after; delete the folder to write it again.
  *
  * @param dir the data set's folder
@@ -33,15 +32,6 @@ public record LogsdbData(Path dir, DatasetSpec spec) {
   static final String GENERATION = "generation.json";
   static final String DONE = "DONE";
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  /** The data set of {@code docs} documents under the benchmark data's folder, written first if it is not there. */
-  public static LogsdbData getOrCreate(int docs) throws IOException, InterruptedException {
-    LogsdbData data = at(Dataset.defaultBaseDir(), docs);
-    if (!Files.exists(data.dir.resolve(DONE))) {
-      LogsdbDataWriter.write(data);
-    }
-    return data;
-  }
 
   /** Where the data set of {@code docs} documents lives under {@code base} (whether written or not). */
   public static LogsdbData at(Path base, int docs) {

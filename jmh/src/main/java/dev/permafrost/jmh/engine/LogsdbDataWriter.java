@@ -73,6 +73,15 @@ public final class LogsdbDataWriter {
     System.out.println("written: " + data + "; " + data.generation());
   }
 
+  /** The data set of {@code docs} documents under the benchmark data's folder, written first if it is not there. */
+  public static LogsdbData getOrCreate(int docs) throws IOException, InterruptedException {
+    LogsdbData data = LogsdbData.at(Dataset.defaultBaseDir(), docs);
+    if (!Files.exists(data.dir().resolve(LogsdbData.DONE))) {
+      write(data);
+    }
+    return data;
+  }
+
   /** Writes {@code data} (its folder must not hold a finished data set). */
   static void write(LogsdbData data) throws IOException, InterruptedException {
     Path dir = data.dir();
