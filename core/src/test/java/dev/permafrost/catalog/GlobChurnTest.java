@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -115,7 +116,11 @@ class GlobChurnTest {
           }));
         }
         for (Future<?> f : searchers) {
-          f.get(5, TimeUnit.MINUTES); // a failed search fails the test here
+          try {
+            f.get(5, TimeUnit.MINUTES); // a failed search fails the test here
+          } catch (ExecutionException e) {
+            throw new AssertionError("seed " + seed + " (rerun with -Dtests.seed=" + seed + "): a search failed", e);
+          }
         }
         stop.set(true);
         for (Future<?> f : churners) {
