@@ -17,14 +17,11 @@ import dev.permafrost.catalog.SearchRequest;
 import dev.permafrost.catalog.SearchResponse;
 import dev.permafrost.fixture.EngineDriver;
 import dev.permafrost.fixture.EngineFixture;
-import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotException;
-import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.Waits;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.ParseException;
 import java.util.ArrayList;
@@ -45,11 +42,9 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Sort;
-import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
-import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -450,48 +445,9 @@ class EngineFixtureSnapshotsTest {
   @MethodSource("readableElasticsearch")
   void aDamagedBloomFilterMetadataFileFailsNamingTheBlobAndFormat(EngineFixture engine) throws Exception {
     Mounted m = mounted(engine);
-    Path copy = tmp.resolve("damaged-" + engine);
-    try (var paths = Files.walk(m.fixture().resolve("repo"))) {
-      for (Path p : paths.toList()) {
-        Path to = copy.resolve(m.fixture().resolve("repo").relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(p, to);
-        }
-      }
-    }
-    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-    String shard = EngineSnapshotRepository.shard("snap-2", "logs-merged", 0);
-    SnapshotManifest manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
-    FileEntry cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
-    FileEntry cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
-    // the compound file's entry table: where the .bfm lies inside the .cfs blob
-    long offset = -1;
-    long length = -1;
-    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
-      try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
-        byte[] bytes = Files.readAllBytes(copy.resolve(cfe.blobName()));
-        out.writeBytes(bytes, bytes.length);
-      }
-      try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
-        CodecUtil.readIndexHeader(in);
-        for (int n = in.readVInt(); n > 0; n--) {
-          String id = in.readString();
-          long start = in.readLong();
-          long len = in.readLong();
-          if (id.endsWith(".bfm")) {
-            offset = start;
-            length = len;
-          }
-        }
-      }
-    }
-    assertTrue(offset > 0, "a .bfm in " + cfe.name());
-    Path blob = copy.resolve(cfs.blobName());
-    byte[] bytes = Files.readAllBytes(blob);
-    bytes[(int) (offset + length / 2)] ^= 0x04;
-    Files.write(blob, bytes);
+    DamagedFile flipped = DamagedFile.flip(m.fixture().resolve("repo"), tmp.resolve("damaged-" + engine), "snap-2",
+        "logs-merged", ".bfm", 0x04);
+    EngineSnapshotRepository damaged = flipped.repository();
     // the shard is opened when it is mounted: the damage fails the mount, and nothing is left mounted to search
     Exception e = assertThrows(Exception.class, () -> damaged.mount(catalog, engine + "-damaged", "snap-2", "logs-merged"));
     StringBuilder all = new StringBuilder();
@@ -499,8 +455,7 @@ class EngineFixtureSnapshotsTest {
       all.append(t).append('\n');
     }
     String message = all.toString();
-    assertTrue(message.contains(cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1))
-        && message.contains(".bfm") && message.contains("ES87BloomFilter"), message);
+    assertTrue(message.contains(flipped.shortBlobName()) && message.contains(".bfm") && message.contains("ES87BloomFilter"), message);
     assertTrue(catalog.list(engine + "-damaged*").isEmpty(), "nothing of a damaged shard is mounted");
   }
 

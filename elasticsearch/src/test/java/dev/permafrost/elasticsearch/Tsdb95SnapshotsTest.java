@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.document.InetAddressPoint;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.DocValuesType;
@@ -38,8 +37,6 @@ import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.store.IOContext;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.NumericUtils;
 import org.apache.lucene.util.Version;
@@ -525,65 +522,10 @@ class Tsdb95SnapshotsTest {
   void aDamagedEs95TsdbFileIsCaughtNamingIt() throws Exception {
     Path fixture = EngineFixture.ELASTICSEARCH_95.ensure();
     for (String index : Tsdb95Fixture.INDICES) {
-      Path copy = tmp.resolve("damaged-" + index);
-      try (var paths = Files.walk(fixture.resolve("repo"))) {
-        for (Path p : paths.toList()) {
-          Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
-          if (Files.isDirectory(p)) {
-            Files.createDirectories(to);
-          } else {
-            Files.copy(p, to);
-          }
-        }
-      }
-      EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-      String shard = EngineSnapshotRepository.shard(Tsdb95Fixture.SNAPSHOT, index, 0);
-      var manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
-      String suffix = "_ES95TSDB_0.dvd";
-      String file;
-      String blobName;
-      var own = manifest.files().stream().filter(f -> f.name().endsWith(suffix)).findFirst();
-      if (own.isPresent()) { // a segment not in a compound file: the .dvd is a blob of its own
-        file = own.get().name();
-        blobName = own.get().blobName();
-        Path blob = copy.resolve(blobName);
-        byte[] bytes = Files.readAllBytes(blob);
-        bytes[bytes.length / 2] ^= 0x10;
-        Files.write(blob, bytes);
-      } else {
-        var cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
-        var cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")
-            && f.name().startsWith(cfe.name().substring(0, cfe.name().length() - 4))).findFirst().orElseThrow();
-        long offset = -1;
-        long length = -1;
-        String found = null;
-        try (var dir = new ByteBuffersDirectory()) {
-          try (var out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
-            byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
-            out.writeBytes(bytes, bytes.length);
-          }
-          try (var in = dir.openInput("x.cfe", IOContext.READONCE)) {
-            CodecUtil.readIndexHeader(in);
-            for (int n = in.readVInt(); n > 0; n--) {
-              String id = in.readString();
-              long start = in.readLong();
-              long len = in.readLong();
-              if (id.endsWith(suffix)) {
-                offset = start;
-                length = len;
-                found = id;
-              }
-            }
-          }
-        }
-        assertTrue(offset > 0, "a *" + suffix + " in " + cfe.name() + " of " + index);
-        file = found;
-        blobName = cfs.blobName();
-        Path blob = copy.resolve(blobName);
-        byte[] bytes = Files.readAllBytes(blob);
-        bytes[(int) (offset + length / 2)] ^= 0x10;
-        Files.write(blob, bytes);
-      }
+      DamagedFile flipped = DamagedFile.flip(fixture.resolve("repo"), tmp.resolve("damaged-" + index),
+          Tsdb95Fixture.SNAPSHOT, index, "_ES95TSDB_0.dvd", 0x10);
+      EngineSnapshotRepository damaged = flipped.repository();
+      String file = flipped.file();
       String name = "damaged-" + index;
       Catalog catalog = catalog("large");
       damaged.mount(catalog, name, Tsdb95Fixture.SNAPSHOT, index);
@@ -602,8 +544,8 @@ class Tsdb95SnapshotsTest {
           all.append(t).append('\n');
         }
         String message = all.toString();
-        String shortBlob = blobName.substring(blobName.lastIndexOf('/') + 1);
-        assertTrue(message.contains(shortBlob) && message.contains(file.substring(file.indexOf('_'))), message);
+        assertTrue(message.contains(flipped.shortBlobName()) && message.contains(file.substring(file.indexOf('_'))),
+            message);
       } finally {
         catalog.unmount(name + ".0");
       }

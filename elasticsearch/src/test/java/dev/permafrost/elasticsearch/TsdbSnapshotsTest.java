@@ -20,7 +20,6 @@ import dev.permafrost.fixture.TsdbFixture;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.ParseException;
 import java.time.Duration;
@@ -38,7 +37,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.InetAddressPoint;
 import org.apache.lucene.index.BinaryDocValues;
@@ -59,8 +57,6 @@ import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.search.Weight;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.store.IOContext;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.NumericUtils;
 import org.apache.lucene.util.Version;
@@ -661,49 +657,10 @@ class TsdbSnapshotsTest {
   /** Flips a byte in the middle of the file of {@code index}'s shard whose name ends {@code suffix}, and checks it. */
   private static void damagedFileIsCaught(EngineFixture engine, String index, String suffix) throws Exception {
     Path fixture = engine.ensure();
-    Path copy = tmp.resolve("damaged-" + engine + "-" + suffix);
-    try (var paths = Files.walk(fixture.resolve("repo"))) {
-      for (Path p : paths.toList()) {
-        Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(p, to);
-        }
-      }
-    }
-    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-    String shard = EngineSnapshotRepository.shard("snap-2", index, 0);
-    var manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
-    var cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
-    var cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
-    long offset = -1;
-    long length = -1;
-    String file = null;
-    try (var dir = new ByteBuffersDirectory()) {
-      try (var out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
-        byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
-        out.writeBytes(bytes, bytes.length);
-      }
-      try (var in = dir.openInput("x.cfe", IOContext.READONCE)) {
-        CodecUtil.readIndexHeader(in);
-        for (int n = in.readVInt(); n > 0; n--) {
-          String id = in.readString();
-          long start = in.readLong();
-          long len = in.readLong();
-          if (id.endsWith(suffix)) {
-            offset = start;
-            length = len;
-            file = id;
-          }
-        }
-      }
-    }
-    assertTrue(offset > 0, "a *" + suffix + " in " + cfe.name());
-    Path blob = copy.resolve(cfs.blobName());
-    byte[] bytes = Files.readAllBytes(blob);
-    bytes[(int) (offset + length / 2)] ^= 0x10;
-    Files.write(blob, bytes);
+    DamagedFile flipped = DamagedFile.flip(fixture.resolve("repo"), tmp.resolve("damaged-" + engine + "-" + suffix),
+        "snap-2", index, suffix, 0x10);
+    EngineSnapshotRepository damaged = flipped.repository();
+    String file = flipped.file();
     String name = engine + "-damaged-" + suffix;
     damaged.mount(catalog, name, "snap-2", index);
     try (Lease lease = catalog.acquire(name + ".0")) {
@@ -721,8 +678,7 @@ class TsdbSnapshotsTest {
         all.append(t).append('\n');
       }
       String message = all.toString();
-      String blobName = cfs.blobName().substring(cfs.blobName().lastIndexOf('/') + 1);
-      assertTrue(message.contains(blobName) && message.contains(file.substring(file.indexOf('_'))), message);
+      assertTrue(message.contains(flipped.shortBlobName()) && message.contains(file.substring(file.indexOf('_'))), message);
     } finally {
       catalog.unmount(name + ".0");
     }

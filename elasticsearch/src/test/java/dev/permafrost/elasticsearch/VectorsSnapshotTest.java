@@ -29,7 +29,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
-import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FieldInfo;
@@ -39,7 +38,6 @@ import org.apache.lucene.search.Sort;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
-import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.Version;
@@ -354,46 +352,7 @@ class VectorsSnapshotTest {
    * file (inside the compound file's blob) flipped.
    */
   private static EngineSnapshotRepository damagedCopy(Path copy, String extension) throws Exception {
-    try (var paths = Files.walk(fixture.resolve("repo"))) {
-      for (Path p : paths.toList()) {
-        Path to = copy.resolve(fixture.resolve("repo").relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(p, to);
-        }
-      }
-    }
-    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
-    String shard = EngineSnapshotRepository.shard("snap-2", "vectors", 0);
-    SnapshotManifest manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
-    FileEntry cfe = manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).findFirst().orElseThrow();
-    FileEntry cfs = manifest.files().stream().filter(f -> f.name().endsWith(".cfs")).findFirst().orElseThrow();
-    long offset = -1;
-    long length = -1;
-    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
-      try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
-        byte[] bytes = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
-        out.writeBytes(bytes, bytes.length);
-      }
-      try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
-        CodecUtil.readIndexHeader(in);
-        for (int n = in.readVInt(); n > 0; n--) {
-          String id = in.readString();
-          long start = in.readLong();
-          long len = in.readLong();
-          if (id.endsWith("_ES94HnswScalarQuantizedVectorsFormat_0." + extension)) {
-            offset = start;
-            length = len;
-          }
-        }
-      }
-    }
-    assertTrue(offset > 0, "a ." + extension + " in " + cfe.name());
-    Path blob = copy.resolve(cfs.blobName());
-    byte[] bytes = Files.readAllBytes(blob);
-    bytes[(int) (offset + length / 2)] ^= 0x04;
-    Files.write(blob, bytes);
-    return damaged;
+    return DamagedFile.flip(fixture.resolve("repo"), copy, "snap-2", "vectors",
+        "_ES94HnswScalarQuantizedVectorsFormat_0." + extension, 0x04).repository();
   }
 }

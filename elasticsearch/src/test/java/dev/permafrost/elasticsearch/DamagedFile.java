@@ -1,0 +1,89 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE in the project root.
+ */
+package dev.permafrost.elasticsearch;
+
+import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.SnapshotManifest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.IndexOutput;
+
+/**
+ * A copy of an engine fixture's repository with one byte flipped in the middle of one file of a shard: in the file's
+ * own blob, or inside a compound file's blob (found through its entry table). For the tests that a damaged file is
+ * caught, naming the file and the blob.
+ *
+ * @param repository the damaged copy
+ * @param file the damaged file's name (inside a compound file, its entry's: {@code _ES95TSDB_0.dvd})
+ * @param blobName the blob the flipped byte is in
+ */
+record DamagedFile(EngineSnapshotRepository repository, String file, String blobName) {
+  /**
+   * Copies the repository at {@code repo} to {@code copy} and flips a byte ({@code mask}) in the middle of the first
+   * file of shard 0 of {@code index} in {@code snapshot} whose name ends with {@code suffix}.
+   */
+  static DamagedFile flip(Path repo, Path copy, String snapshot, String index, String suffix, int mask)
+      throws IOException {
+    try (Stream<Path> paths = Files.walk(repo)) {
+      for (Path p : paths.toList()) {
+        Path to = copy.resolve(repo.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(p, to);
+        }
+      }
+    }
+    EngineSnapshotRepository damaged = EngineSnapshotRepository.open(FileSystemBlobStore.open(copy, false));
+    String shard = EngineSnapshotRepository.shard(snapshot, index, 0);
+    SnapshotManifest manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
+    Optional<FileEntry> own = manifest.files().stream().filter(f -> f.name().endsWith(suffix)).findFirst();
+    if (own.isPresent()) { // a segment not in a compound file: the file is a blob of its own
+      flipMiddle(copy.resolve(own.get().blobName()), 0, Files.size(copy.resolve(own.get().blobName())), mask);
+      return new DamagedFile(damaged, own.get().name(), own.get().blobName());
+    }
+    for (FileEntry cfe : manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).toList()) {
+      String segment = cfe.name().substring(0, cfe.name().length() - ".cfe".length());
+      FileEntry cfs = manifest.files().stream().filter(f -> f.name().equals(segment + ".cfs")).findFirst().orElseThrow();
+      byte[] table = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
+      try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
+        try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
+          out.writeBytes(table, table.length);
+        }
+        try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
+          CodecUtil.readIndexHeader(in);
+          for (int n = in.readVInt(); n > 0; n--) {
+            String id = in.readString();
+            long start = in.readLong();
+            long length = in.readLong();
+            if (id.endsWith(suffix)) {
+              flipMiddle(copy.resolve(cfs.blobName()), start, length, mask);
+              return new DamagedFile(damaged, id, cfs.blobName());
+            }
+          }
+        }
+      }
+    }
+    throw new AssertionError("no file *" + suffix + " in shard " + shard + ": " + manifest.files());
+  }
+
+  /** The blob's name after its last '/': what an error message names. */
+  String shortBlobName() {
+    return blobName.substring(blobName.lastIndexOf('/') + 1);
+  }
+
+  private static void flipMiddle(Path blob, long offset, long length, int mask) throws IOException {
+    byte[] bytes = Files.readAllBytes(blob);
+    bytes[Math.toIntExact(offset + length / 2)] ^= (byte) mask;
+    Files.write(blob, bytes);
+  }
+}
