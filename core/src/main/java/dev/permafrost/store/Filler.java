@@ -86,14 +86,25 @@ final class Filler {
     return inFlight.get();
   }
 
-  /** A fill registered in its slot, waiting to be queued with others ({@link #start(List, BlobChecksums, FetchOrigin)}). */
-  record Piece(Fillable slot, Fill fill) {
+  /**
+   * A fill registered in its slot, waiting to be queued with others ({@link #start(List, BlobChecksums, FetchOrigin)}),
+   * and where the slot's region starts in the file: read once, while the fill is registered and the slot keeps its
+   * region. The fetch goes by this position, never by the slot's: once a piece's fill has ended, the slot may hold
+   * another region before the fetch is done with the rest of its run, and a position read from it then would put
+   * the next piece's bytes into it.
+   */
+  record Piece(Fillable slot, Fill fill, long regionStart) {
+    /** Called while {@code fill} is registered in {@code slot} (under its monitor, or before it is queued). */
+    Piece(Fillable slot, Fill fill) {
+      this(slot, fill, slot.regionStart());
+    }
+
     long start() {
-      return slot.regionStart() + fill.start;
+      return regionStart + fill.start;
     }
 
     long end() {
-      return slot.regionStart() + fill.end;
+      return regionStart + fill.end;
     }
   }
 
@@ -406,7 +417,8 @@ final class Filler {
 
     @Override
     void fetch() {
-      // A slot with a registered fill keeps its region, so the pieces' positions are stable while this runs.
+      // Each piece's position was read when it was queued: a piece whose fill has ended is passed over by that, even
+      // if its slot holds another region by then (see Piece).
       long start = pieces.get(0).start();
       long end = pieces.get(pieces.size() - 1).end();
       long deadline = Long.MIN_VALUE;
@@ -469,7 +481,8 @@ final class Filler {
 
     /** Writes the verified bytes of file positions [from, to), at {@code bytes[at]}, into {@code piece}'s slot. */
     private void write(Piece piece, byte[] bytes, int at, long from, long to) throws IOException {
-      long regionStart = piece.slot.regionStart();
+      long regionStart = piece.regionStart();
+      assert piece.slot.regionStart() == regionStart : piece + " moved while its fill is registered";
       beginWrite(); // no interrupt from here: it would close the cache file's channel
       try {
         cacheFile.write(bytes, at, (int) (to - from), piece.slot.cacheOffset() + (from - regionStart));

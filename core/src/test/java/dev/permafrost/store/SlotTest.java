@@ -1192,6 +1192,88 @@ class SlotTest {
     assertEquals(List.of(), none, "not the slot's region: nothing carried on");
   }
 
+  /**
+   * The filler's side of a slot that is handed on to another region the instant its fill ends, as a real slot may be
+   * (evicted and assigned again) before the fetch is through the rest of its run: it records each write reported.
+   */
+  private static final class HandedOn implements Fillable {
+    final long cacheOffset;
+    final long nextRegionStart;
+    volatile long regionStart;
+    final List<String> writes = new CopyOnWriteArrayList<>();
+    final CompletableFuture<IOException> ended = new CompletableFuture<>();
+
+    HandedOn(long cacheOffset, long regionStart, long nextRegionStart) {
+      this.cacheOffset = cacheOffset;
+      this.regionStart = regionStart;
+      this.nextRegionStart = nextRegionStart;
+    }
+
+    @Override
+    public long cacheOffset() {
+      return cacheOffset;
+    }
+
+    @Override
+    public long regionStart() {
+      return regionStart;
+    }
+
+    @Override
+    public int[] unitCrcs(byte[] bytes, int offset, long from, long to) {
+      return new int[(int) ((to - from + PAGE - 1) / PAGE)];
+    }
+
+    @Override
+    public Fill.Start queued(Fill fill, FetchTask task) {
+      fill.task = task;
+      return Fill.Start.DEMAND;
+    }
+
+    @Override
+    public void progress(Fill fill, long from, long to, int[] crcs) {
+      writes.add("[" + from + ", " + to + ")" + (fill.done ? " after its fill ended" : ""));
+      if (to >= fill.end && !fill.done) {
+        fill.done = true;
+        regionStart = nextRegionStart; // taken and given to another region at once
+        ended.complete(null);
+      }
+    }
+
+    @Override
+    public void finish(Fill fill, IOException error) {
+      if (!fill.done) {
+        fill.done = true;
+        ended.complete(error);
+      }
+    }
+  }
+
+  @Test
+  void oneFetchOfAdjacentRegionsWritesEachOnlyIntoItsOwnRegionThoughASlotDoneWithIsHandedOn() throws Exception {
+    Owner a = new Owner(1);
+    // the first region's slot is handed on to a region that starts where the second does: a position read from the
+    // slot after its fill ended would take the second region's bytes for the first's
+    HandedOn first = new HandedOn(0, 0, REGION);
+    HandedOn second = new HandedOn(REGION, REGION, 3L * REGION);
+    long now = System.nanoTime();
+    List<Filler.Piece> run = List.of(new Filler.Piece(first, new Fill(0, REGION, true, now, Long.MAX_VALUE)),
+        new Filler.Piece(second, new Fill(0, REGION, true, now, Long.MAX_VALUE)));
+    filler.start(run, a.checksums, origin);
+    Request request = store.next();
+    assertEquals(0, request.offset);
+    assertEquals(2L * REGION, request.length, "adjacent regions: one request");
+    request.release(); // the response comes in two pieces of a region each (VerifiedFetch's unverified pieces)
+    assertNull(first.ended.get(1, TimeUnit.MINUTES));
+    assertNull(second.ended.get(1, TimeUnit.MINUTES));
+    await("the fetch to end", () -> filler.inFlight() == 0);
+    assertEquals(List.of("[0, " + REGION + ")"), first.writes, "written once, with its own bytes");
+    assertEquals(List.of("[0, " + REGION + ")"), second.writes);
+    byte[] cached = new byte[2 * REGION];
+    cacheFile.mapped().readBytes(0, cached, 0, cached.length);
+    assertArrayEquals(a.bytes(0, 2 * REGION), cached, "each region's bytes where its slot is");
+  }
+
   // ---- handed out -> owned from the record of a clean close ----
 
   @Test
