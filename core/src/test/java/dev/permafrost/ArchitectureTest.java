@@ -46,7 +46,7 @@ class ArchitectureTest {
     STORE_LAYERS.put("One blob", Set.of("CachedBlob", "BlobTable", "DirectRead"));
     STORE_LAYERS.put("Cache space", Set.of("Slot", "SlotGeneration", "SlotPool", "RegionOwner", "WindowTarget",
         "EvictionPolicy", "CostAwareTinyLfu", "FrequencySketch", "CacheSpace"));
-    STORE_LAYERS.put("Fetching", Set.of("Filler", "FetchTask", "Fill", "Fillable", "FetchOrigin", "VerifiedFetch",
+    STORE_LAYERS.put("Fetching", Set.of("PrefetchBatch", "Filler", "FetchTask", "Fill", "Fillable", "FetchOrigin", "VerifiedFetch",
         "BlobChecksums"));
     STORE_LAYERS.put("Support", Set.of("CacheFile", "CacheRecord", "CacheSummary", "CacheStats", "CacheStatsCounter",
         "CacheWriteFailedException", "ReadCost", "ReadDeadline", "HeapWindow", "DirectReadBudget", "WarnOnce",

@@ -37,6 +37,11 @@ import java.util.Set;
  *   <li><b>Limits.</b> At most {@link #maxConcurrentRequests()} requests in flight, and (when set) at most
  *       {@link #maxBytesPerSec()} bytes per second read (Elasticsearch's {@code max_restore_bytes_per_sec}); a
  *       ranged read waits for its bytes before it is sent, so waiting never counts against its deadline.
+ *   <li><b>The store's model.</b> What a request costs: {@link #firstByteLatency()} before its first byte, then
+ *       {@link #readThroughput()} bytes per second (defaults modelled on S3 Standard: 30ms and 80mb/s). The cache
+ *       plans its requests by it: two ranges of one blob fetched together are one request when the gap between them
+ *       is shorter than {@link #bridgedGapBytes()} (what the store sends in one first-byte latency: reading the gap
+ *       costs less than another round trip). It bounds nothing and retries nothing.
  * </ul>
  *
  * <p>{@link BlobStores#open(java.net.URI)} reads these settings from the URI's query with every backend, under
@@ -66,10 +71,17 @@ public final class StorePolicy extends PolicySettings {
    * (default 100; 0 turns the budget off).
    */
   public static final String RETRY_BUDGET = "retry_budget";
+  /**
+   * Setting: the store's time to a response's first byte, in the model the cache plans requests by (default 30ms,
+   * S3 Standard's; 0 turns off reading across gaps, see {@link #bridgedGapBytes()}).
+   */
+  public static final String FIRST_BYTE_LATENCY = "first_byte_latency";
+  /** Setting: the store's transfer rate per request, in the model the cache plans requests by (default 80mb/s). */
+  public static final String READ_THROUGHPUT = "read_throughput";
 
   private static final Set<String> SETTINGS = Set.of(MAX_RETRIES, RETRY_DELAY, RETRY_MAX_DELAY,
       RETRY_TIME_LIMIT, REQUEST_TIMEOUT, MIN_READ_THROUGHPUT, HEDGE_AFTER, MAX_BYTES_PER_SEC, MAX_CONCURRENT_REQUESTS,
-      RETRY_BUDGET);
+      RETRY_BUDGET, FIRST_BYTE_LATENCY, READ_THROUGHPUT);
 
   /** Whether {@code name} is one of the policy's settings (which every backend's URI takes). */
   public static boolean isPolicySetting(String name) {
@@ -78,7 +90,7 @@ public final class StorePolicy extends PolicySettings {
 
   /**
    * The defaults: 3 retries from 100ms up to 5s within 30s from a budget of 100, deadlines of 5s + length at 1mb/s,
-   * 64 requests.
+   * 64 requests; a store modelled as 30ms to the first byte and 80mb/s.
    */
   public static final StorePolicy DEFAULT = builder().build();
 
@@ -92,6 +104,8 @@ public final class StorePolicy extends PolicySettings {
   private final long maxBytesPerSec;
   private final int maxConcurrentRequests;
   private final int retryBudget;
+  private final Duration firstByteLatency;
+  private final long readThroughput;
 
   private StorePolicy(Builder b) {
     this.maxRetries = b.maxRetries;
@@ -104,6 +118,8 @@ public final class StorePolicy extends PolicySettings {
     this.maxBytesPerSec = b.maxBytesPerSec;
     this.maxConcurrentRequests = b.maxConcurrentRequests;
     this.retryBudget = b.retryBudget;
+    this.firstByteLatency = b.firstByteLatency;
+    this.readThroughput = b.readThroughput;
   }
 
   /** A builder starting from the defaults. */
@@ -129,6 +145,8 @@ public final class StorePolicy extends PolicySettings {
     b.maxBytesPerSec(settings.getBytes(MAX_BYTES_PER_SEC, b.maxBytesPerSec));
     b.maxConcurrentRequests(settings.getInt(MAX_CONCURRENT_REQUESTS, b.maxConcurrentRequests));
     b.retryBudget(settings.getInt(RETRY_BUDGET, b.retryBudget));
+    b.firstByteLatency(settings.getDuration(FIRST_BYTE_LATENCY, b.firstByteLatency));
+    b.readThroughput(settings.getBytes(READ_THROUGHPUT, b.readThroughput));
     return b.build();
   }
 
@@ -230,6 +248,26 @@ public final class StorePolicy extends PolicySettings {
     return retryBudget;
   }
 
+  /** The store's modelled time to a response's first byte; zero turns off reading across gaps. */
+  public Duration firstByteLatency() {
+    return firstByteLatency;
+  }
+
+  /** The store's modelled transfer rate per request, in bytes per second. */
+  public long readThroughput() {
+    return readThroughput;
+  }
+
+  /**
+   * The longest gap between two ranges of one blob that is worth reading to fetch both in one request: what the
+   * store sends in {@link #firstByteLatency()} at {@link #readThroughput()} (2.4 MB by default). Reading a shorter gap
+   * takes less time than the first byte of another request, and a request costs more than its bytes wherever a store
+   * bills by request. The one home of that rule: the cache's fetches ask here.
+   */
+  public long bridgedGapBytes() {
+    return (long) (firstByteLatency.toNanos() / 1e9 * readThroughput);
+  }
+
   /** The deadline of one request reading {@code length} bytes: the request timeout plus the length at the minimum throughput. */
   @Override
   public long requestTimeoutNanos(long length) {
@@ -271,13 +309,14 @@ public final class StorePolicy extends PolicySettings {
         && p.retryMaxDelay.equals(retryMaxDelay) && p.retryTimeLimit.equals(retryTimeLimit)
         && p.requestTimeout.equals(requestTimeout) && p.minReadThroughput == minReadThroughput
         && p.hedgeAfter.equals(hedgeAfter) && p.maxBytesPerSec == maxBytesPerSec
-        && p.maxConcurrentRequests == maxConcurrentRequests && p.retryBudget == retryBudget;
+        && p.maxConcurrentRequests == maxConcurrentRequests && p.retryBudget == retryBudget
+        && p.firstByteLatency.equals(firstByteLatency) && p.readThroughput == readThroughput;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(maxRetries, retryDelay, retryMaxDelay, retryTimeLimit, requestTimeout, minReadThroughput,
-        hedgeAfter, maxBytesPerSec, maxConcurrentRequests, retryBudget);
+        hedgeAfter, maxBytesPerSec, maxConcurrentRequests, retryBudget, firstByteLatency, readThroughput);
   }
 
   @Override
@@ -286,7 +325,9 @@ public final class StorePolicy extends PolicySettings {
         + Durations.formatSetting(retryMaxDelay) + ", " + RETRY_TIME_LIMIT + "=" + Durations.formatSetting(retryTimeLimit) + ", " + REQUEST_TIMEOUT + "="
         + Durations.formatSetting(requestTimeout) + ", " + MIN_READ_THROUGHPUT + "=" + ByteSizes.format(minReadThroughput) + ", "
         + HEDGE_AFTER + "=" + Durations.formatSetting(hedgeAfter) + ", " + MAX_BYTES_PER_SEC + "=" + ByteSizes.format(maxBytesPerSec)
-        + ", " + MAX_CONCURRENT_REQUESTS + "=" + maxConcurrentRequests + ", " + RETRY_BUDGET + "=" + retryBudget;
+        + ", " + MAX_CONCURRENT_REQUESTS + "=" + maxConcurrentRequests + ", " + RETRY_BUDGET + "=" + retryBudget
+        + ", " + FIRST_BYTE_LATENCY + "=" + Durations.formatSetting(firstByteLatency) + ", " + READ_THROUGHPUT + "="
+        + ByteSizes.format(readThroughput);
   }
 
   /** Settings of a {@link StorePolicy}; each method names the URI setting it stands for. */
@@ -301,6 +342,8 @@ public final class StorePolicy extends PolicySettings {
     private long maxBytesPerSec;
     private int maxConcurrentRequests = 64;
     private int retryBudget = 100;
+    private Duration firstByteLatency = Duration.ofMillis(30);
+    private long readThroughput = 80L << 20;
 
     private Builder() {}
 
@@ -376,6 +419,24 @@ public final class StorePolicy extends PolicySettings {
         throw new IllegalArgumentException(RETRY_BUDGET + " must not be negative, got " + retries);
       }
       this.retryBudget = retries;
+      return this;
+    }
+
+    /**
+     * {@value StorePolicy#FIRST_BYTE_LATENCY}: the store's modelled time to a first byte; zero turns off reading
+     * across gaps.
+     */
+    public Builder firstByteLatency(Duration latency) {
+      this.firstByteLatency = notNegative(FIRST_BYTE_LATENCY, latency);
+      return this;
+    }
+
+    /** {@value StorePolicy#READ_THROUGHPUT}: the store's modelled transfer rate per request, in bytes per second. */
+    public Builder readThroughput(long bytesPerSecond) {
+      if (bytesPerSecond < 1) {
+        throw new IllegalArgumentException(READ_THROUGHPUT + " must be at least 1 byte per second, got " + bytesPerSecond);
+      }
+      this.readThroughput = bytesPerSecond;
       return this;
     }
 

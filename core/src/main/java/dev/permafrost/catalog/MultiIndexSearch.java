@@ -7,6 +7,7 @@ import dev.permafrost.blob.BlobStoreTimeoutException;
 import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.store.ColumnPrefetch;
+import dev.permafrost.store.PrefetchBatch;
 import dev.permafrost.store.ReadCost;
 import dev.permafrost.store.ReadDeadline;
 import java.io.IOException;
@@ -626,8 +627,10 @@ final class MultiIndexSearch implements AutoCloseable {
           try (Lease lease = acquire(index, deadline)) {
             profile.leased(lease);
             StoredFields stored = lease.reader().storedFields();
-            for (int i : e.getValue()) {
-              stored.prefetch(merged.scoreDocs[i].doc);
+            try (PrefetchBatch batch = PrefetchBatch.open()) { // hits' blocks close together in one request
+              for (int i : e.getValue()) {
+                stored.prefetch(merged.scoreDocs[i].doc);
+              }
             }
             for (int k = 0; k < mine.length; k++) {
               mine[k] = stored.document(merged.scoreDocs[e.getValue().get(k)].doc, fields);

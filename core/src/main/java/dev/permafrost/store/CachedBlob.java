@@ -324,6 +324,7 @@ final class CachedBlob implements RegionOwner {
     if (cached != null && cached.offerFilled(this, index, p, target)) {
       return Served.CACHED;
     }
+    PrefetchBatch.queueHeld(); // this thread may wait now: not for a fetch it holds back
     for (;;) {
       Slot slot = slotFor(index, true);
       if (slot == null) {
@@ -336,15 +337,21 @@ final class CachedBlob implements RegionOwner {
       Slot.PageResult result;
       try {
         long rel = p - regionStart(index);
-        result = slot.awaitPage(this, index, rel, fillSize, crossRegions, origin, target);
+        List<Filler.Piece> cut = crossRegions ? new ArrayList<>(2) : null;
+        result = slot.awaitPage(this, index, rel, fillSize, cut, origin, target);
         if (result == Slot.PageResult.CUT_AT_REGION_END) {
-          // the reader's fill stops at the region's end: what it wants past it is fetched beside it, from the next
-          // region, so that reading on across the boundary does not cost another round trip
+          // the reader's fill stops at the region's end: what it wants past it is fetched with it, in one request,
+          // from the next region, so that reading on across the boundary costs neither a round trip nor a request
           long regionEnd = regionStart(index) + regionLength(index);
-          List<HeldFill> held = carryOn(regionEnd, Math.min(length, p + fillSize), origin);
+          List<HeldFill> held;
+          try {
+            held = carryOn(regionEnd, Math.min(length, p + fillSize), origin, cut);
+          } finally {
+            cacheSpace.filler.start(cut, checksums, origin); // the reader's fill and the next regions' pieces
+          }
           boolean gaveUp = false; // unless it stops waiting (deadline or interrupt), as in Slot.awaitPage
           try {
-            result = slot.awaitPage(this, index, rel, fillSize, false, origin, target);
+            result = slot.awaitPage(this, index, rel, fillSize, null, origin, target);
           } catch (BlobStoreTimeoutException | InterruptedIOException e) {
             gaveUp = true;
             throw e;
@@ -416,6 +423,7 @@ final class CachedBlob implements RegionOwner {
 
   /** Waits for a direct read's bytes until the reader's deadline; see {@link Filler#awaitDirect}. */
   byte[] awaitDirect(Filler.DirectTask task) throws IOException {
+    PrefetchBatch.queueHeld(); // queued before this thread waits, as they would be without a batch
     return cacheSpace.filler.awaitDirect(task, ReadDeadline.forWait(System.nanoTime(), cacheSpace.maxReadWaitNanos));
   }
 
@@ -444,9 +452,15 @@ final class CachedBlob implements RegionOwner {
     return refusedFrom < 0 ? null : new Stretch(refusedFrom, refusedTo);
   }
 
-  /** Starts the fills of {@code batch} (registered by {@link #prefetch}): one request for each run of adjacent ones. */
+  /**
+   * Starts the fills of {@code batch} (registered by {@link #prefetch}): one request for each run of adjacent or
+   * nearly adjacent ones (see {@link Filler#start(List, BlobChecksums, FetchOrigin)}); held until it closes if this
+   * thread has a {@link PrefetchBatch} open.
+   */
   void startFills(List<Filler.Piece> batch, FetchOrigin origin) {
-    cacheSpace.filler.start(batch, checksums, origin);
+    if (!PrefetchBatch.hold(cacheSpace.filler, checksums, origin, batch)) {
+      cacheSpace.filler.start(batch, checksums, origin);
+    }
   }
 
   /**
@@ -483,32 +497,27 @@ final class CachedBlob implements RegionOwner {
   private record HeldFill(Slot slot, Fill fill) {}
 
   /**
-   * Starts fetching the missing pages of [start, end), the rest of a reader's fill that its region's end cut short
-   * (the pieces of adjacent regions in one request), on the prefetch lane but admitted and valued as a reader's
-   * fetch; returns them, held for the reader. A region the cache does not admit is skipped: the reader reads it
-   * directly from the store if it gets there.
+   * Registers fills, added to {@code batch} for the caller to queue (with the reader's own fill: adjacent pieces are
+   * one request), for the missing pages of [start, end), the rest of a reader's fill that its region's end cut short;
+   * admitted and valued as a reader's fetch; returns them, held for the reader. A region the cache does not admit is
+   * skipped: the reader reads it directly from the store if it gets there.
    */
-  private List<HeldFill> carryOn(long start, long end, FetchOrigin origin) {
+  private List<HeldFill> carryOn(long start, long end, FetchOrigin origin, List<Filler.Piece> batch) {
     List<HeldFill> held = new ArrayList<>(2);
     List<Fill> fills = new ArrayList<>(2);
-    List<Filler.Piece> batch = new ArrayList<>(2);
-    try {
-      for (long p = start; p < end; ) {
-        int index = regionIndex(p);
-        long regionStart = regionStart(index);
-        long regionEnd = regionStart + regionLength(index);
-        Slot slot = slotFor(index, true);
-        if (slot != null) {
-          slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, fills, batch);
-          for (Fill f : fills) {
-            held.add(new HeldFill(slot, f));
-          }
-          fills.clear();
+    for (long p = start; p < end; ) {
+      int index = regionIndex(p);
+      long regionStart = regionStart(index);
+      long regionEnd = regionStart + regionLength(index);
+      Slot slot = slotFor(index, true);
+      if (slot != null) {
+        slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, fills, batch);
+        for (Fill f : fills) {
+          held.add(new HeldFill(slot, f));
         }
-        p = regionEnd;
+        fills.clear();
       }
-    } finally {
-      cacheSpace.filler.start(batch, checksums, origin); // the next regions' pieces, one request each run
+      p = regionEnd;
     }
     return held;
   }

@@ -90,6 +90,7 @@ public final class ColumnPrefetch {
   private static void openWhole(List<LeafReader> segments, Collection<String> fields, ReadIntent.FetchWhole mode)
       throws IOException {
     ReadIntent.Opening outer = ReadIntent.opening(mode);
+    PrefetchBatch batch = PrefetchBatch.open(); // a blob's columns in as few requests as the gaps between them allow
     try {
       for (LeafReader reader : segments) {
         for (String field : fields) {
@@ -101,6 +102,7 @@ public final class ColumnPrefetch {
       }
     } finally {
       ReadIntent.opening(outer);
+      batch.close();
       ReadIntent.startWanted(); // what the cache refused, in as few requests as the stretches allow
     }
   }

@@ -25,6 +25,12 @@ interface FetchOrigin {
    */
   long deadlineAfter(long now, long bytes);
 
+  /**
+   * The longest gap between two ranges of the blob that a fetch reads across, to bring both in one request (the store
+   * policy's {@link dev.permafrost.blob.StorePolicy#bridgedGapBytes()}); 0 without a policy.
+   */
+  long bridgedGap();
+
   /** How deadlines are set, for messages. */
   String deadlineExplained();
 }

@@ -114,19 +114,35 @@ final class Filler {
   }
 
   /**
-   * Queues the fills of {@code pieces} (registered in their slots, in the order of their blob positions), one fetch
-   * for each run of pieces that follow each other without a gap: adjacent regions of a prefetch cost one request.
-   * Called without a slot's monitor; never blocks.
+   * Queues the fills of {@code pieces} (registered in their slots, of one blob, in any order), one fetch for each run
+   * of pieces that follow each other with no gap, or with gaps of at most {@link FetchOrigin#bridgedGap()} bytes in
+   * all: what lies between pieces so close is read and dropped, which by the store policy's model
+   * ({@link dev.permafrost.blob.StorePolicy#bridgedGapBytes()}) costs less than the first byte of a second request,
+   * and makes a request at most that much longer than its pieces read back to back. Adjacent regions of a prefetch,
+   * and the columns of one segment named together, cost one request. Called without a slot's monitor; never blocks.
    */
   void start(List<Piece> pieces, BlobChecksums blob, FetchOrigin file) {
-    for (int i = 0; i < pieces.size(); ) {
+    if (pieces.isEmpty()) {
+      return;
+    }
+    List<Piece> sorted = new ArrayList<>(pieces);
+    sorted.sort((a, b) -> Long.compare(a.start(), b.start()));
+    long bridged = Math.max(0, file.bridgedGap());
+    for (int i = 0; i < sorted.size(); ) {
       int j = i + 1;
-      while (j < pieces.size() && pieces.get(j).start() == pieces.get(j - 1).end()) {
-        j++;
+      long read = 0; // the gap bytes this run reads so far
+      for (long g; j < sorted.size() && (g = Math.max(0, gap(blob, sorted.get(j - 1), sorted.get(j)))) <= bridged - read; j++) {
+        read += g;
       }
-      queue(pieces.subList(i, j), blob, file);
+      queue(sorted.subList(i, j), blob, file);
       i = j;
     }
+  }
+
+  /** The bytes a fetch of {@code first} and {@code next} (after it in the blob) in one request reads for neither. */
+  static long gap(BlobChecksums blob, Piece first, Piece next) {
+    assert next.start() >= first.end() : first + " overlaps " + next;
+    return blob.fetchStart(next.start()) - blob.fetchEnd(first.end());
   }
 
   /**
@@ -422,8 +438,14 @@ final class Filler {
       long start = pieces.get(0).start();
       long end = pieces.get(pieces.size() - 1).end();
       long deadline = Long.MIN_VALUE;
+      long asked = Long.MAX_VALUE;
       for (Piece p : pieces) {
         deadline = Math.max(deadline, p.fill.deadlineNanos);
+        asked = Math.min(asked, p.fill.createdNanos);
+      }
+      if (pieces.size() > 1) { // the gaps between them are read too: the whole request's length sets its deadline
+        long whole = file.deadlineAfter(asked, blob.fetchEnd(end) - blob.fetchStart(start));
+        deadline = deadline - whole < 0 ? whole : deadline;
       }
       IOException error = null;
       try {

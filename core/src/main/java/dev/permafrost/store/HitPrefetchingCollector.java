@@ -188,8 +188,10 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
   private void prefetch(LeafReader reader, int[] docs, int count) throws IOException {
     if (storedFields) {
       StoredFields stored = reader.storedFields();
-      for (int i = 0; i < count; i++) {
-        stored.prefetch(docs[i]);
+      try (PrefetchBatch batch = PrefetchBatch.open()) { // hits' blocks close together in one request
+        for (int i = 0; i < count; i++) {
+          stored.prefetch(docs[i]);
+        }
       }
     }
     List<FieldInfo> fields = new ArrayList<>(docValueFields.size());

@@ -128,6 +128,11 @@ final class IndexFile implements FetchOrigin {
   }
 
   @Override
+  public long bridgedGap() {
+    return policy == null ? 0 : policy.bridgedGapBytes();
+  }
+
+  @Override
   public String deadlineExplained() {
     return policy == null ? "none" : StorePolicy.RETRY_TIME_LIMIT + " " + policy.retryTimeLimit().toMillis() + "ms + "
         + StorePolicy.REQUEST_TIMEOUT + " " + policy.requestTimeout().toMillis() + "ms + the length at "

@@ -332,15 +332,16 @@ final class Slot extends SlotGeneration implements Fillable {
    * way) if needed, and points {@code target} at the run of filled pages around it.
    *
    * @param fillSize how many bytes a new fill should fetch if the reader keeps reading (aligned and bounded here)
-   * @param reportCut whether to return {@link PageResult#CUT_AT_REGION_END}, without waiting, when the fill it starts
-   *     is cut short by the region's end (and the blob goes on)
+   * @param cut null, or where to put the fill it starts, registered and not queued, when that fill is cut short by
+   *     the region's end (and the blob goes on): it then returns {@link PageResult#CUT_AT_REGION_END} without waiting,
+   *     and the caller queues the fill with the pieces that carry it on (one request), then comes back to wait
    * @return {@link PageResult#CACHED} if the page was there, {@link PageResult#FETCHED} if the reader waited,
    *     {@link PageResult#STALE} if the slot no
    *     longer holds the region (look it up again), or {@link PageResult#CUT_AT_REGION_END}
    * @throws IOException the fill's failure, a {@link BlobStoreTimeoutException} at the reader's deadline (see
    *     {@link ReadDeadline}), or an {@link InterruptedIOException} (the interrupt status kept)
    */
-  synchronized PageResult awaitPage(RegionOwner blob, int index, long rel, int fillSize, boolean reportCut,
+  synchronized PageResult awaitPage(RegionOwner blob, int index, long rel, int fillSize, List<Filler.Piece> cut,
       FetchOrigin file, WindowTarget target) throws IOException {
     if (owner != blob || this.index != index) {
       return PageResult.STALE;
@@ -372,12 +373,16 @@ final class Slot extends SlotGeneration implements Fillable {
           }
           awaited = fillCovering(page);
           if (awaited == null) {
-            awaited = startFill(blob, file, page, fillSize, true, null);
-            if (reportCut && awaited.end == length && ((long) page << pageShift) + fillSize > length
-                && fileStart + length < blob.checksums().length) {
-              gaveUp = false;
-              awaited = null; // started, not waited for yet: the caller comes back for it
-              return PageResult.CUT_AT_REGION_END;
+            awaited = startFill(blob, file, page, fillSize, true, cut);
+            if (cut != null) {
+              if (awaited.end == length && ((long) page << pageShift) + fillSize > length
+                  && fileStart + length < blob.checksums().length) {
+                gaveUp = false;
+                awaited = null; // registered, not waited for yet: the caller queues it and comes back for it
+                return PageResult.CUT_AT_REGION_END;
+              }
+              cut.clear(); // not cut: queued now, alone
+              cacheSpace.filler.start(this, awaited, blob.checksums(), file);
             }
           } else if (!awaited.demand) {
             awaited.demand = true; // a reader waits for this prefetch now

@@ -36,7 +36,8 @@
  *       {@code RegionOwner} (what a slot needs of the blob it holds a region of, and how it tells the blob the region
  *       is gone) and {@code WindowTarget} with {@code SlotGeneration} (how a slot points a reader at readable bytes,
  *       and what the reader checks after reading them).
- *   <li><b>Fetching</b>: {@code Filler} (the lanes: demand, prefetch, chunk tables), {@code FetchTask} (a fetch that
+ *   <li><b>Fetching</b>: {@code Filler} (the lanes: demand, prefetch, chunk tables; how fills become requests),
+ *       {@code PrefetchBatch} (a thread's prefetches held to be planned together), {@code FetchTask} (a fetch that
  *       can be called off), {@code Fill}, {@code VerifiedFetch} (one request, verified piece by piece) and
  *       {@code BlobChecksums} (what verifies a blob). Its interfaces up: {@code Fillable} (a fill's fetch telling its slot
  *       it is queued, under the slot's monitor, and of written ranges, which wakes readers) and {@code FetchOrigin} (the store, deadlines and counters of the file a
@@ -58,7 +59,10 @@
  *       slot being filled, or held for a prefetch's work or reader ({@code Slot#isHeld}), is skipped.
  *   <li>How does a search avoid fetching bytes twice? Regions a prefetch announced (fetched or cached) are held
  *       until the work that announced them settles ({@code Slot#prefetch}, {@code ReadCost#settle}), outside any
- *       work until their reader comes; the fills of adjacent regions are one request ({@code Filler#start(List, ...)});
+ *       work until their reader comes; the fills of adjacent regions are one request, and so are those of one blob
+ *       whose gaps cost less than a round trip by the store policy's model ({@code Filler#start(List, ...)},
+ *       {@code StorePolicy#bridgedGapBytes}), gathered across calls by a {@code PrefetchBatch}; a reader's fill cut
+ *       at its region's end is one request with what carries it on;
  *       columns the cache refused are read directly from the store once per run ({@code ReadIntent#startWanted}),
  *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#directReadHolding});
  *       a region admitted amid such a read's stretch comes with it and is filled from it

@@ -264,7 +264,8 @@ class StorePolicyTest {
   @Test
   void thePolicyComesFromTheUriAndIsAppliedOnce() throws IOException {
     URI uri = URI.create("file://" + tmp.resolve("u") + "?fsync=false&max_retries=7&request_timeout=2s"
-        + "&min_read_throughput=2mb&hedge_after=250ms&max_bytes_per_sec=100mb&max_concurrent_requests=5");
+        + "&min_read_throughput=2mb&hedge_after=250ms&max_bytes_per_sec=100mb&max_concurrent_requests=5"
+        + "&first_byte_latency=100ms&read_throughput=10mb");
     try (BlobStore store = BlobStores.open(uri)) {
       StorePolicy policy = StorePolicy.of(store);
       assertEquals(7, policy.maxRetries());
@@ -273,6 +274,10 @@ class StorePolicyTest {
       assertEquals(Duration.ofMillis(250), policy.hedgeAfter());
       assertEquals(100L << 20, policy.maxBytesPerSec());
       assertEquals(5, policy.maxConcurrentRequests());
+      assertEquals(Duration.ofMillis(100), policy.firstByteLatency());
+      assertEquals(10 << 20, policy.readThroughput());
+      assertEquals((10 << 20) / 10, policy.bridgedGapBytes(), "what the store sends in one first-byte latency");
+      assertTrue(policy.toString().contains("first_byte_latency=100ms"), policy.toString());
       IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> policy.apply(store));
       assertTrue(twice.getMessage().contains("already has a store policy"), twice.getMessage());
       assertSame(store, SnapshotRepository.open(store).store(), "a governed store is used as it is");
@@ -280,7 +285,7 @@ class StorePolicyTest {
     assertInstanceOf(RetryingBlobStore.class, SnapshotRepository.open(fs).store(),
         "a bare store gets the default policy");
     for (String bad : new String[] {"max_retries=-1", "request_timeout=0s", "min_read_throughput=0", "retry_delay=soon",
-        "hedge_after=-5s", "retry_delay=10s&retry_max_delay=1s"}) {
+        "hedge_after=-5s", "retry_delay=10s&retry_max_delay=1s", "first_byte_latency=-1ms", "read_throughput=0"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> BlobStores.open(URI.create("file://" + tmp.resolve("b") + "?" + bad)), bad);
       String setting = bad.substring(bad.lastIndexOf('&') + 1, bad.lastIndexOf('='));

@@ -307,6 +307,11 @@ class SlotTest {
     }
 
     @Override
+    public long bridgedGap() {
+      return 0; // no store model: fetches read no gap
+    }
+
+    @Override
     public String toString() {
       return "test file";
     }
@@ -463,7 +468,7 @@ class SlotTest {
 
   /** A reader of region offset {@code rel} of region {@code index}, on a thread of its own. */
   private Reader awaitPage(Slot slot, Owner owner, int index, long rel, int fillSize, Target target) {
-    return start("reader of " + rel, () -> slot.awaitPage(owner, index, rel, fillSize, false, origin, target));
+    return start("reader of " + rel, () -> slot.awaitPage(owner, index, rel, fillSize, null, origin, target));
   }
 
   private static void awaitWaiting(Slot slot, int readers) throws InterruptedException {
@@ -797,7 +802,7 @@ class SlotTest {
     Owner a = new Owner(1);
     Slot slot = filled(a, 1);
     Target t = new Target();
-    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, 300, PAGE, false, origin, t));
+    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, 300, PAGE, null, origin, t));
     assertEquals(REGION, t.start);
     assertEquals(2L * REGION, t.end, "the whole region");
     assertEquals(0, filler.inFlight());
@@ -920,7 +925,7 @@ class SlotTest {
     Fill fill = prefetch(slot, a, 1, 0, REGION).get(0);
     try (ReadDeadline.Scope passed = ReadDeadline.at(System.nanoTime() - 1, "a deadline already passed")) {
       BlobStoreTimeoutException e = assertThrows(BlobStoreTimeoutException.class,
-          () -> slot.awaitPage(a, 1, 100, PAGE, false, origin, new Target()));
+          () -> slot.awaitPage(a, 1, 100, PAGE, null, origin, new Target()));
       assertTrue(e.getMessage().contains("a deadline already passed") && e.getMessage().contains("called off"),
           e.getMessage());
     }
@@ -944,7 +949,7 @@ class SlotTest {
     Owner a = new Owner(1);
     Slot slot = own(newSlot(), a, 1);
     try (ReadDeadline.Scope passed = ReadDeadline.at(System.nanoTime() - 1, "a deadline already passed")) {
-      assertThrows(BlobStoreTimeoutException.class, () -> slot.awaitPage(a, 1, 100, PAGE, false, origin, new Target()));
+      assertThrows(BlobStoreTimeoutException.class, () -> slot.awaitPage(a, 1, 100, PAGE, null, origin, new Target()));
     }
     await("the fill called off to end", () -> !slot.isFilling());
     assertEquals(0, slot.filledBytes());
@@ -965,7 +970,7 @@ class SlotTest {
     awaitWaiting(slot, 1);
     try (ReadDeadline.Scope passed = ReadDeadline.at(System.nanoTime() - 1, "a deadline already passed")) {
       BlobStoreTimeoutException e = assertThrows(BlobStoreTimeoutException.class,
-          () -> slot.awaitPage(a, 1, 200, PAGE, false, origin, new Target()));
+          () -> slot.awaitPage(a, 1, 200, PAGE, null, origin, new Target()));
       assertTrue(e.getMessage().contains("goes on for the other readers"), e.getMessage());
     }
     synchronized (slot) {
@@ -1061,9 +1066,13 @@ class SlotTest {
     Slot slot = own(newSlot(), a, 1);
     Target t = new Target();
     long rel = REGION - PAGE + 10; // the last page, for a reader that wants two
-    assertEquals(Slot.PageResult.CUT_AT_REGION_END, slot.awaitPage(a, 1, rel, 2 * PAGE, true, origin, t));
+    List<Filler.Piece> cut = new ArrayList<>();
+    assertEquals(Slot.PageResult.CUT_AT_REGION_END, slot.awaitPage(a, 1, rel, 2 * PAGE, cut, origin, t));
     assertEquals(0, t.windows, "not waited for");
-    assertTrue(slot.isFilling(), "but started");
+    assertTrue(slot.isFilling(), "but registered");
+    assertEquals(1, cut.size(), "handed to the caller, which queues it with what carries it on");
+    assertEquals(REGION - PAGE, cut.get(0).fill().start);
+    filler.start(cut, a.checksums, origin);
     Request request = store.next();
     assertEquals(REGION + REGION - PAGE, request.offset);
     assertEquals(PAGE, request.length, "up to the region's end");
@@ -1076,7 +1085,7 @@ class SlotTest {
 
     Slot last = own(newSlot(), a, 3);
     Reader atTheEnd = start("reader of the last region",
-        () -> last.awaitPage(a, 3, 10, 2 * PAGE, true, origin, new Target()));
+        () -> last.awaitPage(a, 3, 10, 2 * PAGE, new ArrayList<>(), origin, new Target()));
     store.next().release();
     assertEquals(Slot.PageResult.FETCHED, atTheEnd.get(), "the blob's last region: nothing to carry on into, so it waits");
   }
@@ -1103,8 +1112,8 @@ class SlotTest {
     Owner a = new Owner(1);
     Owner b = new Owner(2);
     Slot slot = own(newSlot(), a, 1);
-    assertEquals(Slot.PageResult.STALE, slot.awaitPage(a, 0, 100, PAGE, false, origin, new Target()));
-    assertEquals(Slot.PageResult.STALE, slot.awaitPage(b, 1, 100, PAGE, false, origin, new Target()));
+    assertEquals(Slot.PageResult.STALE, slot.awaitPage(a, 0, 100, PAGE, null, origin, new Target()));
+    assertEquals(Slot.PageResult.STALE, slot.awaitPage(b, 1, 100, PAGE, null, origin, new Target()));
     assertFalse(slot.isFilling());
     assertFalse(slot.offerFilled(b, 1, REGION, new Target()));
     assertEquals(List.of(), prefetch(slot, b, 1, 0, REGION), "nor does a prefetch for another region");
@@ -1296,10 +1305,10 @@ class SlotTest {
     assertFalse(slot.offerFilled(a, 1, REGION, new Target()), "the lock-free path offers verified pages only");
 
     Target t = new Target();
-    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, 10, PAGE, false, origin, t));
+    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, 10, PAGE, null, origin, t));
     assertEquals(REGION, t.start);
     assertEquals(REGION + PAGE, t.end, "its unit, verified");
-    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, PAGE + 10, PAGE, false, origin, t));
+    assertEquals(Slot.PageResult.CACHED, slot.awaitPage(a, 1, PAGE + 10, PAGE, null, origin, t));
     assertEquals(REGION + 2 * PAGE, t.end);
     assertArrayEquals(a.bytes(REGION, 2 * PAGE), t.read(REGION, 2 * PAGE));
     assertEquals(2 * PAGE, slot.filledBytes());

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.jmh.workload;
 
+import dev.permafrost.store.PrefetchBatch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -144,9 +145,11 @@ public final class IndexSet implements Indices {
       int shard = s;
       fetches.add(() -> {
         StoredFields stored = searchers.get(shard).storedFields();
-        for (ScoreDoc doc : merged.scoreDocs) {
-          if (doc.shardIndex == shard) {
-            stored.prefetch(doc.doc);
+        try (PrefetchBatch batch = PrefetchBatch.open()) { // hits' blocks close together in one request
+          for (ScoreDoc doc : merged.scoreDocs) {
+            if (doc.shardIndex == shard) {
+              stored.prefetch(doc.doc);
+            }
           }
         }
         for (int i = 0; i < merged.scoreDocs.length; i++) {
