@@ -637,6 +637,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     if (ReadIntent.probing()) {
       // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
       if (!blob.offerCached(index, p, this)) {
+        ReadIntent.probeMissed(this, p - sliceStart, Math.min(fillSize, sliceEnd - p)); // what the read would fetch
         throw ReadIntent.NOT_CACHED;
       }
       countHit();

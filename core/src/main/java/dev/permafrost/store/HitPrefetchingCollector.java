@@ -206,7 +206,9 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     }
     // Warm, the values are read here at once and no thread is started; what is not cached is left to the threads.
     List<int[]> missing = new ArrayList<>();
+    List<ReadIntent.ProbeMiss> missedAt = new ArrayList<>(); // beside missing: where each probe missed, or null
     ReadIntent.mode(ReadIntent.Mode.PROBE);
+    ReadIntent.takeProbeMiss(); // none left from before
     try {
       for (int f = 0; f < fields.size(); f++) {
         FieldInfo field = fields.get(f);
@@ -223,6 +225,7 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
           } catch (IOException | RuntimeException e) {
             values = null; // a probe that threw may have left it anywhere
             missing.add(new int[] {f, doc});
+            missedAt.add(ReadIntent.takeProbeMiss());
           }
         }
       }
@@ -232,7 +235,22 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     if (missing.isEmpty()) {
       return;
     }
-    fetchWholeWhereNoDearer(reader, fields, missing);
+    boolean[] whole = fetchWholeWhereNoDearer(reader, fields, missing);
+    // what each probe missed, asked for together: the misses of one blob in as few requests as their gaps allow, for
+    // the reads below to wait for, where each read would start a request of its own (a few values of one column are
+    // close together more often than not)
+    try (PrefetchBatch batch = PrefetchBatch.open()) {
+      for (int i = 0; i < missing.size(); i++) {
+        ReadIntent.ProbeMiss miss = missedAt.get(i);
+        if (miss != null && !whole[missing.get(i)[0]]) {
+          try {
+            miss.prefetch();
+          } catch (IOException | RuntimeException e) {
+            // the read below fetches again and reports what is wrong
+          }
+        }
+      }
+    }
     ReadCost.Reading reading = ReadCost.reading(); // each read carries on from what this thread has read
     ReadCost cost = reading == null ? null : reading.cost;
     int readDepth = reading == null ? 0 : reading.depth;
@@ -252,15 +270,16 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
    * of its own, about twice the input's fill once rounded out to whole checksum chunks (147 KB a read with 64 KiB
    * fills, measured at scale {@code medium}). Twenty hits in a segment of a million documents then cost a request
    * per region instead of twenty, and a search over many segments is not one wave per {@code fetchThreads} hits. The
-   * reads that follow wait for those fills.
+   * reads that follow wait for those fills. Returns which fields it fetched so.
    */
-  private static void fetchWholeWhereNoDearer(LeafReader reader, List<FieldInfo> fields, List<int[]> missing)
+  private static boolean[] fetchWholeWhereNoDearer(LeafReader reader, List<FieldInfo> fields, List<int[]> missing)
       throws IOException {
     int[] misses = new int[fields.size()];
     for (int[] m : missing) {
       misses[m[0]]++;
     }
     List<String> whole = new ArrayList<>();
+    boolean[] fetched = new boolean[fields.size()];
     for (int f = 0; f < fields.size(); f++) {
       if (misses[f] < WHOLE_COLUMN_HITS) {
         continue; // a few reads run side by side on the fetch lane: one wave, fewer bytes than the column
@@ -268,11 +287,13 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
       ReadIntent.Measure size = ColumnPrefetch.measure(reader, fields.get(f));
       if (size.wholeBytes > 0 && 4L * misses[f] * size.largestFill >= size.wholeBytes) {
         whole.add(fields.get(f).name);
+        fetched[f] = true;
       }
     }
     if (!whole.isEmpty()) {
       ColumnPrefetch.fetchWhole(reader, whole);
     }
+    return fetched;
   }
 
   /** The fewest missing values of a field in a segment for which its columns may be fetched whole. */

@@ -95,6 +95,36 @@ final class ReadIntent {
     return MODE.get() == Mode.PREFETCH;
   }
 
+  // ---- what a probe missed ----
+
+  /**
+   * Where a probe missed (threw {@link #NOT_CACHED}): the bytes of {@code input} from {@code offset} that the read
+   * following it would fetch first. Asked for together ({@link #prefetch} in one {@link PrefetchBatch}), the misses of
+   * one blob cost as few requests as their gaps allow, where the reads each started a fetch of their own.
+   */
+  record ProbeMiss(BlobIndexInput input, long offset, long length) {
+    void prefetch() throws IOException {
+      input.prefetch(offset, length);
+    }
+  }
+
+  private static final ThreadLocal<ProbeMiss> PROBE_MISS = new ThreadLocal<>();
+
+  /** Notes where this thread's probe missed, as it throws {@link #NOT_CACHED}. */
+  static void probeMissed(BlobIndexInput input, long offset, long length) {
+    assert probing();
+    PROBE_MISS.set(new ProbeMiss(input, offset, length));
+  }
+
+  /** Where this thread's last probe missed, forgotten here; null if none did since the last call. */
+  static ProbeMiss takeProbeMiss() {
+    ProbeMiss miss = PROBE_MISS.get();
+    if (miss != null) {
+      PROBE_MISS.remove();
+    }
+    return miss;
+  }
+
   // ---- opening columns ----
 
   /** What columns' slices opened by this thread now are for, or null for nothing. */

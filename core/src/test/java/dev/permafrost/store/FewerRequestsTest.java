@@ -36,6 +36,11 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.search.LeafCollector;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.SimpleCollector;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -357,6 +362,75 @@ class FewerRequestsTest {
         assertTrue(stored.document(doc).get("body").startsWith("document " + doc + " "));
       }
       assertEquals(List.of(), store.readsOf(fdt), "the hits are read from the cache");
+    }
+  }
+
+  @Test
+  void aFewHitsValuesOfOneColumnAreOneRequest() throws Exception {
+    // one numeric column of random longs (8 bytes a document), and four hits whose values lie a few chunks apart:
+    // fewer than would fetch the column whole, and each read would start a fill of its own
+    Path local = tmp.resolve("local");
+    long[] values = new long[20_000];
+    try (Directory dir = FSDirectory.open(local);
+        IndexWriter w = new IndexWriter(dir, new IndexWriterConfig().setUseCompoundFile(false))) {
+      Random random = new Random(seed);
+      for (int d = 0; d < values.length; d++) {
+        Document doc = new Document();
+        values[d] = random.nextLong();
+        doc.add(new NumericDocValuesField("ts", values[d]));
+        w.addDocument(doc);
+      }
+      w.forceMerge(1);
+    }
+    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
+    try (Directory source = FSDirectory.open(local)) {
+      repo.createSnapshot("s", source);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
+        .tailRegionSize(CHUNK).build();
+    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
+    dir = BlobDirectory.open(repo, manifest, cache, "s");
+    try (DirectoryReader reader = DirectoryReader.open(dir)) {
+      LeafReaderContext leaf = reader.leaves().get(0);
+      String dvd = blobOf(manifest, ".dvd");
+      awaitNoFetch(cache);
+      store.clear();
+      // values in three regions of the column (a request each, read by read), with gaps under the model's
+      int[] hits = {1_000, 9_000, 17_000, 19_000};
+      Map<Integer, Long> seen = new java.util.TreeMap<>();
+      SimpleCollector values0 = new SimpleCollector() {
+        NumericDocValues ts;
+
+        @Override
+        protected void doSetNextReader(LeafReaderContext context) throws IOException {
+          ts = context.reader().getNumericDocValues("ts");
+        }
+
+        @Override
+        public void collect(int doc) throws IOException {
+          assertTrue(ts.advanceExact(doc));
+          seen.put(doc, ts.longValue());
+        }
+
+        @Override
+        public ScoreMode scoreMode() {
+          return ScoreMode.COMPLETE_NO_SCORES;
+        }
+      };
+      HitPrefetchingCollector<SimpleCollector> prefetching = HitPrefetchingCollector.wrap(values0, List.of("ts"), false);
+      LeafCollector leafCollector = prefetching.getLeafCollector(leaf);
+      for (int doc : hits) {
+        leafCollector.collect(doc);
+      }
+      leafCollector.finish();
+      awaitNoFetch(cache);
+      List<long[]> reads = store.readsOf(dvd);
+      assertEquals(1, reads.size(), "requests for the hits' values: " + show(reads) + " seed " + seed);
+      for (int doc : hits) {
+        assertEquals(values[doc], seen.get(doc), "doc " + doc + ", seed " + seed);
+      }
+      assertEquals(hits.length, seen.size());
     }
   }
 
