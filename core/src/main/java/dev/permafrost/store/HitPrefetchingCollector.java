@@ -30,10 +30,11 @@ import org.apache.lucene.search.ScoreMode;
 /**
  * A collector that makes the per-document reads of a segment's hits cost one round trip together instead of one
  * each: it holds back up to {@code batchSize} hits of a segment, reads the named doc-values fields of all of them at
- * once (each (hit, field) on a virtual thread of its own, so that their fetches travel together; the bytes land in
- * the cache; a sorted field's terms are looked up too) and asks the segment's stored fields to prefetch their
- * blocks, then hands the hits, in order and with their scores, to the wrapped collector, whose reads find their
- * bytes cached. Values already cached are read at
+ * once (level by level: the bytes each value's read misses are asked for together, a request per blob where their
+ * gaps allow, then probed again for the next level; what is still missing after a few levels is read with each
+ * (hit, field) on a virtual thread of its own; the bytes land in the cache; a sorted field's terms are looked up too)
+ * and asks the segment's stored fields to prefetch their blocks, then hands the hits, in order and with their scores,
+ * to the wrapped collector, whose reads find their bytes cached. Values already cached are read at
  * once on the collecting thread (a probe that never waits for the store), so a warm search starts no thread.
  *
  * <p>For queries with few hits per segment (a needle: a client address, a trace id) whose collector reads values of
