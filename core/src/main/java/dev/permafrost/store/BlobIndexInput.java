@@ -475,7 +475,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    * not depend on how far the work's own fetches have come, nor do the waves of what it decides to fetch.
    */
   private boolean probeSkips(long p) {
-    if (cost == null || !cost.asksForBytes() || !ReadIntent.probing()) {
+    return ReadIntent.probing() && workFetched(p);
+  }
+
+  /** Whether a request of the reading thread's own work brought position {@code p}, or is bringing it. */
+  private boolean workFetched(long p) {
+    if (cost == null || !cost.asksForBytes()) {
       return false;
     }
     ReadCost.Reading reading = ReadCost.reading();
@@ -606,6 +611,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       blob.recordAccess(index);
     }
     if (probeSkips(p)) {
+      ReadIntent.probeMissed(this, p - sliceStart, 0); // on its way: nothing to ask for, only to wait for
       throw ReadIntent.NOT_CACHED;
     }
     DirectRead scan = directRead;
@@ -614,6 +620,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     if (scan != null && scan.holds(p)) {
       if (ReadIntent.probing() && !scan.ready()) {
+        ReadIntent.probeMissed(this, p - sliceStart, 0); // on its way: nothing to ask for, only to wait for
         throw ReadIntent.NOT_CACHED;
       }
       HeapWindow bytes;
@@ -634,10 +641,12 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         directRead = null; // called off: read as any other refused region
       }
     }
-    if (ReadIntent.probing()) {
-      // a probe for cached values: what is not in the cache is fetched by the probe's threads, not waited for here
+    if (ReadIntent.probing() || (ReadIntent.probingPastFetched() && !workFetched(p))) {
+      // a probe for cached values: what is not in the cache is fetched by the probe's caller, not waited for here
       if (!blob.offerCached(index, p, this)) {
-        ReadIntent.probeMissed(this, p - sliceStart, Math.min(fillSize, sliceEnd - p)); // what the read would fetch
+        // what the read would fetch: a point's fill, which stops at the region's end
+        long regionEnd = blob.regionStart(index) + blob.regionLength(index);
+        ReadIntent.probeMissed(this, p - sliceStart, Math.min(fillSize, Math.min(sliceEnd, regionEnd) - p));
         throw ReadIntent.NOT_CACHED;
       }
       countHit();
@@ -645,7 +654,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     // a collector's threads reading its hits' values: their reads are points, not runs (no carrying on), and what the
     // cache does not admit is not read around it (the bytes would be thrown away and read again)
-    boolean prefetching = ReadIntent.prefetching();
+    boolean prefetching = ReadIntent.prefetching() || ReadIntent.probingPastFetched();
     CachedBlob.Served result;
     try {
       result = blob.window(index, p, fillSize, fillsCrossRegions && !prefetching, !prefetching, file, this);

@@ -30,10 +30,11 @@ import org.apache.lucene.search.ScoreMode;
 /**
  * A collector that makes the per-document reads of a segment's hits cost one round trip together instead of one
  * each: it holds back up to {@code batchSize} hits of a segment, reads the named doc-values fields of all of them at
- * once (each (hit, field) on a virtual thread of its own, so that their fetches travel together; the bytes land in
- * the cache; a sorted field's terms are looked up too) and asks the segment's stored fields to prefetch their
- * blocks, then hands the hits, in order and with their scores, to the wrapped collector, whose reads find their
- * bytes cached. Values already cached are read at
+ * once (level by level: the bytes each value's read misses are asked for together, a request per blob where their
+ * gaps allow, then probed again for the next level; what is still missing after a few levels is read with each
+ * (hit, field) on a virtual thread of its own; the bytes land in the cache; a sorted field's terms are looked up too)
+ * and asks the segment's stored fields to prefetch their blocks, then hands the hits, in order and with their scores,
+ * to the wrapped collector, whose reads find their bytes cached. Values already cached are read at
  * once on the collecting thread (a probe that never waits for the store), so a warm search starts no thread.
  *
  * <p>For queries with few hits per segment (a needle: a client address, a trace id) whose collector reads values of
@@ -235,21 +236,54 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
     if (missing.isEmpty()) {
       return;
     }
-    boolean[] whole = fetchWholeWhereNoDearer(reader, fields, missing);
-    // what each probe missed, asked for together: the misses of one blob in as few requests as their gaps allow, for
-    // the reads below to wait for, where each read would start a request of its own (a few values of one column are
-    // close together more often than not)
-    try (PrefetchBatch batch = PrefetchBatch.open()) {
-      for (int i = 0; i < missing.size(); i++) {
-        ReadIntent.ProbeMiss miss = missedAt.get(i);
-        if (miss != null && !whole[missing.get(i)[0]]) {
-          try {
-            miss.prefetch();
-          } catch (IOException | RuntimeException e) {
-            // the read below fetches again and reports what is wrong
+    fetchWholeWhereNoDearer(reader, fields, missing);
+    // Level by level, what the probes missed is asked for together (the misses of one blob in as few requests as their
+    // gaps allow: a few values of one column are close together more often than not), waited for, and probed again,
+    // which finds the next level's misses (a value's block, once its offset is in): where each read, on a thread of
+    // its own, made a request of its own at every level. A column fetched whole above is in flight already: asking
+    // for its misses adds no request.
+    for (int level = 0; level < PROBE_LEVELS && !missing.isEmpty(); level++) {
+      List<ReadIntent.ProbeMiss> asked = new ArrayList<>(missedAt.size());
+      try (PrefetchBatch batch = PrefetchBatch.open()) {
+        for (ReadIntent.ProbeMiss miss : missedAt) {
+          if (miss != null && miss.prefetchQuietly()) {
+            asked.add(miss);
           }
         }
       }
+      if (asked.isEmpty()) {
+        break; // nothing known to ask for: the reads below find out
+      }
+      ReadIntent.mode(ReadIntent.Mode.PREFETCH);
+      try {
+        for (ReadIntent.ProbeMiss miss : asked) {
+          miss.awaitQuietly();
+        }
+      } finally {
+        ReadIntent.mode(null);
+      }
+      // probed again, reading what this work fetched (it is in, or on its way: no probe's finding depends on timing)
+      List<int[]> still = new ArrayList<>(missing.size());
+      List<ReadIntent.ProbeMiss> stillAt = new ArrayList<>(missing.size());
+      ReadIntent.mode(ReadIntent.Mode.PROBE_PAST_FETCHED);
+      try {
+        for (int[] m : missing) {
+          FieldInfo field = fields.get(m[0]);
+          try {
+            readValue(open(reader, field), field, m[1]);
+          } catch (IOException | RuntimeException e) {
+            still.add(m);
+            stillAt.add(ReadIntent.takeProbeMiss());
+          }
+        }
+      } finally {
+        ReadIntent.mode(null);
+      }
+      missing = still;
+      missedAt = stillAt;
+    }
+    if (missing.isEmpty()) {
+      return;
     }
     ReadCost.Reading reading = ReadCost.reading(); // each read carries on from what this thread has read
     ReadCost cost = reading == null ? null : reading.cost;
@@ -270,16 +304,15 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
    * of its own, about twice the input's fill once rounded out to whole checksum chunks (147 KB a read with 64 KiB
    * fills, measured at scale {@code medium}). Twenty hits in a segment of a million documents then cost a request
    * per region instead of twenty, and a search over many segments is not one wave per {@code fetchThreads} hits. The
-   * reads that follow wait for those fills. Returns which fields it fetched so.
+   * reads that follow wait for those fills.
    */
-  private static boolean[] fetchWholeWhereNoDearer(LeafReader reader, List<FieldInfo> fields, List<int[]> missing)
+  private static void fetchWholeWhereNoDearer(LeafReader reader, List<FieldInfo> fields, List<int[]> missing)
       throws IOException {
     int[] misses = new int[fields.size()];
     for (int[] m : missing) {
       misses[m[0]]++;
     }
     List<String> whole = new ArrayList<>();
-    boolean[] fetched = new boolean[fields.size()];
     for (int f = 0; f < fields.size(); f++) {
       if (misses[f] < WHOLE_COLUMN_HITS) {
         continue; // a few reads run side by side on the fetch lane: one wave, fewer bytes than the column
@@ -287,14 +320,18 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
       ReadIntent.Measure size = ColumnPrefetch.measure(reader, fields.get(f));
       if (size.wholeBytes > 0 && 4L * misses[f] * size.largestFill >= size.wholeBytes) {
         whole.add(fields.get(f).name);
-        fetched[f] = true;
       }
     }
     if (!whole.isEmpty()) {
       ColumnPrefetch.fetchWhole(reader, whole);
     }
-    return fetched;
   }
+
+  /**
+   * The most levels of dependent reads (an offset, then the block it points at) that the missing values of a batch are
+   * asked for together, a request per blob and level; what is still missing after them is read on threads.
+   */
+  static final int PROBE_LEVELS = 4;
 
   /** The fewest missing values of a field in a segment for which its columns may be fetched whole. */
   static final int WHOLE_COLUMN_HITS = 8;

@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.lucene.store.IndexInput;
 
 /**
  * What the current thread's reads are for, as a search's helpers say it and the inputs read it: a probe that must
@@ -30,7 +31,18 @@ final class ReadIntent {
   };
 
   /** What a collector's reads on this thread are for: a probe that never waits, a prefetch that never reads around the cache. */
-  enum Mode { PROBE, PREFETCH }
+  enum Mode {
+    /** A read that would wait for the store, or read what this thread's work is fetching, throws {@link #NOT_CACHED}. */
+    PROBE,
+    /**
+     * A probe that reads what this thread's work fetched, waiting for it if it is on its way (no request: the fetch is
+     * registered), and throws {@link #NOT_CACHED} for anything else not cached: a probe again once the bytes its last
+     * misses asked for are in, which finds the next level of what is missing whatever the timing.
+     */
+    PROBE_PAST_FETCHED,
+    /** A read whose region the cache does not admit throws {@link #NOT_CACHED} (it would be thrown away and read again). */
+    PREFETCH
+  }
 
   /** The most bytes of one slice of a column that are fetched whole ({@code ColumnPrefetch.MAX_COLUMN_BYTES}). */
   static final long MAX_COLUMN_BYTES = 16L << 20;
@@ -90,6 +102,11 @@ final class ReadIntent {
     return MODE.get() == Mode.PROBE;
   }
 
+  /** Whether this thread's reads are {@link Mode#PROBE_PAST_FETCHED} probes. */
+  static boolean probingPastFetched() {
+    return MODE.get() == Mode.PROBE_PAST_FETCHED;
+  }
+
   /** Whether this thread's reads are prefetches: a region the cache does not admit throws {@link #NOT_CACHED}. */
   static boolean prefetching() {
     return MODE.get() == Mode.PREFETCH;
@@ -99,12 +116,40 @@ final class ReadIntent {
 
   /**
    * Where a probe missed (threw {@link #NOT_CACHED}): the bytes of {@code input} from {@code offset} that the read
-   * following it would fetch first. Asked for together ({@link #prefetch} in one {@link PrefetchBatch}), the misses of
-   * one blob cost as few requests as their gaps allow, where the reads each started a fetch of their own.
+   * following it would fetch first, {@code length} of them, or none (0) if they are on their way already (this
+   * thread's work is fetching them). Asked for together ({@link #prefetchQuietly} in one {@link PrefetchBatch}), the
+   * misses of one blob cost as few requests as their gaps allow, where the reads each started a fetch of their own.
    */
   record ProbeMiss(BlobIndexInput input, long offset, long length) {
-    void prefetch() throws IOException {
-      input.prefetch(offset, length);
+    /**
+     * Asks for the bytes (in the thread's {@link PrefetchBatch}, if one is open), if any; false if that failed (then
+     * there is nothing to wait for).
+     */
+    boolean prefetchQuietly() {
+      if (length == 0) {
+        return true; // on its way
+      }
+      try {
+        input.prefetch(offset, length);
+        return true;
+      } catch (IOException | RuntimeException e) {
+        return false; // the read that needs them fetches again and reports what is wrong
+      }
+    }
+
+    /**
+     * Waits until the first byte is readable (its fill has landed), reading it as a prefetch ({@link Mode#PREFETCH}:
+     * a region the cache does not admit is not read around it); a failure is left to the read that needs it.
+     */
+    void awaitQuietly() {
+      assert prefetching();
+      try {
+        IndexInput in = input.clone();
+        in.seek(offset);
+        in.readByte();
+      } catch (IOException | RuntimeException e) {
+        // the read that needs the bytes fetches again and reports what is wrong
+      }
     }
   }
 
@@ -112,7 +157,7 @@ final class ReadIntent {
 
   /** Notes where this thread's probe missed, as it throws {@link #NOT_CACHED}. */
   static void probeMissed(BlobIndexInput input, long offset, long length) {
-    assert probing();
+    assert probing() || probingPastFetched();
     PROBE_MISS.set(new ProbeMiss(input, offset, length));
   }
 

@@ -434,6 +434,112 @@ class FewerRequestsTest {
     }
   }
 
+  /** Opens a one-segment index of {@code docs} documents, a "sparse" numeric column on every other one, cold. */
+  private DirectoryReader sparseColumn(int docs, long[] values) throws Exception {
+    Path local = tmp.resolve("local");
+    try (Directory dir = FSDirectory.open(local);
+        IndexWriter w = new IndexWriter(dir, new IndexWriterConfig().setUseCompoundFile(false))) {
+      Random random = new Random(seed);
+      for (int d = 0; d < docs; d++) {
+        Document doc = new Document();
+        if (d % 2 == 0) {
+          values[d] = random.nextLong();
+          doc.add(new NumericDocValuesField("sparse", values[d]));
+        }
+        w.addDocument(doc);
+      }
+      w.forceMerge(1);
+    }
+    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
+    try (Directory source = FSDirectory.open(local)) {
+      repo.createSnapshot("s", source);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
+        .tailRegionSize(CHUNK).build();
+    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
+    dvdBlob = blobOf(manifest, ".dvd");
+    dir = BlobDirectory.open(repo, manifest, cache, "s");
+    DirectoryReader reader = DirectoryReader.open(dir);
+    awaitNoFetch(cache);
+    store.clear();
+    return reader;
+  }
+
+  private String dvdBlob;
+
+  /** Collects {@code hits} of the segment through a HitPrefetchingCollector of the "sparse" column; their values. */
+  private static Map<Integer, Long> collectSparse(LeafReaderContext leaf, int... hits) throws IOException {
+    Map<Integer, Long> seen = new java.util.TreeMap<>();
+    SimpleCollector values = new SimpleCollector() {
+      NumericDocValues sparse;
+
+      @Override
+      protected void doSetNextReader(LeafReaderContext context) throws IOException {
+        sparse = context.reader().getNumericDocValues("sparse");
+      }
+
+      @Override
+      public void collect(int doc) throws IOException {
+        if (sparse.advanceExact(doc)) {
+          seen.put(doc, sparse.longValue());
+        }
+      }
+
+      @Override
+      public ScoreMode scoreMode() {
+        return ScoreMode.COMPLETE_NO_SCORES;
+      }
+    };
+    LeafCollector collector = HitPrefetchingCollector.wrap(values, List.of("sparse"), false).getLeafCollector(leaf);
+    for (int doc : hits) {
+      collector.collect(doc);
+    }
+    collector.finish();
+    return seen;
+  }
+
+  @Test
+  void aFewHitsValuesOfASparseColumnAreOneRequest() throws Exception {
+    // a column on every other document (its values found through the set of documents that have one), the hits'
+    // values 80,000 bytes apart, in four regions: each read made its own request (4)
+    long[] values = new long[600_000];
+    try (DirectoryReader reader = sparseColumn(values.length, values)) {
+      int[] hits = {200_000, 220_000, 240_000, 260_000};
+      Map<Integer, Long> seen = collectSparse(reader.leaves().get(0), hits);
+      awaitNoFetch(cache);
+      List<long[]> reads = store.readsOf(dvdBlob);
+      assertEquals(1, reads.size(), "the values in one request: " + show(reads) + " seed " + seed);
+      for (int doc : hits) {
+        assertEquals(values[doc], seen.get(doc), "doc " + doc + ", seed " + seed);
+      }
+    }
+  }
+
+  @Test
+  void whatItsWorkIsFetchingAProbeWaitsForAndGoesOnFrom() throws Exception {
+    // in a search's work that has read a value amid the hits' already (the probe does not read what its work is
+    // fetching: it waits for that, then goes on), the hits' values are one request (2 when each read made its own)
+    long[] values = new long[600_000];
+    try (DirectoryReader reader = sparseColumn(values.length, values);
+        ReadCost.Scope work = ReadCost.attach(new ReadCost())) {
+      LeafReaderContext leaf = reader.leaves().get(0);
+      NumericDocValues first = leaf.reader().getNumericDocValues("sparse");
+      assertTrue(first.advanceExact(230_000)); // among the hits' documents: the same block of the set
+      assertEquals(values[230_000], first.longValue());
+      awaitNoFetch(cache);
+      store.clear();
+      int[] hits = {200_000, 220_000, 240_000, 260_000};
+      Map<Integer, Long> seen = collectSparse(leaf, hits);
+      awaitNoFetch(cache);
+      List<long[]> reads = store.readsOf(dvdBlob);
+      assertEquals(1, reads.size(), "the values in one request: " + show(reads) + " seed " + seed);
+      for (int doc : hits) {
+        assertEquals(values[doc], seen.get(doc), "doc " + doc + ", seed " + seed);
+      }
+    }
+  }
+
   private static String blobOf(SnapshotManifest manifest, String extension) {
     for (FileEntry f : manifest.files()) {
       if (f.name().endsWith(extension)) {
