@@ -22,7 +22,7 @@ import org.apache.lucene.index.CorruptIndexException;
 
 /**
  * Checks one file of a snapshot against everything its manifest recorded: for a blob, its length, its chunk table
- * (read and checked itself) and every chunk's CRC32C, or the whole-file CRC32C of a file of one chunk, the Lucene
+ * (kept in the manifest, or a blob read and checked itself in a snapshot of format 2) and every chunk's CRC32C, or the whole-file CRC32C of a file of one chunk, the Lucene
  * checksum of the whole file and its footer, and the bytes the manifest keeps of it; for a file kept whole in the
  * manifest, its Lucene checksum. Reads each blob once, streaming. What is wrong comes back as problems, each naming
  * what is at fault; a store that cannot be read is a problem too.
@@ -52,7 +52,7 @@ final class BlobChecker {
     }
     List<String> problems = new ArrayList<>();
     String tableBlob = manifest.chunkTableBlob(file);
-    ChunkTable table = null;
+    ChunkTable table = file.chunkTable(); // null unless the manifest keeps it
     long bytesRead = 0;
     if (tableBlob != null) {
       try {

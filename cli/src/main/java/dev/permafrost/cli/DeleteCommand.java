@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
       "Do not run it while a snapshot is being taken in the same repository: the repository has one writer at a time."
     })
 final class DeleteCommand implements Callable<Integer> {
-  /** Where a repository keeps its files' blobs and chunk tables (see SnapshotRepository). */
+  /** Where a repository keeps its files' blobs (and the chunk tables of snapshots of format 2): see SnapshotRepository. */
   private static final String BLOBS_PREFIX = "blobs/";
 
   @Spec CommandSpec spec;

@@ -117,7 +117,8 @@ final class InfoCommand implements Callable<Integer> {
     }
     long warm = f.warmRanges().stream().mapToLong(r -> r.bytes().length).sum();
     String table = manifest.chunkTableBlob(f);
-    return f.blobName() + (table != null ? " + chunk table" : manifest.chunkSize() > 0 ? " (whole-file crc32c)" : "")
+    return f.blobName() + (table != null ? " + chunk table" : f.chunkTable() != null ? " (chunk table in the manifest)"
+        : manifest.chunkSize() > 0 ? " (whole-file crc32c)" : "")
         + "; " + Formats.bytes(warm) + " in the manifest";
   }
 
@@ -129,6 +130,7 @@ final class InfoCommand implements Callable<Integer> {
     int version = CodecUtil.readBEInt(in);
     return codec + " version " + version + (manifest.chunkSize() > 0
         ? ", every file's chunks of " + Formats.bytes(manifest.chunkSize()) + " checksummed (crc32c)"
+            + (manifest.tablesInManifest() ? ", in the manifest" : ", in table blobs beside the files'")
         : ", no chunk checksums (files are verified only when read whole)");
   }
 }

@@ -15,6 +15,7 @@ import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.store.BlobDirectory;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
@@ -104,7 +105,8 @@ class FileSystemCliTest {
     assertTrue(longList.out().contains("2,000 docs"), longList.toString());
 
     Cli.Run info = ok("info", repo, "logs-2024.02.15");
-    assertTrue(info.out().contains("PermafrostSnapshot version 2, every file's chunks of 32.0 KiB checksummed"), info.toString());
+    assertTrue(info.out().contains("PermafrostSnapshot version 3, every file's chunks of 32.0 KiB checksummed (crc32c),"
+        + " in the manifest"), info.toString());
     assertTrue(info.out().contains("3,000 live, 0 deleted"), info.toString());
     assertTrue(info.out().contains("@timestamp: min 1707955"), info.toString());
     for (String file : indexFiles(day1)) {
@@ -112,7 +114,8 @@ class FileSystemCliTest {
           () -> new AssertionError(file + " is not listed: " + info));
       assertTrue(line.contains(String.format(Locale.ROOT, "%,d", Files.size(day1.resolve(file)))), line);
     }
-    assertTrue(info.out().contains("+ chunk table"), "some file has a chunk table: " + info);
+    assertTrue(info.out().contains("(chunk table in the manifest)"), "some file has a chunk table: " + info);
+    assertFalse(info.out().contains("+ chunk table"), "no table blob: " + info);
     assertTrue(info.out().contains("manifest (kept whole)"), "some file is kept whole: " + info);
 
     TermQuery error = new TermQuery(new Term("message", "error"));
@@ -192,7 +195,7 @@ class FileSystemCliTest {
     SnapshotManifest manifest = manifest("logs-2024.02.16");
     FileEntry largest = manifest.files().stream().filter(f -> f.blobName() != null)
         .max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
-    assertTrue(manifest.chunkTableBlob(largest) != null, "the largest file has a chunk table: " + largest);
+    assertTrue(largest.chunkTable() != null, "the largest file has a chunk table: " + largest);
     long offset = largest.length() / 2;
     flipByte(repoDir.resolve(largest.blobName()), offset);
 
@@ -210,9 +213,16 @@ class FileSystemCliTest {
   }
 
   @Test
-  void verifyFindsMissingAndShortBlobsAndADamagedChunkTable() throws IOException {
+  void verifyFindsMissingAndShortBlobsAndADamagedChunkTableBlobOfAFormat2Snapshot() throws IOException {
     ok("snapshot", "-q", day1.toString(), repo, "snap");
+    try (BlobStore store = FileSystemBlobStore.open(repoDir, false)) {
+      TestManifests.rewriteAsFormat2(store, "snap"); // as the writer before format 3 left it: tables in blobs
+    }
     SnapshotManifest manifest = manifest("snap");
+    ok("verify", "--no-store-check", repo, "snap");
+    Cli.Run info = ok("info", repo, "snap");
+    assertTrue(info.out().contains("version 2") && info.out().contains("in table blobs")
+        && info.out().contains("+ chunk table"), info.toString());
     List<FileEntry> blobs = manifest.files().stream().filter(f -> manifest.chunkTableBlob(f) != null)
         .sorted(Comparator.comparing(FileEntry::name)).toList();
     assertTrue(blobs.size() >= 3, "three files with chunk tables: " + manifest.files());
@@ -242,7 +252,7 @@ class FileSystemCliTest {
     }
     SnapshotManifest manifest = manifest("small");
     FileEntry small = manifest.files().stream()
-        .filter(f -> f.blobName() != null && manifest.chunkTableBlob(f) == null && f.length() > 100)
+        .filter(f -> f.blobName() != null && f.chunkTable() == null && f.length() > 100)
         .min(Comparator.comparing(FileEntry::name)).orElseThrow();
     ok("verify", "--no-store-check", repo, "small");
     flipByte(repoDir.resolve(small.blobName()), 20);

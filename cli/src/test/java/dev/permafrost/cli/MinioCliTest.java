@@ -94,7 +94,7 @@ class MinioCliTest {
     FileEntry damaged;
     try (BlobStore store = BlobStores.open(URI.create(repo))) {
       SnapshotManifest manifest = SnapshotRepository.open(store).readManifest("logs-2024.02.15");
-      damaged = manifest.files().stream().filter(f -> manifest.chunkTableBlob(f) != null)
+      damaged = manifest.files().stream().filter(f -> f.chunkTable() != null)
           .max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
       byte[] bytes;
       try (InputStream in = store.read(damaged.blobName())) {

@@ -123,7 +123,7 @@ final class FullCopy implements AutoCloseable {
         }
         try {
           if (!verifiedLocally(f)) {
-            copy(f, manifest.chunkSize());
+            copy(f, manifest);
           }
           if (!stopped) {
             local.add(f.name());
@@ -205,10 +205,11 @@ final class FullCopy implements AutoCloseable {
   }
 
   /** Fetches one file into a temporary name, verifying each chunk and the whole, then syncs and renames it. */
-  private void copy(FileEntry f, int chunkSize) throws IOException {
+  private void copy(FileEntry f, SnapshotManifest manifest) throws IOException {
     BlobStore store = repository.store();
-    ChunkTable table = null;
-    String tableBlob = ChunkTable.hasTable(f.length(), chunkSize) ? ChunkTable.blobName(f.blobName(), chunkSize) : null;
+    int chunkSize = manifest.chunkSize();
+    ChunkTable table = f.chunkTable(); // kept in the manifest (format 3), else in a blob (format 2), or none
+    String tableBlob = manifest.chunkTableBlob(f);
     if (tableBlob != null) {
       try (InputStream in = store.read(tableBlob)) {
         table = ChunkTable.parse(in.readAllBytes(), f.name(), f.length(), f.checksum(), chunkSize,

@@ -22,10 +22,14 @@ import org.apache.lucene.store.ChecksumIndexInput;
  * read from the store can be verified before a byte of it is used. Chunk {@code i} covers
  * {@code [i * chunkSize, min((i + 1) * chunkSize, length))} of the file.
  *
- * <p>A table is its own blob, {@link #blobName(String, int)} beside the file's blob, framed by Lucene's
- * {@link CodecUtil} header and checksummed footer and naming the file it describes (length and Lucene checksum),
- * so that a damaged or mismatched table is detected when it is read. Files of at most one chunk have no table:
- * they are always fetched whole and checked against their Lucene checksum instead ({@link #hasTable}).
+ * <p>Since manifest format 3 a snapshot keeps every table in its manifest, with the file's entry
+ * ({@link FileEntry#chunkTable()}), covered by the manifest's footer checksum: a search verifies its fetches with no
+ * request for a table. A snapshot of format 2 kept each table as its own blob, {@link #blobName(String, int)} beside
+ * the file's blob, framed by Lucene's {@link CodecUtil} header and checksummed footer and naming the file it
+ * describes (length and Lucene checksum), so that a damaged or mismatched table is detected when it is read; such
+ * snapshots are still read that way ({@link SnapshotManifest#chunkTableBlob}). Files of at most one chunk have no
+ * table: they are always fetched whole and checked against their CRC32C and Lucene checksum instead
+ * ({@link #hasTable}).
  */
 public final class ChunkTable {
   static final String CODEC = "PermafrostChunks";
@@ -45,7 +49,23 @@ public final class ChunkTable {
     assert checksums.length == chunkCount(fileLength, chunkSize);
   }
 
-  /** The blob holding the table of the file in {@code fileBlob}, for chunks of {@code chunkSize} bytes. */
+  /**
+   * A table of recorded checksums, as a manifest of format 3 keeps them.
+   *
+   * @throws IllegalArgumentException if their count is not the number of chunks of a file of {@code fileLength} bytes
+   */
+  static ChunkTable of(long fileLength, int chunkSize, int[] checksums) {
+    if (checksums.length != chunkCount(fileLength, chunkSize)) {
+      throw new IllegalArgumentException(checksums.length + " checksums for " + chunkCount(fileLength, chunkSize)
+          + " chunks of " + chunkSize + " bytes in a file of " + fileLength + " bytes");
+    }
+    return new ChunkTable(fileLength, chunkSize, checksums);
+  }
+
+  /**
+   * The blob holding the table of the file in {@code fileBlob}, for chunks of {@code chunkSize} bytes, in a snapshot
+   * of format 2 (later formats keep tables in the manifest).
+   */
   public static String blobName(String fileBlob, int chunkSize) {
     return fileBlob + ".crc32c-" + (chunkSize >> 10) + "k";
   }
@@ -70,6 +90,11 @@ public final class ChunkTable {
     return chunkSize;
   }
 
+  /** The length of the file the table describes. */
+  public long fileLength() {
+    return fileLength;
+  }
+
   public int chunkCount() {
     return checksums.length;
   }
@@ -90,6 +115,11 @@ public final class ChunkTable {
   private static int vLongLength(long v) {
     assert v >= 0 : v;
     return Math.max(1, (64 - Long.numberOfLeadingZeros(v) + 6) / 7);
+  }
+
+  /** The recorded checksums in chunk order, for writing them into a manifest. */
+  int[] checksums() {
+    return checksums;
   }
 
   /** Heap this table holds. */

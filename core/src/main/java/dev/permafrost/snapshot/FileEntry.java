@@ -11,7 +11,9 @@ import java.util.Objects;
  * One index file of a snapshot, as the manifest records it: its name, length and Lucene checksum, the blob that
  * holds its bytes, and the bytes kept in the manifest itself. A small or metadata file is kept whole
  * ({@link #isKeptWhole()}, and has no blob); every other file keeps its header, footer and the ranges that opening
- * a {@code DirectoryReader} reads ({@link #warmRanges()}), so that a cold open needs no blob request.
+ * a {@code DirectoryReader} reads ({@link #warmRanges()}), so that a cold open needs no blob request, and (since
+ * format 3) the checksums of its chunks ({@link #chunkTable()}), so that a search verifies its fetches with no request
+ * for them.
  */
 public final class FileEntry {
   private final String name;
@@ -21,6 +23,7 @@ public final class FileEntry {
   private final byte[] whole;
   private final List<WarmRange> warmRanges;
   private final int wholeCrc32c;
+  private final ChunkTable chunkTable;
 
   /** A range of a file's bytes kept in the manifest. */
   public record WarmRange(long offset, byte[] bytes) {
@@ -57,7 +60,13 @@ public final class FileEntry {
 
   FileEntry(String name, long length, long checksum, String blobName, byte[] whole, List<WarmRange> warmRanges,
       int wholeCrc32c) {
+    this(name, length, checksum, blobName, whole, warmRanges, wholeCrc32c, null);
+  }
+
+  FileEntry(String name, long length, long checksum, String blobName, byte[] whole, List<WarmRange> warmRanges,
+      int wholeCrc32c, ChunkTable chunkTable) {
     this.wholeCrc32c = wholeCrc32c;
+    this.chunkTable = chunkTable;
     this.name = Objects.requireNonNull(name);
     this.length = length;
     this.checksum = checksum;
@@ -67,6 +76,8 @@ public final class FileEntry {
     assert (whole == null) != (blobName == null) : "a file is either kept whole or has a blob: " + name;
     assert whole == null || whole.length == length : "bytes kept whole of " + name + " do not match its length";
     assert rangesAreSortedAndDisjoint(this.warmRanges, length) : "warm ranges of " + name + ": " + this.warmRanges;
+    assert chunkTable == null || (blobName != null && chunkTable.fileLength() == length)
+        : "a chunk table of a " + chunkTable.fileLength() + "-byte file for " + name + " (" + length + " bytes)";
   }
 
   private static boolean rangesAreSortedAndDisjoint(List<WarmRange> ranges, long length) {
@@ -136,7 +147,21 @@ public final class FileEntry {
 
   /** This entry with the CRC32C of the whole file. */
   FileEntry withWholeCrc32c(int crc) {
-    return new FileEntry(name, length, checksum, blobName, whole, warmRanges, crc);
+    return new FileEntry(name, length, checksum, blobName, whole, warmRanges, crc, chunkTable);
+  }
+
+  /**
+   * The checksums of the file's chunks, as the manifest keeps them (format 3), or null: for a file kept whole or of
+   * at most one chunk (no table), or of a snapshot that kept its tables as blobs (format 2,
+   * {@link SnapshotManifest#chunkTableBlob}) or recorded none.
+   */
+  public ChunkTable chunkTable() {
+    return chunkTable;
+  }
+
+  /** This entry with the checksums of its chunks. */
+  FileEntry withChunkTable(ChunkTable table) {
+    return new FileEntry(name, length, checksum, blobName, whole, warmRanges, wholeCrc32c, table);
   }
 
   /** Whether the whole file is kept in the manifest. */
@@ -154,7 +179,7 @@ public final class FileEntry {
     return warmRanges;
   }
 
-  /** Bytes this entry keeps on heap. */
+  /** Bytes this entry keeps on heap: its names, the bytes kept in the manifest and its chunk table. */
   public long heapBytes() {
     long bytes = 64 + name.length() * 2L + (blobName == null ? 0 : blobName.length() * 2L);
     if (whole != null) {
@@ -162,6 +187,9 @@ public final class FileEntry {
     }
     for (WarmRange r : warmRanges) {
       bytes += 32 + r.bytes().length;
+    }
+    if (chunkTable != null) {
+      bytes += chunkTable.heapBytes();
     }
     return bytes;
   }

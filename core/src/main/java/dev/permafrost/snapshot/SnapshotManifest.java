@@ -30,30 +30,54 @@ import org.apache.lucene.util.BitUtil;
 
 /**
  * The immutable description of one snapshot: the commit's metadata and, for every index file, its length,
- * checksum, blob and the bytes kept in the manifest. Stored as one blob, framed by Lucene's {@link CodecUtil} header and
- * checksummed footer, so that truncation and corruption are detected when it is read.
+ * checksum, blob, the bytes kept in the manifest and the checksums of its chunks. Stored as one blob, framed by Lucene's
+ * {@link CodecUtil} header and checksummed footer, so that truncation and corruption are detected when it is read.
+ *
+ * <p>Format versions: 1, files with their Lucene checksums; 2, a chunk size, the CRC32C of each file of at most one
+ * chunk, and a {@link ChunkTable} blob beside each larger file's blob; 3 (written now), each larger file's chunk
+ * table in its entry instead (a count of chunks, checked against the file's length, then a CRC32C per chunk), so
+ * that a snapshot has no table blobs and a search makes no request for them. All three are read.
  */
 public final class SnapshotManifest {
   static final String CODEC = "PermafrostSnapshot";
   static final int VERSION_START = 1;
   /** Adds the chunk size of the files' {@link ChunkTable}s, and the CRC32C of each file of at most one chunk. */
   static final int VERSION_CHUNK_TABLES = 2;
-  static final int VERSION_CURRENT = VERSION_CHUNK_TABLES;
+  /**
+   * Keeps every file's {@link ChunkTable} in the manifest, in the file's entry (before: a blob beside the file's), so
+   * that a search's fetches are verified with no request for a table.
+   */
+  static final int VERSION_TABLES_IN_MANIFEST = 3;
+  static final int VERSION_CURRENT = VERSION_TABLES_IN_MANIFEST;
 
   private final SnapshotInfo info;
   private final String segmentsFileName;
   private final int chunkSize;
   private final List<FileEntry> files;
   private final Map<String, FileEntry> byName;
+  /** Whether the files' chunk tables are in the manifest (format 3), not blobs beside the files' (format 2). */
+  private final boolean tablesInManifest;
   /** Where the manifest came from, when it was read from bytes (null for one being written). */
   private final ManifestRef ref;
 
+  /** A manifest whose files' chunk tables are blobs (format 2), or that records none: see the one below. */
   SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files) {
-    this(info, segmentsFileName, chunkSize, files, null);
+    this(info, segmentsFileName, chunkSize, files, false, null);
   }
 
-  private SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files, ManifestRef ref) {
+  /**
+   * @param tablesInManifest whether every file with a chunk table carries it ({@link FileEntry#chunkTable()}, format 3)
+   *     rather than having it in a blob (format 2): all or none
+   */
+  SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files,
+      boolean tablesInManifest) {
+    this(info, segmentsFileName, chunkSize, files, tablesInManifest, null);
+  }
+
+  private SnapshotManifest(SnapshotInfo info, String segmentsFileName, int chunkSize, List<FileEntry> files,
+      boolean tablesInManifest, ManifestRef ref) {
     this.ref = ref;
+    this.tablesInManifest = tablesInManifest;
     this.info = info;
     this.segmentsFileName = segmentsFileName;
     this.chunkSize = chunkSize;
@@ -66,6 +90,13 @@ public final class SnapshotManifest {
     }
     this.byName = Collections.unmodifiableMap(map);
     assert byName.containsKey(segmentsFileName) : "the commit's segments file is not in the manifest";
+    assert files.stream().allMatch(f -> (f.chunkTable() != null) == (tablesInManifest && hasTable(f)))
+        : "a manifest keeps the table of every file that has one, or of none: " + files;
+  }
+
+  /** Whether {@code file} is a blob of more than one chunk: its ranges are verified against a chunk table. */
+  private boolean hasTable(FileEntry file) {
+    return file.blobName() != null && ChunkTable.hasTable(file.length(), chunkSize);
   }
 
   public SnapshotInfo info() {
@@ -94,10 +125,21 @@ public final class SnapshotManifest {
     return chunkSize;
   }
 
-  /** The blob of {@code file}'s chunk table, or null if it has none (kept whole, at most one chunk, or no tables). */
+  /**
+   * Whether the files' chunk tables are kept in the manifest ({@link FileEntry#chunkTable()}, format 3 on), rather than
+   * in blobs beside the files' ({@link #chunkTableBlob}, format 2).
+   */
+  public boolean tablesInManifest() {
+    return tablesInManifest;
+  }
+
+  /**
+   * The blob of {@code file}'s chunk table, or null if it has none: kept whole, at most one chunk, no tables recorded,
+   * or its table kept in the manifest ({@link FileEntry#chunkTable()}). With the files' own blobs, what a snapshot
+   * has in its repository: the one rule that taking, deleting, garbage collection and verification follow.
+   */
   public String chunkTableBlob(FileEntry file) {
-    return file.blobName() != null && ChunkTable.hasTable(file.length(), chunkSize)
-        ? ChunkTable.blobName(file.blobName(), chunkSize) : null;
+    return !tablesInManifest && hasTable(file) ? ChunkTable.blobName(file.blobName(), chunkSize) : null;
   }
 
   /**
@@ -119,7 +161,7 @@ public final class SnapshotManifest {
       throw new IllegalArgumentException("the segments file " + segmentsFileName + " of snapshot '" + info.name()
           + "' is not among its files");
     }
-    return new SnapshotManifest(info, segmentsFileName, 0, List.copyOf(files), ref);
+    return new SnapshotManifest(info, segmentsFileName, 0, List.copyOf(files), false, ref);
   }
 
   /** The manifest as a blob (to read it again), or null if it was not read from a store. */
@@ -132,7 +174,7 @@ public final class SnapshotManifest {
     return byName.get(name);
   }
 
-  /** Heap held by the file entries (names, whole files and warm ranges). */
+  /** Heap held by the file entries (names, whole files, warm ranges and chunk tables). */
   public long heapBytes() {
     long bytes = 256;
     for (FileEntry f : files) {
@@ -141,14 +183,20 @@ public final class SnapshotManifest {
     return bytes;
   }
 
+  /** The manifest in the current format, or in format 2 if its chunk tables are blobs (a manifest made by tests). */
   byte[] toBytes() throws IOException {
-    return toBytes(VERSION_CURRENT);
+    return toBytes(tablesInManifest ? VERSION_CURRENT : VERSION_CHUNK_TABLES);
   }
 
   /** The manifest in format {@code version} (an older one only for tests of reading old snapshots). */
   byte[] toBytes(int version) throws IOException {
     if (version < VERSION_CHUNK_TABLES && chunkSize != 0) {
       throw new IllegalArgumentException("format " + version + " cannot record chunk tables");
+    }
+    boolean anyTable = files.stream().anyMatch(this::hasTable);
+    if (anyTable && tablesInManifest != version >= VERSION_TABLES_IN_MANIFEST) {
+      throw new IllegalArgumentException("format " + version + (tablesInManifest ? " cannot keep chunk tables in the"
+          + " manifest" : " keeps chunk tables in the manifest, and this manifest's are blobs"));
     }
     ByteBuffersDataOutput data = new ByteBuffersDataOutput();
     try (ByteBuffersIndexOutput out = new ByteBuffersIndexOutput(data, "manifest " + info.name(), "manifest")) {
@@ -192,6 +240,12 @@ public final class SnapshotManifest {
           }
           if (version >= VERSION_CHUNK_TABLES && chunkSize > 0 && !ChunkTable.hasTable(f.length(), chunkSize)) {
             out.writeInt(f.wholeCrc32c());
+          } else if (version >= VERSION_TABLES_IN_MANIFEST && hasTable(f)) {
+            int[] checksums = f.chunkTable().checksums();
+            out.writeVInt(checksums.length);
+            for (int c : checksums) {
+              out.writeInt(c);
+            }
           }
         }
       }
@@ -290,7 +344,9 @@ public final class SnapshotManifest {
             ranges.add(new FileEntry.WarmRange(offset, warm));
           }
           int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(length, chunkSize) ? in.readInt() : 0;
-          files.add(new FileEntry(fileName, length, checksum, blobName, null, ranges, wholeCrc32c));
+          ChunkTable table = version >= VERSION_TABLES_IN_MANIFEST && ChunkTable.hasTable(length, chunkSize)
+              ? readTable(in, name, fileName, length, chunkSize, bytes.length, source) : null;
+          files.add(new FileEntry(fileName, length, checksum, blobName, null, ranges, wholeCrc32c, table));
         } else {
           throw new CorruptIndexException("unknown file kind " + kind + " for " + fileName, source);
         }
@@ -307,7 +363,7 @@ public final class SnapshotManifest {
       ManifestRef ref = new ManifestRef(name, blob, bytes.length,
           (long) BitUtil.VH_BE_LONG.get(bytes, bytes.length - Long.BYTES),
           ChunkTable.crc32c(bytes, 0, bytes.length));
-      return new SnapshotManifest(info, segmentsFileName, chunkSize, files, ref);
+      return new SnapshotManifest(info, segmentsFileName, chunkSize, files, version >= VERSION_TABLES_IN_MANIFEST, ref);
     } catch (IndexFormatTooNewException e) {
       if (!checksumMatches(bytes, source)) {
         // a flipped bit in the version reads as a newer format: only a manifest whose bytes are whole is newer
@@ -327,6 +383,28 @@ public final class SnapshotManifest {
               + " read. Delete it and take it again.",
           e);
     }
+  }
+
+  /**
+   * Reads the chunk table of file {@code fileName} ({@code length} bytes) of snapshot {@code snapshot}: its count of
+   * chunks, checked against the file's length, then their checksums.
+   */
+  private static ChunkTable readTable(DataInput in, String snapshot, String fileName, long length, int chunkSize,
+      int manifestLength, String source) throws IOException {
+    int count = in.readVInt();
+    long expected = (length + chunkSize - 1) / chunkSize;
+    if (count != expected) {
+      throw new CorruptIndexException("the chunk table of file " + fileName + " of snapshot '" + snapshot + "' has "
+          + count + " chunks, but a file of " + length + " bytes has " + expected + " chunks of " + chunkSize
+          + " bytes", source);
+    }
+    if ((long) count * Integer.BYTES > manifestLength) {
+      throw new CorruptIndexException("the chunk table of file " + fileName + " of snapshot '" + snapshot + "' ("
+          + count + " chunks) is longer than the manifest", source);
+    }
+    int[] checksums = new int[count];
+    in.readInts(checksums, 0, count);
+    return ChunkTable.of(length, chunkSize, checksums);
   }
 
   /** Whether the footer's checksum matches the bytes before it (a newer writer keeps Lucene's footer). */

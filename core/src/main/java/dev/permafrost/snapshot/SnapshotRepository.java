@@ -58,9 +58,11 @@ import org.slf4j.LoggerFactory;
  * <p>Layout under the store's root: {@code snapshots/<name>.manifest} holds each snapshot's manifest, and
  * {@code blobs/<address>} each index file, content-addressed (by file name, length, Lucene checksum and header,
  * which carries the segment's unique id), so that a later snapshot of the same index uploads only the files that
- * are new. Beside each file's blob, {@code blobs/<address>.crc32c-32k} holds its {@link ChunkTable}: the checksum
- * of every chunk, against which every range read from the store is verified. A snapshot exists once its manifest
- * is written, which happens last; deleting one removes its manifest, then the blobs no remaining snapshot uses.
+ * are new. The manifest keeps each file's {@link ChunkTable}: the checksum of every chunk, against which every range
+ * read from the store is verified (snapshots of format 2 kept it in a blob beside the file's,
+ * {@code blobs/<address>.crc32c-32k}, which are still read, kept while such a snapshot uses them, and deleted with
+ * it: {@link SnapshotManifest#chunkTableBlob}). A snapshot exists once its manifest is written, which happens last;
+ * deleting one removes its manifest, then the blobs no remaining snapshot uses.
  *
  * <p>A repository has one writer at a time: two processes taking or deleting snapshots in the same repository at
  * once are not coordinated. Any number of readers may mount snapshots while it is written.
@@ -208,7 +210,7 @@ public final class SnapshotRepository implements SnapshotSource {
             totalBytes,
             Map.copyOf(commit.getUserData()),
             Collections.unmodifiableMap(points));
-    SnapshotManifest manifest = new SnapshotManifest(info, commit.getSegmentsFileName(), options.chunkSize(), entries);
+    SnapshotManifest manifest = new SnapshotManifest(info, commit.getSegmentsFileName(), options.chunkSize(), entries, true);
     byte[] bytes = manifest.toBytes();
     if (store.exists(manifestBlob(name))) {
       throw new SnapshotException.AlreadyExists(
@@ -411,8 +413,9 @@ public final class SnapshotRepository implements SnapshotSource {
   }
 
   /**
-   * Uploads what the repository lacks of {@code entries}: file blobs and chunk tables. Returns the entries with the
-   * CRC32C of each file of at most one chunk, computed from the local file whether it was uploaded or not.
+   * Uploads the file blobs the repository lacks of {@code entries}, and reads every other file (not kept whole) once,
+   * locally, for its checksums. Returns the entries with those checksums: the {@link ChunkTable} of each file of more
+   * than one chunk, the CRC32C of each file of at most one.
    */
   private List<FileEntry> upload(String name, Directory dir, List<FileEntry> entries, SnapshotOptions options) throws IOException {
     Set<String> existing = new HashSet<>();
@@ -428,15 +431,8 @@ public final class SnapshotRepository implements SnapshotSource {
         skipped.add(() -> progress.done(e, false));
         continue;
       }
-      boolean small = !ChunkTable.hasTable(e.length(), options.chunkSize());
-      String table = small ? null : ChunkTable.blobName(e.blobName(), options.chunkSize());
-      boolean data = !existing.contains(e.blobName());
-      boolean missingTable = table != null && !existing.contains(table);
-      if (data || missingTable || small) {
-        uploads.add(new Upload(e, data, missingTable ? table : null, options.chunkSize(), small));
-      } else {
-        skipped.add(() -> progress.done(e, false));
-      }
+      // a blob the repository has is read locally all the same: its checksums go into this manifest
+      uploads.add(new Upload(e, !existing.contains(e.blobName()), options.chunkSize()));
     }
     skipped.forEach(Runnable::run);
     if (uploads.isEmpty()) {
@@ -480,43 +476,38 @@ public final class SnapshotRepository implements SnapshotSource {
     } finally {
       executor.shutdownNow();
     }
-    Map<String, FileEntry> done = new LinkedHashMap<>();
+    Map<String, Upload> byBlob = new HashMap<>();
     for (Upload u : uploads) {
-      if (u.small) {
-        done.put(u.entry.name(), u.entry.withWholeCrc32c(u.wholeCrc32c));
-      }
+      byBlob.put(u.entry.blobName(), u);
     }
     List<FileEntry> result = new ArrayList<>(entries.size());
     for (FileEntry e : entries) {
-      result.add(done.getOrDefault(e.name(), e));
+      Upload u = e.isKeptWhole() ? null : byBlob.get(e.blobName());
+      result.add(u == null ? e : u.withChecksums(e));
     }
     return result;
   }
 
   /**
-   * What one file still needs in the store: its blob and/or its chunk table. The file is read once, its Lucene
-   * checksum verified on the way, and the table built from the same pass.
+   * One file not kept whole: read once, its Lucene checksum verified on the way, its chunks' checksums computed from
+   * the same pass, and its bytes uploaded if the repository lacks its blob.
    */
   private final class Upload {
     final FileEntry entry;
+    /** Whether the blob is uploaded (the repository lacks it). */
     final boolean data;
-    final String tableBlob;
     final int chunkSize;
-    /** Whether the file is at most one chunk long: its CRC32C goes in the manifest. */
-    final boolean small;
-    int wholeCrc32c;
+    ChunkTable table;
 
-    Upload(FileEntry entry, boolean data, String tableBlob, int chunkSize, boolean small) {
+    Upload(FileEntry entry, boolean data, int chunkSize) {
       this.entry = entry;
       this.data = data;
-      this.tableBlob = tableBlob;
       this.chunkSize = chunkSize;
-      this.small = small;
     }
 
     void run(Directory dir) throws IOException {
       try (IndexInput in = dir.openInput(entry.name(), IOContext.READONCE)) {
-        ChecksumVerifyingStream stream = new ChecksumVerifyingStream(in, entry.checksum(), tableBlob != null || small ? chunkSize : 0);
+        ChecksumVerifyingStream stream = new ChecksumVerifyingStream(in, entry.checksum(), chunkSize);
         try {
           if (data) {
             store.write(entry.blobName(), stream, entry.length());
@@ -529,14 +520,14 @@ public final class SnapshotRepository implements SnapshotSource {
           }
           throw e;
         }
-        if (small) {
-          wholeCrc32c = stream.table().checksum(0);
-        }
-        if (tableBlob != null) {
-          byte[] table = stream.table().toBytes(entry.checksum());
-          store.write(tableBlob, new ByteArrayInputStream(table), table.length);
-        }
+        table = stream.table();
       }
+    }
+
+    /** {@code e} (this file's entry) with the checksums computed: its chunk table, or its whole CRC32C if it has none. */
+    FileEntry withChecksums(FileEntry e) {
+      assert e.blobName().equals(entry.blobName()) && table.fileLength() == e.length();
+      return ChunkTable.hasTable(e.length(), chunkSize) ? e.withChunkTable(table) : e.withWholeCrc32c(table.checksum(0));
     }
   }
 

@@ -9,7 +9,7 @@
  * with warm searches ({@link dev.permafrost.snapshot.SnapshotOptions#withWarmSearches}), those they read; the facts
  * a search can use without opening the index);
  * {@link dev.permafrost.snapshot.ChunkTable}s hold the checksum of every chunk of every file, against which reads are
- * verified. {@link dev.permafrost.snapshot.CachedManifests} reads a mounted snapshot's manifest through a
+ * verified, in the manifest (format 3; a blob beside each file's in format 2). {@link dev.permafrost.snapshot.CachedManifests} reads a mounted snapshot's manifest through a
  * {@link dev.permafrost.snapshot.ManifestCache} (the shared region cache), again without a request while it keeps it.
  */
 package dev.permafrost.snapshot;

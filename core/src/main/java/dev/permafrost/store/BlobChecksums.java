@@ -15,8 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * CRC32C and its Lucene checksum; a blob of a snapshot that recorded no tables (format 1) is checked only when a read
  * happens to fetch it whole. Also names the blob in messages.
  *
- * <p>The chunk table, once asked for, is kept here ({@link Filler#table} loads it, in parallel with the first fill
- * that needs it); a failed load is forgotten so that the next fill tries again.
+ * <p>The chunk table is kept here while a directory reads the blob: given by the manifest of a snapshot that keeps its
+ * tables (format 3, {@link #keep}) when a directory acquires the blob, never requested; else, for a snapshot whose
+ * tables are blobs (format 2), loaded once asked for ({@link Filler#table}, in parallel with the first fill that
+ * needs it), a failed load forgotten so that the next fill tries again.
  */
 final class BlobChecksums {
   /** Fills of a blob without checksums are aligned to the cache file's pages. */
@@ -31,9 +33,9 @@ final class BlobChecksums {
   final int wholeCrc32c;
   /** The chunk size of the snapshot's tables, 0 if it recorded none. */
   final int chunkSize;
-  /** The blob of the chunk table, or null if there is none. */
+  /** The blob of the chunk table in a snapshot of format 2, or null if the blob has no table; read only if no manifest gave it. */
   final String tableBlob;
-  /** The chunk table, once asked for (see {@link Filler#table}). */
+  /** The chunk table, once given ({@link #keep}) or asked for ({@link Filler#table}). */
   final AtomicReference<CompletableFuture<ChunkTable>> table = new AtomicReference<>();
 
   BlobChecksums(FileEntry file, int chunkSize) {
@@ -82,6 +84,16 @@ final class BlobChecksums {
       return Math.min(length, (end + chunkSize - 1) / chunkSize * chunkSize);
     }
     return fetchedWhole() ? length : end;
+  }
+
+  /**
+   * Keeps {@code recorded}, the table a manifest gave, so that no fill asks for it: in place of a load still under way
+   * or failed (the same content: the blob is content-addressed), not of a table already loaded or given.
+   */
+  void keep(ChunkTable recorded) {
+    assert hasTable() && recorded.chunkSize() == chunkSize && recorded.fileLength() == length : recorded + " for " + this;
+    table.getAndUpdate(t -> t != null && t.isDone() && !t.isCompletedExceptionally() ? t
+        : CompletableFuture.completedFuture(recorded));
   }
 
   /** Drops the chunk table (no directory reads the blob any more: cached regions are read without it). */

@@ -42,7 +42,8 @@ final class BlobTable {
   }
 
   /**
-   * The cached view of a blob, shared by every directory that uses it; release it with {@link #release}.
+   * The cached view of a blob, shared by every directory that uses it; release it with {@link #release}. Keeps the
+   * chunk table {@code file} carries (a manifest of format 3) while the blob is read.
    *
    * @throws IllegalStateException if the blob is known with another length or checksum (a manifest that lies)
    */
@@ -54,6 +55,9 @@ final class BlobTable {
         throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is cached as " + b.length
             + " bytes with checksum " + Long.toHexString(b.checksums.checksum) + " but a manifest says " + file.length()
             + " bytes with checksum " + Long.toHexString(file.checksum()));
+      }
+      if (file.chunkTable() != null) {
+        b.checksums.keep(file.chunkTable());
       }
       b.refs++;
       return b;

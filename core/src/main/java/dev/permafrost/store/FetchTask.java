@@ -3,8 +3,10 @@
  */
 package dev.permafrost.store;
 
+import dev.permafrost.snapshot.ChunkTable;
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
@@ -30,6 +32,12 @@ abstract class FetchTask implements Runnable {
   final int wave;
   /** Its request, counted in {@link #cost} when the fetch was asked for; null without a cost. */
   final ReadCost.Request request;
+  /**
+   * The blob's chunk table as it was when the fetch was asked for (null for a blob without one), set before the task
+   * is queued (a reader's promotion may run it first: then it asks the blob): a table a manifest gave stays with the
+   * fetch even if the blob drops it meanwhile.
+   */
+  volatile CompletableFuture<ChunkTable> table;
 
   /**
    * A fetch of [from, to) of {@code blob} (its identity: what a reader's window is looked up by), asked for by the

@@ -168,7 +168,7 @@ final class Filler {
       return;
     }
     if (blob.hasTable()) {
-      table(blob, file, task.cost, task.wave);
+      task.table = table(blob, file, task.cost, task.wave);
     }
     try {
       (demanded ? demand : prefetches).execute(task);
@@ -203,7 +203,7 @@ final class Filler {
     DirectTask task = new DirectTask(blob, file, from, to);
     inFlight.incrementAndGet();
     if (blob.hasTable()) {
-      table(blob, file, task.cost, task.wave);
+      task.table = table(blob, file, task.cost, task.wave);
     }
     try {
       demand.execute(task);
@@ -222,7 +222,7 @@ final class Filler {
     DirectTask task = new DirectTask(blob, file, from, to);
     inFlight.incrementAndGet();
     if (blob.hasTable()) {
-      table(blob, file, task.cost, task.wave);
+      task.table = table(blob, file, task.cost, task.wave);
     }
     try {
       prefetches.execute(task);
@@ -334,7 +334,11 @@ final class Filler {
   private void fetchVerified(FetchTask task, BlobChecksums blob, FetchOrigin origin, long from, long to,
       long deadlineNanos, boolean direct, VerifiedFetch.PieceSink sink) throws IOException {
     // asked for when the fetch was (beside the data); again here only if that load failed meanwhile
-    CompletableFuture<ChunkTable> table = blob.hasTable() ? table(blob, origin, task.cost, task.wave) : null;
+    CompletableFuture<ChunkTable> table = null;
+    if (blob.hasTable()) {
+      table = task.table != null && !task.table.isCompletedExceptionally() ? task.table
+          : table(blob, origin, task.cost, task.wave);
+    }
     new VerifiedFetch(blob, origin, direct, task, global).fetch(from, to, table, deadlineNanos, sink);
   }
 

@@ -36,8 +36,9 @@
  *       {@code RegionOwner} (what a slot needs of the blob it holds a region of, and how it tells the blob the region
  *       is gone) and {@code WindowTarget} with {@code SlotGeneration} (how a slot points a reader at readable bytes,
  *       and what the reader checks after reading them).
- *   <li><b>Fetching</b>: {@code Filler} (the lanes: demand, prefetch, chunk tables; how fills become requests),
- *       {@code PrefetchBatch} (a thread's prefetches held to be planned together), {@code FetchTask} (a fetch that
+ *   <li><b>Fetching</b>: {@code Filler} (the lanes: demand, prefetch, and the chunk table blobs of format-2
+ *       snapshots, format 3 keeping the tables in the manifest; how fills become requests), {@code PrefetchBatch} (a
+ *       thread's prefetches held to be planned together), {@code FetchTask} (a fetch that
  *       can be called off), {@code Fill}, {@code VerifiedFetch} (one request, verified piece by piece) and
  *       {@code BlobChecksums} (what verifies a blob). Its interfaces up: {@code Fillable} (a fill's fetch telling its slot
  *       it is queued, under the slot's monitor, and of written ranges, which wakes readers) and {@code FetchOrigin} (the store, deadlines and counters of the file a
@@ -67,8 +68,8 @@
  *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#directReadHolding});
  *       a region admitted amid such a read's stretch comes with it and is filled from it
  *       ({@code CachedBlob#withdrawInside}, {@code #offerAdmitted}).
- *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table or whole-file
- *       checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
+ *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table (given by the
+ *       manifest, {@code BlobChecksums#keep}, or loaded from its blob) or whole-file checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
  *   <li>What happens when a fetch fails? {@code Filler}'s tasks end the fill ({@code Fillable#finish}): its waiters in
  *       {@code Slot#awaitPage} throw its error, or start a fetch of their own if it was called off; a failed write to
  *       the cache file sends the reader directly to the store ({@code CachedBlob#window}).

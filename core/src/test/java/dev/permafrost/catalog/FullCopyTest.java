@@ -154,6 +154,29 @@ class FullCopyTest {
   }
 
   @Test
+  void aFullCopyVerifiesAgainstTheManifestsTablesOrAFormat2SnapshotsTableBlobs() throws Exception {
+    for (boolean format2 : new boolean[] {false, true}) {
+      if (format2) {
+        TestManifests.rewriteAsFormat2(store, "snap");
+      }
+      blobsRead.clear();
+      try (Catalog catalog = catalog()) {
+        catalog.mount("idx", repo, "snap", MountMode.FULL_COPY);
+        awaitCopied(catalog, "idx");
+        Set<String> tables = blobsRead.stream().filter(b -> b.contains(".crc32c-")).collect(Collectors.toSet());
+        if (format2) {
+          assertFalse(tables.isEmpty(), "seed " + seed + ": the copy verifies against the table blobs: " + blobsRead);
+        } else {
+          assertEquals(Set.of(), tables, "seed " + seed + ": format 3 has its tables in the manifest");
+        }
+        cache.clear();
+        assertRight(catalog);
+        catalog.unmount("idx");
+      }
+    }
+  }
+
+  @Test
   void aFullCopyIsServedLocallyOnceCompleteAndSurvivesARestart() throws Exception {
     try (Catalog catalog = catalog()) {
       catalog.mount("idx", repo, "snap", MountMode.FULL_COPY);

@@ -75,49 +75,57 @@ class SnapshotRepositoryTest {
   }
 
   @Test
-  void everyFileIsCoveredByChunkChecksumsAndMissingTablesAreAddedByTheNextSnapshot() throws IOException {
+  void everyFileIsCoveredByChunkChecksumsKeptInTheManifestAndNoTableBlobIsWritten() throws IOException {
     int chunkSize = 8 << 10;
     try (Directory dir = index("chunks", 3000, 2)) {
       repo.createSnapshot("c1", dir, SnapshotOptions.DEFAULTS.withChunkSize(chunkSize));
       SnapshotManifest manifest = repo.readManifest("c1");
       assertEquals(chunkSize, manifest.chunkSize());
+      assertTrue(manifest.tablesInManifest());
       int tables = 0;
+      long tableHeap = 0;
       for (FileEntry f : manifest.files()) {
+        assertNull(manifest.chunkTableBlob(f), "no table blob in format 3: " + f);
         if (f.blobName() == null) {
+          assertNull(f.chunkTable(), f.name());
           continue;
         }
         byte[] bytes = readFile(dir, f.name(), 0, (int) f.length());
-        String table = manifest.chunkTableBlob(f);
-        if (table == null) {
+        ChunkTable t = f.chunkTable();
+        if (t == null) {
           assertTrue(f.length() <= chunkSize, f.name());
           assertEquals(ChunkTable.crc32c(bytes, 0, bytes.length), f.wholeCrc32c(), "the manifest keeps the CRC32C of " + f.name());
           continue;
         }
         tables++;
-        byte[] tableBytes;
-        try (InputStream in = store.read(table)) {
-          tableBytes = in.readAllBytes();
-        }
-        ChunkTable t = ChunkTable.parse(tableBytes, f.name(), f.length(), f.checksum(), chunkSize, table);
+        tableHeap += 4L * t.chunkCount();
+        assertEquals(chunkSize, t.chunkSize());
+        assertEquals(f.length(), t.fileLength());
+        assertEquals((f.length() + chunkSize - 1) / chunkSize, t.chunkCount(), f.name());
         for (int c = 0; c < t.chunkCount(); c++) {
           int from = c * chunkSize;
           assertEquals(ChunkTable.crc32c(bytes, from, (int) Math.min(chunkSize, bytes.length - from)), t.checksum(c));
         }
       }
       assertTrue(tables > 0, "the index must have files of more than one chunk");
-      // tables lost (or never written, by an older version): the next snapshot of the same files writes them
-      for (FileEntry f : manifest.files()) {
-        if (manifest.chunkTableBlob(f) != null) {
-          store.delete(manifest.chunkTableBlob(f));
-        }
+      for (BlobMetadata b : store.list("blobs/")) {
+        assertFalse(b.name().contains(".crc32c-"), "a table blob was written: " + b.name());
       }
+      assertTrue(manifest.heapBytes() > tableHeap, "the tables count in the manifest's heap");
+      // a second snapshot of the same files uploads nothing but its manifest, and records the same tables
       store.reset();
       repo.createSnapshot("c2", dir, SnapshotOptions.DEFAULTS.withChunkSize(chunkSize));
-      assertEquals(tables + 1, store.writeRequests.get(), "the missing tables and the manifest, no file again");
+      assertEquals(1, store.writeRequests.get(), "only the manifest, no file again");
+      assertEquals(0, store.readRequests.get(), "no blob is read back: the tables come from the local files");
+      SnapshotManifest second = repo.readManifest("c2");
       for (FileEntry f : manifest.files()) {
-        if (manifest.chunkTableBlob(f) != null) {
-          assertTrue(store.exists(manifest.chunkTableBlob(f)), f.name());
+        ChunkTable a = f.chunkTable();
+        ChunkTable b = second.file(f.name()).chunkTable();
+        assertEquals(a == null, b == null, f.name());
+        for (int c = 0; a != null && c < a.chunkCount(); c++) {
+          assertEquals(a.checksum(c), b.checksum(c), f.name());
         }
+        assertEquals(f.wholeCrc32c(), second.file(f.name()).wholeCrc32c(), f.name());
       }
     }
   }

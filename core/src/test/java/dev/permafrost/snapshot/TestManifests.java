@@ -16,7 +16,8 @@ import java.util.zip.CRC32;
 
 /**
  * Manifests over arbitrary bytes (not Lucene files), for testing the read path with files of any content and
- * length: each file is uploaded as a blob, with its chunk table, and kept in the manifest only where asked.
+ * length: each file is uploaded as a blob, with its chunk table (a blob beside it, as format 2 keeps it, unless asked
+ * to keep tables in the manifest, as format 3 does), and kept in the manifest only where asked.
  *
  * <p>The "Lucene checksum" the manifest records for each file is the CRC32 of all but its last 8 bytes, as
  * Lucene's footer checksum is; the bytes are not changed (a snapshot without chunk tables, which checks the
@@ -42,10 +43,19 @@ public final class TestManifests {
     return upload(store, snapshot, prefix, files, keepWholeLimit, CHUNK_SIZE);
   }
 
-  /** As above, with chunk tables of {@code chunkSize} bytes (0: none, as a snapshot of format 1 has). */
+  /** As above, with chunk tables of {@code chunkSize} bytes (0: none, as a snapshot of format 1 has) in blobs. */
   public static SnapshotManifest upload(
       BlobStore store, String snapshot, String prefix, Map<String, byte[]> files, int keepWholeLimit, int chunkSize)
       throws IOException {
+    return upload(store, snapshot, prefix, files, keepWholeLimit, chunkSize, false);
+  }
+
+  /**
+   * As above, with the chunk tables kept in the manifest ({@code tablesInManifest}, format 3: no table blob is
+   * written) or in blobs (format 2).
+   */
+  public static SnapshotManifest upload(BlobStore store, String snapshot, String prefix, Map<String, byte[]> files,
+      int keepWholeLimit, int chunkSize, boolean tablesInManifest) throws IOException {
     List<FileEntry> entries = new ArrayList<>();
     long total = 0;
     for (Map.Entry<String, byte[]> e : new TreeMap<>(files).entrySet()) {
@@ -58,11 +68,16 @@ public final class TestManifests {
       }
       String blob = "blobs/" + prefix + e.getKey();
       store.write(blob, new ByteArrayInputStream(bytes), bytes.length);
+      ChunkTable kept = null;
       if (ChunkTable.hasTable(bytes.length, chunkSize)) {
         ChunkTable.Builder table = new ChunkTable.Builder(bytes.length, chunkSize);
         table.update(bytes, 0, bytes.length);
-        byte[] tableBytes = table.build().toBytes(checksum);
-        store.write(ChunkTable.blobName(blob, chunkSize), new ByteArrayInputStream(tableBytes), tableBytes.length);
+        if (tablesInManifest) {
+          kept = table.build();
+        } else {
+          byte[] tableBytes = table.build().toBytes(checksum);
+          store.write(ChunkTable.blobName(blob, chunkSize), new ByteArrayInputStream(tableBytes), tableBytes.length);
+        }
       }
       List<FileEntry.WarmRange> hot = new ArrayList<>();
       if (keepWholeLimit > 0 && bytes.length > 64) {
@@ -70,7 +85,7 @@ public final class TestManifests {
         hot.add(new FileEntry.WarmRange(bytes.length - 16, Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length)));
       }
       int wholeCrc32c = chunkSize > 0 && !ChunkTable.hasTable(bytes.length, chunkSize) ? ChunkTable.crc32c(bytes, 0, bytes.length) : 0;
-      entries.add(new FileEntry(e.getKey(), bytes.length, checksum, blob, null, hot, wholeCrc32c));
+      entries.add(new FileEntry(e.getKey(), bytes.length, checksum, blob, null, hot, wholeCrc32c, kept));
     }
     String first = entries.isEmpty() ? null : entries.getFirst().name();
     if (first == null) {
@@ -78,7 +93,36 @@ public final class TestManifests {
       first = "segments_0";
     }
     SnapshotInfo info = new SnapshotInfo(snapshot, Instant.now(), "", 0, 0, 0, 0, entries.size(), total, Map.of(), Map.of());
-    return new SnapshotManifest(info, first, chunkSize, entries);
+    return new SnapshotManifest(info, first, chunkSize, entries, tablesInManifest);
+  }
+
+  /**
+   * Rewrites snapshot {@code name} of the repository in {@code store}, taken by this version (format 3), as the
+   * previous writer wrote it: each chunk table a blob beside its file's blob, the manifest in format 2 without them.
+   * Returns the rewritten manifest.
+   */
+  public static SnapshotManifest rewriteAsFormat2(BlobStore store, String name) throws IOException {
+    SnapshotManifest manifest = SnapshotRepository.open(store).readManifest(name);
+    if (!manifest.tablesInManifest()) {
+      throw new IllegalArgumentException("snapshot " + name + " keeps no tables in its manifest");
+    }
+    List<FileEntry> entries = new ArrayList<>();
+    for (FileEntry f : manifest.files()) {
+      ChunkTable table = f.chunkTable();
+      if (table == null) {
+        entries.add(f);
+        continue;
+      }
+      byte[] tableBytes = table.toBytes(f.checksum());
+      store.write(ChunkTable.blobName(f.blobName(), manifest.chunkSize()), new ByteArrayInputStream(tableBytes),
+          tableBytes.length);
+      entries.add(f.withChunkTable(null));
+    }
+    SnapshotManifest old = new SnapshotManifest(manifest.info(), manifest.segmentsFileName(), manifest.chunkSize(),
+        entries, false);
+    byte[] bytes = old.toBytes(SnapshotManifest.VERSION_CHUNK_TABLES);
+    store.write(SnapshotRepository.manifestBlob(name), new ByteArrayInputStream(bytes), bytes.length);
+    return old;
   }
 
   /** The CRC32 of all but the last 8 bytes, as Lucene's footer records it; 0 for fewer than 8 bytes. */
@@ -116,7 +160,8 @@ public final class TestManifests {
     SnapshotInfo i = manifest.info();
     SnapshotInfo renamed = new SnapshotInfo(name, i.createdAt(), i.luceneVersion(), i.generation(), i.segmentCount(),
         i.maxDoc(), i.numDocs(), i.fileCount(), i.totalBytes(), i.userData(), i.pointRanges());
-    SnapshotManifest copy = new SnapshotManifest(renamed, manifest.segmentsFileName(), manifest.chunkSize(), manifest.files());
+    SnapshotManifest copy = new SnapshotManifest(renamed, manifest.segmentsFileName(), manifest.chunkSize(),
+        manifest.files(), manifest.tablesInManifest());
     byte[] bytes = copy.toBytes();
     store.write(SnapshotRepository.manifestBlob(name), new ByteArrayInputStream(bytes), bytes.length);
   }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.permafrost.blob.FaultInjectingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.StorePolicy;
+import dev.permafrost.snapshot.ChunkTable;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -21,6 +22,8 @@ import dev.permafrost.testutil.SearchOracle;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +34,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.CRC32;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
@@ -118,6 +122,77 @@ class BadSnapshotsTest {
         () -> BlobDirectory.open(repo, "victim", cache));
     assertTrue(e.getMessage().contains("format version 99") && e.getMessage().contains("newer")
         && e.getMessage().contains("upgrade") && e.getMessage().contains("snapshots/victim.manifest"), e.getMessage());
+    assertSearchesRight("healthy");
+  }
+
+  /**
+   * Where, in the bytes of {@code name}'s manifest, the chunk table of {@code file} starts (its count of chunks, one
+   * byte for fewer than 128), found by its first two checksums as the manifest writes them (little-endian ints).
+   */
+  private int tableOffset(byte[] manifest, FileEntry file) {
+    ChunkTable t = file.chunkTable();
+    byte[] pattern = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(t.checksum(0)).putInt(t.checksum(1))
+        .array();
+    for (int i = 1; i + pattern.length <= manifest.length; i++) {
+      if (Arrays.equals(manifest, i, i + pattern.length, pattern, 0, pattern.length)) {
+        assertEquals(t.chunkCount(), manifest[i - 1], "the count of chunks precedes the checksums");
+        return i - 1;
+      }
+    }
+    throw new AssertionError("the table of " + file + " is not in the manifest");
+  }
+
+  /** A file whose chunk table the manifest keeps, of 2 to 126 chunks (its count is one byte). */
+  private FileEntry fileWithATable(SnapshotManifest manifest) {
+    return manifest.files().stream()
+        .filter(f -> f.chunkTable() != null && f.chunkTable().chunkCount() < 127)
+        .max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
+  }
+
+  /** Writes a right Lucene footer checksum over the bytes before it, as a writer with a bug would. */
+  private static void restampFooter(byte[] bytes) {
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - Long.BYTES);
+    ByteBuffer.wrap(bytes, bytes.length - Long.BYTES, Long.BYTES).putLong(crc.getValue());
+  }
+
+  @Test
+  void aManifestWhoseChunkTableIsDamagedIsRefusedAtMountAndOthersKeepWorking() throws IOException {
+    SnapshotManifest manifest = repo.readManifest("victim");
+    FileEntry file = fileWithATable(manifest);
+    byte[] bytes = manifestBytes("victim");
+    int at = tableOffset(bytes, file) + 1 + 4 + random.nextInt(4); // a byte of the second checksum
+    bytes[at] ^= (byte) (1 << random.nextInt(8));
+    writeManifest("victim", bytes);
+    SnapshotException.CorruptManifest e = assertThrows(SnapshotException.CorruptManifest.class,
+        () -> BlobDirectory.open(repo, "victim", cache));
+    assertTrue(e.getMessage().contains("snapshots/victim.manifest") && e.getMessage().contains(fs.describe())
+        && e.getMessage().contains("checksum failed"), e.getMessage());
+    assertSearchesRight("healthy");
+  }
+
+  @Test
+  void aChunkTableWhoseCountDoesNotMatchItsFileIsRefusedAtMountNamingSnapshotAndFile() throws IOException {
+    SnapshotManifest manifest = repo.readManifest("victim");
+    FileEntry file = fileWithATable(manifest);
+    for (int delta : new int[] {-1, 1}) {
+      byte[] bytes = manifestBytes("victim");
+      int at = tableOffset(bytes, file);
+      bytes[at] = (byte) (bytes[at] + delta);
+      restampFooter(bytes); // the footer is right: only the check of the count can tell
+      writeManifest("victim", bytes);
+      SnapshotException.CorruptManifest e = assertThrows(SnapshotException.CorruptManifest.class,
+          () -> BlobDirectory.open(repo, "victim", cache));
+      assertTrue(e.getMessage().contains("the chunk table of file " + file.name() + " of snapshot 'victim' has "
+          + (file.chunkTable().chunkCount() + delta) + " chunks, but a file of " + file.length() + " bytes has "
+          + file.chunkTable().chunkCount() + " chunks") && e.getMessage().contains("snapshots/victim.manifest"),
+          e.getMessage());
+      byte[] fixed = manifestBytes("victim");
+      fixed[at] = (byte) file.chunkTable().chunkCount();
+      restampFooter(fixed);
+      writeManifest("victim", fixed);
+      assertSearchesRight("victim"); // the same bytes with the right count are the manifest again
+    }
     assertSearchesRight("healthy");
   }
 

@@ -162,8 +162,8 @@ class PrefetchingReadsTest {
           // read directly as the reader reaches it, a stretch growing from 128 KiB: one request after another
           assertTrue(waves >= 4, "without heap for it the 3.8 MB column is read as the reader goes: " + waves);
         } else {
-          // the chunk table, then the column's direct read, sent before the reader needs it
-          assertTrue(waves <= 3 && waves < asItGoes, "what the cache did not admit is read in one request, ahead: "
+          // the column's direct read, sent before the reader needs it (its chunk table is in the manifest)
+          assertTrue(waves <= 2 && waves < asItGoes, "what the cache did not admit is read in one request, ahead: "
               + waves + " waves against " + asItGoes + " as the reader goes, seed " + seed);
         }
         assertBudgetGivenBack(tiny, budget);
@@ -225,7 +225,7 @@ class PrefetchingReadsTest {
       assertEquals(budget, first[2], "the first work's column heap is back once it settled, seed " + seed);
       long[] second = readColumnInWork(tiny, want, budget);
       assertTrue(second[0] <= first[0], "the second work reads the column directly too: " + second[0]
-          + " requests against the first's " + first[0] + " (the chunk table is read once), seed " + seed);
+          + " requests against the first's " + first[0] + ", seed " + seed);
       assertEquals(budget, second[2]);
     }
   }
@@ -319,7 +319,7 @@ class PrefetchingReadsTest {
         DirectoryReader reader = DirectoryReader.open(dir)) {
       fillWithStoredFields(dir);
       LeafReader leaf = reader.leaves().get(0).reader();
-      // every response of the index's blob (its chunk table is read by now) comes back with a byte flipped
+      // every response of the index's blob comes back with a byte flipped (its chunk table is in the manifest)
       faulty.targets(name -> !name.endsWith(".crc32c-32k")).flipRate(1);
       ColumnPrefetch.prefetch(leaf, "n");
       assertTrue(tiny.directReadBudget.available() < budget, "the column is read directly from the store");
@@ -375,11 +375,12 @@ class PrefetchingReadsTest {
         assertBudgetGivenBack(tiny, budget);
       }
     }
-    // one call: per segment its chunk table, one direct read, and at most one region the cache had room for. A call
+    // one call: per segment one direct read, and at most one region the cache had room for (the chunk tables are in
+    // the manifest). A call
     // forgets the direct reads of the call before it: a call per segment made up front leaves only the last
     // segment's in hand, and the others' columns are read again region by region unless their reads are still
     // alive for their blobs (not collected yet), so it is never cheaper
-    assertTrue(requests[1] <= 3 * segments, "one call for every segment: " + requests[1] + " requests, seed " + seed);
+    assertTrue(requests[1] <= 2 * segments, "one call for every segment: " + requests[1] + " requests, seed " + seed);
     assertTrue(requests[1] <= requests[0], "one call for every segment: " + requests[1] + " requests; a call per "
         + "segment: " + requests[0] + ", seed " + seed);
   }

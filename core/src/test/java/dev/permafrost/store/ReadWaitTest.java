@@ -69,7 +69,7 @@ class ReadWaitTest {
       large = manifest.files().stream().filter(f -> !f.isKeptWhole()).max(Comparator.comparingLong(FileEntry::length)).orElseThrow();
     }
     assertTrue(large.length() > 96 << 10, "the test needs a file of several regions, got " + large);
-    // hangs hit the large file's data only (its chunk table loads normally); the policy's deadlines are far away
+    // hangs hit the large file's data (its chunk table is in the manifest); the policy's deadlines are far away
     faulty.targets(n -> n.equals(large.blobName()));
     repo = SnapshotRepository.open(faulty, StorePolicy.builder().requestTimeout(Duration.ofMinutes(5))
         .retryDelay(Duration.ofMillis(10)).build());

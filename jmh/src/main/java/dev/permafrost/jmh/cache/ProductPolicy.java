@@ -169,7 +169,7 @@ public final class ProductPolicy implements EvictionPolicy, Closeable {
     return p < to ? p : -1;
   }
 
-  /** Misses and direct reads: what went to the store (a blob's first fetch also loads its chunk table, not counted). */
+  /** Misses and direct reads: what went to the store (a format-2 snapshot's blob also loads its chunk table, not counted). */
   public long requests() {
     return requests;
   }
