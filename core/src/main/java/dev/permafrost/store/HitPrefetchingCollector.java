@@ -256,8 +256,9 @@ public final class HitPrefetchingCollector<C extends Collector> implements Colle
       }
       ReadIntent.mode(ReadIntent.Mode.PREFETCH);
       try {
+        byte[] scratch = new byte[8192];
         for (ReadIntent.ProbeMiss miss : asked) {
-          miss.awaitQuietly();
+          miss.awaitQuietly(scratch);
         }
       } finally {
         ReadIntent.mode(null);

@@ -120,7 +120,7 @@ final class ReadIntent {
    * thread's work is fetching them). Asked for together ({@link #prefetchQuietly} in one {@link PrefetchBatch}), the
    * misses of one blob cost as few requests as their gaps allow, where the reads each started a fetch of their own.
    */
-  record ProbeMiss(BlobIndexInput input, long offset, long length) {
+  record ProbeMiss(IndexInput input, long offset, long length) {
     /**
      * Asks for the bytes (in the thread's {@link PrefetchBatch}, if one is open), if any; false if that failed (then
      * there is nothing to wait for).
@@ -138,15 +138,21 @@ final class ReadIntent {
     }
 
     /**
-     * Waits until the first byte is readable (its fill has landed), reading it as a prefetch ({@link Mode#PREFETCH}:
-     * a region the cache does not admit is not read around it); a failure is left to the read that needs it.
+     * Waits until the bytes are readable, every one of them (what lands first tells nothing of the rest: a probe
+     * after this finds all of them, whatever the timing), or the first if none were asked for; reads them as a
+     * prefetch ({@link Mode#PREFETCH}: a region the cache does not admit is not read around it). A failure is left
+     * to the read that needs the bytes.
      */
-    void awaitQuietly() {
+    void awaitQuietly(byte[] scratch) {
       assert prefetching();
       try {
         IndexInput in = input.clone();
         in.seek(offset);
-        in.readByte();
+        for (long left = Math.max(1, length); left > 0; ) {
+          int n = (int) Math.min(left, scratch.length);
+          in.readBytes(scratch, 0, n);
+          left -= n;
+        }
       } catch (IOException | RuntimeException e) {
         // the read that needs the bytes fetches again and reports what is wrong
       }
@@ -156,7 +162,7 @@ final class ReadIntent {
   private static final ThreadLocal<ProbeMiss> PROBE_MISS = new ThreadLocal<>();
 
   /** Notes where this thread's probe missed, as it throws {@link #NOT_CACHED}. */
-  static void probeMissed(BlobIndexInput input, long offset, long length) {
+  static void probeMissed(IndexInput input, long offset, long length) {
     assert probing() || probingPastFetched();
     PROBE_MISS.set(new ProbeMiss(input, offset, length));
   }
