@@ -97,7 +97,8 @@ public final class ReadRecordingDirectory extends FilterDirectory {
   @Override
   public IndexInput openInput(String name, IOContext context) throws IOException {
     IndexInput delegate = in.openInput(name, context);
-    return new RecordingInput("recording(" + name + ")", delegate, name, 0, delegate.length(), true);
+    // described as the input it reads: an error Lucene raises while recording names the file as it would unrecorded
+    return new RecordingInput(delegate.toString(), delegate, name, 0, delegate.length(), true);
   }
 
   @Override

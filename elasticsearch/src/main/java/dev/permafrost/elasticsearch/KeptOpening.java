@@ -52,10 +52,11 @@ final class KeptOpening {
   private static final String COMPOUND_ENTRIES = "cfe";
   /**
    * A file (or compound entry) of which opening reads more than its header and footer (soft deletes' doc values, say)
-   * is read whole, through the cache, to check those bytes against its CRC32, if it is at most this long; of a longer
-   * one only its header and footer are kept.
+   * is read whole, from the cache, to check those bytes against its CRC32, if it is at most this long: what
+   * {@link OpeningReads} fetched whole, so the check costs the mount no request. Of a longer one only its header and
+   * footer are kept, and what else opening reads of it is read through the cache when the shard opens.
    */
-  static final long WHOLE_CHECK_BYTES = 1 << 20;
+  static final long WHOLE_CHECK_BYTES = OpeningReads.WHOLE_FILE_BYTES;
   /** Recorded ranges closer than this are read back as one. */
   private static final long GAP = 0;
 
