@@ -40,7 +40,10 @@ import org.apache.lucene.store.IndexInput;
  * snapshot's checksum, and its header's magic and segment id against the commit's; so is each compound entry's header,
  * and its footer's magic and algorithm (the snapshot records no checksum of an entry, so the checksum in an entry's
  * footer is checked only as Lucene checks it on open: that it is one; it is data to no search, only to a full
- * integrity check). Lucene's own checks of each header run again on every open. A byte that fails a check refuses the
+ * integrity check). Lucene's own checks of each header run again on every open. A file or entry of which opening reads
+ * more than its header and footer (the soft deletes' and primary terms' doc values) is checked whole against its CRC32
+ * if it is at most {@link #WHOLE_CHECK_BYTES} long (what {@link OpeningReads} fetched whole); of a longer one those
+ * reads are not kept, and opening reads them through the cache. A byte that fails a check refuses the
  * mount, naming the shard, the file and its blob. At most {@link #LIMIT_BYTES} are kept, the smallest pieces first.
  */
 final class KeptOpening {
