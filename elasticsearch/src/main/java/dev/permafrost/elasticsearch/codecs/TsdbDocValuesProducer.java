@@ -43,9 +43,11 @@ import org.apache.lucene.util.packed.PackedInts;
  *
  * <p>A field's columns, which a collector that names the field ({@link ColumnPrefetch}) has fetched whole: its
  * blocks of values or ordinals and its set of documents with a value, read in order through sequential slices opened
- * by {@link ColumnPrefetch#columnSlice}, and its block index and addresses, random-access slices. Not a column's: a
- * terms dictionary (looked up term by term, through {@link TsdbTermsDictionary}) and a skipper (read by a query that
- * skips blocks of documents, a few intervals; {@code ColumnPrefetch} never opens it).
+ * by {@link ColumnPrefetch#columnSlice}, and its block index and addresses, random-access slices; and a keyword's
+ * terms dictionary if it is no larger than its ordinals (a terms aggregation reads every ordinal, then looks up its
+ * buckets' terms). Not a column's: a larger terms dictionary (looked up term by term, through
+ * {@link TsdbTermsDictionary}) and a skipper (read by a query that skips blocks of documents, a few intervals;
+ * {@code ColumnPrefetch} never opens it).
  */
 final class TsdbDocValuesProducer extends DocValuesProducer {
   private final Map<Integer, NumericEntry> numerics = new HashMap<>();
