@@ -179,8 +179,8 @@ class CatalogTest {
       catalog.mount("plain", repo, "snap-2");
       assertTrue(catalog.info("kept").keptHeapBytes() > 0, catalog.info("kept").toString());
       assertEquals(0, catalog.info("plain").keptHeapBytes());
+      awaitNoFetch(cache); // a fill in flight would outlive the clear
       cache.clear();
-      awaitNoFetch(cache);
       long before = store.requests();
       try (Lease lease = catalog.acquire("kept"); DirectoryReader local = DirectoryReader.open(locals.get(1))) {
         assertEquals(local.maxDoc(), lease.reader().maxDoc());

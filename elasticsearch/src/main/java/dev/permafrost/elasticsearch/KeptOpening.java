@@ -136,9 +136,14 @@ final class KeptOpening {
   /** A verified piece of a file, to keep. */
   private record Piece(String file, long offset, byte[] bytes) {}
 
-  /** The recorded ranges of one file, read back: sorted, disjoint [start, end) with their bytes. */
+  /**
+   * The recorded ranges of one file, read back: sorted, disjoint [start, end) with their bytes. A range longer than
+   * {@link #LIMIT_BYTES} (a column opening read whole, nested documents' primary terms) is not read back: none of it
+   * could be kept.
+   */
   private record Recorded(long[] starts, long[] ends, byte[][] bytes) {
-    static Recorded read(Directory directory, FileEntry file, List<long[]> ranges) throws IOException {
+    static Recorded read(Directory directory, FileEntry file, List<long[]> recorded) throws IOException {
+      List<long[]> ranges = recorded.stream().filter(r -> r[1] - r[0] <= LIMIT_BYTES).toList();
       long[] starts = new long[ranges.size()];
       long[] ends = new long[ranges.size()];
       byte[][] bytes = new byte[ranges.size()][];

@@ -95,8 +95,8 @@ class KeptOpeningTest {
         assertTrue(info.keptHeapBytes() > 0, engine + " " + index + ": nothing kept");
         assertTrue(info.keptHeapBytes() < KeptOpening.LIMIT_BYTES + 64 * 1024, info.toString());
         List<Range> unkept = largeDocValues(repository, shard);
+        Waits.awaitNoFetch(cache); // a fill in flight would outlive the clear
         cache.clear();
-        Waits.awaitNoFetch(cache);
         store.reads.clear();
         try (Lease lease = catalog.acquire(index)) {
           assertEquals(expected, lease.reader().numDocs(), engine + " " + index);
@@ -292,8 +292,8 @@ class KeptOpeningTest {
       }
       assertTrue(Set.of(firstDocs, secondDocs).containsAll(answers), answers + " of " + firstDocs + ", " + secondDocs);
       // the last round mounted `second`
+      Waits.awaitNoFetch(cache); // a fill in flight would outlive the clear
       cache.clear();
-      Waits.awaitNoFetch(cache);
       long before = counted.requests();
       try (Lease lease = catalog.acquire("logs")) {
         assertEquals(secondDocs, lease.reader().numDocs());
