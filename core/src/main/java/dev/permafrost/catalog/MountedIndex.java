@@ -133,7 +133,7 @@ final class MountedIndex implements ReaderPool.Member {
     ReaderPool.Ticket reserved = null;
     try {
       reserved = pool.reserve(this, deadlineNanos);
-      SnapshotManifest read = manifest();
+      SnapshotManifest read = mountedManifest();
       Directory dir = BlobDirectory.open(repository, read, cache, name);
       if (fullCopy != null) {
         dir = new FullCopyDirectory(dir, fullCopy); // its files complete locally are read from the copy
@@ -182,7 +182,7 @@ final class MountedIndex implements ReaderPool.Member {
   }
 
   /** The mounted manifest: the one kept with the mount, else read again through the cache. */
-  private SnapshotManifest manifest() throws IOException {
+  private SnapshotManifest mountedManifest() throws IOException {
     return kept != null ? kept : CachedManifests.read(repository, manifest, cache);
   }
 
@@ -253,7 +253,7 @@ final class MountedIndex implements ReaderPool.Member {
       pool.closed(closed);
     }
     try {
-      cache.evict(repository, manifest());
+      cache.evict(repository, mountedManifest());
     } catch (IOException e) {
       // the manifest is gone or changed: its regions leave by eviction
     }
