@@ -102,8 +102,9 @@ public final class Catalog implements AutoCloseable {
   /**
    * Mounts snapshot {@code snapshot} of {@code repository} under {@code name}: reads its manifest (one request; its
    * bytes stay in the shared cache) and nothing else, unless the repository checks more at mount
-   * ({@link SnapshotSource#checkReadable}: an engine's shard is opened once, through the shared cache, so that a format
-   * this build cannot read fails here and not at a search).
+   * ({@link SnapshotSource#checkAndKeep}: an engine's shard is opened once, through the shared cache, so that a format
+   * this build cannot read fails here and not at a search, and what opening it reads is kept with the mount, so that
+   * it opens later with no request even on an emptied cache).
    *
    * @throws IllegalArgumentException if the name is malformed or already mounted
    * @throws dev.permafrost.snapshot.SnapshotException if the manifest cannot be read (naming it), or
@@ -189,7 +190,8 @@ public final class Catalog implements AutoCloseable {
     }
     SnapshotManifest manifest = spec.manifest() == null ? CachedManifests.read(repository, snapshot, cache)
         : CachedManifests.read(repository, spec.manifest(), cache);
-    repository.checkReadable(snapshot, () -> BlobDirectory.open(repository, manifest, cache, name));
+    SnapshotManifest kept = repository.checkAndKeep(snapshot, manifest,
+        () -> BlobDirectory.open(repository, manifest, cache, name));
     MountedIndex index;
     if (mode == MountMode.FULL_COPY) {
       // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout
@@ -198,7 +200,7 @@ public final class Catalog implements AutoCloseable {
           throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
         }
         FullCopy copy = new FullCopy(name, repository, manifest, copier.directoryOf(name), copier);
-        index = new MountedIndex(name, repository, manifest, mode, cache, pool, copy);
+        index = new MountedIndex(name, repository, manifest, kept, mode, cache, pool, copy);
         if (mounts.putIfAbsent(name, index) != null) { // a shared-cache mount took the name meanwhile
           copy.close();
           throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
@@ -206,7 +208,7 @@ public final class Catalog implements AutoCloseable {
         copy.start(manifest);
       }
     } else {
-      index = new MountedIndex(name, repository, manifest, mode, cache, pool, null);
+      index = new MountedIndex(name, repository, manifest, kept, mode, cache, pool, null);
       if (mounts.putIfAbsent(name, index) != null) {
         throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
       }

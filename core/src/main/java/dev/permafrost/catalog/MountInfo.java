@@ -24,6 +24,9 @@ import java.util.Map;
  * @param pointRanges min and max of the point fields the snapshot recorded, by field
  * @param userData the commit's user data
  * @param localCopyProgress for a full copy, the share of its bytes copied and verified locally (0 to 1); else 0
+ * @param keptHeapBytes heap kept with the mount, open or closed, to open its reader with no request: what its source
+ *     keeps of what opening reads (an engine's shard, {@link dev.permafrost.snapshot.SnapshotSource#checkAndKeep});
+ *     0 for a Permafrost snapshot, whose manifest is read again through the cache
  */
 public record MountInfo(
     String name,
@@ -39,4 +42,5 @@ public record MountInfo(
     int fileCount,
     Map<String, PointRange> pointRanges,
     Map<String, String> userData,
-    double localCopyProgress) {}
+    double localCopyProgress,
+    long keptHeapBytes) {}

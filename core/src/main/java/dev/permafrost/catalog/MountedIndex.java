@@ -41,6 +41,12 @@ final class MountedIndex implements ReaderPool.Member {
   private final ReaderPool pool;
   /** The local copy of a full-copy mount, else null. */
   private final FullCopy fullCopy;
+  /**
+   * The manifest its source kept in memory at mount, with the bytes opening reads ({@link
+   * SnapshotSource#checkAndKeep}): the reader opens from it with no request; null: the manifest is read again through
+   * the cache at each open.
+   */
+  private final SnapshotManifest kept;
 
   private MountState state = MountState.CLOSED;
   private int leases;
@@ -53,9 +59,11 @@ final class MountedIndex implements ReaderPool.Member {
   /** When a lease was last taken or given back (System.nanoTime()); read racily to order idle readers. */
   private volatile long lastUsedNanos = System.nanoTime();
 
-  MountedIndex(String name, SnapshotSource repository, SnapshotManifest manifest, MountMode mode,
+  MountedIndex(String name, SnapshotSource repository, SnapshotManifest manifest, SnapshotManifest kept, MountMode mode,
       SharedRegionCache cache, ReaderPool pool, FullCopy fullCopy) {
     assert (mode == MountMode.FULL_COPY) == (fullCopy != null);
+    assert kept == null || kept.ref().equals(manifest.ref()) : "what a mount keeps is of its own manifest";
+    this.kept = kept;
     this.fullCopy = fullCopy;
     this.name = name;
     this.repository = repository;
@@ -85,7 +93,7 @@ final class MountedIndex implements ReaderPool.Member {
 
   synchronized MountInfo info() {
     return new MountInfo(name, manifest.snapshot(), repository.store().describe(), mode, state, leases, heapBytes, numDocs,
-        maxDoc, sizeInBytes, fileCount, pointRanges, userData, fullCopy == null ? 0 : fullCopy.progress());
+        maxDoc, sizeInBytes, fileCount, pointRanges, userData, fullCopy == null ? 0 : fullCopy.progress(), keptHeapBytes());
   }
 
   /** A lease on the reader if it is open now, else null: never opens it, never waits. */
@@ -125,7 +133,7 @@ final class MountedIndex implements ReaderPool.Member {
     ReaderPool.Ticket reserved = null;
     try {
       reserved = pool.reserve(this, deadlineNanos);
-      SnapshotManifest read = CachedManifests.read(repository, manifest, cache);
+      SnapshotManifest read = mountedManifest();
       Directory dir = BlobDirectory.open(repository, read, cache, name);
       if (fullCopy != null) {
         dir = new FullCopyDirectory(dir, fullCopy); // its files complete locally are read from the copy
@@ -171,6 +179,16 @@ final class MountedIndex implements ReaderPool.Member {
    */
   private static long estimateHeap(SnapshotManifest manifest, DirectoryReader reader) {
     return 2 * manifest.heapBytes() + 8192L * reader.leaves().size();
+  }
+
+  /** The mounted manifest: the one kept with the mount, else read again through the cache. */
+  private SnapshotManifest mountedManifest() throws IOException {
+    return kept != null ? kept : CachedManifests.read(repository, manifest, cache);
+  }
+
+  /** What is kept on the heap with the mount while it is closed: the kept manifest's bytes, else none. */
+  long keptHeapBytes() {
+    return kept == null ? 0 : kept.heapBytes();
   }
 
   /** A lease is given back. */
@@ -235,7 +253,7 @@ final class MountedIndex implements ReaderPool.Member {
       pool.closed(closed);
     }
     try {
-      cache.evict(repository, CachedManifests.read(repository, manifest, cache));
+      cache.evict(repository, mountedManifest());
     } catch (IOException e) {
       // the manifest is gone or changed: its regions leave by eviction
     }

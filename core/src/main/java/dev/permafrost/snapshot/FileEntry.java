@@ -112,6 +112,24 @@ public final class FileEntry {
     return new FileEntry(name, length, checksum, Objects.requireNonNull(blobName, "blobName"), null, List.of());
   }
 
+  /**
+   * This file (one kept in a blob) with {@code ranges} of its bytes kept in memory, in place of those it keeps: for a
+   * {@link SnapshotSource} that keeps, when a snapshot is mounted, what opening it reads ({@link
+   * SnapshotSource#checkAndKeep}). The source vouches for the bytes: they are served as the file's.
+   *
+   * @throws IllegalArgumentException if the file is kept whole, or the ranges are not sorted, disjoint and inside it
+   */
+  public FileEntry withWarmRanges(List<WarmRange> ranges) {
+    if (blobName == null) {
+      throw new IllegalArgumentException("file " + name + " is kept whole: it has no ranges to keep");
+    }
+    if (!rangesAreSortedAndDisjoint(ranges, length)) {
+      throw new IllegalArgumentException("ranges of file " + name + " (" + length + " bytes) are not sorted, disjoint"
+          + " and inside it: " + ranges);
+    }
+    return new FileEntry(name, length, checksum, blobName, null, ranges, wholeCrc32c);
+  }
+
   /** A file kept whole in the manifest: for a {@link SnapshotSource} reading another format. */
   public static FileEntry keptWhole(String name, long checksum, byte[] bytes) {
     return new FileEntry(name, bytes.length, checksum, null, bytes.clone(), List.of());

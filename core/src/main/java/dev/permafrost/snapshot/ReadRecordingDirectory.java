@@ -22,19 +22,22 @@ import org.apache.lucene.store.IndexInput;
  * A read-only view of a directory that records which byte ranges of each file are read, including through
  * clones and slices. Opening a {@code DirectoryReader} through it tells exactly which bytes a cold open needs; a
  * search run after {@link #record()} starts again tells which bytes that search reads. Ranges are recorded at the
- * granularity of a small read buffer, so they may run a few bytes past what was read.
+ * granularity of a small read buffer, so they may run a few bytes past what was read. A snapshot's manifest keeps
+ * what it records of an open; so does a mount of another format's snapshot that keeps what opening reads (an
+ * engine's shard, see {@link SnapshotSource#checkAndKeep}).
  */
-final class ReadRecordingDirectory extends FilterDirectory {
+public final class ReadRecordingDirectory extends FilterDirectory {
   private static final int BUFFER_SIZE = 64;
   /** Where reads are recorded now, by file name; null while not recording. */
   private volatile Map<String, List<long[]>> current = new ConcurrentHashMap<>();
 
-  ReadRecordingDirectory(Directory in) {
+  /** A view of {@code in} that records from now on. */
+  public ReadRecordingDirectory(Directory in) {
     super(in);
   }
 
   /** Stops recording and returns the reads recorded since the directory was made or {@link #record()} was called. */
-  Reads stopRecording() {
+  public Reads stopRecording() {
     Map<String, List<long[]>> reads = current;
     current = null;
     return new Reads(reads == null ? Map.of() : reads);
@@ -46,7 +49,7 @@ final class ReadRecordingDirectory extends FilterDirectory {
   }
 
   /** The ranges one recording saw, by file. */
-  static final class Reads {
+  public static final class Reads {
     private final Map<String, List<long[]>> ranges;
 
     private Reads(Map<String, List<long[]>> ranges) {
@@ -54,12 +57,12 @@ final class ReadRecordingDirectory extends FilterDirectory {
     }
 
     /** The files read. */
-    Set<String> files() {
+    public Set<String> files() {
       return ranges.keySet();
     }
 
     /** The ranges read from {@code file}, as [start, end) pairs, sorted and merged (gaps up to {@code gap} closed). */
-    List<long[]> rangesOf(String file, long gap) {
+    public List<long[]> rangesOf(String file, long gap) {
       List<long[]> raw = ranges.get(file);
       List<long[]> merged = new ArrayList<>();
       if (raw == null) {
@@ -94,7 +97,8 @@ final class ReadRecordingDirectory extends FilterDirectory {
   @Override
   public IndexInput openInput(String name, IOContext context) throws IOException {
     IndexInput delegate = in.openInput(name, context);
-    return new RecordingInput("recording(" + name + ")", delegate, name, 0, delegate.length(), true);
+    // described as the input it reads: an error Lucene raises while recording names the file as it would unrecorded
+    return new RecordingInput(delegate.toString(), delegate, name, 0, delegate.length(), true);
   }
 
   @Override

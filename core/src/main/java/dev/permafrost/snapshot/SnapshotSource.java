@@ -57,4 +57,25 @@ public interface SnapshotSource {
    * @throws SnapshotException.UnsupportedFormat naming the snapshot, file, format and version this build cannot read
    */
   default void checkReadable(String snapshot, IOSupplier<Directory> directory) throws IOException {}
+
+  /**
+   * Checks {@code snapshot} at mount, as {@link #checkReadable} does, and returns what the mount keeps in memory to
+   * open its reader from for as long as it is mounted, or null to read {@code manifest} again through the shared cache
+   * each time the index opens. By default: {@link #checkReadable}, then null (a Permafrost manifest keeps what opening
+   * reads itself, and its bytes are read again with no request while the cache holds them).
+   *
+   * <p>A source whose manifest keeps none of what opening its commit reads (an engine's shard keeps only its
+   * {@code segments_N} and {@code .si} files) records those reads here, through {@code directory}, and returns
+   * {@code manifest} with them kept ({@link FileEntry#withWarmRanges}), each verified before it is kept, so that opening
+   * the index later on a cache emptied meanwhile makes no request. The catalog counts what it keeps
+   * ({@link SnapshotManifest#heapBytes}) in the mount's heap; the source bounds it.
+   *
+   * @throws SnapshotException.UnsupportedFormat naming the snapshot, file, format and version this build cannot read
+   * @throws SnapshotException.CorruptManifest naming the snapshot and file if a byte to keep is not what it must be
+   */
+  default SnapshotManifest checkAndKeep(String snapshot, SnapshotManifest manifest, IOSupplier<Directory> directory)
+      throws IOException {
+    checkReadable(snapshot, directory);
+    return null;
+  }
 }

@@ -33,8 +33,9 @@ import org.apache.lucene.store.IndexInput;
  * <p>What is fetched is every slice the field's doc-values reader opens as a column's: every random-access slice
  * (Lucene's own format reads values, ordinals, addresses and jump tables by position), and every sequential slice a
  * format opens through {@link #columnSlice} (Elasticsearch's TSDB formats read their blocks of values and ordinals in
- * order), up to {@value #MAX_COLUMN_BYTES} bytes per slice; a plain sequential slice, such as a sorted field's terms
- * dictionary, is read as the collector looks terms up. Fetches run on the cache's prefetch threads, a
+ * order, and a keyword's terms dictionary no larger than its ordinals), up to {@value #MAX_COLUMN_BYTES} bytes per
+ * slice; a plain sequential slice, such as Lucene's own terms dictionary of a sorted field, is read as the collector
+ * looks terms up. Fetches run on the cache's prefetch threads, a
  * reader that comes to need the bytes waits for them, and a failure is left for that read to report. On a directory
  * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
  * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows

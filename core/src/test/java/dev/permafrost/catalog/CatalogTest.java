@@ -156,6 +156,45 @@ class CatalogTest {
     }
   }
 
+  /**
+   * A source that keeps its manifest with the mount ({@link SnapshotSource#checkAndKeep}) opens the index from it: on a
+   * cache emptied after the mount, with no request at all (not even the manifest's, which a source that keeps nothing
+   * reads again), and the mount reports what it keeps on the heap.
+   */
+  @Test
+  void aSourceThatKeepsItsManifestOpensFromItWithNoRequest() throws Exception {
+    class Keeping implements SnapshotSource {
+      @Override public dev.permafrost.blob.BlobStore store() { return repo.store(); }
+      @Override public byte[] readManifestBytes(String s) throws IOException { return repo.readManifestBytes(s); }
+      @Override public SnapshotManifest parseManifest(String s, byte[] b) throws SnapshotException {
+        return repo.parseManifest(s, b);
+      }
+      @Override public SnapshotManifest checkAndKeep(String snapshot, SnapshotManifest manifest,
+          IOSupplier<Directory> directory) {
+        return manifest;
+      }
+    }
+    try (Catalog catalog = Catalog.builder(cache).build()) {
+      catalog.mount("kept", new Keeping(), "snap-1");
+      catalog.mount("plain", repo, "snap-2");
+      assertTrue(catalog.info("kept").keptHeapBytes() > 0, catalog.info("kept").toString());
+      assertEquals(0, catalog.info("plain").keptHeapBytes());
+      awaitNoFetch(cache); // a fill in flight would outlive the clear
+      cache.clear();
+      long before = store.requests();
+      try (Lease lease = catalog.acquire("kept"); DirectoryReader local = DirectoryReader.open(locals.get(1))) {
+        assertEquals(local.maxDoc(), lease.reader().maxDoc());
+      }
+      awaitNoFetch(cache);
+      assertEquals(before, store.requests(), "the kept manifest opened the index");
+      try (Lease lease = catalog.acquire("plain")) {
+        assertTrue(lease.reader().maxDoc() > 0);
+      }
+      awaitNoFetch(cache);
+      assertTrue(store.requests() > before, "a source that keeps nothing reads its manifest again");
+    }
+  }
+
   @Test
   void aMountedIndexOpensOnDemandClosesWhenIdleAndReopensWithoutAStoreRequest() throws Exception {
     Catalog catalog = catalog(Catalog.builder(cache).idleTimeout(Duration.ofMillis(100)));

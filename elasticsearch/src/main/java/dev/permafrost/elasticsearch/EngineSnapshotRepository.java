@@ -12,6 +12,7 @@ import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.MountMode;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.ManifestRef;
+import dev.permafrost.snapshot.ReadRecordingDirectory;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotInfo;
 import dev.permafrost.snapshot.SnapshotManifest;
@@ -74,7 +75,9 @@ import org.apache.lucene.util.Version;
  * this reader does not read: mounting a
  * shard of such an index fails naming the index, the shard's blob and the fields, formats or codec. So does a shard
  * one of whose files is of a version of a format this build does not read: the mount opens the shard once
- * ({@link #checkReadable}), so that it fails there and never at a search.
+ * ({@link #checkAndKeep}), so that it fails there and never at a search. What that opening reads (compound entry
+ * tables, headers and footers, metadata files) is verified and kept with the mount ({@link KeptOpening}, at most
+ * 1 MiB a shard, counted in its heap), so that the shard opens later with no request, however empty the cache.
  *
  * <p>Searches see what the engine's searches see: soft-deleted documents are deleted and nested documents hidden
  * ({@link #openReader}). Fields are queried as the mappings define them with {@link MappedQueryParser}; hits'
@@ -389,9 +392,10 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   }
 
   /**
-   * Opens a shard as the engine's own searches see it: soft-deleted documents deleted, nested documents hidden. The
-   * reads opening makes are started together first ({@link OpeningReads}), so that a cold open costs two waves of
-   * requests, not one per file.
+   * Opens a shard as the engine's own searches see it: soft-deleted documents deleted, nested documents hidden. A
+   * mount keeps what opening reads ({@link #checkAndKeep}), so a mounted shard opens with no request; a directory
+   * without those bytes has the reads opening makes started together first ({@link OpeningReads}), so that a cold open
+   * costs two waves of requests, not one per file.
    */
   @Override
   public DirectoryReader openReader(Directory directory) throws IOException {
@@ -407,23 +411,58 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    */
   @Override
   public void checkReadable(String shard, IOSupplier<Directory> directory) throws IOException {
-    ShardName name = ShardName.parse(shard);
-    Snapshot s = snapshot(name.snapshot());
-    String blob = shardSnapshotBlob(s, shardPath(index(s, name.index()), name.shard()));
-    String where = shardWhere(name, blob);
+    String where = shardWhere(shard);
     try (Directory dir = directory.get()) {
-      try (DirectoryReader reader = open(dir, where)) {
-        assert reader.maxDoc() >= 0;
-      } catch (IndexFormatTooNewException | IndexFormatTooOldException e) {
-        throw UnreadableFile.refusal(where, dir, e);
-      }
+      openAndClose(dir, dir, where);
     }
   }
 
-  /** Opens the shard in {@code directory} as the engine's searches see it; an unknown format's error names {@code where}. */
+  /**
+   * Checks the shard as {@link #checkReadable} does, recording what opening it reads, and returns its manifest with
+   * those bytes kept ({@link KeptOpening}: verified, at most {@link KeptOpening#LIMIT_BYTES}), so that the mount opens
+   * its reader later with no request, even on a cache emptied meanwhile: an engine's snapshot keeps none of them (but
+   * {@code segments_N} and the {@code .si} files).
+   *
+   * @throws SnapshotException.CorruptManifest naming the shard, file and blob if a byte to keep is not what it must be
+   */
+  @Override
+  public SnapshotManifest checkAndKeep(String shard, SnapshotManifest manifest, IOSupplier<Directory> directory)
+      throws IOException {
+    String where = shardWhere(shard);
+    try (Directory dir = directory.get()) {
+      ReadRecordingDirectory recording = new ReadRecordingDirectory(dir);
+      OpeningReads.start(dir); // the recording directory does not pass prefetches on
+      openAndClose(recording, dir, where);
+      return KeptOpening.keep(manifest, recording.stopRecording(), dir, where);
+    }
+  }
+
+  /** Opens the shard through {@code through} (a view of {@code dir}) and closes it, refusing what it cannot read. */
+  private static void openAndClose(Directory through, Directory dir, String where) throws IOException {
+    try (DirectoryReader reader = open(through, where)) {
+      assert reader.maxDoc() >= 0;
+    } catch (IndexFormatTooNewException | IndexFormatTooOldException e) {
+      throw UnreadableFile.refusal(where, dir, e);
+    }
+  }
+
+  /** How errors name the shard {@code shard} ({@code <snapshot>/<index>/<shard>}). */
+  private String shardWhere(String shard) throws IOException {
+    ShardName name = ShardName.parse(shard);
+    Snapshot s = snapshot(name.snapshot());
+    return shardWhere(name, shardSnapshotBlob(s, shardPath(index(s, name.index()), name.shard())));
+  }
+
+  /**
+   * Opens the shard in {@code directory} as the engine's searches see it; an unknown format's error names {@code where}.
+   * The reads opening makes are started together first ({@link OpeningReads}), unless the mount keeps them
+   * ({@link KeptOpening}).
+   */
   private static DirectoryReader open(Directory directory, String where) throws IOException {
     try {
-      OpeningReads.start(directory);
+      if (!KeptOpening.isKept(directory)) {
+        OpeningReads.start(directory);
+      }
       return EngineReader.openEngineView(directory);
     } catch (IllegalArgumentException | IndexFormatTooOldException e) {
       if (isUnknownFormat(e)) {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -33,6 +34,15 @@ record DamagedFile(EngineSnapshotRepository repository, String file, String blob
    */
   static DamagedFile flip(Path repo, Path copy, String snapshot, String index, String suffix, int mask)
       throws IOException {
+    return flip(repo, copy, snapshot, index, suffix, mask, length -> length / 2);
+  }
+
+  /**
+   * As {@link #flip(Path, Path, String, String, String, int)}, the byte flipped at {@code at.applyAsLong(length)} of the
+   * file (e.g. {@code length - 1}: the last byte of its footer's checksum; 0: the first of its header's magic).
+   */
+  static DamagedFile flip(Path repo, Path copy, String snapshot, String index, String suffix, int mask,
+      LongUnaryOperator at) throws IOException {
     try (Stream<Path> paths = Files.walk(repo)) {
       for (Path p : paths.toList()) {
         Path to = copy.resolve(repo.relativize(p).toString());
@@ -48,7 +58,7 @@ record DamagedFile(EngineSnapshotRepository repository, String file, String blob
     SnapshotManifest manifest = damaged.parseManifest(shard, damaged.readManifestBytes(shard));
     Optional<FileEntry> own = manifest.files().stream().filter(f -> f.name().endsWith(suffix)).findFirst();
     if (own.isPresent()) { // a segment not in a compound file: the file is a blob of its own
-      flipMiddle(copy.resolve(own.get().blobName()), 0, Files.size(copy.resolve(own.get().blobName())), mask);
+      flipAt(copy.resolve(own.get().blobName()), 0, Files.size(copy.resolve(own.get().blobName())), mask, at);
       return new DamagedFile(damaged, own.get().name(), own.get().blobName());
     }
     for (FileEntry cfe : manifest.files().stream().filter(f -> f.name().endsWith(".cfe")).toList()) {
@@ -66,7 +76,7 @@ record DamagedFile(EngineSnapshotRepository repository, String file, String blob
             long start = in.readLong();
             long length = in.readLong();
             if (id.endsWith(suffix)) {
-              flipMiddle(copy.resolve(cfs.blobName()), start, length, mask);
+              flipAt(copy.resolve(cfs.blobName()), start, length, mask, at);
               return new DamagedFile(damaged, id, cfs.blobName());
             }
           }
@@ -81,9 +91,11 @@ record DamagedFile(EngineSnapshotRepository repository, String file, String blob
     return blobName.substring(blobName.lastIndexOf('/') + 1);
   }
 
-  private static void flipMiddle(Path blob, long offset, long length, int mask) throws IOException {
+  private static void flipAt(Path blob, long offset, long length, int mask, LongUnaryOperator at) throws IOException {
     byte[] bytes = Files.readAllBytes(blob);
-    bytes[Math.toIntExact(offset + length / 2)] ^= (byte) mask;
+    long within = at.applyAsLong(length);
+    assert within >= 0 && within < length : within + " of " + length;
+    bytes[Math.toIntExact(offset + within)] ^= (byte) mask;
     Files.write(blob, bytes);
   }
 }

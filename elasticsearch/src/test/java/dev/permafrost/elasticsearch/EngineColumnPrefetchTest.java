@@ -242,8 +242,9 @@ class EngineColumnPrefetchTest {
   }
 
   /**
-   * A keyword's ordinals are fetched whole, its terms dictionary is not (looked up term by term as a collector asks,
-   * it may be far larger than the ordinals): reading every ordinal makes no request, looking up their terms does.
+   * A keyword's ordinals are fetched whole, its terms dictionary, larger than they are ({@code client_ip}: a term per
+   * few documents), is not (looked up term by term as a collector asks): reading every ordinal makes no request,
+   * looking up their terms does.
    */
   @Test
   void aKeywordsOrdinalsAreFetchedWholeButNotItsTermsDictionary() throws Exception {
@@ -276,6 +277,60 @@ class EngineColumnPrefetchTest {
         System.out.printf("client_ip: ordinals prefetched in %d requests; the terms looked up in %d more%n",
             prefetched, store.readRequests.get() - prefetched);
         assertTrue(store.readRequests.get() > prefetched, "the terms dictionary was not fetched with the ordinals");
+      }
+    }
+  }
+
+  /**
+   * A keyword of few values ({@code region}, {@code tags}) has a terms dictionary no larger than its ordinals: named to
+   * {@link ColumnPrefetch}, it is fetched with them, in their one wave, and looking up the term of every document's
+   * ordinal (what a terms aggregation does for its buckets) makes no further request; on a mount where it is not
+   * named, the same lookups make requests.
+   */
+  @Test
+  void aSmallTermsDictionaryIsFetchedWithItsOrdinals() throws Exception {
+    for (String field : List.of("region", "tags")) { // single-valued and multi-valued
+      long[] named = lookUpEveryTerm("named-" + field, field, true);
+      long[] unnamed = lookUpEveryTerm("unnamed-" + field, field, false);
+      System.out.printf("%s: named, %d requests in %d waves, then %d looking its terms up; unnamed, %d looking them"
+          + " up%n", field, named[0], named[1], named[2], unnamed[2]);
+      assertEquals(0, named[2], field + ": the terms dictionary was fetched with the ordinals");
+      assertEquals(1, named[1], field + ": the ordinals and the terms in one wave");
+      assertTrue(unnamed[2] > 0, field + ": unnamed, looking the terms up reads them from the store");
+    }
+  }
+
+  /**
+   * On a fresh cache and mount, names {@code field} to {@link ColumnPrefetch} (or not), then reads every document's
+   * ordinals and looks up their terms: the requests and waves of the prefetch, and the requests after it.
+   */
+  private static long[] lookUpEveryTerm(String cacheName, String field, boolean name) throws Exception {
+    CountingBlobStore store = store();
+    try (SharedRegionCache cache = cache(cacheName, 16 << 10); Catalog catalog = Catalog.builder(cache).build()) {
+      mount(catalog, store);
+      try (Lease lease = catalog.acquire("logs-host")) {
+        LeafReader leaf = lease.reader().leaves().get(0).reader();
+        Waits.awaitNoFetch(cache);
+        store.reset();
+        ReadCost cost = new ReadCost();
+        if (name) {
+          try (ReadCost.Scope scope = ReadCost.attach(cost)) {
+            ColumnPrefetch.prefetch(leaf, field);
+            Waits.awaitNoFetch(cache);
+          }
+        }
+        long prefetched = store.readRequests.get();
+        SortedSetDocValues values = leaf.getSortedSetDocValues(field);
+        assertTrue(values.getValueCount() > 1 && values.getValueCount() < 100, "few terms: " + values.getValueCount());
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (int doc = values.nextDoc(); doc != SortedSetDocValues.NO_MORE_DOCS; doc = values.nextDoc()) {
+          for (int i = 0; i < values.docValueCount(); i++) {
+            seen.add(values.lookupOrd(values.nextOrd()).utf8ToString());
+          }
+        }
+        Waits.awaitNoFetch(cache);
+        assertEquals(values.getValueCount(), seen.size(), "every term was some document's: " + seen);
+        return new long[] {prefetched, cost.waves(), store.readRequests.get() - prefetched};
       }
     }
   }

@@ -27,6 +27,7 @@ import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.ChecksumIndexInput;
 import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.IOUtils;
 import org.apache.lucene.util.LongValues;
@@ -42,9 +43,11 @@ import org.apache.lucene.util.packed.PackedInts;
  *
  * <p>A field's columns, which a collector that names the field ({@link ColumnPrefetch}) has fetched whole: its
  * blocks of values or ordinals and its set of documents with a value, read in order through sequential slices opened
- * by {@link ColumnPrefetch#columnSlice}, and its block index and addresses, random-access slices. Not a column's: a
- * terms dictionary (looked up term by term, through {@link TsdbTermsDictionary}) and a skipper (read by a query that
- * skips blocks of documents, a few intervals; {@code ColumnPrefetch} never opens it).
+ * by {@link ColumnPrefetch#columnSlice}, and its block index and addresses, random-access slices; and a keyword's
+ * terms dictionary if it is no larger than its ordinals (a terms aggregation reads every ordinal, then looks up its
+ * buckets' terms). Not a column's: a larger terms dictionary (looked up term by term, through
+ * {@link TsdbTermsDictionary}) and a skipper (read by a query that skips blocks of documents, a few intervals;
+ * {@code ColumnPrefetch} never opens it).
  */
 final class TsdbDocValuesProducer extends DocValuesProducer {
   private final Map<Integer, NumericEntry> numerics = new HashMap<>();
@@ -590,7 +593,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       return DocValues.emptySorted();
     }
     NumericDocValues ords = numeric(entry.ords());
-    TermsLookup terms = new TermsLookup(entry.terms());
+    TermsLookup terms = new TermsLookup(entry.terms(), entry.ords());
     return new SortedDocValues() {
       @Override
       public int ordValue() throws IOException {
@@ -649,7 +652,7 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
       return DocValues.singleton(sorted(entry.single()));
     }
     SortedNumericDocValues ords = sortedNumeric(entry.ords());
-    TermsLookup terms = new TermsLookup(entry.terms());
+    TermsLookup terms = new TermsLookup(entry.terms(), entry.ords());
     return new SortedSetDocValues() {
       @Override
       public long nextOrd() throws IOException {
@@ -703,25 +706,49 @@ final class TsdbDocValuesProducer extends DocValuesProducer {
     };
   }
 
-  /** One iterator's view of a field's terms dictionary: its ordinals' terms, looked up with one enum reused. */
+  /**
+   * One iterator's view of a field's terms dictionary: its ordinals' terms, looked up with one enum reused.
+   *
+   * <p>A dictionary no larger than the field's ordinals is a column's: its slices are opened with the view, its blocks
+   * through {@link ColumnPrefetch#columnSlice} and their addresses as a random-access slice, so that a collector that
+   * names the field to {@link ColumnPrefetch} (a terms aggregation, which reads every ordinal, then looks up its
+   * buckets' terms) has it fetched whole with the ordinals, in their wave, at most doubling their bytes, instead of an
+   * address, then a block, then the next, as it looks its terms up. A larger dictionary is sliced when a term is first
+   * looked up, and read as it is looked up.
+   */
   private final class TermsLookup {
     final TsdbTermsDictionary.Entry entry;
+    /** The dictionary's slices, opened with the view (a column's), or null: opened at the first lookup. */
+    private final RandomAccessInput addresses;
+    private final IndexInput blocks;
     private TsdbTermsDictionary.Terms lookup;
 
-    TermsLookup(TsdbTermsDictionary.Entry entry) {
+    TermsLookup(TsdbTermsDictionary.Entry entry, NumericEntry ords) throws IOException {
       this.entry = entry;
+      if (entry.dataLength() + entry.addressesLength() <= ords.valuesLength) {
+        addresses = data.randomAccessSlice(entry.addressesOffset(), entry.addressesLength());
+        blocks = ColumnPrefetch.columnSlice(data, "terms dictionary", entry.dataOffset(), entry.dataLength());
+      } else {
+        addresses = null;
+        blocks = null;
+      }
     }
 
     BytesRef lookup(long ord) throws IOException {
       if (lookup == null) {
-        lookup = new TsdbTermsDictionary.Terms(entry, data);
+        lookup = terms();
       }
       lookup.seekExact(ord);
       return lookup.term();
     }
 
     TermsEnum termsEnum() throws IOException {
-      return new TsdbTermsDictionary.Terms(entry, data);
+      return terms();
+    }
+
+    private TsdbTermsDictionary.Terms terms() throws IOException {
+      return blocks == null ? new TsdbTermsDictionary.Terms(entry, data)
+          : new TsdbTermsDictionary.Terms(entry, addresses, blocks.clone());
     }
   }
 

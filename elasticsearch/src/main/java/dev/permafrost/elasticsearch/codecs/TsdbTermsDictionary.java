@@ -10,6 +10,7 @@ import org.apache.lucene.index.ImpactsEnum;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.store.ByteArrayDataInput;
 import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.store.RandomAccessInput;
 import org.apache.lucene.util.ArrayUtil;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.LongValues;
@@ -71,10 +72,15 @@ final class TsdbTermsDictionary {
     private long ord = -1;
 
     Terms(Entry entry, IndexInput data) throws IOException {
+      this(entry, data.randomAccessSlice(entry.addressesOffset(), entry.addressesLength()),
+          data.slice("terms dictionary", entry.dataOffset(), entry.dataLength()));
+    }
+
+    /** Over the dictionary's slices, opened already: its blocks' addresses, and the blocks (this enum's own input). */
+    Terms(Entry entry, RandomAccessInput addresses, IndexInput blocks) throws IOException {
       this.entry = entry;
-      this.blockAddresses = DirectMonotonicReader.getInstance(entry.addressesMeta(),
-          data.randomAccessSlice(entry.addressesOffset(), entry.addressesLength()));
-      this.bytes = data.slice("terms dictionary", entry.dataOffset(), entry.dataLength());
+      this.blockAddresses = DirectMonotonicReader.getInstance(entry.addressesMeta(), addresses);
+      this.bytes = blocks;
       this.term = new BytesRef(new byte[Math.max(1, entry.maxTermLength())], 0, 0);
       // the rest of a block, after the first term as the decompression's dictionary; 7 bytes LZ4 may write past
       this.restBytes = new byte[entry.maxBlockLength() + entry.maxTermLength() + 7];
