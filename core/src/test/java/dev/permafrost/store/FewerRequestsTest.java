@@ -325,15 +325,7 @@ class FewerRequestsTest {
       }
       w.forceMerge(1);
     }
-    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
-    try (Directory source = FSDirectory.open(local)) {
-      repo.createSnapshot("s", source);
-    }
-    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
-        .tailRegionSize(CHUNK).build();
-    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
-    dir = BlobDirectory.open(repo, manifest, cache, "s");
+    SnapshotManifest manifest = snapshotAndMount(local);
     try (DirectoryReader reader = DirectoryReader.open(dir)) {
       LeafReader leaf = reader.leaves().get(0).reader();
       String dvd = blobOf(manifest, ".dvd");
@@ -382,15 +374,7 @@ class FewerRequestsTest {
       }
       w.forceMerge(1);
     }
-    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
-    try (Directory source = FSDirectory.open(local)) {
-      repo.createSnapshot("s", source);
-    }
-    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
-        .tailRegionSize(CHUNK).build();
-    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
-    dir = BlobDirectory.open(repo, manifest, cache, "s");
+    SnapshotManifest manifest = snapshotAndMount(local);
     try (DirectoryReader reader = DirectoryReader.open(dir)) {
       LeafReaderContext leaf = reader.leaves().get(0);
       String dvd = blobOf(manifest, ".dvd");
@@ -450,16 +434,8 @@ class FewerRequestsTest {
       }
       w.forceMerge(1);
     }
-    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
-    try (Directory source = FSDirectory.open(local)) {
-      repo.createSnapshot("s", source);
-    }
-    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
-        .tailRegionSize(CHUNK).build();
-    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
+    SnapshotManifest manifest = snapshotAndMount(local);
     dvdBlob = blobOf(manifest, ".dvd");
-    dir = BlobDirectory.open(repo, manifest, cache, "s");
     DirectoryReader reader = DirectoryReader.open(dir);
     awaitNoFetch(cache);
     store.clear();
@@ -538,6 +514,23 @@ class FewerRequestsTest {
         assertEquals(values[doc], seen.get(doc), "doc " + doc + ", seed " + seed);
       }
     }
+  }
+
+  /**
+   * Snapshots the index at {@code local} into a counting store (with {@link #MODEL}) and mounts it through a cache of
+   * 64 MiB in regions of {@link #REGION}: sets {@link #store}, {@link #cache} and {@link #dir}; returns the manifest.
+   */
+  private SnapshotManifest snapshotAndMount(Path local) throws IOException {
+    store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
+    try (Directory source = FSDirectory.open(local)) {
+      repo.createSnapshot("s", source);
+    }
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(64L << 20).regionSize(REGION)
+        .tailRegionSize(CHUNK).build();
+    SnapshotManifest manifest = CachedManifests.read(repo, "s", cache);
+    dir = BlobDirectory.open(repo, manifest, cache, "s");
+    return manifest;
   }
 
   private static String blobOf(SnapshotManifest manifest, String extension) {
