@@ -434,7 +434,10 @@ class FewerRequestsTest {
       }
       w.forceMerge(1);
     }
-    SnapshotManifest manifest = snapshotAndMount(local);
+    // a model that reads across gaps of up to 1 MB: how far apart the pieces of one level lie depends on how the codec
+    // lays the column out (Lucene 10.3 and 10.6 differ), and these tests count levels, not the model's gaps
+    SnapshotManifest manifest = snapshotAndMount(local, StorePolicy.builder().firstByteLatency(Duration.ofSeconds(1))
+        .readThroughput(1_000_000).build());
     dvdBlob = blobOf(manifest, ".dvd");
     DirectoryReader reader = DirectoryReader.open(dir);
     awaitNoFetch(cache);
@@ -477,15 +480,21 @@ class FewerRequestsTest {
 
   @Test
   void aFewHitsValuesOfASparseColumnAreOneRequest() throws Exception {
-    // a column on every other document (its values found through the set of documents that have one), the hits'
-    // values 80,000 bytes apart, in four regions: each read made its own request (4)
+    // a column on every other document (its values found through the set of documents that have one: a level or
+    // more before them, as the codec lays it out), the hits' values 80,000 bytes apart, in four regions: each read
+    // made its own request at each level (4 for the values alone); now each level is one request
     long[] values = new long[600_000];
     try (DirectoryReader reader = sparseColumn(values.length, values)) {
       int[] hits = {200_000, 220_000, 240_000, 260_000};
-      Map<Integer, Long> seen = collectSparse(reader.leaves().get(0), hits);
+      ReadCost cost = new ReadCost();
+      Map<Integer, Long> seen;
+      try (ReadCost.Scope work = ReadCost.attach(cost)) {
+        seen = collectSparse(reader.leaves().get(0), hits);
+      }
       awaitNoFetch(cache);
       List<long[]> reads = store.readsOf(dvdBlob);
-      assertEquals(1, reads.size(), "the values in one request: " + show(reads) + " seed " + seed);
+      assertTrue(cost.waves() >= 1 && reads.size() <= cost.waves(), "one request a level: " + reads.size()
+          + " requests in " + cost.waves() + " dependent waves: " + show(reads) + " seed " + seed);
       for (int doc : hits) {
         assertEquals(values[doc], seen.get(doc), "doc " + doc + ", seed " + seed);
       }
@@ -521,8 +530,13 @@ class FewerRequestsTest {
    * 64 MiB in regions of {@link #REGION}: sets {@link #store}, {@link #cache} and {@link #dir}; returns the manifest.
    */
   private SnapshotManifest snapshotAndMount(Path local) throws IOException {
+    return snapshotAndMount(local, MODEL);
+  }
+
+  /** {@link #snapshotAndMount(Path)} with the store model {@code model}. */
+  private SnapshotManifest snapshotAndMount(Path local, StorePolicy model) throws IOException {
     store = new CountingStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    SnapshotRepository repo = SnapshotRepository.open(MODEL.apply(store));
+    SnapshotRepository repo = SnapshotRepository.open(model.apply(store));
     try (Directory source = FSDirectory.open(local)) {
       repo.createSnapshot("s", source);
     }
