@@ -475,14 +475,16 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    * not depend on how far the work's own fetches have come, nor do the waves of what it decides to fetch.
    */
   private boolean probeSkips(long p) {
-    return ReadIntent.probing() && workFetched(p);
+    // on every move between cached regions: the cheap field checks first, the thread-locals only inside a work
+    return cost != null && cost.asksForBytes() && ReadIntent.probing() && fetchedByWork(p);
   }
 
   /** Whether a request of the reading thread's own work brought position {@code p}, or is bringing it. */
   private boolean workFetched(long p) {
-    if (cost == null || !cost.asksForBytes()) {
-      return false;
-    }
+    return cost != null && cost.asksForBytes() && fetchedByWork(p);
+  }
+
+  private boolean fetchedByWork(long p) {
     ReadCost.Reading reading = ReadCost.reading();
     return reading != null && reading.fetchedAt(file.cachedBlob.checksums, p);
   }
