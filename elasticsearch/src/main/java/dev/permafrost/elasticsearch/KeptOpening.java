@@ -345,23 +345,15 @@ final class KeptOpening {
         }
       }
       checkWhole(bytes, entries.checksum(), table);
+      String segment = IndexFileNames.parseSegmentName(file.name());
       List<Entry> out = new ArrayList<>();
       try {
-        ByteArrayDataInput in = new ByteArrayDataInput(bytes, 0, bytes.length - FOOTER_BYTES);
-        CodecUtil.readBEInt(in);
-        in.readString();
-        CodecUtil.readBEInt(in);
-        in.skipBytes(16);
-        in.skipBytes(in.readByte() & 0xff);
-        for (int n = in.readVInt(); n > 0; n--) {
-          String id = in.readString();
-          long start = in.readLong();
-          long length = in.readLong();
-          if (start < 0 || length < 0 || start + length > file.length()) {
-            throw damaged(table, "it lists entry " + id + " at [" + start + ", " + (start + length) + "), outside "
-                + file.name() + "'s " + file.length() + " bytes");
+        for (CompoundEntries.Entry e : CompoundEntries.parse(bytes)) {
+          if (e.start() < 0 || e.length() < 0 || e.start() + e.length() > file.length()) {
+            throw damaged(table, "it lists entry " + e.suffix() + " at [" + e.start() + ", " + (e.start() + e.length())
+                + "), outside " + file.name() + "'s " + file.length() + " bytes");
           }
-          out.add(new Entry(IndexFileNames.parseSegmentName(file.name()) + id, start, length));
+          out.add(new Entry(e.fileName(segment), e.start(), e.length()));
         }
       } catch (SnapshotException e) {
         throw e;

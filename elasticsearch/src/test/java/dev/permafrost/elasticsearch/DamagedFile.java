@@ -12,11 +12,6 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
-import org.apache.lucene.codecs.CodecUtil;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.store.IOContext;
-import org.apache.lucene.store.IndexInput;
-import org.apache.lucene.store.IndexOutput;
 
 /**
  * A copy of an engine fixture's repository with one byte flipped in the middle of one file of a shard: in the file's
@@ -65,21 +60,10 @@ record DamagedFile(EngineSnapshotRepository repository, String file, String blob
       String segment = cfe.name().substring(0, cfe.name().length() - ".cfe".length());
       FileEntry cfs = manifest.files().stream().filter(f -> f.name().equals(segment + ".cfs")).findFirst().orElseThrow();
       byte[] table = cfe.isKeptWhole() ? cfe.wholeBytes() : Files.readAllBytes(copy.resolve(cfe.blobName()));
-      try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
-        try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
-          out.writeBytes(table, table.length);
-        }
-        try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
-          CodecUtil.readIndexHeader(in);
-          for (int n = in.readVInt(); n > 0; n--) {
-            String id = in.readString();
-            long start = in.readLong();
-            long length = in.readLong();
-            if (id.endsWith(suffix)) {
-              flipAt(copy.resolve(cfs.blobName()), start, length, mask, at);
-              return new DamagedFile(damaged, id, cfs.blobName());
-            }
-          }
+      for (CompoundEntries.Entry e : CompoundEntries.parse(table)) {
+        if (e.suffix().endsWith(suffix)) {
+          flipAt(copy.resolve(cfs.blobName()), e.start(), e.length(), mask, at);
+          return new DamagedFile(damaged, e.suffix(), cfs.blobName());
         }
       }
     }

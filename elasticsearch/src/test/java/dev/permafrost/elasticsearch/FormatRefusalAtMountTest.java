@@ -22,14 +22,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.CRC32;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.store.ByteBuffersDataOutput;
-import org.apache.lucene.store.ByteBuffersDirectory;
-import org.apache.lucene.store.IOContext;
-import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.IndexOutput;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.Assumptions;
@@ -198,14 +194,14 @@ class FormatRefusalAtMountTest {
       }
       String segment = cfe.name().substring(0, cfe.name().length() - ".cfe".length());
       FileEntry cfs = manifest.files().stream().filter(f -> f.name().equals(segment + ".cfs")).findFirst().orElseThrow();
-      for (Map.Entry<String, long[]> e : compoundEntries(Files.readAllBytes(copy.resolve(cfe.blobName()))).entrySet()) {
-        if (!e.getKey().endsWith(".dvm")) {
+      for (CompoundEntries.Entry e : CompoundEntries.parse(Files.readAllBytes(copy.resolve(cfe.blobName())))) {
+        if (!e.suffix().endsWith(".dvm")) {
           continue;
         }
         Path blob = copy.resolve(cfs.blobName());
         byte[] bytes = Files.readAllBytes(blob);
-        int start = Math.toIntExact(e.getValue()[0]);
-        int length = Math.toIntExact(e.getValue()[1]);
+        int start = Math.toIntExact(e.start());
+        int length = Math.toIntExact(e.length());
         String name = headerCodec(bytes, start);
         if (!name.equals(codec)) {
           continue;
@@ -215,27 +211,10 @@ class FormatRefusalAtMountTest {
         refoot(bytes, 0, bytes.length);
         Files.write(blob, bytes);
         rewriteChecksum(copy.resolve(manifest.ref().blobName()), cfs.name(), footerChecksum(bytes, 0, bytes.length));
-        return segment + e.getKey();
+        return e.fileName(segment);
       }
     }
     throw new AssertionError("no " + codec + " file in a compound file of " + shard);
-  }
-
-  /** A compound entry table's entries: name (without the segment) to {offset, length}. */
-  private static Map<String, long[]> compoundEntries(byte[] cfe) throws IOException {
-    Map<String, long[]> entries = new LinkedHashMap<>();
-    try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
-      try (IndexOutput out = dir.createOutput("x.cfe", IOContext.DEFAULT)) {
-        out.writeBytes(cfe, cfe.length);
-      }
-      try (IndexInput in = dir.openInput("x.cfe", IOContext.READONCE)) {
-        CodecUtil.readIndexHeader(in);
-        for (int n = in.readVInt(); n > 0; n--) {
-          entries.put(in.readString(), new long[] {in.readLong(), in.readLong()});
-        }
-      }
-    }
-    return entries;
   }
 
   private static String headerCodec(byte[] bytes, int start) {

@@ -34,11 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
-import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
-import org.apache.lucene.store.ByteArrayDataInput;
 import org.apache.lucene.store.Directory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -141,18 +139,9 @@ class KeptOpeningTest {
           FileEntry table = manifest.file(segment.info.name + ".cfe");
           byte[] bytes = table.isKeptWhole() ? table.wholeBytes()
               : repository.store().read(table.blobName()).readAllBytes();
-          ByteArrayDataInput in = new ByteArrayDataInput(bytes);
-          CodecUtil.readBEInt(in);
-          in.readString();
-          CodecUtil.readBEInt(in);
-          in.skipBytes(16);
-          in.skipBytes(in.readByte() & 0xff);
-          for (int n = in.readVInt(); n > 0; n--) {
-            String id = in.readString();
-            long start = in.readLong();
-            long length = in.readLong();
-            if (id.endsWith(".dvd") && length > KeptOpening.WHOLE_CHECK_BYTES) {
-              out.add(new Range(f.blobName(), start, start + length));
+          for (CompoundEntries.Entry e : CompoundEntries.parse(bytes)) {
+            if (e.suffix().endsWith(".dvd") && e.length() > KeptOpening.WHOLE_CHECK_BYTES) {
+              out.add(new Range(f.blobName(), e.start(), e.start() + e.length()));
             }
           }
         }
