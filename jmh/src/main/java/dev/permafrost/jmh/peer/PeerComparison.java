@@ -15,6 +15,7 @@ import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
 import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.sample.DatasetSpec;
+import dev.permafrost.store.CacheStats;
 import dev.permafrost.store.SharedRegionCache;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -401,10 +402,12 @@ public final class PeerComparison {
           for (int r = 0; r < runs; r++) {
             catalog = coldCatalog(catalog, cache, store, counter);
             Catalog c = catalog;
-            measure("Permafrost", phase + ", cold", "dashboard", counter,
-                () -> workloads.permafrost(c, "dashboard", newest));
-            measure("Permafrost", phase + ", repeat", "dashboard", counter,
-                () -> workloads.permafrost(c, "dashboard", newest));
+            for (String run : List.of(", cold", ", repeat")) {
+              CacheStats.Counts before = cache.stats().total();
+              measure("Permafrost", phase + run, "dashboard", counter,
+                  () -> workloads.permafrost(c, "dashboard", newest));
+              logCache(phase + run, cache, before);
+            }
           }
         } finally {
           catalog.close();
@@ -434,6 +437,20 @@ public final class PeerComparison {
     results.add(new Run("Permafrost", "cold open", "all", (System.nanoTime() - start) / 1e6, used.requests(),
         used.bytes()));
     return catalog;
+  }
+
+  /**
+   * What the cache did in a measure ({@code before}: its counts when it began) and holds after it: how a small cache's
+   * requests split between fills and direct reads, and whether anything is still in flight or kept between runs.
+   */
+  private static void logCache(String phase, SharedRegionCache cache, CacheStats.Counts before) {
+    CacheStats stats = cache.stats();
+    CacheStats.Counts c = stats.total();
+    log("Permafrost %s: hits %d, misses %d, fetches %d (%d bytes), direct reads %d (%d bytes); after it %d of %d "
+        + "regions in use, %d evictions so far, %d fills in flight", phase, c.hits() - before.hits(),
+        c.misses() - before.misses(), c.fetches() - before.fetches(), c.bytesFetched() - before.bytesFetched(),
+        c.directReads() - before.directReads(), c.bytesReadDirect() - before.bytesReadDirect(), stats.regionsInUse(),
+        stats.regions(), stats.evictions(), stats.fillsInFlight());
   }
 
   private static SharedRegionCache cache(Path dir, long bytes, long regionSize) throws IOException {
