@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +59,7 @@ import org.apache.lucene.util.NumericUtils;
  * Runs a {@link SearchRequest}: skips what cannot match, searches the rest concurrently on a bounded pool, each
  * under a lease, merges with {@code TopDocs.merge}, and fetches the winners' stored fields. A top-N sorted on a point
  * field is searched in waves, indices in the order of their recorded ranges, stopping before those that cannot beat
- * the N-th hit found so far.
+ * the N-th hit found so far; with an exact total those are counted instead, all at once.
  *
  * <p>A search with a timeout has one deadline for all of it: each index's task sets it as the {@link ReadDeadline} of
  * its thread (so every wait for the store ends by it) and as Lucene's {@code QueryTimeout}; the caller waits for no
@@ -131,7 +132,7 @@ final class MultiIndexSearch implements AutoCloseable {
         List<C> collected = searcher.search(request.query(lease.name()), perIndex);
         return new IndexResult<>(collected, searcher.timedOut());
       }
-    }, null, null);
+    }, null, null, null);
     List<C> collectors = new ArrayList<>();
     each.forEach(collectors::addAll);
     T result = manager.reduce(collectors);
@@ -143,6 +144,11 @@ final class MultiIndexSearch implements AutoCloseable {
   /** One index's part of a search, run on a task of its own under a lease. */
   private interface IndexTask<T> {
     IndexResult<T> search(MountedIndex index) throws IOException;
+  }
+
+  /** The exact count of a search's query in an index it does not search for hits, run as an {@link IndexTask}. */
+  private interface IndexCounter {
+    IndexResult<Long> count(MountedIndex index) throws IOException;
   }
 
   /**
@@ -163,6 +169,8 @@ final class MultiIndexSearch implements AutoCloseable {
     final List<MountedIndex> searched = new ArrayList<>();
     final Map<String, String> failed = new LinkedHashMap<>();
     final List<String> timedOut = new ArrayList<>();
+    /** The exact count of the query in each index a sorted top-N with an exact total skipped, by name. */
+    final Map<String, Long> counted = new HashMap<>();
 
     Run(SearchRequest request) {
       this.request = request;
@@ -190,11 +198,13 @@ final class MultiIndexSearch implements AutoCloseable {
      * Runs {@code task} on every candidate and gives what those searched gave, in the order of {@link #searched}.
      * Without an {@code ordering} all start at once; with one they start in waves, best range first, and before each
      * wave those that cannot beat {@code bottom} of the results so far (the N-th hit's first sort value, or null
-     * while fewer than N) are skipped. Fails if an index failed or timed out and the request allows no partial
-     * results.
+     * while fewer than N) are skipped. With a {@code counter} (an exact total), the skipped are counted, all at once,
+     * into {@link #counted}; and once a wave ends with fewer than N hits, the rest start at once, as each must be
+     * read for the count anyway. Fails if an index failed or timed out and the request allows no partial results.
      */
-    <T> List<T> searchAll(IndexTask<T> task, Ordering ordering, Function<List<T>, Object> bottom)
-        throws IOException {
+    <T> List<T> searchAll(IndexTask<T> task, Ordering ordering, Function<List<T>, Object> bottom,
+        IndexCounter counter) throws IOException {
+      assert counter == null || ordering != null : "only a sorted top-N skips indices to count";
       if (ordering != null) {
         candidates.sort(ordering.bestFirst);
       }
@@ -210,13 +220,19 @@ final class MultiIndexSearch implements AutoCloseable {
         }
         Object worst = ordering == null || results.isEmpty() ? null : bottom.apply(results);
         if (worst != null) {
+          int from = next;
           while (next < candidates.size() && !ordering.canCompete(candidates.get(next), worst)) {
             // in order: none after it can compete either
             skipped.put(candidates.get(next++).name, SkipReason.CANNOT_COMPETE);
           }
+          if (counter != null && next > from) {
+            countAll(candidates.subList(from, next), counter, started);
+          }
           if (next == candidates.size()) {
             break;
           }
+        } else if (counter != null && next > 0) {
+          wave = candidates.size() - next; // fewer than N hits so far: the rest would be read to count them anyway
         }
         List<MountedIndex> batch = candidates.subList(next, Math.min(candidates.size(), next + wave));
         next += batch.size();
@@ -254,6 +270,41 @@ final class MultiIndexSearch implements AutoCloseable {
       indicesSearched.add(searched.size());
       indicesSkipped.add(skipped.size());
       return results;
+    }
+
+    /**
+     * Counts the query in each of {@code indices} (skipped by a sorted top-N with an exact total), all at once, into
+     * {@link #counted}; an index unmounted meanwhile is dropped, one that fails or times out is reported so.
+     */
+    private void countAll(List<MountedIndex> indices, IndexCounter counter, List<Future<?>> started)
+        throws IOException {
+      List<Future<IndexResult<Long>>> futures = new ArrayList<>();
+      for (MountedIndex index : indices) {
+        futures.add(submit(deadline, profile, index.name, () -> counter.count(index)));
+      }
+      started.addAll(futures);
+      for (int i = 0; i < indices.size(); i++) {
+        MountedIndex index = indices.get(i);
+        try {
+          IndexResult<Long> r = deadline.await(futures.get(i));
+          if (r == null || r.partial()) {
+            timedOut.add(index.name);
+          } else {
+            counted.put(index.name, r.value());
+          }
+        } catch (ExecutionException e) {
+          if (vanished(e.getCause(), index, named)) {
+            skipped.put(index.name, SkipReason.UNMOUNTED);
+          } else if (deadline.explains(e.getCause())) {
+            timedOut.add(index.name);
+          } else {
+            failed(request, index, e.getCause(), futures, failed);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while counting " + request);
+        }
+      }
     }
 
     List<String> searchedNames() {
@@ -439,13 +490,14 @@ final class MultiIndexSearch implements AutoCloseable {
    */
   SearchResponse search(SearchRequest request) throws IOException {
     Run run = new Run(request);
-    // exact totals count every candidate, so there is nothing to gain by stopping early
-    Ordering ordering = request.exactTotalHits ? null : Ordering.of(request.sort, run.candidates);
+    // an exact total counts the indices whose hits cannot compete rather than searching them: a count reads less (often
+    // nothing: Lucene counts a term or a range that holds a whole index from its statistics)
+    Ordering ordering = Ordering.of(request.sort, run.candidates);
     List<TopDocs> results = run.searchAll(index -> searchOne(index, run), ordering, sofar -> {
       TopDocs merged = merge(request, sofar);
       return merged.scoreDocs.length < request.size ? null
           : ((FieldDoc) merged.scoreDocs[merged.scoreDocs.length - 1]).fields[0];
-    });
+    }, request.exactTotalHits && ordering != null ? index -> countOne(index, run) : null);
     TopDocs merged;
     List<SearchResponse.Hit> hits;
     for (;;) {
@@ -475,9 +527,10 @@ final class MultiIndexSearch implements AutoCloseable {
   /**
    * The search's total: exact only if every index that may hold matches was counted exactly. The merged count is
    * exact when each index's was; an index that failed or timed out makes it a lower bound, and so does one the
-   * sorted early stop skipped, unless its reader is open and Lucene counts the query from its index statistics
-   * (Weight#count: a term, a match-all, no deletions), which costs no request. Indices skipped because their ranges
-   * cannot match hold no match and keep it exact.
+   * sorted early stop skipped, unless it was counted (a request for an exact total counts each, see
+   * {@link #countOne}) or its reader is open and Lucene counts the query from its index statistics (Weight#count: a
+   * term, a match-all, no deletions), which costs no request. Indices skipped because their ranges cannot match hold
+   * no match and keep it exact.
    */
   private static TotalHits total(Run run, TotalHits merged) throws IOException {
     boolean exact = merged.relation() == TotalHits.Relation.EQUAL_TO && run.failed.isEmpty() && run.timedOut.isEmpty();
@@ -489,7 +542,8 @@ final class MultiIndexSearch implements AutoCloseable {
       if (run.skipped.get(index.name) != SkipReason.CANNOT_COMPETE) {
         continue;
       }
-      long count = cheapCount(index, run.request);
+      Long counted = run.counted.get(index.name);
+      long count = counted != null ? counted : cheapCount(index, run.request);
       if (count < 0) {
         exact = false;
       } else {
@@ -517,6 +571,22 @@ final class MultiIndexSearch implements AutoCloseable {
         total += n;
       }
       return total;
+    }
+  }
+
+  /**
+   * The query's exact count in {@code index}, which a sorted top-N with an exact total skipped: Lucene's count, which
+   * takes it from the index statistics where it can (a term, a range holding all of a segment, a match-all, without
+   * deletions) and otherwise counts the matches without reading any sort value.
+   */
+  private IndexResult<Long> countOne(MountedIndex index, Run run) throws IOException {
+    try (Lease lease = acquire(index, run.deadline)) {
+      run.profile.leased(lease);
+      IndexSearcher searcher = run.deadline.limit(searcher(lease, run.request));
+      long count = searcher.count(run.request.query(index.name));
+      return new IndexResult<>(count, searcher.timedOut());
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
     }
   }
 

@@ -28,7 +28,8 @@ import java.util.Map;
  * @param readersOpened readers this search opened (the others were open already)
  * @param indicesSearched indices searched
  * @param skippedCanMatch indices skipped because their recorded ranges cannot match
- * @param skippedEarlyStop indices a sorted top-N did not need to open
+ * @param skippedEarlyStop indices a sorted top-N did not need to search for hits (with an exact total, each was
+ *     counted: from its index statistics where Lucene can, which reads nothing)
  * @param skippedUnmounted indices a glob selected that were unmounted before the search reached them
  * @param failed indices that failed (with partial results allowed)
  * @param timedOut indices not finished at the timeout

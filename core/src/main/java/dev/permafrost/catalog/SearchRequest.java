@@ -151,7 +151,8 @@ public final class SearchRequest {
      * Whether {@link SearchResponse#totalHits()} is exact (default false: Lucene's default, exact up to 1,000 hits
      * per index, then a lower bound). Exact totals count every index that can match with
      * {@code IndexSearcher.count}, which is cheap for terms and point ranges, and so open every such index: a top-N
-     * sorted on a point field then no longer stops before indices that cannot beat its hits.
+     * sorted on a point field still searches only the indices that can beat its hits, and counts the others (from
+     * their index statistics where Lucene can, which reads nothing; never reading a sort value).
      */
     public Builder exactTotalHits(boolean exact) {
       this.exactTotalHits = exact;

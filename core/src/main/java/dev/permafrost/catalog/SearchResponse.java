@@ -12,12 +12,12 @@ import org.apache.lucene.search.TotalHits;
  * The merged result of a {@link Catalog#search}: the top hits over all the indices searched (merged as Lucene's
  * {@code TopDocs.merge} does), their total, and which indices were searched, skipped without opening, or failed.
  *
- * @param totalHits hits over all the indices searched
+ * @param totalHits hits over all the indices searched (and, with an exact total, those a sorted top-N counted)
  * @param hits the best hits, best first
  * @param searched indices searched, by name
- * @param skipped indices skipped without being opened: their recorded ranges could not match, or could not beat the
- *     hits found (for a top-N sorted on a point field), or a glob selected them and they were unmounted before the
- *     search reached them
+ * @param skipped indices not searched: their recorded ranges could not match, or could not beat the hits found (for
+ *     a top-N sorted on a point field; with an exact total these are counted, which may open them), or a glob selected
+ *     them and they were unmounted before the search reached them
  * @param skipReasons why each skipped index was skipped, by name (the same order as {@code skipped})
  * @param failed indices that failed, by name, with the failure (only with partial results allowed)
  * @param timedOutIndices indices that had not finished at the search's timeout (only with partial results allowed):

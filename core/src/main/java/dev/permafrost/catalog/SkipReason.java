@@ -10,7 +10,10 @@ package dev.permafrost.catalog;
 public enum SkipReason {
   /** Its recorded point ranges cannot match a range the query requires: it holds no match. */
   CANNOT_MATCH("its recorded point ranges cannot match the query"),
-  /** A top-N sorted on a point field stopped early: its recorded range cannot beat the hits found. */
+  /**
+   * A top-N sorted on a point field stopped early: its recorded range cannot beat the hits found. With an exact total
+   * it was counted all the same.
+   */
   CANNOT_COMPETE("its recorded range cannot beat the hits found"),
   /** A glob selected it, and it was unmounted before the search reached it (or read its hits' fields). */
   UNMOUNTED("unmounted during the search");

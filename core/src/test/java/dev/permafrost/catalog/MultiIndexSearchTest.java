@@ -345,18 +345,36 @@ class MultiIndexSearchTest {
         total += new IndexSearcher(reader).count(new MatchAllDocsQuery());
       }
     }
-    SearchResponse r = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("day-*").size(500)
-        .sort(newestFirst).fields("id").exactTotalHits(true).build());
+    SearchRequest request = SearchRequest.builder(new MatchAllDocsQuery()).indices("day-*").size(500)
+        .sort(newestFirst).fields("id").exactTotalHits(true).profile(true).build();
+    SearchResponse r = catalog.search(request);
     assertEquals(new TotalHits(total, TotalHits.Relation.EQUAL_TO),
         r.totalHits(), "seed " + seed);
     assertTrue(total > 1000 * 2, "more hits than Lucene counts exactly by default: " + total);
-    assertEquals(sorted(all), sorted(r.searched()), "every index is counted, so every index is searched");
     assertEquals(500, r.hits().size());
     for (int i = 0; i < 500; i++) {
       FieldDoc e = (FieldDoc) expected.scoreDocs[i];
       assertEquals(e.fields[0], r.hits().get(i).sortValues()[0], "seed " + seed + " hit " + i);
       assertTrue(r.hits().get(i).document().get("id") != null, "stored fields of hit " + i);
     }
+    // the days that cannot beat the 500th hit are counted, not searched for hits
+    String newest = "day-" + (DAYS - 1);
+    assertTrue(r.searched().contains(newest) && r.searched().size() <= 3, r.searched().toString());
+    List<String> counted = allDaysBut(IntStream.range(0, DAYS + 1).filter(d -> r.searched().contains("day-" + d))
+        .toArray());
+    assertEquals(counted, sorted(r.skipped()), "every other day is skipped for its hits");
+    assertTrue(counted.stream().allMatch(d -> r.skipReasons().get(d) == SkipReason.CANNOT_COMPETE), r.toString());
+
+    // cold again, its readers open: a match-all is counted from each reader's statistics, reading nothing of a
+    // counted day, while the searched ones read their sort values and hits
+    cache.clear();
+    SearchResponse cold = catalog.search(request);
+    assertEquals(r.totalHits(), cold.totalHits());
+    assertEquals(r.searched(), cold.searched());
+    for (String day : counted) {
+      assertEquals(0, cold.cost().perIndex().get(day).storeRequests(), day + ": " + cold.cost().perIndex());
+    }
+    assertTrue(cold.cost().perIndex().get(newest).storeRequests() > 0, cold.cost().perIndex().toString());
   }
 
   /** A range sorted by its own field is answered from the points first: the same hits and the range's exact total. */

@@ -77,6 +77,7 @@ class TotalHitsTest {
     }
     int exactSeen = 0;
     int boundsSeen = 0;
+    int exactAskedSkipping = 0;
     try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(32 << 20).build();
         Catalog catalog = Catalog.builder(cache).build()) {
       for (String name : locals.keySet()) {
@@ -100,9 +101,11 @@ class TotalHitsTest {
           selected.sort(null);
           indices = selected.toArray(String[]::new);
         }
+        boolean exactAsked = random.nextInt(3) == 0;
         String what = "seed " + seed + " round " + round + ": " + query + (sort == null ? "" : " by " + sort)
-            + " top " + size + " in " + List.of(indices);
-        SearchResponse r = catalog.search(SearchRequest.builder(query).indices(indices).size(size).sort(sort).build());
+            + " top " + size + " in " + List.of(indices) + (exactAsked ? ", exact total asked for" : "");
+        SearchResponse r = catalog.search(SearchRequest.builder(query).indices(indices).size(size).sort(sort)
+            .exactTotalHits(exactAsked).build());
 
         long count = 0;
         List<TopDocs> each = new ArrayList<>();
@@ -111,6 +114,11 @@ class TotalHitsTest {
           count += searcher.count(query);
           TopDocs top = sort == null ? searcher.search(query, size) : searcher.search(query, size, sort, true);
           each.add(top);
+        }
+        if (exactAsked) {
+          // a sorted top-N counts the indices it skips for their hits: exact, whatever it skipped
+          assertEquals(TotalHits.Relation.EQUAL_TO, r.totalHits().relation(), what);
+          exactAskedSkipping += r.skipReasons().containsValue(SkipReason.CANNOT_COMPETE) ? 1 : 0;
         }
         if (r.totalHits().relation() == TotalHits.Relation.EQUAL_TO) {
           assertEquals(count, r.totalHits().value(), what + ": an exact total");
@@ -129,8 +137,10 @@ class TotalHitsTest {
         d.close();
       }
     }
-    System.out.println("seed " + seed + ": " + exactSeen + " exact totals, " + boundsSeen + " lower bounds");
+    System.out.println("seed " + seed + ": " + exactSeen + " exact totals, " + boundsSeen + " lower bounds, "
+        + exactAskedSkipping + " exact totals asked for of sorted searches that skipped indices for their hits");
     assertTrue(exactSeen > 0 && boundsSeen > 0, "both kinds of totals were exercised: " + exactSeen + " / " + boundsSeen);
+    assertTrue(exactAskedSkipping > 0, "an exact total was counted over indices skipped for their hits");
   }
 
   /**
