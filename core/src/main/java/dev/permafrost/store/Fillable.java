@@ -4,6 +4,7 @@
 package dev.permafrost.store;
 
 import java.io.IOException;
+import java.util.List;
 
 /**
  * What a fill writes into: the slot of the cache file that holds the region being filled. The fetching layer's one
@@ -36,4 +37,12 @@ interface Fillable {
 
   /** {@code fill} ended without writing the rest: its waiters see {@code error} (or try again if it is null). */
   void finish(Fill fill, IOException error);
+
+  /**
+   * Registers fills for what is neither filled nor being fetched of the region offsets [from, to), the gap after
+   * {@code before} (a fill of this slot, registered and not queued yet) that one request reads anyway, and adds their
+   * pieces to {@code out} in order: bytes the request brings are kept rather than dropped. Called without the slot's
+   * monitor; never blocks.
+   */
+  void fillGap(Fill before, long from, long to, FetchOrigin file, List<Filler.Piece> out);
 }

@@ -119,7 +119,9 @@ final class Filler {
    * all: what lies between pieces so close is read and dropped, which by the store policy's model
    * ({@link dev.permafrost.blob.StorePolicy#bridgedGapBytes()}) costs less than the first byte of a second request,
    * and makes a request at most that much longer than its pieces read back to back. Adjacent regions of a prefetch,
-   * and the columns of one segment named together, cost one request. Called without a slot's monitor; never blocks.
+   * and the columns of one segment named together, cost one request. A gap inside one region (two pieces of one slot)
+   * is kept in that slot, as fills of its own in the same request: a column's terms between its values and its
+   * index, say, which a reader asks for next. Called without a slot's monitor; never blocks.
    */
   void start(List<Piece> pieces, BlobChecksums blob, FetchOrigin file) {
     if (pieces.isEmpty()) {
@@ -129,12 +131,24 @@ final class Filler {
     sorted.sort((a, b) -> Long.compare(a.start(), b.start()));
     long bridged = Math.max(0, file.bridgedGap());
     for (int i = 0; i < sorted.size(); ) {
+      List<Piece> run = new ArrayList<>();
+      run.add(sorted.get(i));
       int j = i + 1;
       long read = 0; // the gap bytes this run reads so far
-      for (long g; j < sorted.size() && (g = Math.max(0, gap(blob, sorted.get(j - 1), sorted.get(j)))) <= bridged - read; j++) {
+      for (; j < sorted.size(); j++) {
+        Piece last = run.getLast();
+        Piece next = sorted.get(j);
+        long g = Math.max(0, gap(blob, last, next));
+        if (g > bridged - read) {
+          break;
+        }
+        if (g > 0 && last.slot == next.slot) {
+          last.slot.fillGap(last.fill, last.fill.end, next.fill.start, file, run);
+        }
         read += g;
+        run.add(next);
       }
-      queue(sorted.subList(i, j), blob, file);
+      queue(run, blob, file);
       i = j;
     }
   }

@@ -584,6 +584,15 @@ final class Slot extends SlotGeneration implements Fillable {
     }
   }
 
+  @Override
+  public synchronized void fillGap(Fill before, long from, long to, FetchOrigin file, List<Filler.Piece> out) {
+    assert before.task == null : "the fill before the gap is queued already: " + before;
+    if (owner == null || !fills.contains(before)) {
+      return; // not registered here: the slot may hold another region
+    }
+    startMissing(owner, file, from, to, null, out);
+  }
+
   /** Registers a fill from {@code page} and queues it, or with {@code batch} adds it there for the caller to queue. */
   private Fill startFill(RegionOwner blob, FetchOrigin file, int page, long wanted, boolean demand,
       List<Filler.Piece> batch) {

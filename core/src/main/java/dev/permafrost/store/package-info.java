@@ -62,7 +62,8 @@
  *       until the work that announced them settles ({@code Slot#prefetch}, {@code ReadCost#settle}), outside any
  *       work until their reader comes; the fills of adjacent regions are one request, and so are those of one blob
  *       whose gaps cost less than a round trip by the store policy's model ({@code Filler#start(List, ...)},
- *       {@code StorePolicy#bridgedGapBytes}), gathered across calls by a {@code PrefetchBatch}; a reader's fill cut
+ *       {@code StorePolicy#bridgedGapBytes}), gathered across calls by a {@code PrefetchBatch}, a gap inside one
+ *       region kept in its slot ({@code Fillable#fillGap}) since the request reads it anyway; a reader's fill cut
  *       at its region's end is one request with what carries it on;
  *       columns the cache refused are read directly from the store once per run ({@code ReadIntent#startWanted}),
  *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#directReadHolding});

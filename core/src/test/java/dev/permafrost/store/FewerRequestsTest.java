@@ -124,12 +124,16 @@ class FewerRequestsTest {
   }
 
   private IndexInput mount(StorePolicy policy) throws IOException {
+    return mount(policy, REGION);
+  }
+
+  private IndexInput mount(StorePolicy policy, int regionSize) throws IOException {
     new Random(seed).nextBytes(bytes);
     FileSystemBlobStore backend = FileSystemBlobStore.open(tmp.resolve("repo"), false);
     store = new CountingStore(backend);
     SnapshotManifest manifest = TestManifests.upload(store, "s", "s/", Map.of("data.bin", bytes), 0, CHUNK);
     store.clear();
-    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(8L << 20).regionSize(REGION)
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(8L << 20).regionSize(regionSize)
         .tailRegionSize(CHUNK).build();
     dir = BlobDirectory.open(manifest, policy.apply(store), cache, "s");
     return dir.openInput("data.bin", IOContext.DEFAULT);
@@ -199,6 +203,25 @@ class FewerRequestsTest {
       // the gap was read and dropped, not cached: a read of it fetches it
       assertReadsBack(in, REGION + 10, REGION + 20);
       assertEquals(1, store.reads().size());
+    }
+  }
+
+  @Test
+  void aGapInsideOneRegionIsKeptInItsSlot() throws Exception {
+    int region = 8 * CHUNK;
+    try (IndexInput in = mount(MODEL, region)) {
+      // three chunks apart in one region: 98,304 bytes, under the model's gap
+      long[] ranges = {CHUNK, 2L * CHUNK, 5L * CHUNK, 6L * CHUNK};
+      List<long[]> reads = prefetchTogether(in, ranges);
+      assertEquals(1, reads.size(), "requests: " + show(reads) + " seed " + seed);
+      assertArrayEquals(new long[] {CHUNK, 6L * CHUNK}, reads.get(0));
+      store.clear();
+      assertReadsBack(in, ranges);
+      assertReadsBack(in, 2L * CHUNK, 5L * CHUNK);
+      assertEquals(List.of(), store.reads(), "the gap inside the region was kept: " + show(store.reads()));
+      // what the request did not read is not there
+      assertReadsBack(in, 7L * CHUNK, 7L * CHUNK + 10);
+      assertEquals(1, store.reads().size(), show(store.reads()));
     }
   }
 

@@ -1250,6 +1250,11 @@ class SlotTest {
     }
 
     @Override
+    public void fillGap(Fill before, long from, long to, FetchOrigin file, List<Filler.Piece> out) {
+      throw new AssertionError("its pieces are in regions of their own: no gap inside one");
+    }
+
+    @Override
     public void finish(Fill fill, IOException error) {
       if (!fill.done) {
         fill.done = true;
