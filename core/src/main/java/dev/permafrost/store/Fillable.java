@@ -40,9 +40,9 @@ interface Fillable {
 
   /**
    * Registers fills for what is neither filled nor being fetched of the region offsets [from, to), the gap after
-   * {@code before} (a fill of this slot, registered and not queued yet) that one request reads anyway, and adds their
-   * pieces to {@code out} in order: bytes the request brings are kept rather than dropped. Called without the slot's
-   * monitor; never blocks.
+   * {@code before} (a fill of this slot, registered and not queued yet) that one request reads anyway, and returns
+   * them in order (none if {@code before} is not registered here): bytes the request brings are kept rather than
+   * dropped. Called without the slot's monitor; never blocks.
    */
-  void fillGap(Fill before, long from, long to, FetchOrigin file, List<Filler.Piece> out);
+  List<Fill> fillGap(Fill before, long from, long to, FetchOrigin file);
 }

@@ -143,7 +143,10 @@ final class Filler {
           break;
         }
         if (g > 0 && last.slot == next.slot) {
-          last.slot.fillGap(last.fill, last.fill.end, next.fill.start, file, run);
+          // the gap's fills are of the region last's fill is registered in: its start holds for them
+          for (Fill gapFill : last.slot.fillGap(last.fill, last.fill.end, next.fill.start, file)) {
+            run.add(new Piece(last.slot, gapFill, last.regionStart));
+          }
         }
         read += g;
         run.add(next);

@@ -585,12 +585,19 @@ final class Slot extends SlotGeneration implements Fillable {
   }
 
   @Override
-  public synchronized void fillGap(Fill before, long from, long to, FetchOrigin file, List<Filler.Piece> out) {
+  public synchronized List<Fill> fillGap(Fill before, long from, long to, FetchOrigin file) {
     assert before.task == null : "the fill before the gap is queued already: " + before;
     if (owner == null || !fills.contains(before)) {
-      return; // not registered here: the slot may hold another region
+      return List.of(); // not registered here: the slot may hold another region
     }
-    startMissing(owner, file, from, to, null, out);
+    List<Filler.Piece> registered = new ArrayList<>(2);
+    startMissing(owner, file, from, to, null, registered);
+    List<Fill> gap = new ArrayList<>(registered.size());
+    for (Filler.Piece p : registered) {
+      assert p.slot() == this && p.regionStart() == regionStart();
+      gap.add(p.fill());
+    }
+    return gap;
   }
 
   /** Registers a fill from {@code page} and queues it, or with {@code batch} adds it there for the caller to queue. */

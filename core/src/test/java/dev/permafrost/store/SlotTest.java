@@ -1250,7 +1250,7 @@ class SlotTest {
     }
 
     @Override
-    public void fillGap(Fill before, long from, long to, FetchOrigin file, List<Filler.Piece> out) {
+    public List<Fill> fillGap(Fill before, long from, long to, FetchOrigin file) {
       throw new AssertionError("its pieces are in regions of their own: no gap inside one");
     }
 
