@@ -74,7 +74,8 @@ final class MountedIndex implements ReaderPool.Member {
     this.sizeInBytes = manifest.info().totalBytes();
     this.fileCount = manifest.info().fileCount();
     this.segmentCount = manifest.info().segmentCount();
-    this.pointRanges = manifest.info().pointRanges();
+    // a source that keeps its opening may have recorded ranges its manifest lacks (an engine's shard)
+    this.pointRanges = (kept != null ? kept : manifest).info().pointRanges();
     this.userData = manifest.info().userData();
     this.cache = cache;
     this.pool = pool;

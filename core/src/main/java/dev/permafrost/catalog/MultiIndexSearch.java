@@ -180,7 +180,7 @@ final class MultiIndexSearch implements AutoCloseable {
       for (MountedIndex index : targets.resolve(request.indices.toArray(String[]::new))) {
         Map<String, PointRangeQuery> ranges = request.queryPerIndex == null ? required
             : CanMatch.requiredRanges(request.query(index.name));
-        if (CanMatch.canMatch(index.pointRanges, ranges)) {
+        if (request.searchEveryIndex || CanMatch.canMatch(index.pointRanges, ranges)) {
           candidates.add(index);
         } else {
           skipped.put(index.name, SkipReason.CANNOT_MATCH);

@@ -17,7 +17,7 @@ import org.apache.lucene.search.similarities.Similarity;
  *
  * <p>Indices whose recorded point ranges cannot match a range the query requires (a {@code PointRangeQuery}, or one
  * required by a {@code BooleanQuery}, such as {@code LongPoint.newRangeQuery("@timestamp", from, to)} as a filter)
- * are skipped without being opened. A top-N sorted on a point field (newest first, say) visits indices in the order of
+ * are skipped without being opened (unless {@link Builder#searchEveryIndex}). A top-N sorted on a point field (newest first, say) visits indices in the order of
  * their recorded ranges and stops opening those that cannot beat the hits it has.
  */
 public final class SearchRequest {
@@ -37,6 +37,7 @@ public final class SearchRequest {
   final Similarity similarity;
   /** Null: {@link #query} in every index. */
   final Function<String, Query> queryPerIndex;
+  final boolean searchEveryIndex;
 
   private SearchRequest(Builder b) {
     this.query = b.query;
@@ -51,6 +52,7 @@ public final class SearchRequest {
     this.searchAfter = b.searchAfter;
     this.similarity = b.similarity;
     this.queryPerIndex = b.queryPerIndex;
+    this.searchEveryIndex = b.searchEveryIndex;
   }
 
   /** A search for {@code query} over every mounted index, top 10 by score. */
@@ -103,6 +105,7 @@ public final class SearchRequest {
     private Object[] searchAfter;
     private Similarity similarity;
     private Function<String, Query> queryPerIndex;
+    private boolean searchEveryIndex;
 
     private Builder(Query query) {
       this.query = query;
@@ -215,6 +218,18 @@ public final class SearchRequest {
      */
     public Builder queryPerIndex(Function<String, Query> queryPerIndex) {
       this.queryPerIndex = queryPerIndex;
+      return this;
+    }
+
+    /**
+     * Whether every index the request selects is searched, also one whose recorded point ranges show the query matches
+     * nothing there (default false: such an index is skipped unopened, {@link SkipReason#CANNOT_MATCH}). A collector
+     * that reports what no document matched needs each index searched: a terms aggregation's zero-count buckets
+     * enumerate an index's terms whatever its matches, and Elasticsearch's node searches every shard of a search with
+     * aggregations. The sorted early stop still skips indices that cannot beat the hits found.
+     */
+    public Builder searchEveryIndex(boolean every) {
+      this.searchEveryIndex = every;
       return this;
     }
 

@@ -4,6 +4,8 @@
 package dev.permafrost.snapshot;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -32,4 +34,14 @@ public record SnapshotInfo(
     int fileCount,
     long totalBytes,
     Map<String, String> userData,
-    Map<String, PointRange> pointRanges) {}
+    Map<String, PointRange> pointRanges) {
+
+  /**
+   * This snapshot's info with {@code ranges} as its point ranges: those a source records as it checks the snapshot at
+   * mount, when the snapshot's own metadata records none (an engine's shard).
+   */
+  public SnapshotInfo withPointRanges(Map<String, PointRange> ranges) {
+    return new SnapshotInfo(name, createdAt, luceneVersion, generation, segmentCount, maxDoc, numDocs, fileCount,
+        totalBytes, userData, Collections.unmodifiableMap(new LinkedHashMap<>(ranges)));
+  }
+}

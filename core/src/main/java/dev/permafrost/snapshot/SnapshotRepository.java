@@ -16,7 +16,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -40,8 +39,6 @@ import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexCommit;
 import org.apache.lucene.index.IndexNotFoundException;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.PointValues;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StandardDirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
@@ -179,7 +176,7 @@ public final class SnapshotRepository implements SnapshotSource {
       maxDoc = reader.maxDoc();
       numDocs = reader.numDocs();
       for (String field : options.pointFields()) {
-        PointRange range = pointRange(reader, field);
+        PointRange range = PointRange.of(reader, field);
         if (range != null) {
           points.put(field, range);
         }
@@ -219,41 +216,6 @@ public final class SnapshotRepository implements SnapshotSource {
     store.write(manifestBlob(name), new ByteArrayInputStream(bytes), bytes.length);
     log.info("snapshot '{}' written to {}: {} files, {} bytes", name, store.describe(), entries.size(), totalBytes);
     return info;
-  }
-
-  private static PointRange pointRange(DirectoryReader reader, String field) throws IOException {
-    byte[] min = null;
-    byte[] max = null;
-    int numDims = 0;
-    int bytesPerDim = 0;
-    long docCount = 0;
-    for (LeafReaderContext leaf : reader.leaves()) {
-      PointValues values = leaf.reader().getPointValues(field);
-      if (values == null) {
-        continue;
-      }
-      numDims = values.getNumIndexDimensions();
-      bytesPerDim = values.getBytesPerDimension();
-      byte[] leafMin = values.getMinPackedValue();
-      byte[] leafMax = values.getMaxPackedValue();
-      docCount += values.getDocCount();
-      if (min == null) {
-        min = leafMin.clone();
-        max = leafMax.clone();
-        continue;
-      }
-      for (int d = 0; d < numDims; d++) {
-        int from = d * bytesPerDim;
-        int to = from + bytesPerDim;
-        if (Arrays.compareUnsigned(leafMin, from, to, min, from, to) < 0) {
-          System.arraycopy(leafMin, from, min, from, bytesPerDim);
-        }
-        if (Arrays.compareUnsigned(leafMax, from, to, max, from, to) > 0) {
-          System.arraycopy(leafMax, from, max, from, bytesPerDim);
-        }
-      }
-    }
-    return min == null ? null : new PointRange(field, numDims, bytesPerDim, min, max, docCount);
   }
 
   /** Whether the manifest keeps {@code file} whole (so no range of it is worth a share of a byte budget). */

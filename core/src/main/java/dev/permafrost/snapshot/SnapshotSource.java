@@ -68,7 +68,10 @@ public interface SnapshotSource {
    * {@code segments_N} and {@code .si} files) records those reads here, through {@code directory}, and returns
    * {@code manifest} with them kept ({@link FileEntry#withWarmRanges}), each verified before it is kept, so that opening
    * the index later on a cache emptied meanwhile makes no request. The catalog counts what it keeps
-   * ({@link SnapshotManifest#heapBytes}) in the mount's heap; the source bounds it.
+   * ({@link SnapshotManifest#heapBytes}) in the mount's heap; the source bounds it. Such a source may also record, from
+   * the reader it opened, point ranges its metadata lacks ({@link SnapshotInfo#withPointRanges}, from
+   * {@link PointRange#of}): the catalog then skips the index for a search whose ranges it cannot match, and orders a
+   * sorted search's indices by them, as it does with the ranges a Permafrost manifest records.
    *
    * @throws SnapshotException.UnsupportedFormat naming the snapshot, file, format and version this build cannot read
    * @throws SnapshotException.CorruptManifest naming the snapshot and file if a byte to keep is not what it must be

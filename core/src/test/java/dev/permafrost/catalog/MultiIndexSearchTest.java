@@ -173,6 +173,12 @@ class MultiIndexSearchTest {
     assertSameHits(local(query, 25, null, r.searched()), r.searched(), r);
     assertEquals(4, catalog.stats().readerOpens(), "the skipped indices were never opened");
     assertEquals(DAYS - 3, catalog.stats().indicesSkipped());
+
+    // asked to search every index (a collector that shows what nothing matched): none skipped, the same hits
+    SearchResponse every = catalog.search(SearchRequest.builder(query).size(25).searchEveryIndex(true).build());
+    assertEquals(days(IntStream.rangeClosed(0, DAYS).toArray()), sorted(every.searched()));
+    assertTrue(every.skipped().isEmpty(), every.skipReasons().toString());
+    assertSameHits(local(query, 25, null, every.searched()), every.searched(), every);
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.catalog.MountMode;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.ManifestRef;
+import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.ReadRecordingDirectory;
 import dev.permafrost.snapshot.SnapshotException;
 import dev.permafrost.snapshot.SnapshotInfo;
@@ -28,6 +29,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -42,6 +44,7 @@ import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexOutput;
+import org.apache.lucene.util.IOConsumer;
 import org.apache.lucene.util.IOSupplier;
 import org.apache.lucene.util.Version;
 
@@ -78,6 +81,9 @@ import org.apache.lucene.util.Version;
  * ({@link #checkAndKeep}), so that it fails there and never at a search. What that opening reads (compound entry
  * tables, headers and footers, metadata files) is verified and kept with the mount ({@link KeptOpening}, at most
  * 1 MiB a shard, counted in its heap), so that the shard opens later with no request, however empty the cache.
+ * That opening also records the range of each date field's points (from the points' metadata, no read), which the
+ * engine's snapshot does not: a catalog skips a shard a time range cannot match, and visits shards newest first for a
+ * search sorted on time, as it does with a Permafrost snapshot's recorded ranges.
  *
  * <p>Searches see what the engine's searches see: soft-deleted documents are deleted and nested documents hidden
  * ({@link #openReader}). Fields are queried as the mappings define them with {@link MappedQueryParser}; hits'
@@ -413,7 +419,7 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   public void checkReadable(String shard, IOSupplier<Directory> directory) throws IOException {
     String where = shardWhere(shard);
     try (Directory dir = directory.get()) {
-      openAndClose(dir, dir, where);
+      openAndClose(dir, dir, where, reader -> { });
     }
   }
 
@@ -421,7 +427,9 @@ public final class EngineSnapshotRepository implements SnapshotSource {
    * Checks the shard as {@link #checkReadable} does, recording what opening it reads, and returns its manifest with
    * those bytes kept ({@link KeptOpening}: verified, at most {@link KeptOpening#LIMIT_BYTES}), so that the mount opens
    * its reader later with no request, even on a cache emptied meanwhile: an engine's snapshot keeps none of them (but
-   * {@code segments_N} and the {@code .si} files).
+   * {@code segments_N} and the {@code .si} files). Its info gains the point ranges of the index's date and date_nanos
+   * fields outside nested objects, as the opened reader's points give them ({@link PointRange#of}: every segment,
+   * deleted documents too), which the engine's metadata does not record.
    *
    * @throws SnapshotException.CorruptManifest naming the shard, file and blob if a byte to keep is not what it must be
    */
@@ -429,18 +437,34 @@ public final class EngineSnapshotRepository implements SnapshotSource {
   public SnapshotManifest checkAndKeep(String shard, SnapshotManifest manifest, IOSupplier<Directory> directory)
       throws IOException {
     String where = shardWhere(shard);
+    ShardName name = ShardName.parse(shard);
+    IndexMapping mapping = indexMetadata(name.snapshot(), name.index()).mapping(); // read by shardWhere: no request
+    Map<String, PointRange> ranges = new TreeMap<>();
     try (Directory dir = directory.get()) {
       ReadRecordingDirectory recording = new ReadRecordingDirectory(dir);
       OpeningReads.start(dir); // the recording directory does not pass prefetches on
-      openAndClose(recording, dir, where);
-      return KeptOpening.keep(manifest, recording.stopRecording(), dir, where);
+      openAndClose(recording, dir, where, reader -> {
+        for (IndexMapping.Field field : mapping.fields().values()) {
+          PointRange range = field.isDate() && field.nestedPath() == null ? PointRange.of(reader, field.path()) : null;
+          if (range != null && range.numDimensions() == 1) {
+            ranges.put(field.path(), range);
+          }
+        }
+      });
+      SnapshotManifest kept = KeptOpening.keep(manifest, recording.stopRecording(), dir, where);
+      return ranges.isEmpty() ? kept : SnapshotManifest.of(kept.info().withPointRanges(ranges), kept.segmentsFileName(),
+          kept.files(), kept.ref());
     }
   }
 
-  /** Opens the shard through {@code through} (a view of {@code dir}) and closes it, refusing what it cannot read. */
-  private static void openAndClose(Directory through, Directory dir, String where) throws IOException {
+  /**
+   * Opens the shard through {@code through} (a view of {@code dir}), shows the reader to {@code opened} and closes it,
+   * refusing what it cannot read.
+   */
+  private static void openAndClose(Directory through, Directory dir, String where, IOConsumer<DirectoryReader> opened)
+      throws IOException {
     try (DirectoryReader reader = open(through, where)) {
-      assert reader.maxDoc() >= 0;
+      opened.accept(reader);
     } catch (IndexFormatTooNewException | IndexFormatTooOldException e) {
       throw UnreadableFile.refusal(where, dir, e);
     }

@@ -41,6 +41,19 @@ abstract class AggSpec {
   abstract void fields(Set<String> out);
 
   /**
+   * Whether this aggregation or one under it shows what no matching document holds (a terms aggregation's zero-count
+   * buckets: every term of every shard's field), so that a shard the query matches nothing in still shapes its answer.
+   */
+  boolean showsUnmatched() {
+    for (AggSpec sub : subs) {
+      if (sub.showsUnmatched()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The response body of this aggregation from its merged partial, of this aggregation's kind ({@code null}: nothing
    * collected).
    */

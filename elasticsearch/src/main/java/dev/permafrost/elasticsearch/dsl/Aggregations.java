@@ -58,6 +58,21 @@ public final class Aggregations {
   }
 
   /**
+   * Whether the search must visit every shard it names, also one whose values show its query matches nothing there
+   * ({@link dev.permafrost.catalog.SearchRequest.Builder#searchEveryIndex}): a terms aggregation's zero-count buckets
+   * list every shard's terms. The node itself searches every shard of a search with aggregations (its pre-filter does
+   * not run, {@link PreFilter}); a shard that matches nothing adds nothing to any other aggregation.
+   */
+  boolean visitsEveryShard() {
+    for (AggSpec spec : specs) {
+      if (spec.showsUnmatched()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * A collector manager computing every aggregation over the documents a search matches (one collector per slice;
    * reduce merges them). Its result also counts the matching documents.
    */

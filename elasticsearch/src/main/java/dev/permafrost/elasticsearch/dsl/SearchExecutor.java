@@ -106,7 +106,7 @@ final class SearchExecutor {
         Aggregations aggs = body.aggs() != null ? body.aggs() : Aggregations.NONE;
         CollectedResponse<Aggregations.Result> collected = catalog.search(SearchRequest.builder(query)
             .queryPerIndex(queries::query).indices(names).allowPartialResults(true)
-            .timeout(body.timeout()).build(), aggs.collectorManager());
+            .searchEveryIndex(aggs.visitsEveryShard()).timeout(body.timeout()).build(), aggs.collectorManager());
         aggregated = collected.result();
         if (!body.fetchesHits()) {
           total = new TotalHits(aggregated.docCount(), collected.timedOut() || !collected.failed().isEmpty()

@@ -61,6 +61,11 @@ final class TermsSpec extends AggSpec {
   }
 
   @Override
+  boolean showsUnmatched() {
+    return minDocCount == 0 || super.showsUnmatched();
+  }
+
+  @Override
   Aggregator create(boolean topLevel) {
     FieldValues values = source.values(hasMissing, missing);
     return source.encoding() == Encoding.ORDINALS
