@@ -198,9 +198,11 @@ final class MultiIndexSearch implements AutoCloseable {
      * Runs {@code task} on every candidate and gives what those searched gave, in the order of {@link #searched}.
      * Without an {@code ordering} all start at once; with one they start in waves, best range first, and before each
      * wave those that cannot beat {@code bottom} of the results so far (the N-th hit's first sort value, or null
-     * while fewer than N) are skipped. With a {@code counter} (an exact total), the skipped are counted, all at once,
-     * into {@link #counted}; and once a wave ends with fewer than N hits, the rest start at once, as each must be
-     * read for the count anyway. Fails if an index failed or timed out and the request allows no partial results.
+     * while fewer than N) are skipped. With a {@code counter} (an exact total), every index after the first wave is
+     * counted from the start, beside that wave (each must be counted or searched, so the count of those the early stop
+     * skips adds no wave of its own): the skipped give their counts to {@link #counted}, and one searched after all has
+     * its count called off. Once a wave ends with fewer than N hits, the rest start at once, as each must be read for
+     * the count anyway. Fails if an index failed or timed out and the request allows no partial results.
      */
     <T> List<T> searchAll(IndexTask<T> task, Ordering ordering, Function<List<T>, Object> bottom,
         IndexCounter counter) throws IOException {
@@ -211,6 +213,7 @@ final class MultiIndexSearch implements AutoCloseable {
       List<T> results = new ArrayList<>();
       List<Future<?>> started = new ArrayList<>();
       int wave = ordering == null ? candidates.size() : Math.min(threads, ORDERED_WAVE);
+      Map<MountedIndex, Future<IndexResult<Long>>> counting = new HashMap<>();
       for (int next = 0; next < candidates.size(); ) {
         if (deadline.passed()) {
           while (next < candidates.size()) {
@@ -226,7 +229,7 @@ final class MultiIndexSearch implements AutoCloseable {
             skipped.put(candidates.get(next++).name, SkipReason.CANNOT_COMPETE);
           }
           if (counter != null && next > from) {
-            countAll(candidates.subList(from, next), counter, started);
+            awaitCounts(candidates.subList(from, next), counting);
           }
           if (next == candidates.size()) {
             break;
@@ -238,9 +241,20 @@ final class MultiIndexSearch implements AutoCloseable {
         next += batch.size();
         List<Future<IndexResult<T>>> futures = new ArrayList<>();
         for (MountedIndex index : batch) {
+          Future<IndexResult<Long>> count = counting.remove(index);
+          if (count != null) {
+            count.cancel(true); // its search counts it
+          }
           futures.add(submit(deadline, profile, index.name, () -> task.search(index)));
         }
         started.addAll(futures);
+        if (counter != null && next == batch.size()) { // the first wave, submitted first: it takes the places first
+          for (MountedIndex index : candidates.subList(next, candidates.size())) {
+            Future<IndexResult<Long>> count = submit(deadline, profile, index.name, () -> counter.count(index));
+            counting.put(index, count);
+            started.add(count);
+          }
+        }
         for (int i = 0; i < batch.size(); i++) {
           MountedIndex index = batch.get(i);
           try {
@@ -266,6 +280,9 @@ final class MultiIndexSearch implements AutoCloseable {
           }
         }
       }
+      for (Future<IndexResult<Long>> count : counting.values()) {
+        count.cancel(true); // of an index never reached (the deadline passed)
+      }
       checkTimedOut(request, deadline, timedOut, started);
       indicesSearched.add(searched.size());
       indicesSkipped.add(skipped.size());
@@ -273,16 +290,18 @@ final class MultiIndexSearch implements AutoCloseable {
     }
 
     /**
-     * Counts the query in each of {@code indices} (skipped by a sorted top-N with an exact total), all at once, into
-     * {@link #counted}; an index unmounted meanwhile is dropped, one that fails or times out is reported so.
+     * Waits for the counts of {@code indices} (skipped by a sorted top-N with an exact total, counted since the search
+     * began) and puts them in {@link #counted}; an index unmounted meanwhile is dropped, one that fails or times out is
+     * reported so.
      */
-    private void countAll(List<MountedIndex> indices, IndexCounter counter, List<Future<?>> started)
+    private void awaitCounts(List<MountedIndex> indices, Map<MountedIndex, Future<IndexResult<Long>>> counting)
         throws IOException {
       List<Future<IndexResult<Long>>> futures = new ArrayList<>();
       for (MountedIndex index : indices) {
-        futures.add(submit(deadline, profile, index.name, () -> counter.count(index)));
+        Future<IndexResult<Long>> count = counting.remove(index);
+        assert count != null : "only an index after the first wave is skipped, counted since that wave: " + index.name;
+        futures.add(count);
       }
-      started.addAll(futures);
       for (int i = 0; i < indices.size(); i++) {
         MountedIndex index = indices.get(i);
         try {

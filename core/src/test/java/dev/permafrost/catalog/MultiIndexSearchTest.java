@@ -8,21 +8,29 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.blob.FilterBlobStore;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
 import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
+import dev.permafrost.testutil.Waits;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.lucene.document.LongPoint;
@@ -381,6 +389,72 @@ class MultiIndexSearchTest {
       assertEquals(0, cold.cost().perIndex().get(day).storeRequests(), day + ": " + cold.cost().perIndex());
     }
     assertTrue(cold.cost().perIndex().get(newest).storeRequests() > 0, cold.cost().perIndex().toString());
+  }
+
+  /**
+   * With an exact total, the indices after the first wave are counted beside it, not once it has ended: here the
+   * first wave's reads from the store wait until a third day's reader is open (for its count), which they would wait
+   * for in vain if counting began after the wave (the store's request time-out would then fail the search).
+   */
+  @Test
+  void anExactTotalCountsTheIndicesAfterTheFirstWaveBesideIt() throws Exception {
+    SnapshotRepository unkept = SnapshotRepository.open(FileSystemBlobStore.open(tmp.resolve("unkept"), false));
+    List<String> names = new ArrayList<>();
+    for (int d = DAYS - 4; d < DAYS; d++) {
+      unkept.createSnapshot("day-" + d, locals.get(d),
+          SnapshotOptions.DEFAULTS.withPointFields("@timestamp").withKeepWholeLimits(0, 0));
+      names.add("day-" + d);
+    }
+    // the first wave: the two newest days; the others are counted
+    Set<String> firstWave = new HashSet<>();
+    for (String name : List.of("day-" + (DAYS - 1), "day-" + (DAYS - 2))) {
+      for (FileEntry f : unkept.readManifest(name).files()) {
+        if (f.blobName() != null) {
+          firstWave.add(f.blobName());
+        }
+      }
+    }
+    AtomicReference<Catalog> searching = new AtomicReference<>();
+    AtomicInteger waited = new AtomicInteger();
+    FilterBlobStore gated = new FilterBlobStore(FileSystemBlobStore.open(tmp.resolve("unkept"), false)) {
+      @Override
+      public InputStream read(String blobName, long offset, long length) throws IOException {
+        Catalog c = searching.get();
+        if (c != null && firstWave.contains(blobName)) {
+          try {
+            Waits.await("a third reader, opened to count", () -> c.stats().readerOpens() >= 3);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("waiting for a later day's count");
+          }
+          waited.incrementAndGet();
+        }
+        return super.read(blobName, offset, length);
+      }
+    };
+    SnapshotRepository gatedRepo = SnapshotRepository.open(gated);
+    try (SharedRegionCache own = SharedRegionCache.builder().path(tmp.resolve("gated-cache")).size(64 << 20)
+        .regionSize(1 << 20).build();
+        Catalog gatedCatalog = Catalog.builder(own).searchThreads(8).build()) {
+      for (String name : names) {
+        gatedCatalog.mount(name, gatedRepo, name);
+      }
+      assertEquals(0, gatedCatalog.stats().readerOpens(), "mounting opens no reader");
+      searching.set(gatedCatalog);
+      Query word = new TermQuery(new Term("body", RandomIndexes.WORDS[0]));
+      Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
+      SearchResponse r = gatedCatalog.search(SearchRequest.builder(word).indices("day-*").size(5).sort(newestFirst)
+          .exactTotalHits(true).timeout(Duration.ofMinutes(2)).build());
+      assertTrue(waited.get() > 0, "the first wave read from the store");
+      long total = 0;
+      for (int d = DAYS - 4; d < DAYS; d++) {
+        try (DirectoryReader reader = DirectoryReader.open(locals.get(d))) {
+          total += new IndexSearcher(reader).count(word);
+        }
+      }
+      assertEquals(new TotalHits(total, TotalHits.Relation.EQUAL_TO), r.totalHits(), "seed " + seed);
+      assertTrue(r.skipReasons().values().stream().allMatch(s -> s == SkipReason.CANNOT_COMPETE), r.toString());
+    }
   }
 
   /** A range sorted by its own field is answered from the points first: the same hits and the range's exact total. */
