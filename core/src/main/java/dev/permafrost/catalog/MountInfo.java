@@ -21,7 +21,8 @@ import java.util.Map;
  * @param maxDoc documents including deleted ones
  * @param sizeInBytes bytes of its files
  * @param fileCount its files
- * @param pointRanges min and max of the point fields the snapshot recorded, by field
+ * @param pointRanges min and max of the point fields the snapshot recorded (an engine's shard: its date fields, recorded
+ *     at mount), by field
  * @param userData the commit's user data
  * @param localCopyProgress for a full copy, the share of its bytes copied and verified locally (0 to 1); else 0
  * @param keptHeapBytes heap kept with the mount, open or closed, to open its reader with no request: what its source

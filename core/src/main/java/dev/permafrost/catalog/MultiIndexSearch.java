@@ -257,26 +257,13 @@ final class MultiIndexSearch implements AutoCloseable {
         }
         for (int i = 0; i < batch.size(); i++) {
           MountedIndex index = batch.get(i);
-          try {
-            IndexResult<T> r = deadline.await(futures.get(i));
-            if (r == null || r.partial()) {
-              timedOut.add(index.name); // one still running gives nothing: what it holds is still being written
+          IndexResult<T> r = awaitIndex(index, futures.get(i), futures, "searching");
+          if (r != null) {
+            if (r.partial()) {
+              timedOut.add(index.name); // Lucene's loop stopped it at the deadline: its hits so far count
             }
-            if (r != null) {
-              searched.add(index);
-              results.add(r.value());
-            }
-          } catch (ExecutionException e) {
-            if (vanished(e.getCause(), index, named)) {
-              skipped.put(index.name, SkipReason.UNMOUNTED);
-            } else if (deadline.explains(e.getCause())) {
-              timedOut.add(index.name);
-            } else {
-              failed(request, index, e.getCause(), futures, failed);
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while searching " + request);
+            searched.add(index);
+            results.add(r.value());
           }
         }
       }
@@ -304,25 +291,41 @@ final class MultiIndexSearch implements AutoCloseable {
       }
       for (int i = 0; i < indices.size(); i++) {
         MountedIndex index = indices.get(i);
-        try {
-          IndexResult<Long> r = deadline.await(futures.get(i));
-          if (r == null || r.partial()) {
-            timedOut.add(index.name);
-          } else {
-            counted.put(index.name, r.value());
-          }
-        } catch (ExecutionException e) {
-          if (vanished(e.getCause(), index, named)) {
-            skipped.put(index.name, SkipReason.UNMOUNTED);
-          } else if (deadline.explains(e.getCause())) {
-            timedOut.add(index.name);
-          } else {
-            failed(request, index, e.getCause(), futures, failed);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while counting " + request);
+        IndexResult<Long> r = awaitIndex(index, futures.get(i), futures, "counting");
+        if (r != null && r.partial()) {
+          timedOut.add(index.name); // a count cut short is no count
+        } else if (r != null) {
+          counted.put(index.name, r.value());
         }
+      }
+    }
+
+    /**
+     * Waits for {@code index}'s part of the search, {@code future} (one of {@code group}); null if it gave nothing,
+     * recorded as the reason says: the deadline passed first (one still running gives nothing: what it holds is still
+     * being written), it was unmounted (a glob selected it), or it failed and partial results are allowed. A failure
+     * otherwise calls off {@code group} and fails the search.
+     */
+    private <R> IndexResult<R> awaitIndex(MountedIndex index, Future<IndexResult<R>> future,
+        List<? extends Future<?>> group, String doing) throws IOException {
+      try {
+        IndexResult<R> r = deadline.await(future);
+        if (r == null) {
+          timedOut.add(index.name);
+        }
+        return r;
+      } catch (ExecutionException e) {
+        if (vanished(e.getCause(), index, named)) {
+          skipped.put(index.name, SkipReason.UNMOUNTED);
+        } else if (deadline.explains(e.getCause())) {
+          timedOut.add(index.name);
+        } else {
+          failed(request, index, e.getCause(), group, failed);
+        }
+        return null;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while " + doing + " " + request);
       }
     }
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.blob.FilterBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.snapshot.SnapshotOptions;
 import dev.permafrost.snapshot.SnapshotRepository;
@@ -394,7 +395,7 @@ class MultiIndexSearchTest {
   /**
    * With an exact total, the indices after the first wave are counted beside it, not once it has ended: here the
    * first wave's reads from the store wait until a third day's reader is open (for its count), which they would wait
-   * for in vain if counting began after the wave (the store's request time-out would then fail the search).
+   * for in vain if counting began after the wave (the wait's bound, a minute, would then fail the search).
    */
   @Test
   void anExactTotalCountsTheIndicesAfterTheFirstWaveBesideIt() throws Exception {
@@ -432,7 +433,9 @@ class MultiIndexSearchTest {
         return super.read(blobName, offset, length);
       }
     };
-    SnapshotRepository gatedRepo = SnapshotRepository.open(gated);
+    // a request time-out far past the wait's own bound (a minute), so that no wait, however slow the machine, is retried
+    SnapshotRepository gatedRepo = SnapshotRepository.open(gated,
+        StorePolicy.builder().requestTimeout(Duration.ofMinutes(10)).build());
     try (SharedRegionCache own = SharedRegionCache.builder().path(tmp.resolve("gated-cache")).size(64 << 20)
         .regionSize(1 << 20).build();
         Catalog gatedCatalog = Catalog.builder(own).searchThreads(8).build()) {
@@ -444,7 +447,7 @@ class MultiIndexSearchTest {
       Query word = new TermQuery(new Term("body", RandomIndexes.WORDS[0]));
       Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
       SearchResponse r = gatedCatalog.search(SearchRequest.builder(word).indices("day-*").size(5).sort(newestFirst)
-          .exactTotalHits(true).timeout(Duration.ofMinutes(2)).build());
+          .exactTotalHits(true).build());
       assertTrue(waited.get() > 0, "the first wave read from the store");
       long total = 0;
       for (int d = DAYS - 4; d < DAYS; d++) {

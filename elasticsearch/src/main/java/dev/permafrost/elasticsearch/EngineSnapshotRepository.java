@@ -438,7 +438,8 @@ public final class EngineSnapshotRepository implements SnapshotSource {
       throws IOException {
     String where = shardWhere(shard);
     ShardName name = ShardName.parse(shard);
-    IndexMapping mapping = indexMetadata(name.snapshot(), name.index()).mapping(); // read by shardWhere: no request
+    // no request once read: mount reads it before its first shard (a catalog's own mount of a shard reads it here)
+    IndexMapping mapping = indexMetadata(name.snapshot(), name.index()).mapping();
     Map<String, PointRange> ranges = new TreeMap<>();
     try (Directory dir = directory.get()) {
       ReadRecordingDirectory recording = new ReadRecordingDirectory(dir);
