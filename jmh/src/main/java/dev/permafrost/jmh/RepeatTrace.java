@@ -116,7 +116,7 @@ public final class RepeatTrace {
    * short names: each line if {@code allLines}, then per clock wave, thread pool and file extension the requests and
    * their bytes.
    */
-  static void printByWave(List<String> lines, Map<String, String> files, boolean allLines) {
+  public static void printByWave(List<String> lines, Map<String, String> files, boolean allLines) {
     TreeMap<String, long[]> byWave = new TreeMap<>();
     for (String line : lines) {
       String named = line;
