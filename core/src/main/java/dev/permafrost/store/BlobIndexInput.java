@@ -648,7 +648,11 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       if (!blob.offerCached(index, p, this)) {
         // what the read would fetch: a point's fill, which stops at the region's end
         long regionEnd = blob.regionStart(index) + blob.regionLength(index);
-        ReadIntent.probeMissed(this, p - sliceStart, Math.min(fillSize, Math.min(sliceEnd, regionEnd) - p));
+        if (readWhole()) {
+          ReadIntent.probeMissed(this, 0, sliceEnd - sliceStart);
+        } else {
+          ReadIntent.probeMissed(this, p - sliceStart, Math.min(fillSize, Math.min(sliceEnd, regionEnd) - p));
+        }
         throw ReadIntent.NOT_CACHED;
       }
       countHit();
@@ -657,6 +661,13 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     // a collector's threads reading its hits' values: their reads are points, not runs (no carrying on), and what the
     // cache does not admit is not read around it (the bytes would be thrown away and read again)
     boolean prefetching = ReadIntent.prefetching() || ReadIntent.probingPastFetched();
+    if (readWhole()) {
+      if (blob.offerCached(index, p, this)) {
+        countHit();
+        return;
+      }
+      fetchWhole(); // a miss: all of it in one request; the read below waits for its page
+    }
     CachedBlob.Served result;
     try {
       result = blob.window(index, p, fillSize, fillsCrossRegions && !prefetching, !prefetching, file, this);
@@ -679,9 +690,40 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     assert p >= winStart && p < winEnd : p + " outside the window [" + winStart + ", " + winEnd + ")";
   }
 
+  /**
+   * Starts fetching [offset, offset+length) of this input. A prefetch of less than a page names where a read will
+   * begin, not how far it goes (Lucene's {@code prefetch(fp, 1)} before a term's postings, a terms block or a stored
+   * fields block): it fetches what that read would, the input's fill from {@code offset} within the slice, so that the
+   * read's next bytes do not cost a request of their own a round trip later. A read that begins in the bytes the
+   * manifest keeps (a warm set) fetches nothing, and neither does such a prefetch.
+   */
+  /**
+   * Whether a miss in this input fetches all of it ({@link #fetchWhole}): a slice no longer than its fill (a field's
+   * terms index, a stored-fields index, a points index, a small file of a compound file) is read here and there,
+   * backwards (an FST) or by bisection, where a fill from the missed page forward brings a page a round trip. A whole
+   * file is not: a read from its start fetches a fill forward as ever.
+   */
+  private boolean readWhole() {
+    return sliceEnd - sliceStart <= baseFill && (sliceStart > 0 || sliceEnd < file.length);
+  }
+
+  /**
+   * Starts fetching all of this input, or all of its file if that is no longer than a fill too (the slices of one
+   * small file, a stored-fields index's two arrays, are read one after the other: one request for both).
+   */
+  private void fetchWhole() throws IOException {
+    boolean wholeFile = file.length <= baseFill;
+    fetchRange(wholeFile ? 0 : sliceStart, wholeFile ? file.length : sliceEnd, false, false, false);
+  }
+
   @Override
   public void prefetch(long offset, long length) throws IOException {
-    prefetch(offset, length, false, false);
+    long wanted = length;
+    if (length > 0 && length < CacheFile.PAGE_SIZE && offset >= 0 && offset < length()
+        && file.warmRange(sliceStart + offset) < 0) { // a read in a warm set's bytes fetches nothing
+      wanted = Math.max(length, Math.min(baseFill, length() - offset));
+    }
+    prefetch(offset, wanted, false, false);
   }
 
   /**
@@ -695,7 +737,14 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
       return;
     }
     long start = sliceStart + offset;
-    long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
+    fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true);
+  }
+
+  /**
+   * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean)}); without
+   * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole}).
+   */
+  private void fetchRange(long start, long end, boolean column, boolean scan, boolean hold) throws IOException {
     // already readable: unless its region has left the cache since (a window a slice took from its parent), or the
     // bytes are heap bytes of another read this input took over, which the collector's own inputs may not see
     if (start >= winStart && end <= winEnd && windowValid() && !(column && winKind == KIND_DIRECT)) {
@@ -726,7 +775,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
           }
           stop = Math.min(end, file.nextWarmStart(resume));
         }
-        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch);
+        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch, hold);
         if (refused != null) {
           refusedFrom = Math.min(refusedFrom, refused.from());
           refusedTo = Math.max(refusedTo, refused.to());
@@ -781,8 +830,22 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     return clone;
   }
 
+  /**
+   * A plain slice. Opened while {@code ColumnPrefetch} opens a field's doc values, it is noted as the field's
+   * ({@link ReadIntent.FieldSlices}): a terms dictionary no larger than the field's columns is fetched with them.
+   */
   @Override
   public BlobIndexInput slice(String sliceDescription, long offset, long length) throws IOException {
+    BlobIndexInput slice = sliceOf(sliceDescription, offset, length);
+    ReadIntent.FieldSlices field = ReadIntent.field();
+    if (field != null) {
+      field.sequential.add(slice::openedAsColumn);
+      field.sequentialBytes += slice.length();
+    }
+    return slice;
+  }
+
+  private BlobIndexInput sliceOf(String sliceDescription, long offset, long length) {
     ensureOpen();
     if (offset < 0 || length < 0 || offset > sliceEnd - sliceStart - length) {
       throw new IllegalArgumentException("slice(offset=" + offset + ", length=" + length + ") is out of bounds: " + this);
@@ -804,7 +867,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    * slice (a terms dictionary, read term by term) is none of this.
    */
   BlobIndexInput columnSlice(String description, long offset, long length) throws IOException {
-    BlobIndexInput slice = slice(description, offset, length);
+    BlobIndexInput slice = sliceOf(description, offset, length);
     CachedBlob blob = file.cachedBlob;
     if (blob != null && slice.directRead == null) {
       // a column this thread named a moment ago (ColumnPrefetch), read directly from the store: read it from there
@@ -812,19 +875,33 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     }
     ReadIntent.Opening opening = ReadIntent.opening();
     if (opening != null) {
-      // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are
-      // sliced to the end of the file): only its head is a column's.
-      long known = sliceStart + offset + length > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
-      long bytes = Math.min(known, ReadIntent.MAX_COLUMN_BYTES);
-      switch (opening) {
-        case ReadIntent.Measure m -> {
-          m.wholeBytes += bytes;
-          m.largestFill = Math.max(m.largestFill, baseFill);
-        }
-        case ReadIntent.FetchWhole whole -> slice.prefetch(0, bytes, true, whole == ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      long bytes = slice.openedAsColumn(opening);
+      ReadIntent.FieldSlices field = ReadIntent.field();
+      if (field != null) {
+        field.columnBytes += bytes;
       }
     }
     return slice;
+  }
+
+  /**
+   * Does with this slice, a column's, what {@code opening} says (fetch it whole, or measure it); returns its bytes so
+   * counted, capped at {@link ReadIntent#MAX_COLUMN_BYTES}.
+   */
+  long openedAsColumn(ReadIntent.Opening opening) throws IOException {
+    // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are sliced
+    // to the end of the file): only its head is a column's.
+    long length = sliceEnd - sliceStart;
+    long known = sliceEnd > file.length - CodecUtil.footerLength() ? Math.min(length, RANDOM_FILL) : length;
+    long bytes = Math.min(known, ReadIntent.MAX_COLUMN_BYTES);
+    switch (opening) {
+      case ReadIntent.Measure m -> {
+        m.wholeBytes += bytes;
+        m.largestFill = Math.max(m.largestFill, baseFill);
+      }
+      case ReadIntent.FetchWhole whole -> prefetch(0, bytes, true, whole == ReadIntent.FetchWhole.FOR_THIS_THREAD);
+    }
+    return bytes;
   }
 
   @Override

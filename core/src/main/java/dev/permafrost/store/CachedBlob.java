@@ -434,6 +434,14 @@ final class CachedBlob implements RegionOwner {
    * region was admitted.
    */
   Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch) {
+    return prefetch(start, end, origin, batch, true);
+  }
+
+  /**
+   * As {@link #prefetch(long, long, FetchOrigin, List)}; without {@code hold}, the regions are not held for a reader
+   * (see {@link Slot#prefetch(RegionOwner, int, long, long, FetchOrigin, List, boolean)}).
+   */
+  Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch, boolean hold) {
     long refusedFrom = -1;
     long refusedTo = -1;
     for (long p = start; p < end; ) {
@@ -442,7 +450,7 @@ final class CachedBlob implements RegionOwner {
       long regionEnd = regionStart + regionLength(index);
       Slot slot = slotFor(index, false);
       if (slot != null) {
-        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, batch);
+        slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, batch, hold);
       } else {
         refusedFrom = refusedFrom < 0 ? p : refusedFrom;
         refusedTo = Math.min(end, regionEnd);

@@ -34,8 +34,10 @@ import org.apache.lucene.store.IndexInput;
  * (Lucene's own format reads values, ordinals, addresses and jump tables by position), and every sequential slice a
  * format opens through {@link #columnSlice} (Elasticsearch's TSDB formats read their blocks of values and ordinals in
  * order, and a keyword's terms dictionary no larger than its ordinals), up to {@value #MAX_COLUMN_BYTES} bytes per
- * slice; a plain sequential slice, such as Lucene's own terms dictionary of a sorted field, is read as the collector
- * looks terms up. Fetches run on the cache's prefetch threads, a
+ * slice; and the plain sequential slices a field's reader opens (Lucene's own terms dictionary of a sorted field and
+ * its index) when they are no larger than its columns, as a collector that names a keyword turns its ordinals into
+ * terms: fetched with the ordinals, in their request if they lie between them, they cost no wave of their own. A
+ * larger dictionary is read as the collector looks terms up. Fetches run on the cache's prefetch threads, a
  * reader that comes to need the bytes waits for them, and a failure is left for that read to report. On a directory
  * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
  * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows
@@ -136,15 +138,31 @@ public final class ColumnPrefetch {
     return size;
   }
 
-  /** Opens the field's doc values, which opens their columns' slices (fetched whole while the flag is up). */
+  /**
+   * Opens the field's doc values, which opens their columns' slices (fetched whole or measured as the thread's
+   * opening says); then its plain sequential slices (a terms dictionary) likewise, if they are no larger than its
+   * columns ({@link ReadIntent.FieldSlices}).
+   */
   private static void open(LeafReader reader, String field, DocValuesType type) throws IOException {
-    switch (type) {
-      case NUMERIC -> reader.getNumericDocValues(field);
-      case BINARY -> reader.getBinaryDocValues(field);
-      case SORTED -> reader.getSortedDocValues(field);
-      case SORTED_NUMERIC -> reader.getSortedNumericDocValues(field);
-      case SORTED_SET -> reader.getSortedSetDocValues(field);
-      case NONE -> {}
+    ReadIntent.FieldSlices slices = new ReadIntent.FieldSlices();
+    ReadIntent.FieldSlices outer = ReadIntent.field(slices);
+    try {
+      switch (type) {
+        case NUMERIC -> reader.getNumericDocValues(field);
+        case BINARY -> reader.getBinaryDocValues(field);
+        case SORTED -> reader.getSortedDocValues(field);
+        case SORTED_NUMERIC -> reader.getSortedNumericDocValues(field);
+        case SORTED_SET -> reader.getSortedSetDocValues(field);
+        case NONE -> {}
+      }
+    } finally {
+      ReadIntent.field(outer);
+    }
+    ReadIntent.Opening opening = ReadIntent.opening();
+    if (opening != null && slices.sequentialAreColumns()) {
+      for (ReadIntent.SequentialSlice slice : slices.sequential) {
+        slice.openedAsColumn(opening);
+      }
     }
   }
 }

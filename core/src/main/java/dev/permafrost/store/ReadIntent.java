@@ -194,6 +194,54 @@ final class ReadIntent {
     return outer;
   }
 
+  // ---- one field's slices ----
+
+  /**
+   * The slices opened while {@code ColumnPrefetch} opens one field's doc values: the bytes of its columns' slices, and
+   * its plain sequential slices (Lucene's terms dictionary of a sorted field and that dictionary's index, read term by
+   * term). The plain ones are a column's too when they are no larger than its columns ({@link #sequentialAreColumns}),
+   * as in Elasticsearch's TSDB format: a collector that names a keyword (a terms aggregation) reads every ordinal,
+   * then turns its buckets' ordinals into terms, and a dictionary fetched with the ordinals costs no request of its
+   * own, at most doubling their bytes, where looking terms up costs an address, then a block, then the next.
+   */
+  static final class FieldSlices {
+    /** The bytes of the field's column slices, as they are fetched (capped at {@link #MAX_COLUMN_BYTES} each). */
+    long columnBytes;
+    /** The bytes of its plain sequential slices. */
+    long sequentialBytes;
+    /** Its plain sequential slices, in the order opened. */
+    final List<SequentialSlice> sequential = new ArrayList<>(2);
+
+    /** Whether the plain sequential slices are to be fetched as the field's columns are: some, no larger than those. */
+    boolean sequentialAreColumns() {
+      return sequentialBytes > 0 && sequentialBytes <= columnBytes;
+    }
+  }
+
+  /** A plain sequential slice opened as a field's: fetched whole or measured as {@code opening} says, its bytes so counted. */
+  interface SequentialSlice {
+    long openedAsColumn(Opening opening) throws IOException;
+  }
+
+  /** The field whose doc values this thread is opening for {@code ColumnPrefetch}, or null. */
+  private static final ThreadLocal<FieldSlices> FIELD = new ThreadLocal<>();
+
+  /** The field this thread is opening the doc values of (its slices are noted there), or null. */
+  static FieldSlices field() {
+    return FIELD.get();
+  }
+
+  /** Sets the field being opened (null: none); returns the one before, for {@link #field(FieldSlices)} to restore. */
+  static FieldSlices field(FieldSlices field) {
+    FieldSlices outer = FIELD.get();
+    if (field == null) {
+      FIELD.remove();
+    } else {
+      FIELD.set(field);
+    }
+    return outer;
+  }
+
   /** Forgets the columns this thread's last call read directly from the store: its collectors have opened them. */
   static void forgetStarted() {
     STARTED.remove();

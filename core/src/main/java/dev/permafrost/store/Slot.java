@@ -444,6 +444,24 @@ final class Slot extends SlotGeneration implements Fillable {
    * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
    */
   void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
+    prefetch(blob, index, from, to, file, batch, true);
+  }
+
+  /**
+   * As {@link #prefetch(RegionOwner, int, long, long, FetchOrigin, List)}, or, without {@code hold}, only starting the
+   * fills: for bytes fetched along with a reader's miss, which no reader was promised (the rest of a small slice, see
+   * {@code BlobIndexInput#fetchWhole}), and which must not keep a small cache from evicting them if none comes.
+   */
+  void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch,
+      boolean hold) {
+    if (!hold) {
+      synchronized (this) {
+        if (owner == blob && this.index == index) {
+          startMissing(blob, file, from, to, null, batch);
+        }
+      }
+      return;
+    }
     ReadCost work = ReadCost.current();
     if (complete && (work == null ? unread : heldBy == work.id) && owner == blob && this.index == index) {
       return; // cached and held for this reader or work already: a repeated prefetch takes no lock (racy: a hint)

@@ -23,6 +23,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -61,6 +62,8 @@ class FewerRequestsTest {
   private static final int CHUNK = 32 << 10;
   private static final int REGION = 64 << 10;
   private static final int LENGTH = 2 << 20;
+  /** The length of {@code small.bin} (the first bytes of {@code data.bin}): less than an input's fill, 128 KiB. */
+  private static final int SMALL = 100_000;
   /** The store policy's model: 1 s to a first byte at 100,000 bytes a second, so gaps up to 100,000 bytes are read. */
   private static final long BRIDGED = 100_000;
   private static final StorePolicy MODEL = StorePolicy.builder().firstByteLatency(Duration.ofSeconds(1))
@@ -131,7 +134,8 @@ class FewerRequestsTest {
     new Random(seed).nextBytes(bytes);
     FileSystemBlobStore backend = FileSystemBlobStore.open(tmp.resolve("repo"), false);
     store = new CountingStore(backend);
-    SnapshotManifest manifest = TestManifests.upload(store, "s", "s/", Map.of("data.bin", bytes), 0, CHUNK);
+    SnapshotManifest manifest = TestManifests.upload(store, "s", "s/",
+        Map.of("data.bin", bytes, "small.bin", Arrays.copyOf(bytes, SMALL)), 0, CHUNK);
     store.clear();
     cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(8L << 20).regionSize(regionSize)
         .tailRegionSize(CHUNK).build();
@@ -604,5 +608,74 @@ class FewerRequestsTest {
       assertReadsBack(in, REGION, REGION + 1000);
       assertEquals(List.of(), store.reads(), "the next region came with it");
     }
+  }
+  @Test
+  void aPrefetchOfLessThanAPageFetchesWhatAReadFromThereWould() throws Exception {
+    try (IndexInput in = mount(MODEL)) {
+      // Lucene's prefetch(fp, 1): a read begins here (a term's postings, a stored-fields block)
+      long at = 3L * REGION + 1000;
+      in.prefetch(at, 1);
+      awaitNoFetch(cache);
+      List<long[]> reads = store.reads();
+      assertEquals(1, reads.size(), "requests: " + show(reads) + " seed " + seed);
+      assertTrue(reads.get(0)[0] <= at && reads.get(0)[1] >= at + BlobIndexInput.NORMAL_FILL,
+          "the input's fill from there: " + show(reads));
+      store.clear();
+      assertReadsBack(in, at, at + 100_000);
+      assertEquals(List.of(), store.reads(), "the read found what the prefetch fetched: " + show(store.reads()));
+      // a prefetch of a page or more is of what it names (aligned to the chunks it is verified in)
+      long other = 20L * REGION + 10;
+      in.prefetch(other, 4096);
+      awaitNoFetch(cache);
+      assertEquals(1, store.reads().size(), show(store.reads()));
+      assertArrayEquals(new long[] {20L * REGION, 20L * REGION + CHUNK}, store.reads().get(0));
+    }
+  }
+
+  @Test
+  void aSliceNoLongerThanAFillIsFetchedWholeAtItsFirstMissAndALongerOneIsNot() throws Exception {
+    try (IndexInput in = mount(MODEL)) {
+      // read backwards, as an FST is: its last byte, then its first
+      long start = 5L * REGION + 777;
+      IndexInput small = in.slice("small", start, SMALL);
+      assertEquals(bytes[(int) start + SMALL - 1], readAt(small, SMALL - 1));
+      assertEquals(bytes[(int) start], readAt(small, 0));
+      assertEquals(bytes[(int) start + SMALL / 2], readAt(small, SMALL / 2));
+      awaitNoFetch(cache);
+      List<long[]> reads = store.reads();
+      assertEquals(1, reads.size(), "requests: " + show(reads) + " seed " + seed);
+      assertTrue(reads.get(0)[0] <= start && reads.get(0)[1] >= start + SMALL, "all of it: " + show(reads));
+      store.clear();
+      // longer than a fill: a fill from each miss
+      long far = 20L * REGION + 777;
+      int length = 3 * BlobIndexInput.NORMAL_FILL;
+      IndexInput large = in.slice("large", far, length);
+      assertEquals(bytes[(int) far + length - 1], readAt(large, length - 1));
+      assertEquals(bytes[(int) far], readAt(large, 0));
+      awaitNoFetch(cache);
+      assertEquals(2, store.reads().size(), "requests: " + show(store.reads()) + " seed " + seed);
+    }
+  }
+
+  @Test
+  void theSlicesOfAFileNoLongerThanAFillAreFetchedInOneRequest() throws Exception {
+    mount(MODEL).close();
+    try (IndexInput in = dir.openInput("small.bin", IOContext.DEFAULT)) {
+      // a stored-fields index's two arrays, read one after the other: the second was fetched with the first
+      IndexInput second = in.slice("second", 60_000, 30_000);
+      IndexInput first = in.slice("first", 1_000, 40_000);
+      assertEquals(bytes[60_000 + 29_999], readAt(second, 29_999));
+      awaitNoFetch(cache);
+      assertEquals(bytes[1_000], readAt(first, 0));
+      assertEquals(bytes[SMALL - 1], readAt(in, SMALL - 1));
+      List<long[]> reads = store.reads();
+      assertEquals(1, reads.size(), "requests: " + show(reads) + " seed " + seed);
+      assertArrayEquals(new long[] {0, SMALL}, reads.get(0), show(reads));
+    }
+  }
+
+  private static byte readAt(IndexInput in, long position) throws IOException {
+    in.seek(position);
+    return in.readByte();
   }
 }
