@@ -12,6 +12,7 @@ import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.IndexOrDocValuesQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
@@ -114,5 +115,51 @@ final class CanMatch {
       }
     }
     return true;
+  }
+  /**
+   * Whether {@code query} matches every document of an index with the recorded {@code pointRanges} and {@code maxDoc}
+   * documents (deleted ones too), as those show without opening it: all documents, or a {@link PointRangeQuery} that
+   * holds the index's whole recorded range of a field every document has a point of, through the wrappers
+   * {@link #requiredRanges} sees through, or a {@link BooleanQuery} of only required clauses that each do. False when
+   * not sure.
+   */
+  static boolean matchesEveryDocument(Query query, Map<String, PointRange> pointRanges, long maxDoc) {
+    if (query instanceof MatchAllDocsQuery) {
+      return true;
+    } else if (query instanceof IndexOrDocValuesQuery io) {
+      return matchesEveryDocument(io.getIndexQuery(), pointRanges, maxDoc);
+    } else if (query instanceof ConstantScoreQuery c) {
+      return matchesEveryDocument(c.getQuery(), pointRanges, maxDoc);
+    } else if (query instanceof BoostQuery b) {
+      return matchesEveryDocument(b.getQuery(), pointRanges, maxDoc);
+    } else if (query instanceof BooleanQuery bq) {
+      if (bq.clauses().isEmpty() || bq.getMinimumNumberShouldMatch() > 0) {
+        return false; // matches nothing
+      }
+      for (BooleanClause clause : bq.clauses()) {
+        if ((clause.occur() != BooleanClause.Occur.MUST && clause.occur() != BooleanClause.Occur.FILTER)
+            || !matchesEveryDocument(clause.query(), pointRanges, maxDoc)) {
+          return false;
+        }
+      }
+      return true;
+    } else if (query instanceof PointRangeQuery q) {
+      PointRange recorded = pointRanges.get(q.getField());
+      if (recorded == null || recorded.docCount() != maxDoc || maxDoc <= 0 || recorded.numDimensions() != q.getNumDims()
+          || recorded.bytesPerDimension() != q.getBytesPerDim()) {
+        return false;
+      }
+      int bytes = q.getBytesPerDim();
+      for (int d = 0; d < q.getNumDims(); d++) {
+        int from = d * bytes;
+        int to = from + bytes;
+        if (Arrays.compareUnsigned(q.getLowerPoint(), from, to, recorded.minPackedValue(), from, to) > 0
+            || Arrays.compareUnsigned(q.getUpperPoint(), from, to, recorded.maxPackedValue(), from, to) < 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 }

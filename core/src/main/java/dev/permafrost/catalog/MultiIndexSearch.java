@@ -213,6 +213,11 @@ final class MultiIndexSearch implements AutoCloseable {
       List<T> results = new ArrayList<>();
       List<Future<?>> started = new ArrayList<>();
       int wave = ordering == null ? candidates.size() : Math.min(threads, ORDERED_WAVE);
+      // the best index, if the query matches all of it and it holds N documents, gives N hits no worse than its worst
+      // value: an index that cannot beat that is left out of the first wave (counted beside it, skipped after it)
+      // (not past a page's last hit: the query then matches only what sorts after it)
+      Object promised = ordering == null || candidates.isEmpty() || request.searchAfter != null ? null
+          : ordering.promisedBottom(candidates.getFirst(), request.query(candidates.getFirst().name), request.size);
       Map<MountedIndex, Future<IndexResult<Long>>> counting = new HashMap<>();
       for (int next = 0; next < candidates.size(); ) {
         if (deadline.passed()) {
@@ -237,7 +242,15 @@ final class MultiIndexSearch implements AutoCloseable {
         } else if (counter != null && next > 0) {
           wave = candidates.size() - next; // fewer than N hits so far: the rest would be read to count them anyway
         }
-        List<MountedIndex> batch = candidates.subList(next, Math.min(candidates.size(), next + wave));
+        int end = Math.min(candidates.size(), next + wave);
+        if (next == 0 && promised != null) {
+          int competing = 1;
+          while (competing < end && ordering.canCompete(candidates.get(competing), promised)) {
+            competing++;
+          }
+          end = competing;
+        }
+        List<MountedIndex> batch = candidates.subList(next, end);
         next += batch.size();
         List<Future<IndexResult<T>>> futures = new ArrayList<>();
         for (MountedIndex index : batch) {
@@ -825,6 +838,24 @@ final class MultiIndexSearch implements AutoCloseable {
       }
       byte[] packed = descending ? r.maxPackedValue() : r.minPackedValue();
       return type == SortField.Type.LONG ? NumericUtils.sortableBytesToLong(packed, 0) : NumericUtils.sortableBytesToInt(packed, 0);
+    }
+
+    /**
+     * The N-th value a search of {@code index} is sure to find before it is searched, or null: when every one of its
+     * documents has a value of the sort field (its recorded range counts them all) and matches {@code query} (as its
+     * recorded ranges show: {@link CanMatch#matchesEveryDocument}), N or more live documents give N hits no worse than
+     * its worst value.
+     */
+    Long promisedBottom(MountedIndex index, Query query, int n) {
+      int bytes = type == SortField.Type.LONG ? Long.BYTES : Integer.BYTES;
+      PointRange r = range(index, field, bytes);
+      if (n <= 0 || r == null || r.docCount() != index.maxDoc || index.numDocs < n
+          || !CanMatch.matchesEveryDocument(query, index.pointRanges, index.maxDoc)) {
+        return null;
+      }
+      byte[] worst = descending ? r.minPackedValue() : r.maxPackedValue();
+      return type == SortField.Type.LONG ? NumericUtils.sortableBytesToLong(worst, 0)
+          : (long) NumericUtils.sortableBytesToInt(worst, 0);
     }
 
     /** Whether {@code index} may hold a hit better than {@code bottom}, the N-th value found so far. */

@@ -460,6 +460,54 @@ class MultiIndexSearchTest {
     }
   }
 
+  /**
+   * A query that matches every document of the best index, which holds N documents or more, promises N hits no worse
+   * than that index's worst value before any is searched: the first wave is that index alone, and the next, whose
+   * range cannot beat it, is counted rather than searched. One document more than the index holds promises nothing,
+   * and the first wave is two indices again: only live documents count.
+   */
+  @Test
+  void anIndexTheQueryMatchesWholeWithNDocumentsIsTheFirstWaveAlone() throws IOException {
+    Sort newestFirst = new Sort(new SortField("@timestamp", SortField.Type.LONG, true));
+    List<String> tens = new ArrayList<>(); // day-20 to day-29: every one records its range
+    for (int d = 20; d < DAYS; d++) {
+      tens.add("day-" + d);
+    }
+    String newest = "day-" + (DAYS - 1);
+    String next = "day-" + (DAYS - 2);
+    Query[] wholeDays = {new MatchAllDocsQuery(), LongPoint.newRangeQuery("@timestamp", time(20, 0), time(DAYS, 0)),
+        new BooleanQuery.Builder().add(LongPoint.newRangeQuery("@timestamp", time(15, 0), Long.MAX_VALUE),
+            BooleanClause.Occur.FILTER).build()};
+    int live; // the newest day's documents but the few deleted
+    try (DirectoryReader reader = DirectoryReader.open(locals.get(DAYS - 1))) {
+      live = reader.numDocs();
+    }
+    for (Query query : wholeDays) {
+      for (int size : new int[] {live, live + 1}) {
+        TopDocs expected = local(query, size, newestFirst, tens);
+        SearchResponse r = catalog.search(SearchRequest.builder(query).indices("day-2?").size(size).sort(newestFirst)
+            .exactTotalHits(true).build());
+        String what = query + ", size " + size + ", seed " + seed + ": " + r;
+        assertEquals(expected.totalHits.value(), r.totalHits().value(), what);
+        assertEquals(expected.scoreDocs.length, r.hits().size(), what);
+        for (int i = 0; i < expected.scoreDocs.length; i++) {
+          assertEquals(((FieldDoc) expected.scoreDocs[i]).fields[0], r.hits().get(i).sortValues()[0], what + " hit " + i);
+        }
+        if (size == live) {
+          assertEquals(List.of(newest), r.searched(), what);
+          assertEquals(SkipReason.CANNOT_COMPETE, r.skipReasons().get(next), what);
+        } else {
+          assertTrue(r.searched().contains(newest) && r.searched().contains(next), what);
+        }
+      }
+    }
+    // a query that does not match all of the newest day promises nothing
+    Query most = LongPoint.newRangeQuery("@timestamp", time(20, 0), time(DAYS - 1, DOCS_PER_DAY - 2));
+    SearchResponse r = catalog.search(SearchRequest.builder(most).indices("day-2?").size(10).sort(newestFirst)
+        .exactTotalHits(true).build());
+    assertTrue(r.searched().contains(newest) && r.searched().contains(next), r.toString());
+  }
+
   /** A range sorted by its own field is answered from the points first: the same hits and the range's exact total. */
   @Test
   void aRangeSortedByItsOwnFieldKeepsItsHitsAndExactTotal() throws IOException {
