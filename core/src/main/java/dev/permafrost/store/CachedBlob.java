@@ -181,13 +181,18 @@ final class CachedBlob implements RegionOwner {
    * monitor, that it still holds the region.
    */
   Slot slotFor(int index, boolean reader) {
+    return slotFor(index, reader, false);
+  }
+
+  /** As {@link #slotFor(int, boolean)}; {@code carried}: the region carries on a reader's fill ({@link SlotPool#takeCarried}). */
+  private Slot slotFor(int index, boolean reader, boolean carried) {
     for (;;) {
       Slot s = slots.get(index);
       if (s != null) {
         return s;
       }
       cacheSpace.ensureOpen();
-      Slot slot = pool.take(this, index, reader);
+      Slot slot = carried ? pool.takeCarried(this, index) : pool.take(this, index, reader);
       if (slot == null) {
         return null;
       }
@@ -517,7 +522,7 @@ final class CachedBlob implements RegionOwner {
       int index = regionIndex(p);
       long regionStart = regionStart(index);
       long regionEnd = regionStart + regionLength(index);
-      Slot slot = slotFor(index, true);
+      Slot slot = slotFor(index, true, true);
       if (slot != null) {
         slot.carryOn(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, fills, batch);
         for (Fill f : fills) {

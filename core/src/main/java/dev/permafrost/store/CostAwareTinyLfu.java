@@ -35,6 +35,11 @@ final class CostAwareTinyLfu implements EvictionPolicy {
   }
 
   @Override
+  public int carriedValue(long key) {
+    return (sketch.frequency(key) + 1) * READER_WEIGHT;
+  }
+
+  @Override
   public int residentValue(long key, boolean readerFetched) {
     int frequency = sketch.frequency(key);
     return readerFetched ? frequency * READER_WEIGHT : frequency;

@@ -21,6 +21,15 @@ interface EvictionPolicy {
   int candidateValue(long key, boolean reader);
 
   /**
+   * What caching the region {@code key} would be worth when it carries on a reader's fill that its region's end cut
+   * short: the reader reads on into it, and its move there is a use to come, counted here as made (it is recorded
+   * when the reader arrives, not now). By default what a reader's candidate is worth.
+   */
+  default int carriedValue(long key) {
+    return candidateValue(key, true);
+  }
+
+  /**
    * What the cached region {@code key} is worth; {@code readerFetched}: a reader started its fetch and waited for it
    * (read racily from the slot: the pool checks before evicting).
    */

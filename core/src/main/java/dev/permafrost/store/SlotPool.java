@@ -159,6 +159,17 @@ final class SlotPool {
     return take(blob.slotSize(index), policy.candidateValue(key, reader), policy.frequency(key));
   }
 
+  /**
+   * A slot for region {@code index} of {@code blob}, which carries on a reader's fill its region's end cut short
+   * ({@link EvictionPolicy#carriedValue}): as {@link #take(RegionOwner, int, boolean)} for a reader, with the move the
+   * reader is about to make into it counted. Without it, a region no one has read yet is worth nothing against a full
+   * cache, and a reader scanning through admitted regions would fetch one region a round trip.
+   */
+  Slot takeCarried(RegionOwner blob, int index) {
+    long key = blob.regionKey(index);
+    return take(blob.slotSize(index), policy.carriedValue(key), policy.frequency(key) + 1);
+  }
+
   /** {@link #take(RegionOwner, int, boolean)} for a region of {@code size} bytes, {@code value} and use count. */
   synchronized Slot take(int size, int value, int frequency) {
     Slot slot = takeFree(size);

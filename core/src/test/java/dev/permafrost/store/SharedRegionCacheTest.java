@@ -418,6 +418,49 @@ class SharedRegionCacheTest {
     assertTrue(requests <= 4, "seed " + seed + ": a refused scan took " + requests + " requests; " + cache.stats());
   }
 
+  /**
+   * A full cache of regions worth little (a search's prefetched columns, its holds released): a reader scanning a
+   * file through it gets its regions admitted, and the rest of each fill its region's end cuts short is admitted with
+   * it, counted with the move the reader is about to make, so the scan is a few growing requests. Before, a region no
+   * one had read yet was worth nothing against the full cache: one region a round trip until the scan's own regions
+   * filled it.
+   */
+  @Test
+  void aScanThroughAFullCacheOfLittleWorthCarriesItsFillsOn() throws Exception {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    files.put("columns.bin", bytes(128 << 10)); // eight regions: the whole cache
+    byte[] scanned = bytes(512 << 10); // thirty-two regions
+    files.put("scan.bin", scanned);
+    CountingBlobStoreWrapper store = new CountingBlobStoreWrapper(fsStore);
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("carry")).size(128 << 10)
+        .regionSize(16 << 10).build();
+    toClose.add(cache);
+    BlobDirectory dir = mount(store, cache, files, "carry");
+    ReadCost work = new ReadCost();
+    try (IndexInput columns = dir.openInput("columns.bin", IOContext.DEFAULT)) {
+      try (ReadCost.Scope scope = ReadCost.attach(work)) {
+        columns.prefetch(0, columns.length());
+      }
+      Waits.awaitNoFetch(cache);
+      work.settle(); // the search ended: its holds are released
+    }
+    assertEquals(8, cache.stats().regionsInUse(), "the columns fill the cache: " + cache.stats());
+    int before = store.rangeReads.get();
+    byte[] got = new byte[scanned.length];
+    try (IndexInput in = dir.openInput("scan.bin", IOContext.DEFAULT)) {
+      for (int at = 0; at < got.length; ) { // small reads: the input moves on region by region
+        int n = Math.min(got.length - at, 1 + random.nextInt(4 << 10));
+        in.readBytes(got, at, n);
+        at += n;
+      }
+    }
+    assertArrayEquals(scanned, got, "seed " + seed);
+    int requests = store.rangeReads.get() - before;
+    // a fill that grows as the scan reads on, carried on through the cache's regions, then read directly once the
+    // cache holds nothing worth less than the scan: 2 requests; region by region into the cache, 9
+    assertTrue(requests <= 4, "seed " + seed + ": the scan took " + requests + " requests; " + cache.stats());
+  }
+
   @Test
   void aFileReadAgainAndAgainByShortLivedClonesOutweighsDataReadTwice() throws IOException {
     Map<String, byte[]> files = hotAndColdFiles();
