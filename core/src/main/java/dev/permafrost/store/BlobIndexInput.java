@@ -691,13 +691,6 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
   }
 
   /**
-   * Starts fetching [offset, offset+length) of this input. A prefetch of less than a page names where a read will
-   * begin, not how far it goes (Lucene's {@code prefetch(fp, 1)} before a term's postings, a terms block or a stored
-   * fields block): it fetches what that read would, the input's fill from {@code offset} within the slice, so that the
-   * read's next bytes do not cost a request of their own a round trip later. A read that begins in the bytes the
-   * manifest keeps (a warm set) fetches nothing, and neither does such a prefetch.
-   */
-  /**
    * Whether a miss in this input fetches all of it ({@link #fetchWhole}): a slice no longer than its fill (a field's
    * terms index, a stored-fields index, a points index, a small file of a compound file) is read here and there,
    * backwards (an FST) or by bisection, where a fill from the missed page forward brings a page a round trip. A whole
@@ -718,12 +711,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
 
   @Override
   public void prefetch(long offset, long length) throws IOException {
-    long wanted = length;
-    if (length > 0 && length < CacheFile.PAGE_SIZE && offset >= 0 && offset < length()
-        && file.warmRange(sliceStart + offset) < 0) { // a read in a warm set's bytes fetches nothing
-      wanted = Math.max(length, Math.min(baseFill, length() - offset));
-    }
-    prefetch(offset, wanted, false, false);
+    prefetch(offset, length, false, false);
   }
 
   /**

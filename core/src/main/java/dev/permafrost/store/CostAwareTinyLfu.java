@@ -36,7 +36,7 @@ final class CostAwareTinyLfu implements EvictionPolicy {
 
   @Override
   public int carriedValue(long key) {
-    return (sketch.frequency(key) + 1) * READER_WEIGHT;
+    return sketch.frequency(key) + 1; // fetched beside the reader's fill, in its round trip: a prefetch's weight
   }
 
   @Override

@@ -22,11 +22,12 @@ interface EvictionPolicy {
 
   /**
    * What caching the region {@code key} would be worth when it carries on a reader's fill that its region's end cut
-   * short: the reader reads on into it, and its move there is a use to come, counted here as made (it is recorded
-   * when the reader arrives, not now). By default what a reader's candidate is worth.
+   * short, fetched beside it in its round trip: the reader reads on into it, and its move there is a use to come,
+   * counted here as made (it is recorded when the reader arrives, not now). By default what a prefetched candidate is
+   * worth.
    */
   default int carriedValue(long key) {
-    return candidateValue(key, true);
+    return candidateValue(key, false);
   }
 
   /**

@@ -161,8 +161,8 @@ final class SlotPool {
 
   /**
    * A slot for region {@code index} of {@code blob}, which carries on a reader's fill its region's end cut short
-   * ({@link EvictionPolicy#carriedValue}): as {@link #take(RegionOwner, int, boolean)} for a reader, with the move the
-   * reader is about to make into it counted. Without it, a region no one has read yet is worth nothing against a full
+   * ({@link EvictionPolicy#carriedValue}): as {@link #take(RegionOwner, int, boolean)} for a prefetch, with the move
+   * the reader is about to make into it counted. Without it, a region no one has read yet is worth nothing against a full
    * cache, and a reader scanning through admitted regions would fetch one region a round trip.
    */
   Slot takeCarried(RegionOwner blob, int index) {

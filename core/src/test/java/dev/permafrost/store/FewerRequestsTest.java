@@ -610,29 +610,6 @@ class FewerRequestsTest {
     }
   }
   @Test
-  void aPrefetchOfLessThanAPageFetchesWhatAReadFromThereWould() throws Exception {
-    try (IndexInput in = mount(MODEL)) {
-      // Lucene's prefetch(fp, 1): a read begins here (a term's postings, a stored-fields block)
-      long at = 3L * REGION + 1000;
-      in.prefetch(at, 1);
-      awaitNoFetch(cache);
-      List<long[]> reads = store.reads();
-      assertEquals(1, reads.size(), "requests: " + show(reads) + " seed " + seed);
-      assertTrue(reads.get(0)[0] <= at && reads.get(0)[1] >= at + BlobIndexInput.NORMAL_FILL,
-          "the input's fill from there: " + show(reads));
-      store.clear();
-      assertReadsBack(in, at, at + 100_000);
-      assertEquals(List.of(), store.reads(), "the read found what the prefetch fetched: " + show(store.reads()));
-      // a prefetch of a page or more is of what it names (aligned to the chunks it is verified in)
-      long other = 20L * REGION + 10;
-      in.prefetch(other, 4096);
-      awaitNoFetch(cache);
-      assertEquals(1, store.reads().size(), show(store.reads()));
-      assertArrayEquals(new long[] {20L * REGION, 20L * REGION + CHUNK}, store.reads().get(0));
-    }
-  }
-
-  @Test
   void aSliceNoLongerThanAFillIsFetchedWholeAtItsFirstMissAndALongerOneIsNot() throws Exception {
     try (IndexInput in = mount(MODEL)) {
       // read backwards, as an FST is: its last byte, then its first
