@@ -116,6 +116,7 @@ final class CanMatch {
     }
     return true;
   }
+
   /**
    * Whether {@code query} matches every document of an index with the recorded {@code pointRanges} and {@code maxDoc}
    * documents (deleted ones too), as those show without opening it: all documents, or a {@link PointRangeQuery} that

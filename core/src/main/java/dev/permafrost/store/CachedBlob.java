@@ -436,15 +436,7 @@ final class CachedBlob implements RegionOwner {
    * Registers fills, added to {@code batch} (which the caller hands to {@link #startFills}), for what is missing of
    * [start, end) in the regions the cache admits, and returns the stretch of it that the cache did not admit, from the
    * first refused region to the end of the last (a scan may read it directly from the store), or null if every
-   * region was admitted.
-   */
-  Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch) {
-    return prefetch(start, end, origin, batch, true);
-  }
-
-  /**
-   * As {@link #prefetch(long, long, FetchOrigin, List)}; without {@code hold}, the regions are not held for a reader
-   * (see {@link Slot#prefetch(RegionOwner, int, long, long, FetchOrigin, List, boolean)}).
+   * region was admitted. {@code hold}: the regions are held for a reader ({@link Slot#prefetch}).
    */
   Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch, boolean hold) {
     long refusedFrom = -1;

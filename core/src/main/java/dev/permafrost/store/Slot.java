@@ -441,16 +441,10 @@ final class Slot extends SlotGeneration implements Fillable {
    * settles; outside any work, until a reader moves into it. The
    * fills are registered here and added to {@code batch}: the caller hands the batch to the {@link Filler}
    * ({@link Filler#start(List, BlobChecksums, FetchOrigin)}), which fetches the fills of adjacent regions in one
-   * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot).
-   */
-  void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch) {
-    prefetch(blob, index, from, to, file, batch, true);
-  }
-
-  /**
-   * As {@link #prefetch(RegionOwner, int, long, long, FetchOrigin, List)}, or, without {@code hold}, only starting the
-   * fills: for bytes fetched along with a reader's miss, which no reader was promised (the rest of a small slice, see
-   * {@code BlobIndexInput#fetchWhole}), and which must not keep a small cache from evicting them if none comes.
+   * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot). Without
+   * {@code hold} it only starts the fills: for bytes fetched along with a reader's miss, which no reader was promised
+   * (the rest of a small slice, see {@code BlobIndexInput#fetchWhole}), and which must not keep a small cache from
+   * evicting them if none comes.
    */
   void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch,
       boolean hold) {

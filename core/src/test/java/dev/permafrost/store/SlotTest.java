@@ -478,7 +478,7 @@ class SlotTest {
   /** Registers a prefetch's fills of [from, to) of the region (outside any work), as a blob does, unqueued. */
   private List<Fill> prefetch(Slot slot, Owner owner, int index, long from, long to) {
     List<Filler.Piece> batch = new ArrayList<>();
-    slot.prefetch(owner, index, from, to, origin, batch);
+    slot.prefetch(owner, index, from, to, origin, batch, true);
     return batch.stream().map(Filler.Piece::fill).toList();
   }
 
@@ -1377,8 +1377,8 @@ class SlotTest {
     ReadCost work = new ReadCost();
     List<Filler.Piece> batch = new ArrayList<>();
     try (ReadCost.Scope s = ReadCost.attach(work)) {
-      slot.prefetch(a, 1, 0, REGION, origin, batch);
-      slot.prefetch(a, 1, 0, REGION, origin, batch);
+      slot.prefetch(a, 1, 0, REGION, origin, batch, true);
+      slot.prefetch(a, 1, 0, REGION, origin, batch, true);
     }
     assertEquals(List.of(), batch, "cached: nothing to fetch");
     assertTrue(slot.isHeld(System.nanoTime()), "held all the same");
@@ -1405,7 +1405,7 @@ class SlotTest {
     ReadCost second = new ReadCost();
     for (ReadCost work : List.of(first, second)) {
       try (ReadCost.Scope s = ReadCost.attach(work)) {
-        slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>());
+        slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true);
       }
     }
     first.settle();
@@ -1421,7 +1421,7 @@ class SlotTest {
     Slot slot = filled(a, 1);
     ReadCost before = new ReadCost();
     try (ReadCost.Scope s = ReadCost.attach(before)) {
-      slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>());
+      slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true);
     }
     assertTrue(slot.tryTake(a), "a holder may clear the cache: tryTake does not look at holds");
     assertFalse(slot.isHeld(System.nanoTime()), "the hold went with the region");
@@ -1429,7 +1429,7 @@ class SlotTest {
     slot.offer(b, 1, b.regionBytes(1), 0);
     ReadCost after = new ReadCost();
     try (ReadCost.Scope s = ReadCost.attach(after)) {
-      slot.prefetch(b, 1, 0, REGION, origin, new ArrayList<>());
+      slot.prefetch(b, 1, 0, REGION, origin, new ArrayList<>(), true);
     }
     before.settle();
     assertTrue(slot.isHeld(System.nanoTime()), "the old work's release is for a region the slot no longer holds");
@@ -1441,7 +1441,7 @@ class SlotTest {
   void aRegionAnnouncedOutsideWorkIsHeldUntilItsReaderArrivesThenForTheGrace() {
     Owner a = new Owner(1);
     Slot slot = filled(a, 1);
-    slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>());
+    slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true);
     long announced = System.nanoTime();
     assertTrue(slot.isHeld(announced), "announced: held");
     assertTrue(slot.isHeld(announced + HOUR / 2), "no reader yet: held up to the cache's maxReadWait");

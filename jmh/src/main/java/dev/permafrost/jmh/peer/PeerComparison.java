@@ -106,7 +106,7 @@ public final class PeerComparison {
     this.workloads = new PeerWorkloads(spec);
   }
 
-  private static String requireEnv(String name) {
+  static String requireEnv(String name) {
     String v = System.getenv(name);
     if (v == null || v.isBlank()) {
       throw new IllegalStateException(name + " is not set: start the test servers (scripts/test-servers.sh start) and"
@@ -115,7 +115,8 @@ public final class PeerComparison {
     return v;
   }
 
-  public static void main(String[] args) throws Exception {
+  /** The command line's {@code name=value} arguments, in order. */
+  static Map<String, String> options(String[] args) {
     Map<String, String> options = new LinkedHashMap<>();
     for (String a : args) {
       int eq = a.indexOf('=');
@@ -124,6 +125,11 @@ public final class PeerComparison {
       }
       options.put(a.substring(0, eq), a.substring(eq + 1));
     }
+    return options;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = options(args);
     PeerComparison comparison = new PeerComparison(options);
     int status = 0;
     try {
@@ -460,7 +466,11 @@ public final class PeerComparison {
   /** Mounts every shard of the snapshot's indices; the sort field by the mapping. */
   private SortField mount(BlobStore store, Catalog catalog) throws IOException {
     EngineSnapshotRepository repo = EngineSnapshotRepository.open(store, spec.id());
-    String snapshot = repo.snapshots().getLast();
+    return mountAll(repo, repo.snapshots().getLast(), catalog);
+  }
+
+  /** Mounts every shard of {@code snapshot}'s indices under the index's name; the newest-first sort by the mapping. */
+  static SortField mountAll(EngineSnapshotRepository repo, String snapshot, Catalog catalog) throws IOException {
     MappedQueryParser parser = null;
     for (String index : repo.indices(snapshot)) {
       repo.mount(catalog, index, snapshot, index);

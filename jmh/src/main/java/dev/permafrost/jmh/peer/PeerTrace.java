@@ -9,7 +9,6 @@ import dev.permafrost.catalog.Catalog;
 import dev.permafrost.catalog.Lease;
 import dev.permafrost.catalog.MountInfo;
 import dev.permafrost.elasticsearch.EngineSnapshotRepository;
-import dev.permafrost.elasticsearch.MappedQueryParser;
 import dev.permafrost.jmh.RepeatTrace;
 import dev.permafrost.jmh.store.LatencyModel;
 import dev.permafrost.jmh.store.LatencyModelBlobStore;
@@ -17,7 +16,6 @@ import dev.permafrost.jmh.store.RequestStats;
 import dev.permafrost.sample.DatasetSpec;
 import dev.permafrost.snapshot.FileEntry;
 import dev.permafrost.store.SharedRegionCache;
-import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,14 +47,7 @@ public final class PeerTrace {
   private PeerTrace() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = new HashMap<>();
-    for (String a : args) {
-      int eq = a.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("arguments are name=value, got '" + a + "'");
-      }
-      options.put(a.substring(0, eq), a.substring(eq + 1));
-    }
+    Map<String, String> options = PeerComparison.options(args);
     DatasetSpec spec = DatasetSpec.of(Integer.parseInt(options.getOrDefault("days", "7")),
         Integer.parseInt(options.getOrDefault("events", "20000")));
     List<String> workloadNames = List.of(options.getOrDefault("workloads", String.join(",", PeerWorkloads.NAMES))
@@ -64,8 +55,8 @@ public final class PeerTrace {
     int runs = Integer.parseInt(options.getOrDefault("runs", "2"));
     boolean all = Boolean.parseBoolean(options.getOrDefault("all", "false"));
     PeerWorkloads workloads = new PeerWorkloads(spec);
-    URI uri = URI.create("s3://" + PeerComparison.BUCKET + "?endpoint=" + env("PERMAFROST_S3_ENDPOINT")
-        + "&access_key=" + env("PERMAFROST_S3_ACCESS_KEY") + "&secret_key=" + env("PERMAFROST_S3_SECRET_KEY"));
+    URI uri = URI.create("s3://" + PeerComparison.BUCKET + "?endpoint=" + PeerComparison.requireEnv("PERMAFROST_S3_ENDPOINT")
+        + "&access_key=" + PeerComparison.requireEnv("PERMAFROST_S3_ACCESS_KEY") + "&secret_key=" + PeerComparison.requireEnv("PERMAFROST_S3_SECRET_KEY"));
     Path cacheDir = Files.createTempDirectory("permafrost-peer-trace");
     try (LatencyModelBlobStore store = new LatencyModelBlobStore(BlobStores.open(uri), LatencyModel.of(30, 80));
         SharedRegionCache cache = SharedRegionCache.builder().path(cacheDir)
@@ -83,7 +74,7 @@ public final class PeerTrace {
           cache.clear();
           Catalog catalog = Catalog.builder(cache).maxOpenReaders(1000).build();
           try {
-            SortField newest = mount(repository, snapshot, catalog);
+            SortField newest = PeerComparison.mountAll(repository, snapshot, catalog);
             for (MountInfo index : catalog.list()) {
               try (Lease lease = catalog.acquire(index.name())) {
                 lease.reader();
@@ -107,30 +98,8 @@ public final class PeerTrace {
         RepeatTrace.printByWave(last, files, all);
       }
     } finally {
-      try (var walk = Files.walk(cacheDir)) {
-        walk.sorted(Collections.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      PeerCluster.deleteRecursively(cacheDir);
     }
-  }
-
-  private static String env(String name) {
-    String v = System.getenv(name);
-    if (v == null || v.isBlank()) {
-      throw new IllegalStateException(name + " is not set: export what scripts/test-servers.sh env prints");
-    }
-    return v;
-  }
-
-  private static SortField mount(EngineSnapshotRepository repository, String snapshot, Catalog catalog)
-      throws IOException {
-    MappedQueryParser parser = null;
-    for (String index : repository.indices(snapshot)) {
-      repository.mount(catalog, index, snapshot, index);
-      if (parser == null) {
-        parser = new MappedQueryParser(repository.indexMetadata(snapshot, index).mapping());
-      }
-    }
-    return parser.sortField("@timestamp", true);
   }
 
   /** Each blob of the snapshot's shards by its index's last characters, shard and file ("07/0/_a.dvd"). */
