@@ -771,8 +771,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
         p = stop;
       }
       if (scan && refusedFrom < refusedTo) {
-        // the stretch is read directly in one request: regions admitted amid it come with it, not fetched again
-        CachedBlob.withdrawInside(batch, blob.checksums.fetchStart(refusedFrom), blob.checksums.fetchEnd(refusedTo));
+        // the stretch is read directly in one request, and so are the regions admitted amid or beside it, which the
+        // batch holds until then (ReadIntent.startWanted)
         ReadIntent.wantDirect(file, sliceStart, refusedFrom, refusedTo);
       }
     } finally {

@@ -231,15 +231,28 @@ final class CachedBlob implements RegionOwner {
   /**
    * Starts reading [{@code from}, {@code to}) of this blob directly from the store for {@code origin}, or returns
    * null if {@code budget} has no room (or the cache is closed): the scan then reads those regions as it goes.
+   * {@code absorbed}: fills held in this thread's {@link PrefetchBatch} amid or beside the stretch
+   * ({@link ReadIntent#startWanted}), withdrawn from the batch and their slots once the budget has room (left to be
+   * fetched otherwise); their pages are filled from the read's bytes as they come, whether a reader reads them or not.
    */
-  DirectRead startDirectRead(DirectReadBudget budget, FetchOrigin origin, long from, long to) {
+  DirectRead startDirectRead(DirectReadBudget budget, FetchOrigin origin, long from, long to,
+      List<Filler.Piece> absorbed) {
     long start = checksums.fetchStart(from);
     long end = checksums.fetchEnd(to);
     long bytes = end - start;
     if (!budget.take(bytes)) {
       return null;
     }
-    Filler.DirectTask task = startDirect(start, end, origin);
+    PrefetchBatch.remove(absorbed);
+    for (Filler.Piece p : absorbed) {
+      if (p.slot() instanceof Slot slot) {
+        slot.withdraw(p.fill());
+      }
+    }
+    List<Filler.Piece> pieces = List.copyOf(absorbed);
+    // filled as the bytes come, read or not, and before a reader or a prefetch can see the read done
+    Filler.DirectTask task = cacheSpace.filler.startDirect(checksums, origin, start, end,
+        pieces.isEmpty() ? null : b -> offerAbsorbed(pieces, b, start));
     if (task == null) {
       budget.giveBack(bytes);
       return null;
@@ -250,9 +263,21 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
+   * Offers the pages of {@code pieces}, fills a direct read took in (withdrawn), to their slots from {@code bytes},
+   * the read's (verified), which begin at {@code from}: filled without a fetch, unless a reader fetched them since.
+   */
+  private void offerAbsorbed(List<Filler.Piece> pieces, byte[] bytes, long from) {
+    for (Filler.Piece p : pieces) {
+      int index = regionIndex(p.regionStart());
+      if (p.slot() instanceof Slot slot && slots.get(index) == slot) {
+        slot.offer(this, index, bytes, Math.toIntExact(p.start() - from), p.fill().start, p.fill().end);
+      }
+    }
+  }
+
+  /**
    * The bytes of {@code read}, waiting for them until the reader's deadline; null if the read was called off (every
-   * reader gave up once): the caller reads as if there were no direct read. The first to get them offers the regions
-   * the cache admitted amid the stretch to their slots, filled without a fetch.
+   * reader gave up once): the caller reads as if there were no direct read.
    */
   HeapWindow awaitDirectRead(DirectRead read) throws IOException {
     HeapWindow w = read.window;
@@ -270,7 +295,6 @@ final class CachedBlob implements RegionOwner {
         }
         read.window = w;
       }
-      offerAdmitted(bytes, read.start, read.end);
     }
     return w;
   }
@@ -285,6 +309,17 @@ final class CachedBlob implements RegionOwner {
     for (WeakReference<DirectRead> ref : openDirectReads) {
       DirectRead read = ref.get();
       if (read != null && read.holds(p) && !read.failed()) {
+        return read;
+      }
+    }
+    return null;
+  }
+
+  /** A direct read of this blob that holds position {@code p} and whose bytes are on their way, or null. */
+  private DirectRead directReadBringing(long p) {
+    for (WeakReference<DirectRead> ref : openDirectReads) {
+      DirectRead read = ref.get();
+      if (read != null && read.holds(p) && read.coming()) {
         return read;
       }
     }
@@ -418,14 +453,6 @@ final class CachedBlob implements RegionOwner {
     }
   }
 
-  /**
-   * Starts reading [from, to) (aligned for verification) directly from the store on the prefetch lane, for a reader
-   * that will ask for it later ({@link #awaitDirect}); null if the cache is closed.
-   */
-  Filler.DirectTask startDirect(long from, long to, FetchOrigin origin) {
-    return cacheSpace.filler.startDirect(checksums, origin, from, to);
-  }
-
   /** Waits for a direct read's bytes until the reader's deadline; see {@link Filler#awaitDirect}. */
   byte[] awaitDirect(Filler.DirectTask task) throws IOException {
     PrefetchBatch.queueHeld(); // queued before this thread waits, as they would be without a batch
@@ -436,12 +463,21 @@ final class CachedBlob implements RegionOwner {
    * Registers fills, added to {@code batch} (which the caller hands to {@link #startFills}), for what is missing of
    * [start, end) in the regions the cache admits, and returns the stretch of it that the cache did not admit, from the
    * first refused region to the end of the last (a scan may read it directly from the store), or null if every
-   * region was admitted. {@code hold}: the regions are held for a reader ({@link Slot#prefetch}).
+   * region was admitted. {@code hold}: the regions are held for a reader ({@link Slot#prefetch}). What a direct read
+   * of this blob is bringing is skipped: every input of the blob reads it from there ({@link #directReadHolding}),
+   * the regions it took in are filled from it, and a fill would fetch it twice (Lucene's {@code prefetch(fp, 1)} as
+   * the collector opens the column a moment after {@code ColumnPrefetch} asked for it). A read whose bytes are in is
+   * not: held by no input, it may be gone when the reader comes.
    */
   Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch, boolean hold) {
     long refusedFrom = -1;
     long refusedTo = -1;
     for (long p = start; p < end; ) {
+      DirectRead coming = hasDirectReads() ? directReadBringing(p) : null;
+      if (coming != null) {
+        p = Math.min(end, coming.end);
+        continue;
+      }
       int index = regionIndex(p);
       long regionStart = regionStart(index);
       long regionEnd = regionStart + regionLength(index);
@@ -469,33 +505,22 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
-   * Takes out of {@code batch}, unqueued, the fills inside [from, to): admitted regions amid refused ones, which a
-   * direct read of that stretch brings anyway (one request, no byte twice) and offers to their slots
-   * ({@link #offerAdmitted}).
+   * The bytes that one read of [{@code from}, {@code to}) widened to take in [{@code a}, {@code b}) reads for neither,
+   * both aligned for verification; 0 or less if they overlap or meet.
    */
-  static void withdrawInside(List<Filler.Piece> batch, long from, long to) {
-    batch.removeIf(p -> {
-      if (p.start() >= from && p.end() <= to && p.slot() instanceof Slot slot) {
-        slot.withdraw(p.fill());
-        return true;
-      }
-      return false;
-    });
+  long gapBetween(long from, long to, long a, long b) {
+    return Math.max(checksums.fetchStart(a) - checksums.fetchEnd(to), checksums.fetchStart(from) - checksums.fetchEnd(b));
   }
 
   /**
-   * Offers the whole regions within [from, to), whose bytes are {@code bytes} (verified, read directly from the
-   * store), to the slots that hold them and have none of their bytes yet: a stretch read past admitted regions fills
-   * them without a fetch of their own.
+   * The most bytes a direct read reads across to take in a column or an admitted fill beside it
+   * ({@link ReadIntent#startWanted}): a region, and no more than {@code bridged} (what the store sends in a first-byte
+   * latency, {@link dev.permafrost.blob.StorePolicy#bridgedGapBytes()}). Not the whole bridged length, as fills are
+   * joined by: a direct read is on the search's path, and a megabyte of gap made a small cache's dashboard repeat
+   * slower by a fifth.
    */
-  void offerAdmitted(byte[] bytes, long from, long to) {
-    for (int index = regionIndex(from); index < regionCount() && regionStart(index) < to; index++) {
-      long regionStart = regionStart(index);
-      Slot slot = slots.get(index);
-      if (slot != null && regionStart >= from && regionStart + regionLength(index) <= to) {
-        slot.offer(this, index, bytes, Math.toIntExact(regionStart - from));
-      }
-    }
+  long directGapBytes(long bridged) {
+    return Math.min(bridged, fullSize);
   }
 
   /** A fill started to carry on a reader's, held for it until it lets go. */

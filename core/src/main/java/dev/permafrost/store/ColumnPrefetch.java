@@ -105,8 +105,13 @@ public final class ColumnPrefetch {
       }
     } finally {
       ReadIntent.opening(outer);
-      batch.close();
-      ReadIntent.startWanted(); // what the cache refused, in as few requests as the stretches allow
+      try {
+        // what the cache refused, in as few requests as the stretches allow, with the admitted regions beside them
+        // that the batch holds until then
+        ReadIntent.startWanted();
+      } finally {
+        batch.close();
+      }
     }
   }
 

@@ -91,6 +91,11 @@ final class DirectRead implements ReadCost.Held {
     return task.result.isCompletedExceptionally();
   }
 
+  /** Whether the bytes are on their way: neither in nor failed. */
+  boolean coming() {
+    return !task.result.isDone();
+  }
+
   /** Whether the bytes are in (a reader asking now does not wait). */
   boolean ready() {
     return task.result.isDone() && !task.result.isCompletedExceptionally();

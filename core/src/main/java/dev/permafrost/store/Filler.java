@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.lucene.index.CorruptIndexException;
 import org.slf4j.Logger;
@@ -217,7 +218,7 @@ final class Filler {
    * lane; waits for it until {@code limit}, and calls it off if the wait ends first.
    */
   byte[] fetchDirect(BlobChecksums blob, FetchOrigin file, long from, long to, ReadDeadline limit) throws IOException {
-    DirectTask task = new DirectTask(blob, file, from, to);
+    DirectTask task = new DirectTask(blob, file, from, to, null);
     inFlight.incrementAndGet();
     if (blob.hasTable()) {
       task.table = table(blob, file, task.cost, task.wave);
@@ -233,10 +234,11 @@ final class Filler {
 
   /**
    * Starts reading [from, to) of {@code blob} directly from the store on the prefetch lane, for a reader that will
-   * ask for it later ({@link #awaitDirect}); null if the cache is closed.
+   * ask for it later ({@link #awaitDirect}); null if the cache is closed. {@code whenIn}, if not null, is given the
+   * verified bytes before any reader is, on the fetching thread (its failure is its own: the read still succeeds).
    */
-  DirectTask startDirect(BlobChecksums blob, FetchOrigin file, long from, long to) {
-    DirectTask task = new DirectTask(blob, file, from, to);
+  DirectTask startDirect(BlobChecksums blob, FetchOrigin file, long from, long to, Consumer<byte[]> whenIn) {
+    DirectTask task = new DirectTask(blob, file, from, to, whenIn);
     inFlight.incrementAndGet();
     if (blob.hasTable()) {
       task.table = table(blob, file, task.cost, task.wave);
@@ -393,13 +395,16 @@ final class Filler {
     final FetchOrigin file;
     final long from;
     final long to;
+    /** Given the verified bytes before the result is, or null. */
+    private final Consumer<byte[]> whenIn;
 
-    DirectTask(BlobChecksums blob, FetchOrigin file, long from, long to) {
+    DirectTask(BlobChecksums blob, FetchOrigin file, long from, long to, Consumer<byte[]> whenIn) {
       super(blob, from, to);
       this.blob = blob;
       this.file = file;
       this.from = from;
       this.to = to;
+      this.whenIn = whenIn;
     }
 
     @Override
@@ -408,6 +413,13 @@ final class Filler {
         byte[] bytes = new byte[Math.toIntExact(to - from)];
         fetchVerified(this, blob, file, from, to, file.deadlineAfter(System.nanoTime(), to - from), true,
             (b, offset, length, position) -> System.arraycopy(b, offset, bytes, (int) (position - from), length));
+        if (whenIn != null) {
+          try {
+            whenIn.accept(bytes);
+          } catch (RuntimeException e) {
+            // the cache keeps less; the read's own readers still get their bytes
+          }
+        }
         result.complete(bytes);
       } catch (Throwable t) {
         result.completeExceptionally(t);

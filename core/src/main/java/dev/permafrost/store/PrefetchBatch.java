@@ -95,6 +95,41 @@ public final class PrefetchBatch implements AutoCloseable {
     }
   }
 
+  /**
+   * A copy of the pieces of {@code blob} that this thread's open batch holds, for any file; none if no batch is open.
+   */
+  static List<Filler.Piece> held(BlobChecksums blob) {
+    PrefetchBatch batch = OPEN.get();
+    List<Filler.Piece> pieces = new ArrayList<>();
+    if (batch != null) {
+      for (Map.Entry<Key, Held> e : batch.pending.entrySet()) {
+        if (e.getKey().blob == blob) {
+          pieces.addAll(e.getValue().pieces);
+        }
+      }
+    }
+    return pieces;
+  }
+
+  /**
+   * Takes {@code pieces} ({@link #held} by this thread's open batch) out of it, unqueued: the caller withdraws their
+   * fills, whose bytes a read it starts brings.
+   */
+  static void remove(List<Filler.Piece> pieces) {
+    PrefetchBatch batch = OPEN.get();
+    if (pieces.isEmpty() || batch == null) {
+      return;
+    }
+    for (Held held : batch.pending.values()) {
+      held.pieces.removeAll(pieces);
+    }
+  }
+
+  /** Whether this thread has a batch open. */
+  static boolean isOpen() {
+    return OPEN.get() != null;
+  }
+
   private void queueAll() {
     List<Map.Entry<Key, Held>> all = new ArrayList<>(pending.entrySet());
     pending.clear();

@@ -261,8 +261,12 @@ final class ReadIntent {
 
   /**
    * Starts the direct reads this thread wanted since the last call, one request for each stretch of a blob that the
-   * columns' parts cover without a gap (aligned for verification, so that two columns never fetch the same chunk),
-   * and keeps each column's read for its collector ({@link #takeDirectRead}).
+   * columns' parts cover without a gap (aligned for verification, so that two columns never fetch the same chunk) or
+   * with gaps of at most a region in all ({@link CachedBlob#directGapBytes}: a cached region between a keyword's
+   * ordinals and its terms dictionary); the stretch takes in the fills of admitted regions that this thread's open
+   * {@link PrefetchBatch} holds amid or beside it (a column's admitted first regions), by the same rule, so that they
+   * come in its request instead of one of their own ({@link CachedBlob#startDirectRead}). Keeps each column's read for
+   * its collector ({@link #takeDirectRead}). Called before the batch closes.
    */
   static void startWanted() {
     List<Wanted> wanted = WANTED.get();
@@ -270,6 +274,7 @@ final class ReadIntent {
     if (wanted == null) {
       return;
     }
+    assert PrefetchBatch.isOpen() : "the fills a direct read takes in are held by the caller's batch";
     List<DirectColumn> started = STARTED.get();
     if (started == null) {
       STARTED.set(started = new ArrayList<>(wanted.size()));
@@ -279,13 +284,40 @@ final class ReadIntent {
     for (int i = 0; i < wanted.size(); ) {
       Wanted first = wanted.get(i);
       CachedBlob blob = first.file.cachedBlob;
-      long to = blob.checksums.fetchEnd(first.to);
+      List<Filler.Piece> held = PrefetchBatch.held(blob.checksums);
+      List<Filler.Piece> absorbed = new ArrayList<>();
+      long left = blob.directGapBytes(first.file.bridgedGap());
+      long from = first.from;
+      long to = first.to;
       int j = i + 1;
-      for (; j < wanted.size() && wanted.get(j).file.cachedBlob == blob
-          && blob.checksums.fetchStart(wanted.get(j).from) <= to; j++) {
-        to = Math.max(to, blob.checksums.fetchEnd(wanted.get(j).to));
+      for (;;) { // take in the nearest of the next column and the held fills, while the gaps allow
+        long columnGap = j < wanted.size() && wanted.get(j).file.cachedBlob == blob
+            ? blob.gapBetween(from, to, wanted.get(j).from, wanted.get(j).to) : Long.MAX_VALUE;
+        Filler.Piece piece = null;
+        long pieceGap = Long.MAX_VALUE;
+        for (Filler.Piece p : held) {
+          long gap = blob.gapBetween(from, to, p.start(), p.end());
+          if (gap < pieceGap) {
+            piece = p;
+            pieceGap = gap;
+          }
+        }
+        long gap = Math.min(columnGap, pieceGap);
+        if (gap > left) {
+          break;
+        }
+        left -= Math.max(0, gap);
+        if (columnGap <= pieceGap) {
+          to = Math.max(to, wanted.get(j).to);
+          j++;
+        } else {
+          held.remove(piece);
+          absorbed.add(piece);
+          from = Math.min(from, piece.start());
+          to = Math.max(to, piece.end());
+        }
       }
-      DirectRead read = blob.startDirectRead(first.file.directReadBudget, first.file, first.from, to);
+      DirectRead read = blob.startDirectRead(first.file.directReadBudget, first.file, from, to, absorbed);
       if (read != null) {
         for (int k = i; k < j; k++) {
           started.add(new DirectColumn(blob, read, wanted.get(k).column));

@@ -663,22 +663,46 @@ final class Slot extends SlotGeneration implements Fillable {
    * pages missing.
    */
   void offer(RegionOwner blob, int index, byte[] bytes, int offset) {
+    offer(blob, index, bytes, offset, 0, length);
+  }
+
+  /**
+   * As {@link #offer(RegionOwner, int, byte[], int)} for the region offsets [{@code from}, {@code to}) (whole units,
+   * or ending the region), whose bytes are {@code bytes} from {@code offset}: written if none of them is filled or
+   * being fetched (a fill withdrawn for a direct read that brings its bytes, {@link CachedBlob#awaitDirectRead}).
+   */
+  void offer(RegionOwner blob, int index, byte[] bytes, int offset, long from, long to) {
     Fill fill;
     synchronized (this) {
-      if (owner != blob || this.index != index || !fills.isEmpty() || filledPages() > 0 || restored != null) {
+      if (owner != blob || this.index != index || restored != null || !isMissing(from, to)) {
         return;
       }
-      assert offset >= 0 && offset + (long) length <= bytes.length;
-      fill = new Fill(0, length, false, System.nanoTime(), Long.MAX_VALUE);
+      assert offset >= 0 && offset + (to - from) <= bytes.length && from % unit == 0 && (to % unit == 0 || to == length)
+          : "[" + from + ", " + to + ") at " + offset + " of " + bytes.length + " bytes, in units of " + unit;
+      fill = new Fill(from, to, false, System.nanoTime(), Long.MAX_VALUE);
       fills.add(fill);
       readerFetched = true; // its caller read it and waited for it (a manifest, a reader's direct read)
     }
     try {
-      cacheSpace.cacheFile.write(bytes, offset, (int) fill.end, cacheOffset);
-      progress(fill, 0, fill.end, unitCrcs(bytes, offset, 0, fill.end));
+      cacheSpace.cacheFile.write(bytes, offset, (int) (to - from), cacheOffset + from);
+      progress(fill, from, to, unitCrcs(bytes, offset, from, to));
     } catch (IOException e) {
       finish(fill, e);
     }
+  }
+
+  /** Whether no page of the region offsets [from, to) is filled or being fetched; under the monitor. */
+  private boolean isMissing(long from, long to) {
+    assert Thread.holdsLock(this);
+    if (from >= to || to > length) {
+      return false;
+    }
+    for (int page = pageOf(from), last = pageOf(to - 1); page <= last; page++) {
+      if (isFilled(page) || fillCovering(page) != null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -67,8 +67,9 @@
  *       at its region's end is one request with what carries it on;
  *       columns the cache refused are read directly from the store once per run ({@code ReadIntent#startWanted}),
  *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#directReadHolding});
- *       a region admitted amid such a read's stretch comes with it and is filled from it
- *       ({@code CachedBlob#withdrawInside}, {@code #offerAdmitted}).
+ *       a region admitted amid or beside such a read's stretch, and a column a region or less away, come in its
+ *       request, the region filled from its bytes ({@code ReadIntent#startWanted}, {@code CachedBlob#directGapBytes},
+ *       {@code Slot#offer}).
  *   <li>Where are bytes verified? {@code VerifiedFetch}: every piece against the blob's chunk table (given by the
  *       manifest, {@code BlobChecksums#keep}, or loaded from its blob) or whole-file checksums before any is handed on; restored bytes in {@code Slot#awaitPage} (their first read).
  *   <li>What happens when a fetch fails? {@code Filler}'s tasks end the fill ({@code Fillable#finish}): its waiters in

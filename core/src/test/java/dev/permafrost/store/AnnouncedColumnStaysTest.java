@@ -77,7 +77,6 @@ class AnnouncedColumnStaysTest {
 
       // the repeat's collectors announce both columns, the cached one first, then read them
       List<RandomAccessInput> slices = announce(a, b);
-      ReadIntent.startWanted();
       assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(slices.get(0)));
       assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(slices.get(1)));
       ReadIntent.forgetStarted();
@@ -110,12 +109,10 @@ class AnnouncedColumnStaysTest {
       ReadCost first = new ReadCost();
       try (ReadCost.Scope counted = ReadCost.attach(first)) {
         RandomAccessInput slice = announce(a).get(0);
-        ReadIntent.startWanted();
         assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(slice));
         ReadIntent.forgetStarted();
         // still searching: what it announced and read stays, what it announces next finds no room
         RandomAccessInput other = announce(b).get(0);
-        ReadIntent.startWanted();
         assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(other));
         ReadIntent.forgetStarted();
         assertNull(newBlob.slot(0), "the first search's regions are held while it runs");
@@ -127,7 +124,6 @@ class AnnouncedColumnStaysTest {
       ReadCost next = new ReadCost();
       try (ReadCost.Scope counted = ReadCost.attach(next)) {
         RandomAccessInput slice = announce(b).get(0);
-        ReadIntent.startWanted();
         assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(slice));
         ReadIntent.forgetStarted();
       } finally {
@@ -141,15 +137,18 @@ class AnnouncedColumnStaysTest {
 
   /** Opens each input's first two regions as a column a collector names ({@link ColumnPrefetch} does this). */
   private static List<RandomAccessInput> announce(IndexInput... inputs) throws IOException {
-    ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
-    try {
-      List<RandomAccessInput> slices = new ArrayList<>();
-      for (IndexInput in : inputs) {
-        slices.add(in.randomAccessSlice(0, 2 * REGION));
+    try (PrefetchBatch batch = PrefetchBatch.open()) {
+      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      try {
+        List<RandomAccessInput> slices = new ArrayList<>();
+        for (IndexInput in : inputs) {
+          slices.add(in.randomAccessSlice(0, 2 * REGION));
+        }
+        return slices;
+      } finally {
+        ReadIntent.opening(outer);
+        ReadIntent.startWanted(); // what the cache refused, read directly before the batch closes
       }
-      return slices;
-    } finally {
-      ReadIntent.opening(outer);
     }
   }
 

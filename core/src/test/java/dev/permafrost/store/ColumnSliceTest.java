@@ -61,12 +61,14 @@ class ColumnSliceTest {
 
   /** Opens {@code [OFFSET, OFFSET + LENGTH)} of {@code in} as a column would be while a collector names it. */
   private static IndexInput openNamed(IndexInput in, boolean column) throws IOException {
-    ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
-    try {
-      return column ? ColumnPrefetch.columnSlice(in, "values", OFFSET, LENGTH) : in.slice("terms", OFFSET, LENGTH);
-    } finally {
-      ReadIntent.opening(outer);
-      ReadIntent.startWanted();
+    try (PrefetchBatch batch = PrefetchBatch.open()) {
+      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      try {
+        return column ? ColumnPrefetch.columnSlice(in, "values", OFFSET, LENGTH) : in.slice("terms", OFFSET, LENGTH);
+      } finally {
+        ReadIntent.opening(outer);
+        ReadIntent.startWanted();
+      }
     }
   }
 
@@ -155,13 +157,15 @@ class ColumnSliceTest {
         BlobDirectory dir = BlobDirectory.open(large, store, cache, "l");
         IndexInput in = dir.openInput("big.dvd", IOContext.DEFAULT)) {
       store.reset();
-      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
-      try {
-        ColumnPrefetch.columnSlice(in, "values", 0, big.length - 1000); // not into the footer: a column of its own
-      } finally {
-        ReadIntent.opening(outer);
-        ReadIntent.startWanted();
-        ReadIntent.forgetStarted();
+      try (PrefetchBatch batch = PrefetchBatch.open()) {
+        ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+        try {
+          ColumnPrefetch.columnSlice(in, "values", 0, big.length - 1000); // not into the footer: a column of its own
+        } finally {
+          ReadIntent.opening(outer);
+          ReadIntent.startWanted();
+          ReadIntent.forgetStarted();
+        }
       }
       Waits.awaitNoFetch(cache);
       assertEquals(ColumnPrefetch.MAX_COLUMN_BYTES, store.bytesRead.get());

@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.blob.StorePolicy;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,21 +23,40 @@ import java.util.Random;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.store.RandomAccessInput;
+import org.apache.lucene.util.IOUtils;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A column read directly from the store covers the stretch from the first region the cache refused to the end of the
- * last, in one request; a region the cache admitted amid that stretch comes with it, and is neither fetched again by a
- * fill of its own nor left empty. The cache's admissions are made on purpose here (a policy that admits one region
- * and refuses the others), not left to the sampling of a busy cache.
+ * last, in one request; a region the cache admitted amid that stretch, or beside it, comes with it, and is neither
+ * fetched again by a fill of its own nor left empty; two columns a cached region apart are one request, across that
+ * region, when the store policy's model says a gap that long costs less than a round trip. The cache's admissions are
+ * made on purpose here (a policy that admits what the test favours and refuses the rest), not left to the sampling of
+ * a busy cache. Columns are named as {@link ColumnPrefetch} names them: inside a {@link PrefetchBatch}, their direct
+ * reads started before it closes.
  */
 class DirectReadPastAdmittedRegionTest {
   private static final int REGION = 64 << 10;
+  /** A model in which a gap of a megabyte costs less than a round trip: 1 s to a first byte, at 1 MB a second. */
+  private static final StorePolicy BRIDGING = StorePolicy.builder().firstByteLatency(Duration.ofSeconds(1))
+      .readThroughput(1 << 20).build();
+  /** A model that reads across no gap. */
+  private static final StorePolicy NO_BRIDGING = StorePolicy.builder().firstByteLatency(Duration.ZERO).build();
+
   @TempDir Path tmp;
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
+  private final Favouring policy = new Favouring();
+  private byte[] column;
+  private FetchOnceTest.RecordingBlobStore store;
+  private SharedRegionCache cache;
+  private BlobDirectory dir;
+  private IndexInput in;
+  private IndexInput otherIn;
+  private CachedBlob blob;
 
-  /** Admits what it favours and nothing else; every cached region is worth 1. */
+  /** Admits what it favours and nothing else; a cached region is worth 1, or 100 if favoured. */
   static final class Favouring implements EvictionPolicy {
     final List<Long> favoured = new ArrayList<>();
 
@@ -49,7 +70,7 @@ class DirectReadPastAdmittedRegionTest {
 
     @Override
     public int residentValue(long key, boolean readerFetched) {
-      return 1;
+      return favoured.contains(key) ? 100 : 1; // a favoured region never makes room for another
     }
 
     @Override
@@ -61,53 +82,158 @@ class DirectReadPastAdmittedRegionTest {
     public void restoreFrequency(long key, int frequency) {}
   }
 
-  @Test
-  void aRegionAdmittedAmidADirectReadComesWithItAndIsCached() throws Exception {
+  /**
+   * Mounts {@code c.bin} ({@code regions} regions and a little more, random bytes) under {@code model}, in a cache of
+   * four regions full of another file's regions worth 1 each: a region of {@code c.bin} is admitted only if the test
+   * favours it. The regions of {@code c.bin} listed in {@code cached} are put in the cache first.
+   */
+  private void mount(int regions, StorePolicy model, int... cached) throws IOException {
     Random random = new Random(seed);
-    byte[] column = new byte[3 * REGION + 1000]; // the column, then more (a slice to the file's end is a jump table's)
+    column = new byte[regions * REGION + 1000]; // the columns, then more (a slice to the file's end is a jump table's)
     byte[] other = new byte[4 * REGION];
     random.nextBytes(column);
     random.nextBytes(other);
-    FetchOnceTest.RecordingBlobStore store = new FetchOnceTest.RecordingBlobStore(
-        FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    store = new FetchOnceTest.RecordingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
     SnapshotManifest manifest = TestManifests.upload(store, "s", "s-", Map.of("c.bin", column, "o.bin", other), 0,
         32 << 10);
-    Favouring policy = new Favouring();
-    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(4 * REGION)
-            .regionSize(REGION).tailRegionSize(REGION).evictionPolicy(policy).build();
-        BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
-        IndexInput in = dir.openInput("c.bin", IOContext.DEFAULT);
-        IndexInput filler = dir.openInput("o.bin", IOContext.DEFAULT)) {
-      // the cache is full of o.bin's regions (worth 1 each); of c.bin's three, only the middle one is worth more
-      dir.openedFile("o.bin").cachedBlob.offerWhole(other);
-      assertEquals(4, cache.stats().regionsInUse());
-      CachedBlob blob = dir.openedFile("c.bin").cachedBlob;
-      policy.favoured.add(blob.regionKey(1));
-      store.reads.clear();
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(4 * REGION).regionSize(REGION)
+        .tailRegionSize(REGION).evictionPolicy(policy).build();
+    dir = BlobDirectory.open(manifest, model.apply(store), cache, "s");
+    in = dir.openInput("c.bin", IOContext.DEFAULT);
+    otherIn = dir.openInput("o.bin", IOContext.DEFAULT);
+    dir.openedFile("o.bin").cachedBlob.offerWhole(other);
+    assertEquals(4, cache.stats().regionsInUse());
+    blob = dir.openedFile("c.bin").cachedBlob;
+    for (int index : cached) {
+      policy.favoured.add(blob.regionKey(index));
+    }
+    blob.offerWhole(column); // only the favoured regions are admitted
+    for (int index : cached) {
+      assertTrue(blob.slot(index).hasBytesAt(REGION - 1), "region " + index + " cached");
+    }
+    store.reads.clear();
+  }
 
-      // a collector names the column it will scan (as ColumnPrefetch does): regions 0 and 2 are refused, 1 admitted
+  @AfterEach
+  void close() throws Exception {
+    IOUtils.close(in, otherIn, dir);
+    if (cache != null) {
+      cache.close();
+    }
+  }
+
+  /** Favours region {@code index} of {@code c.bin}: the cache admits it. */
+  private void favour(int index) {
+    policy.favoured.add(blob.regionKey(index));
+  }
+
+  /**
+   * Names the columns [from, to) of {@code c.bin} (pairs) as a collector does through {@link ColumnPrefetch}, in a
+   * prefetch batch, their direct reads started before it closes; returns their slices.
+   */
+  private List<RandomAccessInput> name(long... ranges) throws IOException {
+    List<RandomAccessInput> slices = new ArrayList<>();
+    try (PrefetchBatch batch = PrefetchBatch.open()) {
       ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
-      RandomAccessInput slice;
       try {
-        slice = in.randomAccessSlice(0, 3 * REGION);
+        for (int i = 0; i < ranges.length; i += 2) {
+          slices.add(in.randomAccessSlice(ranges[i], ranges[i + 1] - ranges[i]));
+        }
       } finally {
         ReadIntent.opening(outer);
       }
       ReadIntent.startWanted();
-      byte[] got = new byte[3 * REGION];
-      slice.readBytes(0, got, 0, got.length);
-      ReadIntent.forgetStarted();
-      assertArrayEquals(Arrays.copyOf(column, got.length), got);
-
-      Waits.awaitNoFetch(cache);
-      long[] bytes = new long[1];
-      assertEquals("", store.overlaps(bytes), "no byte fetched twice: " + store.reads.get("blobs/s-c.bin").stream()
-          .map(Arrays::toString).toList());
-      assertEquals(1, store.reads.get("blobs/s-c.bin").size(), "one request for the whole column: "
-          + store.reads.get("blobs/s-c.bin").stream().map(Arrays::toString).toList());
-      assertTrue(blob.slot(1) != null && blob.slot(1).hasBytesAt(0) && blob.slot(1).hasBytesAt(REGION - 1),
-          "the admitted region holds its bytes, which came with the direct read");
-      assertTrue(blob.slot(0) == null && blob.slot(2) == null, "the others were not admitted");
     }
+    return slices;
+  }
+
+  /** Reads each slice whole (the collector, on this thread) and checks its bytes. */
+  private void readAll(List<RandomAccessInput> slices, long... ranges) throws IOException {
+    try {
+      for (int i = 0; i < slices.size(); i++) {
+        byte[] got = new byte[Math.toIntExact(ranges[2 * i + 1] - ranges[2 * i])];
+        slices.get(i).readBytes(0, got, 0, got.length);
+        assertArrayEquals(Arrays.copyOfRange(column, (int) ranges[2 * i], (int) ranges[2 * i + 1]), got);
+      }
+    } finally {
+      ReadIntent.forgetStarted();
+    }
+  }
+
+  /**
+   * The requests for {@code c.bin}'s bytes, in the order of their offsets, after its fetches have ended; checks that
+   * none read a byte twice.
+   */
+  private List<String> requests() throws InterruptedException {
+    Waits.awaitNoFetch(cache);
+    List<long[]> ranges = new ArrayList<>(store.reads.getOrDefault("blobs/s-c.bin", List.of()));
+    ranges.sort((a, b) -> Long.compare(a[0], b[0]));
+    List<String> reads = ranges.stream().map(Arrays::toString).toList();
+    assertEquals("", store.overlaps(new long[1]), "no byte fetched twice: " + reads);
+    return reads;
+  }
+
+  private boolean cached(int index) {
+    return blob.slot(index) != null && blob.slot(index).hasBytesAt(0) && blob.slot(index).hasBytesAt(REGION - 1);
+  }
+
+  @Test
+  void aRegionAdmittedAmidADirectReadComesWithItAndIsCached() throws Exception {
+    mount(3, NO_BRIDGING);
+    favour(1); // of c.bin's three regions, only the middle one is admitted
+    long[] columns = {0, 3 * REGION};
+    readAll(name(columns), columns);
+    assertEquals(1, requests().size(), "one request for the whole column: " + requests());
+    assertTrue(cached(1), "the admitted region holds its bytes, which came with the direct read");
+    assertTrue(blob.slot(0) == null && blob.slot(2) == null, "the others were not admitted");
+  }
+
+  @Test
+  void anAdmittedRegionBeforeTheRefusedOnesComesInTheirRequest() throws Exception {
+    mount(3, NO_BRIDGING);
+    favour(0);
+    long[] columns = {0, 3 * REGION};
+    readAll(name(columns), columns);
+    assertEquals(List.of(Arrays.toString(new long[] {0, 3 * REGION})), requests(),
+        "the admitted first region's fill is taken into the refused stretch's direct read");
+    assertTrue(cached(0), "and is filled from it");
+    assertTrue(blob.slot(1) == null && blob.slot(2) == null);
+  }
+
+  @Test
+  void aRegionTakenInIsFilledThoughNoReaderReadsTheDirectRead() throws Exception {
+    mount(3, NO_BRIDGING);
+    favour(2);
+    name(0, 3 * REGION);
+    ReadIntent.forgetStarted(); // the collector never came
+    assertEquals(1, requests().size(), requests().toString());
+    assertTrue(cached(2), "the admitted region is filled as the read's bytes come, not when a reader takes them");
+  }
+
+  @Test
+  void twoColumnsACachedRegionApartAreOneRequestWhenTheModelBridgesTheGap() throws Exception {
+    mount(3, BRIDGING, 1); // like a keyword's ordinals, a region the cache holds, then its terms dictionary
+    long[] columns = {0, REGION, 2 * REGION, 3 * REGION};
+    readAll(name(columns), columns);
+    assertEquals(List.of(Arrays.toString(new long[] {0, 3 * REGION})), requests(),
+        "one request across the cached region between them");
+    assertTrue(cached(1), "the cached region kept");
+  }
+
+  @Test
+  void twoColumnsACachedRegionApartAreTwoRequestsWhenTheModelBridgesNoGap() throws Exception {
+    mount(3, NO_BRIDGING, 1);
+    long[] columns = {0, REGION, 2 * REGION, 3 * REGION};
+    readAll(name(columns), columns);
+    assertEquals(2, requests().size(), requests().toString());
+  }
+
+  @Test
+  void twoColumnsMoreThanARegionApartAreTwoRequestsWhateverTheModel() throws Exception {
+    mount(4, BRIDGING, 1, 2); // a megabyte would be bridged; the gap is two regions, more than a direct read spans
+    long[] columns = {0, REGION, 3 * REGION, 4 * REGION};
+    readAll(name(columns), columns);
+    assertEquals(List.of(Arrays.toString(new long[] {0, REGION}), Arrays.toString(new long[] {3 * REGION, 4 * REGION})),
+        requests());
   }
 }

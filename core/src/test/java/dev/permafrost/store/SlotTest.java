@@ -852,6 +852,39 @@ class SlotTest {
   }
 
   @Test
+  void bytesInHandFillARangeOnlyWhereNoPageIsFilledOrBeingFetched() throws IOException {
+    Owner a = new Owner(1);
+    Slot slot = own(newSlot(), a, 1);
+    byte[] region = a.regionBytes(1);
+    Fill first = prefetch(slot, a, 1, 0, PAGE).get(0);
+    queue(slot, first);
+    land(slot, a, first, 0, PAGE);
+    Fill third = prefetch(slot, a, 1, 2 * PAGE, 3 * PAGE).get(0);
+
+    slot.offer(a, 1, region, PAGE, PAGE, 2 * PAGE); // the second page: missing, nobody fetches it
+    assertTrue(slot.hasBytesAt(PAGE) && slot.hasBytesAt(2 * PAGE - 1));
+    slot.offer(a, 1, region, 0, 0, 2 * PAGE);
+    slot.offer(a, 1, region, 2 * PAGE, 2 * PAGE, 4 * PAGE);
+    assertFalse(slot.hasBytesAt(2 * PAGE), "a page being fetched is left to its fill");
+    assertFalse(slot.hasBytesAt(3 * PAGE), "a range with such a page is refused whole");
+    assertFalse(done(slot, third));
+    slot.offer(new Owner(2), 1, region, 3 * PAGE, 3 * PAGE, REGION);
+    slot.offer(a, 2, region, 3 * PAGE, 3 * PAGE, REGION);
+    assertFalse(slot.hasBytesAt(3 * PAGE), "offered for another blob's region, or another region: refused");
+
+    slot.offer(a, 1, region, 3 * PAGE, 3 * PAGE, REGION);
+    assertTrue(slot.hasBytesAt(3 * PAGE) && slot.hasBytesAt(REGION - 1));
+    assertFalse(slot.complete, "the third page is still on its way");
+    queue(slot, third);
+    land(slot, a, third, 2 * PAGE, 3 * PAGE);
+    assertTrue(slot.complete);
+    Target whole = new Target();
+    assertTrue(slot.offerFilled(a, 1, REGION, whole));
+    assertArrayEquals(region, whole.read(REGION, REGION), "every page holds its own bytes");
+    assertEquals(List.of(), store.sent, "the hand-stepped fills aside, nothing was fetched");
+  }
+
+  @Test
   void theShortLastRegionIsCompleteWhenItsLastByteLands() throws IOException {
     Owner a = new Owner(1);
     Slot slot = own(newSlot(), a, 3);
