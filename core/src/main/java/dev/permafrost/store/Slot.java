@@ -669,7 +669,7 @@ final class Slot extends SlotGeneration implements Fillable {
   /**
    * As {@link #offer(RegionOwner, int, byte[], int)} for the region offsets [{@code from}, {@code to}) (whole units,
    * or ending the region), whose bytes are {@code bytes} from {@code offset}: written if none of them is filled or
-   * being fetched (a fill withdrawn for a direct read that brings its bytes, {@link CachedBlob#awaitDirectRead}).
+   * being fetched (a fill withdrawn for a direct read that brings its bytes, {@link CachedBlob#startDirectRead}).
    */
   void offer(RegionOwner blob, int index, byte[] bytes, int offset, long from, long to) {
     Fill fill;
