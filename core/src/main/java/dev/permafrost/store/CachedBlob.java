@@ -427,7 +427,10 @@ final class CachedBlob implements RegionOwner {
    * with {@code crossRegions}, on past the region's end as a fill carries on, through the regions after it that no
    * slot holds (a scan the cache does not admit reads a growing stretch a request, not a region; a region the cache
    * holds, or is filling, is read from there). The whole regions after the first that the read brought are offered
-   * to the cache, as if the reader had moved into them: what it admits is kept, without another fetch.
+   * to the cache, as if the reader had moved into them: what it admits is kept, without another fetch. Read for work
+   * that settles ({@link ReadCost}), the bytes are kept as a {@link DirectRead} until it does, if the budget has room,
+   * so that the other inputs of the blob that move into them (a postings reader's clones, its skip data's) read them
+   * there rather than fetching them again, a round trip each.
    */
   private void readDirect(int index, long p, int fillSize, boolean crossRegions, FetchOrigin origin,
       WindowTarget target) throws IOException {
@@ -441,9 +444,18 @@ final class CachedBlob implements RegionOwner {
     long end = Math.min(limit, want);
     long from = checksums.fetchStart(start);
     long to = checksums.fetchEnd(end);
-    byte[] bytes = cacheSpace.filler.fetchDirect(checksums, origin, from, to,
-        ReadDeadline.forWait(System.nanoTime(), cacheSpace.maxReadWaitNanos));
-    target.setHeapWindow(from, to, new HeapWindow(bytes));
+    DirectReadBudget budget = ReadCost.current() == null ? null : origin.directReadBudget();
+    DirectRead kept = budget == null ? null : startDirectRead(budget, origin, from, to, List.of());
+    HeapWindow window = kept == null ? null : awaitDirectRead(kept);
+    byte[] bytes;
+    if (window != null) {
+      bytes = kept.task.result.join(); // in: the wait above returned it
+    } else {
+      bytes = cacheSpace.filler.fetchDirect(checksums, origin, from, to,
+          ReadDeadline.forWait(System.nanoTime(), cacheSpace.maxReadWaitNanos));
+      window = new HeapWindow(bytes);
+    }
+    target.setHeapWindow(from, to, window);
     for (int next = index + 1; next < regionCount() && regionStart(next) + regionLength(next) <= to; next++) {
       recordAccess(next);
       Slot slot = slotFor(next, true);

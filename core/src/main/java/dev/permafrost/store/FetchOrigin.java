@@ -33,4 +33,12 @@ interface FetchOrigin {
 
   /** How deadlines are set, for messages. */
   String deadlineExplained();
+
+  /**
+   * The heap that reads straight from the store may hold while the work that made them runs, for other inputs to read
+   * ({@link DirectRead}); null if such reads are not kept.
+   */
+  default DirectReadBudget directReadBudget() {
+    return null;
+  }
 }

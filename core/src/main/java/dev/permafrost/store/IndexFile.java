@@ -128,6 +128,11 @@ final class IndexFile implements FetchOrigin {
   }
 
   @Override
+  public DirectReadBudget directReadBudget() {
+    return directReadBudget;
+  }
+
+  @Override
   public long bridgedGap() {
     return policy == null ? 0 : policy.bridgedGapBytes();
   }

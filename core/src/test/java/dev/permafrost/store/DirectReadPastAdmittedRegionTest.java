@@ -211,6 +211,38 @@ class DirectReadPastAdmittedRegionTest {
   }
 
   @Test
+  void aRegionTheCacheRefusesIsFetchedOnceForEveryInputOfTheBlobWhileTheWorkRuns() throws Exception {
+    mount(3, NO_BRIDGING); // no region of c.bin is admitted
+    long budget = cache.directReadBudget.available();
+    ReadCost work = new ReadCost();
+    try (ReadCost.Scope reading = ReadCost.attach(work);
+        IndexInput other = dir.openInput("c.bin", IOContext.DEFAULT)) {
+      assertArrayEquals(Arrays.copyOfRange(column, REGION + 10, REGION + 110), read(in, REGION + 10, 100));
+      assertEquals(1, requests().size(), requests().toString());
+      // a postings reader's clone, its skip data's input: other inputs of the blob, moving into the same bytes
+      assertArrayEquals(Arrays.copyOfRange(column, REGION + 20, REGION + 120), read(other, REGION + 20, 100));
+      assertArrayEquals(Arrays.copyOfRange(column, REGION + 30, REGION + 130), read(in.clone(), REGION + 30, 100));
+      assertEquals(1, requests().size(), "read there, not fetched again: " + requests());
+      assertTrue(cache.directReadBudget.available() < budget, "the bytes are held for the work");
+    } finally {
+      work.settle();
+    }
+    assertEquals(budget, cache.directReadBudget.available(), "given back as the work settles");
+    try (IndexInput later = dir.openInput("c.bin", IOContext.DEFAULT)) {
+      assertArrayEquals(Arrays.copyOfRange(column, REGION + 40, REGION + 140), read(later, REGION + 40, 100));
+    }
+    assertEquals(2, store.reads.get("blobs/s-c.bin").size(), "after it, nothing holds them");
+    assertTrue(blob.slot(1) == null, "and the cache never admitted the region");
+  }
+
+  private static byte[] read(IndexInput input, long at, int n) throws IOException {
+    byte[] bytes = new byte[n];
+    input.seek(at);
+    input.readBytes(bytes, 0, n);
+    return bytes;
+  }
+
+  @Test
   void twoColumnsACachedRegionApartAreOneRequestWhenTheModelBridgesTheGap() throws Exception {
     mount(3, BRIDGING, 1); // like a keyword's ordinals, a region the cache holds, then its terms dictionary
     long[] columns = {0, REGION, 2 * REGION, 3 * REGION};
