@@ -37,12 +37,15 @@ import java.util.TreeMap;
  * far from the others.
  *
  * <pre>
- * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.RepeatTrace [scale] [workload] [cacheShare] [repeats] [regionSize] [lines] [rounds]
+ * java -cp jmh/target/benchmarks.jar dev.permafrost.jmh.RepeatTrace [scale] [workload] [cacheShare] [repeats] [regionSize] [lines] [rounds] [totalsFrom]
  * </pre>
  *
  * {@code lines}: {@code all} prints every request of the slowest repeat, else only the summary per wave.
  * {@code rounds}: how many times to clear the cache and run cold then the repeats, in one JVM (default 1): a later
  * round's first repeat runs compiled code, so it shows what the cache's state costs apart from the JIT's warm-up.
+ * {@code totalsFrom}: if given, every request of the last round's repeats from that one on is counted by thread pool,
+ * file and range, and the counts are printed at the end, most first, with the requests a repeat per file extension:
+ * what a build asks for again and again that another does not, where one repeat's list is noise.
  */
 public final class RepeatTrace {
   private RepeatTrace() {}
@@ -55,6 +58,9 @@ public final class RepeatTrace {
     String regionParam = args.length > 4 ? args[4] : "default";
     boolean allLines = args.length > 5 && args[5].equals("all");
     int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 1;
+    int totalsFrom = args.length > 7 ? Integer.parseInt(args[7]) : Integer.MAX_VALUE;
+    Map<String, Integer> totals = new TreeMap<>();
+    int totalled = 0;
     Dataset dataset = BenchmarkData.dataset(scale);
     Workload workload = Workloads.byName(name, dataset.spec());
     Path cacheDir = BenchmarkData.scratch("repeat-trace-cache");
@@ -96,6 +102,12 @@ public final class RepeatTrace {
             requests.requests(), requests.bytesRead() / 1e6, hits, misses, direct,
             hits + misses + direct == 0 ? 0 : 100.0 * hits / (hits + misses + direct),
             after.evictions() - before.evictions(), after.regionsInUse());
+        if (round == rounds && run >= totalsFrom && run > 0) {
+          totalled++;
+          for (String line : lines) {
+            totals.merge(request(line, files), 1, Integer::sum);
+          }
+        }
         if (run > 0 && millis > slowestMillis) {
           slowestMillis = millis;
           slowestRun = run;
@@ -106,6 +118,9 @@ public final class RepeatTrace {
       System.out.println("# the slowest repeat of the last round, " + slowestRun + " ("
           + Durations.format(Duration.ofMillis(slowestMillis)) + "), by clock wave:");
       printByWave(slowest, files, allLines);
+      if (totalled > 0) {
+        printTotals(totals, totalled, totalsFrom);
+      }
     } finally {
       BenchmarkData.delete(cacheDir);
     }
@@ -138,6 +153,36 @@ public final class RepeatTrace {
       c[1] += length;
     }
     byWave.forEach((k, c) -> System.out.printf(Locale.ROOT, "wave %s %5d requests %10d bytes%n", k, c[0], c[1]));
+  }
+
+  /** A traced request as "pool file [offset, +length)", the blob named by {@code files}, the wave and thread dropped. */
+  private static String request(String line, Map<String, String> files) {
+    String named = line;
+    for (var e : files.entrySet()) {
+      named = named.replace(e.getKey(), e.getValue());
+    }
+    String[] parts = named.trim().split("\\s+");
+    StringBuilder key = new StringBuilder(parts[2].replaceAll("-?\\d+$", ""));
+    for (int i = 3; i < parts.length; i++) {
+      key.append(' ').append(parts[i]);
+    }
+    return key.toString();
+  }
+
+  /** The requests of {@code repeats} repeats from {@code from} on: each with its count, most first, then per extension. */
+  private static void printTotals(Map<String, Integer> totals, int repeats, int from) {
+    System.out.println("# the requests of the last round's " + repeats + " repeats from repeat " + from
+        + " on, by pool, file and range, most first:");
+    totals.entrySet().stream()
+        .sorted((a, b) -> a.getValue().equals(b.getValue()) ? a.getKey().compareTo(b.getKey()) : b.getValue() - a.getValue())
+        .forEach(e -> System.out.printf(Locale.ROOT, "%5d  %s%n", e.getValue(), e.getKey()));
+    TreeMap<String, Integer> byExtension = new TreeMap<>();
+    totals.forEach((request, count) -> {
+      String file = request.split(" ")[1];
+      byExtension.merge(file.contains(".") ? file.substring(file.lastIndexOf('.')) : file, count, Integer::sum);
+    });
+    byExtension.forEach((ext, count) -> System.out.printf(Locale.ROOT, "%-8s %7.2f requests a repeat%n", ext,
+        (double) count / repeats));
   }
 
   /** Each blob of the data set's snapshots by a short name: the index's day and the file ("05/_6.dvd"). */
