@@ -129,7 +129,9 @@ final class MultiIndexSearch implements AutoCloseable {
       try (Lease lease = acquire(index, run.deadline)) {
         run.profile.leased(lease);
         IndexSearcher searcher = run.deadline.limit(searcher(lease, request));
-        List<C> collected = searcher.search(request.query(lease.name()), perIndex);
+        Query query = request.query(lease.name());
+        prefetchPointsIndexes(query, lease.reader());
+        List<C> collected = searcher.search(query, perIndex);
         return new IndexResult<>(collected, searcher.timedOut());
       }
     }, null, null, null);
@@ -618,7 +620,9 @@ final class MultiIndexSearch implements AutoCloseable {
     try (Lease lease = acquire(index, run.deadline)) {
       run.profile.leased(lease);
       IndexSearcher searcher = run.deadline.limit(searcher(lease, run.request));
-      long count = searcher.count(run.request.query(index.name));
+      Query query = run.request.query(index.name);
+      prefetchPointsIndexes(query, lease.reader());
+      long count = searcher.count(query);
       return new IndexResult<>(count, searcher.timedOut());
     } catch (UncheckedIOException e) {
       throw e.getCause();
@@ -646,6 +650,7 @@ final class MultiIndexSearch implements AutoCloseable {
       if (query == asked) { // a narrowed query reads its sort column for a few documents only
         prefetchSortColumns(request.sort, lease.reader());
       }
+      prefetchPointsIndexes(asked, lease.reader());
       TopDocs top;
       if (request.sort == null) {
         top = searcher.search(query, request.size);
@@ -687,6 +692,17 @@ final class MultiIndexSearch implements AutoCloseable {
       return;
     }
     ColumnPrefetch.prefetch(reader, fields); // every segment in one call: each keeps its direct reads
+  }
+
+  /**
+   * A range the query requires walks its field's points index when the query plans its scorer, a round trip after
+   * its terms were looked up: fetched as the index's search starts, in the segments whose points it walks, it comes in
+   * the first wave instead ({@link ColumnPrefetch#prefetchPointsIndex}).
+   */
+  private static void prefetchPointsIndexes(Query query, IndexReader reader) throws IOException {
+    for (PointRangeQuery range : CanMatch.requiredRanges(query).values()) {
+      ColumnPrefetch.prefetchPointsIndex(reader, range);
+    }
   }
 
   /** The top hits over {@code results}; numbers each hit's shardIndex with its index's place in them first. */

@@ -29,7 +29,8 @@ import org.apache.lucene.util.BitUtil;
  * with {@link AlreadyClosedException}, as with {@code MMapDirectory}; closing a clone affects only that clone.
  * Like any Lucene input, one instance is used by one thread at a time.
  */
-final class BlobIndexInput extends IndexInput implements RandomAccessInput, WindowTarget, ReadCost.Input {
+final class BlobIndexInput extends IndexInput
+    implements RandomAccessInput, WindowTarget, ReadCost.Input, ReadIntent.SequentialSlice {
   static final int RANDOM_FILL = 64 << 10;
   static final int NORMAL_FILL = 128 << 10;
   static final int SEQUENTIAL_FILL = 1 << 20;
@@ -605,7 +606,9 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
           SlotGeneration.FIXED.generation, KIND_WARM_SET);
       return;
     }
-    fillSize = sequential ? Math.min(MAX_FILL, fillSize * 2) : baseFill;
+    // A scan through regions the cache refuses grows four times a read, as one through the cache does: there each fill
+    // is two moves (its region, then the region it carried on into), each doubling; a direct read is one window
+    fillSize = sequential ? Math.min(MAX_FILL, fillSize * (winKind == KIND_DIRECT ? 4 : 2)) : baseFill;
     CachedBlob blob = file.cachedBlob;
     int index = blob.regionIndex(p);
     if (index != lastRegion) {
@@ -728,19 +731,53 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true);
   }
 
+  /** Starts fetching all of this input, which this thread's work will read: see {@link #willRead}. */
+  @Override
+  public void willReadAll() throws IOException {
+    willRead(0, sliceEnd - sliceStart);
+  }
+
   /**
-   * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean)}); without
-   * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole}).
+   * Starts fetching [offset, offset+length) of this input, which this thread's work will read
+   * ({@code ColumnPrefetch.willRead}): what the cache admits as a prefetch does; what it does not, in one read
+   * directly from the store, kept for every input of the blob until the work settles, if the thread's work is a
+   * {@link ReadCost} and the budget has room (else it is read as the reader comes to it); not again if a direct read
+   * of the blob holds it already.
    */
-  private void fetchRange(long start, long end, boolean column, boolean scan, boolean hold) throws IOException {
-    // already readable: unless its region has left the cache since (a window a slice took from its parent), or the
-    // bytes are heap bytes of another read this input took over, which the collector's own inputs may not see
-    if (start >= winStart && end <= winEnd && windowValid() && !(column && winKind == KIND_DIRECT)) {
+  void willRead(long offset, long length) throws IOException {
+    ensureOpen();
+    if (length <= 0 || offset < 0 || offset >= sliceEnd - sliceStart) {
+      return;
+    }
+    long start = sliceStart + offset;
+    long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
+    CachedBlob.Stretch refused = fetchRange(start, end, false, false, true);
+    DirectReadBudget budget = file.directReadBudget();
+    if (refused == null || budget == null || ReadCost.current() == null) {
       return;
     }
     CachedBlob blob = file.cachedBlob;
+    DirectRead held = blob.hasDirectReads() ? blob.directReadHolding(refused.from()) : null;
+    if (held == null || !held.holds(refused.to() - 1)) {
+      blob.startDirectRead(budget, file, refused.from(), refused.to(), List.of()); // held by the work
+    }
+  }
+
+  /**
+   * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean)}); without
+   * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole}).
+   * Returns the stretch of it the cache does not admit, from its first such region to the end of its last, or null.
+   */
+  private CachedBlob.Stretch fetchRange(long start, long end, boolean column, boolean scan, boolean hold)
+      throws IOException {
+    // already readable: unless its region has left the cache since (a window a slice took from its parent), or the
+    // bytes are heap bytes of another read this input took over, which the collector's own inputs may not see
+    if (start >= winStart && end <= winEnd && windowValid() && !(column && winKind == KIND_DIRECT)) {
+      return null;
+    }
+    CachedBlob blob = file.cachedBlob;
     if (blob == null) {
-      return;
+      return null;
     }
     long refusedFrom = Long.MAX_VALUE;
     long refusedTo = Long.MIN_VALUE;
@@ -778,6 +815,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     } finally {
       blob.startFills(batch, file); // registered fills must be queued, even if this failed part way
     }
+    return refusedFrom < refusedTo ? new CachedBlob.Stretch(refusedFrom, refusedTo) : null;
   }
 
   // ---- IndexInput ----
@@ -827,7 +865,7 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
     BlobIndexInput slice = sliceOf(sliceDescription, offset, length);
     ReadIntent.FieldSlices field = ReadIntent.field();
     if (field != null) {
-      field.sequential.add(slice::openedAsColumn);
+      field.sequential.add(slice);
       field.sequentialBytes += slice.length();
     }
     return slice;
@@ -876,7 +914,8 @@ final class BlobIndexInput extends IndexInput implements RandomAccessInput, Wind
    * Does with this slice, a column's, what {@code opening} says (fetch it whole, or measure it); returns its bytes so
    * counted, capped at {@link ReadIntent#MAX_COLUMN_BYTES}.
    */
-  long openedAsColumn(ReadIntent.Opening opening) throws IOException {
+  @Override
+  public long openedAsColumn(ReadIntent.Opening opening) throws IOException {
     // A slice that runs into the file's footer has no length of its own (Lucene's doc-values jump tables are sliced
     // to the end of the file): only its head is a column's.
     long length = sliceEnd - sliceStart;

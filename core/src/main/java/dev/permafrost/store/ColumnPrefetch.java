@@ -12,7 +12,10 @@ import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PointValues;
+import org.apache.lucene.search.PointRangeQuery;
 import org.apache.lucene.store.IndexInput;
+import org.apache.lucene.util.ArrayUtil;
 
 /**
  * Fetches the doc-values columns a search is about to scan, whole and all at once, so that a collector that reads
@@ -42,6 +45,10 @@ import org.apache.lucene.store.IndexInput;
  * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
  * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows
  * ({@link HitPrefetchingCollector}): a whole column costs more bytes than a few of its values.
+ *
+ * <p>Two more things a search reads after a round trip it need not wait for: the index of a points tree a range walks
+ * ({@link #prefetchPointsIndex}, which the catalog calls for the ranges a query requires), and whatever a codec knows
+ * it reads next ({@link #willRead}: a term's postings, as soon as the term is found).
  */
 public final class ColumnPrefetch {
   /** The most bytes of one slice of a column that are fetched ahead. */
@@ -62,6 +69,23 @@ public final class ColumnPrefetch {
       throws IOException {
     return in instanceof BlobIndexInput blob ? blob.columnSlice(description, offset, length)
         : in.slice(description, offset, length);
+  }
+
+  /**
+   * Starts fetching [{@code offset}, {@code offset+length}) of {@code in}, which this thread is about to read; returns
+   * at once. For a codec that knows where a search reads next before it reads there (a term's postings, as soon as
+   * the term is found): the bytes travel with what the search reads meanwhile instead of a round trip after it. On a
+   * {@link BlobDirectory}'s input, what the cache admits is fetched as a prefetch is; what it does not is read
+   * directly from the store in one request, for a catalog search (the bytes are held for every input of the file until
+   * the index's part of the search is done, within the cache's {@code directReadHeapBytes}); outside one, it is left
+   * to the read. On any other input this is {@code in.prefetch(offset, length)}.
+   */
+  public static void willRead(IndexInput in, long offset, long length) throws IOException {
+    if (in instanceof BlobIndexInput blob) {
+      blob.willRead(offset, length);
+    } else {
+      in.prefetch(offset, length);
+    }
   }
 
   /** Starts fetching the doc-values columns of {@code fields} in {@code reader}'s segment; returns at once. */
@@ -112,6 +136,79 @@ public final class ColumnPrefetch {
       } finally {
         batch.close();
       }
+    }
+  }
+
+  /**
+   * Starts fetching the index of {@code range}'s field's points tree (its inner nodes: {@code .kdi}), whole, in each
+   * segment of {@code reader} whose tree the range walks; returns at once. A range walks that index before it reads a
+   * leaf, when the query plans its scorer: a round trip after whatever the query looked up before it (its terms).
+   * Asked for as the search starts, it comes in the first wave, beside the columns. A segment whose points all fall
+   * outside the range, or all inside it with every document holding one, is not walked (Lucene's
+   * {@code PointRangeQuery} answers it from the tree's bounds) and not fetched, nor is what is cached or kept in the
+   * manifest. What the cache does not admit is read directly from the store for a catalog search, as {@link #willRead}
+   * says. On a directory other than a {@link BlobDirectory} nothing is fetched.
+   */
+  public static void prefetchPointsIndex(IndexReader reader, PointRangeQuery range) throws IOException {
+    for (LeafReaderContext leaf : reader.leaves()) {
+      PointValues points = leaf.reader().getPointValues(range.getField());
+      if (points != null && walks(points, leaf.reader().maxDoc(), range)) {
+        fetchPointsIndex(points);
+      }
+    }
+  }
+
+  /**
+   * Whether {@code range} walks the tree of {@code points}, a segment's of {@code maxDoc} documents, as Lucene's
+   * {@code PointRangeQuery} decides from the tree's bounds: unless none of its points is in the range, or all are and
+   * every document has one (or the range does not fit the field, which Lucene refuses).
+   */
+  static boolean walks(PointValues points, int maxDoc, PointRangeQuery range) throws IOException {
+    int dims = range.getNumDims();
+    int bytes = range.getBytesPerDim();
+    if (points.getNumIndexDimensions() != dims || points.getBytesPerDimension() != bytes) {
+      return false;
+    }
+    ArrayUtil.ByteArrayComparator compare = ArrayUtil.getUnsignedComparator(bytes);
+    byte[] min = points.getMinPackedValue();
+    byte[] max = points.getMaxPackedValue();
+    byte[] lower = range.getLowerPoint();
+    byte[] upper = range.getUpperPoint();
+    boolean inside = true;
+    for (int d = 0; d < dims; d++) {
+      int at = d * bytes;
+      if (compare.compare(min, at, upper, at) > 0 || compare.compare(max, at, lower, at) < 0) {
+        return false; // none in the range
+      }
+      if (compare.compare(min, at, lower, at) < 0 || compare.compare(max, at, upper, at) > 0) {
+        inside = false;
+      }
+    }
+    return !inside || points.getDocCount() != maxDoc;
+  }
+
+  /**
+   * Starts fetching what is neither cached nor kept in the manifest of the index of {@code points}' tree. Opening the
+   * tree slices the index (noted here) and reads its root: a probe here, which reads what is cached and stops at
+   * what is not.
+   */
+  private static void fetchPointsIndex(PointValues points) throws IOException {
+    ReadIntent.FieldSlices slices = new ReadIntent.FieldSlices();
+    ReadIntent.FieldSlices outerField = ReadIntent.field(slices);
+    ReadIntent.Mode outerMode = ReadIntent.mode(ReadIntent.Mode.PROBE);
+    try {
+      points.getPointTree();
+    } catch (IOException e) {
+      if (e != ReadIntent.NOT_CACHED) {
+        throw e;
+      }
+      ReadIntent.takeProbeMiss(); // the root's page: the whole index is asked for below
+    } finally {
+      ReadIntent.mode(outerMode);
+      ReadIntent.field(outerField);
+    }
+    for (ReadIntent.SequentialSlice index : slices.sequential) {
+      index.willReadAll();
     }
   }
 

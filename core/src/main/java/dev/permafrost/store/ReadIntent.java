@@ -88,13 +88,15 @@ final class ReadIntent {
 
   // ---- probes and prefetches ----
 
-  /** Sets this thread's mode (null: none). */
-  static void mode(Mode mode) {
+  /** Sets this thread's mode (null: none); returns the one before, for {@link #mode(Mode)} to restore. */
+  static Mode mode(Mode mode) {
+    Mode outer = MODE.get();
     if (mode == null) {
       MODE.remove();
     } else {
       MODE.set(mode);
     }
+    return outer;
   }
 
   /** Whether this thread's reads are probes: a read that would wait for the store throws {@link #NOT_CACHED}. */
@@ -218,9 +220,13 @@ final class ReadIntent {
     }
   }
 
-  /** A plain sequential slice opened as a field's: fetched whole or measured as {@code opening} says, its bytes so counted. */
+  /** A plain sequential slice opened as a field's: fetched whole or measured as the field's columns are, or read ahead. */
   interface SequentialSlice {
+    /** Does with the slice what {@code opening} says, as with a column's; returns its bytes so counted. */
     long openedAsColumn(Opening opening) throws IOException;
+
+    /** Starts fetching all of it, which this thread's work will read ({@code ColumnPrefetch.willRead}). */
+    void willReadAll() throws IOException;
   }
 
   /** The field whose doc values this thread is opening for {@code ColumnPrefetch}, or null. */

@@ -9,7 +9,8 @@
  * {@link dev.permafrost.store.CacheSummary} what a cache directory holds, read without opening it.
  * {@link dev.permafrost.store.ColumnPrefetch} and {@link dev.permafrost.store.HitPrefetchingCollector} let a search
  * say what it will read, so that a cold search fetches it together rather than one round trip after another
- * ({@code ColumnPrefetch.columnSlice} lets a codec say which of its sequential slices are columns);
+ * ({@code ColumnPrefetch.columnSlice} lets a codec say which of its sequential slices are columns, and
+ * {@code ColumnPrefetch.willRead} where a search reads next);
  * {@link dev.permafrost.store.ReadDeadline} and {@link dev.permafrost.store.ReadCost} bound and count a thread's
  * reads. Everything else is package-private.
  *

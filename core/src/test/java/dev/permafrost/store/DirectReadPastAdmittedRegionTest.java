@@ -235,6 +235,77 @@ class DirectReadPastAdmittedRegionTest {
     assertTrue(blob.slot(1) == null, "and the cache never admitted the region");
   }
 
+  @Test
+  void aStretchTheWorkWillReadThatTheCacheRefusesIsOneDirectReadEveryInputOfTheBlobReads() throws Exception {
+    mount(3, NO_BRIDGING); // no region of c.bin is admitted
+    long budget = cache.directReadBudget.available();
+    ReadCost work = new ReadCost();
+    try (ReadCost.Scope reading = ReadCost.attach(work);
+        IndexInput other = dir.openInput("c.bin", IOContext.DEFAULT)) {
+      ColumnPrefetch.willRead(in, REGION + 10, REGION); // as a codec says where the search reads next
+      // the stretch, aligned to the chunks its bytes are verified by (32 KiB here)
+      assertEquals(List.of(Arrays.toString(new long[] {REGION, 2 * REGION + (32 << 10)})), requests(),
+          "one request for the stretch");
+      ColumnPrefetch.willRead(in.clone(), REGION + 10, REGION); // said again (another term of the same postings)
+      assertArrayEquals(Arrays.copyOfRange(column, REGION + 20, 2 * REGION + 20), read(other, REGION + 20, REGION));
+      assertArrayEquals(Arrays.copyOfRange(column, 2 * REGION, 2 * REGION + 100), read(in, 2 * REGION, 100));
+      assertEquals(1, requests().size(), "read there, never fetched again: " + requests());
+    } finally {
+      work.settle();
+    }
+    assertEquals(budget, cache.directReadBudget.available(), "given back as the work settles");
+  }
+
+  @Test
+  void outsideWorkAStretchTheCacheRefusesIsLeftToTheRead() throws Exception {
+    mount(3, NO_BRIDGING);
+    ColumnPrefetch.willRead(in, REGION + 10, REGION);
+    assertEquals(List.of(), requests(), "no work would hold the bytes for the read");
+    assertArrayEquals(Arrays.copyOfRange(column, REGION + 10, REGION + 110), read(in, REGION + 10, 100));
+    assertEquals(1, requests().size(), requests().toString());
+  }
+
+  @Test
+  void aStretchTheCacheAdmitsIsFilledAheadAndReadFromTheCache() throws Exception {
+    mount(3, NO_BRIDGING);
+    favour(1);
+    ReadCost work = new ReadCost();
+    try (ReadCost.Scope reading = ReadCost.attach(work)) {
+      ColumnPrefetch.willRead(in, REGION + 10, 100);
+      assertEquals(1, requests().size(), requests().toString());
+      assertTrue(blob.slot(1) != null && blob.slot(1).hasBytesAt(10), "filled into the cache");
+      assertArrayEquals(Arrays.copyOfRange(column, REGION + 10, REGION + 110), read(in, REGION + 10, 100));
+      assertEquals(1, requests().size(), "read from the cache: " + requests());
+    } finally {
+      work.settle();
+    }
+  }
+
+  /**
+   * A scan through regions the cache refuses reads a growing stretch a request: each four times the one before, as
+   * a scan through the cache effectively grows (a fill is two window moves there, its region's and the one it
+   * carried on into), so that a points walk or a postings list costs no more round trips through a small cache than
+   * through a cold one.
+   */
+  @Test
+  void aScanThroughRegionsTheCacheRefusesGrowsFourTimesARequest() throws Exception {
+    mount(12, NO_BRIDGING);
+    byte[] got = new byte[column.length];
+    for (int at = 0; at < got.length; at += 4096) {
+      in.readBytes(got, at, Math.min(4096, got.length - at));
+    }
+    assertArrayEquals(column, got);
+    Waits.awaitNoFetch(cache);
+    List<long[]> reads = new ArrayList<>(store.reads.get("blobs/s-c.bin"));
+    reads.sort((a, b) -> Long.compare(a[0], b[0]));
+    List<String> shown = reads.stream().map(Arrays::toString).toList();
+    assertTrue(reads.size() >= 3, "several requests: " + shown);
+    for (int i = 1; i + 1 < reads.size(); i++) { // the last stops at the file's end
+      assertEquals(4 * (reads.get(i - 1)[1] - reads.get(i - 1)[0]), reads.get(i)[1] - reads.get(i)[0],
+          "each request four times the one before: " + shown);
+    }
+  }
+
   private static byte[] read(IndexInput input, long at, int n) throws IOException {
     byte[] bytes = new byte[n];
     input.seek(at);
