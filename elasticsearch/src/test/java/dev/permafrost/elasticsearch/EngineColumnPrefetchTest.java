@@ -30,8 +30,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.NumericUtils;
 import org.apache.lucene.util.Version;
 import org.junit.jupiter.api.Assumptions;
@@ -44,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * reads, is fetched whole in one wave, although the TSDB doc-values reader reads its value blocks through a sequential
  * slice: {@code logs-host} of the Elasticsearch 9.3.3 fixture ({@link TsdbFixture}: 3,000 documents in one segment,
  * {@code ES819TSDB}), whose {@code latency} (random doubles) is about 21 KB of doc values, read through caches of 4 KiB
- * regions so that the column spans several. Counts are of store requests and of waves by dependency
+ * regions so that the column spans several; and a term's postings are asked for as soon as its state is taken.
+ * Counts are of store requests and of waves by dependency
  * ({@link ReadCost#waves()}), never of time.
  */
 class EngineColumnPrefetchTest {
@@ -123,6 +128,56 @@ class EngineColumnPrefetchTest {
         assertPrefetchedInOneWave(cache, store, leaf, "a cache of 8 regions");
         assertTrue(cache.stats().total().directReads() > directBefore, "read directly from the store: "
             + cache.stats());
+      }
+    }
+  }
+
+  /**
+   * A term's postings ({@code ES812Postings}) are asked for as soon as a query takes the term's state (as
+   * {@code TermStates} does when the query is weighted or its scorer planned), not when the scorer reads them: a
+   * round trip earlier on a cold cache, beside whatever the query looks up meanwhile. {@code service}, one value in
+   * every document: a list of blocks with skip data, read with no request after the state was taken.
+   */
+  @Test
+  void aTermsPostingsAreAskedForAsItsStateIsTakenAndReadWithNoFurtherRequest() throws Exception {
+    long[] unasked = readPostings(false);
+    long[] asked = readPostings(true);
+    System.out.printf("service's postings: %d requests as they are read; %d as the state is taken, then %d%n",
+        unasked[1], asked[0], asked[1]);
+    assertTrue(unasked[1] >= 1, "read cold, the postings cost a request of their own");
+    assertEquals(unasked[1], asked[0], "asked for as the state is taken");
+    assertEquals(0, asked[1], "and read with no request of their own");
+  }
+
+  /**
+   * Through a cold cache: looks {@code service}'s one term up, empties the cache (this index is small: the fill that
+   * brought the term's block brought its postings too), takes the term's state ({@code state}) or not, then reads its
+   * postings, checking their count; the requests made as the state was taken, and as the postings were read.
+   */
+  private static long[] readPostings(boolean state) throws Exception {
+    CountingBlobStore store = store();
+    try (SharedRegionCache cache = cache("postings-" + state, 16 << 10); Catalog catalog = Catalog.builder(cache).build()) {
+      mount(catalog, store);
+      try (Lease lease = catalog.acquire("logs-host")) {
+        LeafReader leaf = lease.reader().leaves().get(0).reader();
+        TermsEnum terms = leaf.terms("service").iterator();
+        assertTrue(terms.seekExact(new BytesRef(TsdbFixture.SERVICE)));
+        assertEquals(DOCS, terms.docFreq());
+        Waits.awaitNoFetch(cache);
+        cache.clear(); // the term's block is decoded; what looking it up fetched around it (its postings too) is gone
+        store.reset();
+        if (state) {
+          terms.termState();
+        }
+        Waits.awaitNoFetch(cache);
+        long taken = store.readRequests.get();
+        PostingsEnum docs = terms.postings(null, PostingsEnum.NONE);
+        int n = 0;
+        for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+          n++;
+        }
+        assertEquals(DOCS, n);
+        return new long[] {taken, store.readRequests.get() - taken};
       }
     }
   }

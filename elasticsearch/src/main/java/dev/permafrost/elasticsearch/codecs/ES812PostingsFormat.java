@@ -17,7 +17,7 @@ import org.apache.lucene.index.SegmentWriteState;
  * skip data; the {@code .tim .tip .tmd} terms dictionary under Lucene's own names) with its four codec headers named
  * {@code ES812PostingsWriter*} instead of {@code Lucene90PostingsWriter*}, version 0 both. Read by Lucene's
  * {@code Lucene90} postings reader (lucene-backward-codecs) through a directory that reads the four names as
- * Lucene's; read-only.
+ * Lucene's; read-only. A term's postings are asked for as soon as a query finds the term ({@link PostingsPrefetch}).
  */
 public final class ES812PostingsFormat extends PostingsFormat {
   /** Elasticsearch's header names and Lucene 9.0's, for the same layout. */
@@ -41,6 +41,6 @@ public final class ES812PostingsFormat extends PostingsFormat {
   public FieldsProducer fieldsProducer(SegmentReadState state) throws IOException {
     SegmentReadState renamed = new SegmentReadState(new RenamedHeadersDirectory(state.directory, LUCENE90_NAMES),
         state.segmentInfo, state.fieldInfos, state.context, state.segmentSuffix);
-    return PostingsFormat.forName("Lucene90").fieldsProducer(renamed);
+    return PostingsPrefetch.wrap(PostingsFormat.forName("Lucene90").fieldsProducer(renamed), state);
   }
 }
