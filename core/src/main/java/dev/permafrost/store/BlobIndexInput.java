@@ -709,7 +709,7 @@ final class BlobIndexInput extends IndexInput
    */
   private void fetchWhole() throws IOException {
     boolean wholeFile = file.length <= baseFill;
-    fetchRange(wholeFile ? 0 : sliceStart, wholeFile ? file.length : sliceEnd, false, false, false);
+    fetchRange(wholeFile ? 0 : sliceStart, wholeFile ? file.length : sliceEnd, false, false, false, false);
   }
 
   @Override
@@ -728,7 +728,7 @@ final class BlobIndexInput extends IndexInput
       return;
     }
     long start = sliceStart + offset;
-    fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true);
+    fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true, false);
   }
 
   /** Starts fetching all of this input, which this thread's work will read: see {@link #willRead}. */
@@ -751,7 +751,7 @@ final class BlobIndexInput extends IndexInput
     }
     long start = sliceStart + offset;
     long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
-    CachedBlob.Stretch refused = fetchRange(start, end, false, false, true);
+    CachedBlob.Stretch refused = fetchRange(start, end, false, false, true, true);
     DirectReadBudget budget = file.directReadBudget();
     if (refused == null || budget == null || ReadCost.current() == null) {
       return;
@@ -765,11 +765,13 @@ final class BlobIndexInput extends IndexInput
 
   /**
    * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean)}); without
-   * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole}).
-   * Returns the stretch of it the cache does not admit, from its first such region to the end of its last, or null.
+   * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole});
+   * with {@code nextRead}, they are what this thread's work reads next ({@link #willRead}), worth a reader's fetch to
+   * the cache (structure a search walks, fetched ahead). Returns the stretch of it the cache does not admit, from its
+   * first such region to the end of its last, or null.
    */
-  private CachedBlob.Stretch fetchRange(long start, long end, boolean column, boolean scan, boolean hold)
-      throws IOException {
+  private CachedBlob.Stretch fetchRange(long start, long end, boolean column, boolean scan, boolean hold,
+      boolean nextRead) throws IOException {
     // already readable: unless its region has left the cache since (a window a slice took from its parent), or the
     // bytes are heap bytes of another read this input took over, which the collector's own inputs may not see
     if (start >= winStart && end <= winEnd && windowValid() && !(column && winKind == KIND_DIRECT)) {
@@ -800,7 +802,7 @@ final class BlobIndexInput extends IndexInput
           }
           stop = Math.min(end, file.nextWarmStart(resume));
         }
-        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch, hold);
+        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch, hold, nextRead);
         if (refused != null) {
           refusedFrom = Math.min(refusedFrom, refused.from());
           refusedTo = Math.max(refusedTo, refused.to());

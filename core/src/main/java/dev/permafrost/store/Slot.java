@@ -444,10 +444,13 @@ final class Slot extends SlotGeneration implements Fillable {
    * request, and must do so even if it fails part way (a registered fill that never runs keeps its slot). Without
    * {@code hold} it only starts the fills: for bytes fetched along with a reader's miss, which no reader was promised
    * (the rest of a small slice, see {@code BlobIndexInput#fetchWhole}), and which must not keep a small cache from
-   * evicting them if none comes.
+   * evicting them if none comes. With {@code nextRead} (and {@code hold}), the bytes are what the reader reads next,
+   * asked for ahead of the read (a term's postings, a points index): the region is worth a reader's fetch
+   * ({@link #readerFetched}), as it would have been had the reader fetched it.
    */
   void prefetch(RegionOwner blob, int index, long from, long to, FetchOrigin file, List<Filler.Piece> batch,
-      boolean hold) {
+      boolean hold, boolean nextRead) {
+    assert hold || !nextRead : "a next read is held for its reader";
     if (!hold) {
       synchronized (this) {
         if (owner == blob && this.index == index) {
@@ -457,12 +460,14 @@ final class Slot extends SlotGeneration implements Fillable {
       return;
     }
     ReadCost work = ReadCost.current();
-    if (complete && (work == null ? unread : heldBy == work.id) && owner == blob && this.index == index) {
+    if (complete && (work == null ? unread : heldBy == work.id) && (readerFetched || !nextRead) && owner == blob
+        && this.index == index) {
       return; // cached and held for this reader or work already: a repeated prefetch takes no lock (racy: a hint)
     }
     synchronized (this) {
       if (owner == blob && this.index == index) {
         startMissing(blob, file, from, to, null, batch);
+        readerFetched |= nextRead;
         // Held whether its bytes are coming or cached already: a region a search announced is read soon, and must
         // not be the one thing left to evict while the search's other prefetches are held (its reader would then
         // fetch it again, a region a round trip).

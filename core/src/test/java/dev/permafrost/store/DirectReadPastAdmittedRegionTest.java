@@ -257,6 +257,18 @@ class DirectReadPastAdmittedRegionTest {
   }
 
   @Test
+  void aPrefetchedRegionIsWorthAPrefetchAndOneAskedForAsTheNextReadAReadersFetch() throws Exception {
+    mount(3, NO_BRIDGING);
+    favour(1);
+    favour(2);
+    in.prefetch(REGION + 10, 100); // a hint: Lucene's, or a column's
+    ColumnPrefetch.willRead(in, 2 * REGION + 10, 100);
+    assertEquals(2, requests().size(), requests().toString());
+    assertTrue(!blob.slot(1).readerFetched && blob.slot(2).readerFetched,
+        "only the next read is valued as a reader's fetch (CostAwareTinyLfu: 4 times a prefetch)");
+  }
+
+  @Test
   void outsideWorkAStretchTheCacheRefusesIsLeftToTheRead() throws Exception {
     mount(3, NO_BRIDGING);
     ColumnPrefetch.willRead(in, REGION + 10, REGION);
@@ -274,6 +286,7 @@ class DirectReadPastAdmittedRegionTest {
       ColumnPrefetch.willRead(in, REGION + 10, 100);
       assertEquals(1, requests().size(), requests().toString());
       assertTrue(blob.slot(1) != null && blob.slot(1).hasBytesAt(10), "filled into the cache");
+      assertTrue(blob.slot(1).readerFetched, "worth a reader's fetch to the cache, as the read it stands for");
       assertArrayEquals(Arrays.copyOfRange(column, REGION + 10, REGION + 110), read(in, REGION + 10, 100));
       assertEquals(1, requests().size(), "read from the cache: " + requests());
     } finally {

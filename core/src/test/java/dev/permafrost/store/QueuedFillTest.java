@@ -105,7 +105,7 @@ class QueuedFillTest {
     List<Filler.Piece> batch = new ArrayList<>();
     for (int index = first; index <= last; index++) {
       Slot slot = blob.slotFor(index, false);
-      slot.prefetch(blob, index, 0, blob.regionLength(index), file, batch, true);
+      slot.prefetch(blob, index, 0, blob.regionLength(index), file, batch, true, false);
     }
     assertEquals(last - first + 1, batch.size());
     return batch;

@@ -478,7 +478,7 @@ class SlotTest {
   /** Registers a prefetch's fills of [from, to) of the region (outside any work), as a blob does, unqueued. */
   private List<Fill> prefetch(Slot slot, Owner owner, int index, long from, long to) {
     List<Filler.Piece> batch = new ArrayList<>();
-    slot.prefetch(owner, index, from, to, origin, batch, true);
+    slot.prefetch(owner, index, from, to, origin, batch, true, false);
     return batch.stream().map(Filler.Piece::fill).toList();
   }
 
@@ -1410,8 +1410,8 @@ class SlotTest {
     ReadCost work = new ReadCost();
     List<Filler.Piece> batch = new ArrayList<>();
     try (ReadCost.Scope s = ReadCost.attach(work)) {
-      slot.prefetch(a, 1, 0, REGION, origin, batch, true);
-      slot.prefetch(a, 1, 0, REGION, origin, batch, true);
+      slot.prefetch(a, 1, 0, REGION, origin, batch, true, false);
+      slot.prefetch(a, 1, 0, REGION, origin, batch, true, false);
     }
     assertEquals(List.of(), batch, "cached: nothing to fetch");
     assertTrue(slot.isHeld(System.nanoTime()), "held all the same");
@@ -1438,7 +1438,7 @@ class SlotTest {
     ReadCost second = new ReadCost();
     for (ReadCost work : List.of(first, second)) {
       try (ReadCost.Scope s = ReadCost.attach(work)) {
-        slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true);
+        slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true, false);
       }
     }
     first.settle();
@@ -1454,7 +1454,7 @@ class SlotTest {
     Slot slot = filled(a, 1);
     ReadCost before = new ReadCost();
     try (ReadCost.Scope s = ReadCost.attach(before)) {
-      slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true);
+      slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true, false);
     }
     assertTrue(slot.tryTake(a), "a holder may clear the cache: tryTake does not look at holds");
     assertFalse(slot.isHeld(System.nanoTime()), "the hold went with the region");
@@ -1462,7 +1462,7 @@ class SlotTest {
     slot.offer(b, 1, b.regionBytes(1), 0);
     ReadCost after = new ReadCost();
     try (ReadCost.Scope s = ReadCost.attach(after)) {
-      slot.prefetch(b, 1, 0, REGION, origin, new ArrayList<>(), true);
+      slot.prefetch(b, 1, 0, REGION, origin, new ArrayList<>(), true, false);
     }
     before.settle();
     assertTrue(slot.isHeld(System.nanoTime()), "the old work's release is for a region the slot no longer holds");
@@ -1474,7 +1474,7 @@ class SlotTest {
   void aRegionAnnouncedOutsideWorkIsHeldUntilItsReaderArrivesThenForTheGrace() {
     Owner a = new Owner(1);
     Slot slot = filled(a, 1);
-    slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true);
+    slot.prefetch(a, 1, 0, REGION, origin, new ArrayList<>(), true, false);
     long announced = System.nanoTime();
     assertTrue(slot.isHeld(announced), "announced: held");
     assertTrue(slot.isHeld(announced + HOUR / 2), "no reader yet: held up to the cache's maxReadWait");
