@@ -5,8 +5,9 @@ package dev.permafrost.store;
 
 /**
  * The shipped policy: TinyLFU weighted by the round trips a region saves. A region's value is its use count (an
- * ageing {@link FrequencySketch}) times {@link #READER_WEIGHT} if a reader had to start its fetch and wait for it,
- * times one if it came in a prefetch. A reader's fetch is a dependent round trip on a query's critical path (a
+ * ageing {@link FrequencySketch}) times {@link #READER_WEIGHT} if a reader had to start its fetch and wait for it (or
+ * a search asked for it as its next read, {@code ColumnPrefetch.willRead}: the same bytes, asked for a round trip
+ * sooner), times one if it came in a prefetch. A reader's fetch is a dependent round trip on a query's critical path (a
  * terms index, a terms block, the head of a postings list, a point tree's inner nodes): losing such a region costs
  * the next cold query a whole wave. A prefetched region (a doc-values column a collector named, a range Lucene
  * announced) comes back beside the others in one wave: losing it costs bytes, not waits. So under pressure the
