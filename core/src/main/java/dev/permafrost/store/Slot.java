@@ -460,7 +460,7 @@ final class Slot extends SlotGeneration implements Fillable {
       return;
     }
     ReadCost work = ReadCost.current();
-    if (complete && (work == null ? unread : heldBy == work.id) && (readerFetched || !nextRead) && owner == blob
+    if (complete && (work == null ? unread : heldBy == work.id) && (!nextRead || readerFetched) && owner == blob
         && this.index == index) {
       return; // cached and held for this reader or work already: a repeated prefetch takes no lock (racy: a hint)
     }
