@@ -260,7 +260,7 @@ final class MultiIndexSearch implements AutoCloseable {
           if (count != null) {
             count.cancel(true); // its search counts it
           }
-          futures.add(submit(deadline, profile, index.name, () -> task.search(index)));
+          futures.add(submitOrKeep(deadline, profile, index.name, () -> task.search(index), futures.isEmpty()));
         }
         started.addAll(futures);
         if (counter != null && next == batch.size()) { // the first wave, submitted first: it takes the places first
@@ -270,6 +270,7 @@ final class MultiIndexSearch implements AutoCloseable {
             started.add(count);
           }
         }
+        CallerTask.runKept(futures);
         for (int i = 0; i < batch.size(); i++) {
           MountedIndex index = batch.get(i);
           IndexResult<T> r = awaitIndex(index, futures.get(i), futures, "searching");
@@ -382,10 +383,42 @@ final class MultiIndexSearch implements AutoCloseable {
    * sorted search's next indices, the winners' fields) follows what they read.
    */
   private <T> Future<T> submit(Deadline deadline, SearchProfile profile, String index, Callable<T> task) {
+    return executor.submit(placed(deadline, profile, index, task));
+  }
+
+  /**
+   * {@code task} as {@link #submit} would run it, but left for the calling thread to run ({@link CallerTask#run})
+   * once it has submitted the others: a search's caller would otherwise wait idle while one more virtual thread is
+   * started and scheduled. Only for a search without a deadline: with one, the caller must be free to return at it
+   * whatever a task is doing, so every task runs on a thread of its own ({@link #submit}).
+   */
+  private <T> Future<T> submitOrKeep(Deadline deadline, SearchProfile profile, String index, Callable<T> task,
+      boolean keep) {
+    return keep && deadline.none() ? new CallerTask<>(placed(deadline, profile, index, task))
+        : submit(deadline, profile, index, task);
+  }
+
+  /** A task the calling thread runs itself, after it has submitted the others of its group (see {@link #submitOrKeep}). */
+  private static final class CallerTask<T> extends java.util.concurrent.FutureTask<T> {
+    CallerTask(Callable<T> task) {
+      super(task);
+    }
+
+    /** Runs the tasks of {@code group} kept for the calling thread. */
+    static void runKept(List<? extends Future<?>> group) {
+      for (Future<?> f : group) {
+        if (f instanceof CallerTask<?> kept) {
+          kept.run();
+        }
+      }
+    }
+  }
+
+  private <T> Callable<T> placed(Deadline deadline, SearchProfile profile, String index, Callable<T> task) {
     ReadCost cost = profile.of(index);
     int readDepth = profile.readDepth();
     Callable<T> limited = deadline.around(task);
-    return executor.submit(() -> {
+    return () -> {
       if (deadline.none()) {
         running.acquire();
       } else if (!running.tryAcquire(Math.max(0, deadline.nanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -397,7 +430,7 @@ final class MultiIndexSearch implements AutoCloseable {
         cost.settle(); // this index's part is done: its inputs' last windows are counted while still warm here
         running.release();
       }
-    });
+    };
   }
 
   /** An index's result, and whether Lucene's own loop stopped it at the deadline (what it holds is partial). */
@@ -742,7 +775,7 @@ final class MultiIndexSearch implements AutoCloseable {
         MountedIndex index = searched.get(e.getKey());
         fetched.add(index);
         slots.add(e.getValue());
-        futures.add(submit(deadline, profile, index.name, () -> {
+        futures.add(submitOrKeep(deadline, profile, index.name, () -> {
           // each task fills an array of its own, copied over once it is done: one that passes the deadline writes nothing seen
           Document[] mine = new Document[e.getValue().size()];
           try (Lease lease = acquire(index, deadline)) {
@@ -761,8 +794,9 @@ final class MultiIndexSearch implements AutoCloseable {
                 : new IOException("fetching the hits of index '" + index.name + "': " + ex.getMessage(), ex);
           }
           return mine;
-        }));
+        }, futures.isEmpty()));
       }
+      CallerTask.runKept(futures);
       List<String> late = new ArrayList<>();
       for (int i = 0; i < futures.size(); i++) {
         try {

@@ -576,7 +576,7 @@ class MultiIndexSearchTest {
     }
   }
 
-  private static final class CountingManager implements CollectorManager<Counting, Long> {
+  private static class CountingManager implements CollectorManager<Counting, Long> {
     int collectorsMade;
 
     @Override
@@ -588,6 +588,35 @@ class MultiIndexSearchTest {
     @Override
     public Long reduce(Collection<Counting> collectors) {
       return collectors.stream().mapToLong(c -> c.count).sum();
+    }
+  }
+
+  /**
+   * Without a timeout the calling thread searches one index itself rather than wait idle for a thread of its own; with
+   * one it searches none, so that it can return at the deadline whatever an index's search is doing.
+   */
+  @Test
+  void theCallerSearchesOneIndexItselfUnlessTheSearchHasATimeout() throws IOException {
+    Query query = new TermQuery(new Term("body", RandomIndexes.WORDS[random.nextInt(6)]));
+    for (Duration timeout : new Duration[] {null, Duration.ofMinutes(5)}) {
+      List<Thread> threads = java.util.Collections.synchronizedList(new ArrayList<>());
+      CountingManager manager = new CountingManager() {
+        @Override
+        public Counting newCollector() {
+          threads.add(Thread.currentThread());
+          return super.newCollector();
+        }
+      };
+      SearchRequest.Builder request = SearchRequest.builder(query);
+      if (timeout != null) {
+        request.timeout(timeout);
+      }
+      CollectedResponse<Long> r = catalog.search(request.build(), manager);
+      assertEquals(DAYS + 1, r.searched().size(), "seed " + seed);
+      assertEquals(r.searched().size(), threads.size(), "one collector per index");
+      long onCaller = threads.stream().filter(t -> t == Thread.currentThread()).count();
+      assertEquals(timeout == null ? 1 : 0, onCaller, "indices searched on the calling thread, timeout " + timeout);
+      assertTrue(threads.stream().filter(t -> t != Thread.currentThread()).allMatch(Thread::isVirtual), threads.toString());
     }
   }
 
