@@ -10,7 +10,6 @@ import java.io.InterruptedIOException;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.AlreadyClosedException;
@@ -102,12 +101,16 @@ final class BlobIndexInput extends IndexInput
    * from zero, an input that makes fewer moves than that (a clone per query, reading a region or two) would never be
    * sampled, and a region read again and again that way would look used once to the eviction policy.
    */
-  private int sampledMoves = ThreadLocalRandom.current().nextInt();
+  private int sampledMoves = nextSampleStart += 0x9E3779B9; // racy: any start will do, and the low bits cycle
+  /** Where the next input's {@link #sampledMoves} starts: a plain static, as a per-thread random costs a new thread its seeding. */
+  private static int nextSampleStart;
   /**
    * The work this input reads for ({@link ReadCost}), from the thread that opened, cloned or sliced it (Lucene makes
    * them per query), or null; bytes served from the cache count for it as each window is left.
    */
-  private final ReadCost cost = tracked(this);
+  private final ReadCost cost;
+  /** The reading {@link #cost} was found in: a clone made on its thread while it is current takes it as it is. */
+  private final ReadCost.Reading costReading;
   /** The input tracked by {@link #cost} before this one (its list of inputs runs through them), or null. */
   private ReadCost.Input nextTracked;
 
@@ -121,10 +124,14 @@ final class BlobIndexInput extends IndexInput
     this.baseFill = baseFill;
     this.fillsCrossRegions = fillsCrossRegions;
     this.fillSize = baseFill;
+    this.costReading = tracked(this, null);
+    this.cost = costReading == null ? null : costReading.cost;
   }
 
   private BlobIndexInput(String description, BlobIndexInput from, long sliceStart, long sliceEnd) {
     super(description);
+    this.costReading = tracked(this, from.costReading);
+    this.cost = costReading == null ? null : costReading.cost;
     this.file = from.file;
     this.master = from.master;
     this.isMaster = false;
@@ -496,12 +503,13 @@ final class BlobIndexInput extends IndexInput
     return reading != null && file.cachedBlob != null && reading.fetched(file.cachedBlob.checksums);
   }
 
-  private static ReadCost tracked(BlobIndexInput input) {
-    ReadCost cost = ReadCost.current();
-    if (cost != null) {
-      cost.track(input);
+  /** The current thread's reading ({@code known} if that is it), which tracks {@code input} from now on; or null. */
+  private static ReadCost.Reading tracked(BlobIndexInput input, ReadCost.Reading known) {
+    ReadCost.Reading reading = ReadCost.reading(known);
+    if (reading != null) {
+      reading.cost.track(input);
     }
-    return cost;
+    return reading;
   }
 
   /** Bytes served from the cache in the current window and not yet reported (read racily, for {@link ReadCost}). */

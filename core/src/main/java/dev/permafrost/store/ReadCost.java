@@ -40,6 +40,13 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ReadCost {
   private static final ThreadLocal<Reading> CURRENT = new ThreadLocal<>();
+  /**
+   * How many scopes with a cost are open, on all threads: while none is, no thread reads for a cost, and
+   * {@link #current} looks nothing up (an input made outside any work, by an application that reads its
+   * {@code BlobDirectory} as a plain directory, pays no thread-local lookup per clone). A thread that attached a
+   * cost sees its own count.
+   */
+  private static final AtomicInteger ATTACHED = new AtomicInteger();
 
   private static final AtomicLong IDS = new AtomicLong();
 
@@ -127,26 +134,54 @@ public final class ReadCost {
     if (readDepth < 0) {
       throw new IllegalArgumentException("readDepth must be >= 0: " + readDepth);
     }
-    Reading outer = CURRENT.get();
-    CURRENT.set(cost == null ? null : new Reading(cost, readDepth));
+    Reading outer = reading();
+    if (outer != null) {
+      outer.attached = false; // until this scope closes
+    }
+    if (cost != null) {
+      ATTACHED.incrementAndGet(); // before the thread reads for it: see ATTACHED
+    }
+    Reading mine = cost == null ? null : new Reading(cost, readDepth);
+    CURRENT.set(mine);
     return () -> {
+      if (mine != null) {
+        mine.attached = false;
+      }
       if (outer == null) {
         CURRENT.remove();
       } else {
-        CURRENT.set(outer);
+        CURRENT.set(outer); // counted by its own scope, still open
+        outer.attached = true;
+      }
+      if (cost != null) {
+        ATTACHED.decrementAndGet();
       }
     };
   }
 
   /** The current thread's cost, or null. */
   static ReadCost current() {
-    Reading r = CURRENT.get();
+    Reading r = reading();
     return r == null ? null : r.cost;
   }
 
   /** What the current thread reads for, or null. */
   static Reading reading() {
-    return CURRENT.get();
+    return ATTACHED.get() == 0 ? null : CURRENT.get();
+  }
+
+  /**
+   * What the current thread reads for, or null: {@code known} (a reading some thread had, such as the one an input
+   * was made under) if it is this thread's current one, which takes no thread-local lookup; else looked up. An input
+   * cloned on the thread and in the work its parent was made in (most of a query's clones and slices) so costs a
+   * field read.
+   */
+  static Reading reading(Reading known) {
+    if (known != null && known.isCurrent()) {
+      assert known == CURRENT.get() : "a thread's one attached reading is its current one";
+      return known;
+    }
+    return reading();
   }
 
   /**
@@ -155,6 +190,10 @@ public final class ReadCost {
    */
   static final class Reading {
     final ReadCost cost;
+    /** The thread's id: a reading is only ever read by its own thread, which {@link #isCurrent} checks first. */
+    private final long threadId = Thread.currentThread().threadId();
+    /** Whether this is its thread's current reading: its scope is open and no inner scope shadows it. */
+    private boolean attached = true;
     int depth;
     /** The stretch of the blob around the last position {@link #read} was asked about with one wave (or none). */
     long stretchStart;
@@ -163,6 +202,11 @@ public final class ReadCost {
     private Reading(ReadCost cost, int depth) {
       this.cost = cost;
       this.depth = depth;
+    }
+
+    /** Whether this is the current thread's current reading (see {@link ReadCost#reading(Reading)}). */
+    boolean isCurrent() {
+      return threadId == Thread.currentThread().threadId() && attached;
     }
 
     /** The wave of a request this thread asks for now. */

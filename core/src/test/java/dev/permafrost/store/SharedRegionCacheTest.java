@@ -771,6 +771,58 @@ class SharedRegionCacheTest {
     }
   }
 
+  /**
+   * A clone counts for the work of the thread that makes it, whatever its parent counts for: a clone made on its
+   * parent's thread while the parent's work is current takes that work without a thread-local lookup, and must not
+   * take it once an inner scope shadows it, once its scope closed, or on another thread.
+   */
+  @Test
+  void aCloneCountsForTheWorkCurrentWhereItIsMadeNotItsParents() throws Exception {
+    byte[] bytes = bytes(300_000);
+    BlobDirectory dir = mount(fsStore, cache(4 << 20, 64 << 10, 4 << 10), Map.of("w.bin", bytes), "whose");
+    try (IndexInput in = dir.openInput("w.bin", IOContext.DEFAULT)) {
+      in.readBytes(new byte[bytes.length], 0, bytes.length); // all of it cached
+    }
+    ReadCost outer = new ReadCost();
+    ReadCost inner = new ReadCost();
+    ReadCost other = new ReadCost();
+    IndexInput parent;
+    IndexInput madeAfter;
+    try (ReadCost.Scope s = ReadCost.attach(outer)) {
+      parent = dir.openInput("w.bin", IOContext.DEFAULT);
+      readThrough(parent.clone(), 10);
+      try (ReadCost.Scope in = ReadCost.attach(inner)) {
+        readThrough(parent.clone(), 200);
+        readThrough(parent.slice("s", 0, 1000), 300);
+        try (ReadCost.Scope none = ReadCost.attach(null)) {
+          readThrough(parent.clone(), 4000);
+        }
+        readThrough(parent.clone(), 20);
+      }
+      readThrough(parent.slice("s", 0, 1000), 30);
+      Thread t = Thread.ofVirtual().start(() -> {
+        try (ReadCost.Scope elsewhere = ReadCost.attach(other)) {
+          readThrough(parent.clone(), 50_000);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      t.join();
+      madeAfter = parent.clone(); // read once the scope is closed: it still counts for the work it was made in
+    }
+    readThrough(madeAfter, 40);
+    readThrough(parent.clone(), 60_000); // made outside any work
+    parent.close();
+    assertEquals(10 + 30 + 40, outer.bytesFromCache(), "the outer work's clones");
+    assertEquals(200 + 300 + 20, inner.bytesFromCache(), "the inner scope's clones, made from the outer's input");
+    assertEquals(50_000, other.bytesFromCache(), "the other thread's clone");
+  }
+
+  private static void readThrough(IndexInput input, int length) throws IOException {
+    input.seek(0);
+    input.readBytes(new byte[length], 0, length);
+  }
+
   @Test
   void aReaderSkippingForwardInSmallStepsReadsInGrowingFills() throws Exception {
     byte[] bytes = bytes(2 << 20);
