@@ -791,7 +791,18 @@ final class Slot extends SlotGeneration implements Fillable {
 
   /** A word of {@link #filled}, read without the monitor: bits set in it were set after their pages' bytes were written. */
   private long filledWord(int i) {
-    return (long) FILLED.getAcquire(filled, i);
+    return acquireWord(filled, i);
+  }
+
+  /**
+   * Word {@code i} of {@code bitmap}, read with acquire semantics: a plain read and a fence, where a VarHandle's
+   * {@code getAcquire} is a chain of calls the JIT may leave un-inlined deep in Lucene's calls (see
+   * {@code ReadCost#track}).
+   */
+  private static long acquireWord(long[] bitmap, int i) {
+    long word = bitmap[i];
+    VarHandle.acquireFence();
+    return word;
   }
 
   /** Marks {@code page} filled (under the monitor), its bit published after the bytes written before it. */
@@ -870,7 +881,7 @@ final class Slot extends SlotGeneration implements Fillable {
     int p = page; // bits [p, page] are set
     while (p > 0) {
       int q = p - 1;
-      long holes = ~(long) FILLED.getAcquire(bitmap, q >>> 6) << (63 - (q & 63)); // bit q on top, those above dropped
+      long holes = ~acquireWord(bitmap, q >>> 6) << (63 - (q & 63)); // bit q on top, those above dropped
       if (holes != 0) {
         return q - Long.numberOfLeadingZeros(holes) + 1;
       }
@@ -883,7 +894,7 @@ final class Slot extends SlotGeneration implements Fillable {
   static int runEnd(long[] bitmap, int page, int pages) {
     int p = page + 1; // bits [page, p) are set
     while (p < pages) {
-      long holes = ~(long) FILLED.getAcquire(bitmap, p >>> 6) >>> (p & 63); // bit p at the bottom
+      long holes = ~acquireWord(bitmap, p >>> 6) >>> (p & 63); // bit p at the bottom
       if (holes != 0) {
         return Math.min(pages, p + Long.numberOfTrailingZeros(holes));
       }
