@@ -63,7 +63,8 @@ import org.apache.lucene.util.NumericUtils;
  *
  * <p>A search with a timeout has one deadline for all of it: each index's task sets it as the {@link ReadDeadline} of
  * its thread (so every wait for the store ends by it) and as Lucene's {@code QueryTimeout}; the caller waits for no
- * task past it, and reports what had not finished as timed out.
+ * task past it, and reports what had not finished as timed out. Each index's task runs on a virtual thread of its own;
+ * without a timeout, the calling thread runs one task of each group itself once it has started the others.
  */
 final class MultiIndexSearch implements AutoCloseable {
   /** The mounted indices that names and globs select (the catalog's). */
