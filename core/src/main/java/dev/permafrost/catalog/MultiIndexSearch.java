@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -400,7 +401,7 @@ final class MultiIndexSearch implements AutoCloseable {
   }
 
   /** A task the calling thread runs itself, after it has submitted the others of its group (see {@link #submitOrKeep}). */
-  private static final class CallerTask<T> extends java.util.concurrent.FutureTask<T> {
+  private static final class CallerTask<T> extends FutureTask<T> {
     CallerTask(Callable<T> task) {
       super(task);
     }
