@@ -272,7 +272,7 @@ final class MultiIndexSearch implements AutoCloseable {
             started.add(count);
           }
         }
-        CallerTask.runKept(futures);
+        runKept(futures);
         for (int i = 0; i < batch.size(); i++) {
           MountedIndex index = batch.get(i);
           IndexResult<T> r = awaitIndex(index, futures.get(i), futures, "searching");
@@ -389,7 +389,7 @@ final class MultiIndexSearch implements AutoCloseable {
   }
 
   /**
-   * {@code task} as {@link #submit} would run it, but left for the calling thread to run ({@link CallerTask#run})
+   * {@code task} as {@link #submit} would run it, but left for the calling thread to run ({@link #runKept})
    * once it has submitted the others: a search's caller would otherwise wait idle while one more virtual thread is
    * started and scheduled. Only for a search without a deadline: with one, the caller must be free to return at it
    * whatever a task is doing, so every task runs on a thread of its own ({@link #submit}).
@@ -405,11 +405,19 @@ final class MultiIndexSearch implements AutoCloseable {
     CallerTask(Callable<T> task) {
       super(task);
     }
+  }
 
-    /** Runs the tasks of {@code group} kept for the calling thread. */
-    static void runKept(List<? extends Future<?>> group) {
-      for (Future<?> f : group) {
-        if (f instanceof CallerTask<?> kept) {
+  /**
+   * Runs the tasks of {@code group} kept for the calling thread. An interrupted caller hands them to threads of their
+   * own instead, as any other task: its wait for them then ends the search as interrupted, where running one here
+   * would fail it as the index's failure.
+   */
+  private void runKept(List<? extends Future<?>> group) {
+    for (Future<?> f : group) {
+      if (f instanceof CallerTask<?> kept) {
+        if (Thread.currentThread().isInterrupted()) {
+          executor.execute(kept);
+        } else {
           kept.run();
         }
       }
@@ -798,7 +806,7 @@ final class MultiIndexSearch implements AutoCloseable {
           return mine;
         }, futures.isEmpty()));
       }
-      CallerTask.runKept(futures);
+      runKept(futures);
       List<String> late = new ArrayList<>();
       for (int i = 0; i < futures.size(); i++) {
         try {

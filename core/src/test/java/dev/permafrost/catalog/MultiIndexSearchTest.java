@@ -620,6 +620,20 @@ class MultiIndexSearchTest {
     }
   }
 
+  /** An interrupted caller's search ends as interrupted, its status kept, not as the failure of the index it kept. */
+  @Test
+  void anInterruptedCallersSearchEndsInterruptedNotAsAnIndexFailure() {
+    Query query = new TermQuery(new Term("body", RandomIndexes.WORDS[random.nextInt(6)]));
+    Thread.currentThread().interrupt();
+    try {
+      assertThrows(InterruptedIOException.class, () -> catalog.search(SearchRequest.builder(query).build(),
+          new CountingManager()));
+      assertTrue(Thread.currentThread().isInterrupted(), "the interrupt status is kept");
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
   @Test
   void aCollectorManagerSeesEveryIndexThatCanMatchAndIsReducedOnce() throws IOException {
     Query query = new BooleanQuery.Builder()
