@@ -717,26 +717,27 @@ final class BlobIndexInput extends IndexInput
    */
   private void fetchWhole() throws IOException {
     boolean wholeFile = file.length <= baseFill;
-    fetchRange(wholeFile ? 0 : sliceStart, wholeFile ? file.length : sliceEnd, false, false, false, false);
+    fetchRange(wholeFile ? 0 : sliceStart, wholeFile ? file.length : sliceEnd, false, false, false, false, true);
   }
 
   @Override
   public void prefetch(long offset, long length) throws IOException {
-    prefetch(offset, length, false, false);
+    prefetch(offset, length, false, false, true);
   }
 
   /**
    * Starts fetching [offset, offset+length) of this input; {@code column}: a column a collector named, which the
    * inputs the collector opens next read (see {@link #columnSlice}); {@code scan}: this input will read all of it, so
-   * what the cache does not admit is read directly from the store now, in one request, for this input and its clones.
+   * what the cache does not admit is read directly from the store now, in one request, for this input and its clones;
+   * {@code admit}: the cache may take regions for it (otherwise only what it holds already is read from there).
    */
-  private void prefetch(long offset, long length, boolean column, boolean scan) throws IOException {
+  private void prefetch(long offset, long length, boolean column, boolean scan, boolean admit) throws IOException {
     ensureOpen();
     if (length <= 0 || offset < 0 || offset > sliceEnd - sliceStart - length) {
       return;
     }
     long start = sliceStart + offset;
-    fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true, false);
+    fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true, false, admit);
   }
 
   /** Starts fetching all of this input, which this thread's work will read: see {@link #willRead}. */
@@ -759,7 +760,7 @@ final class BlobIndexInput extends IndexInput
     }
     long start = sliceStart + offset;
     long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
-    CachedBlob.Stretch refused = fetchRange(start, end, false, false, true, true);
+    CachedBlob.Stretch refused = fetchRange(start, end, false, false, true, true, true);
     DirectReadBudget budget = file.directReadBudget();
     if (refused == null || budget == null || ReadCost.current() == null) {
       return;
@@ -775,11 +776,12 @@ final class BlobIndexInput extends IndexInput
    * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean)}); without
    * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole});
    * with {@code nextRead}, they are what this thread's work reads next ({@link #willRead}), worth a reader's fetch to
-   * the cache (structure a search walks, fetched ahead). Returns the stretch of it the cache does not admit, from its
-   * first such region to the end of its last, or null.
+   * the cache (structure a search walks, fetched ahead); without {@code admit}, the cache takes no new region for it
+   * (what it holds is read from there, the rest is refused). Returns the stretch of it the cache does not admit, from
+   * its first such region to the end of its last, or null.
    */
   private CachedBlob.Stretch fetchRange(long start, long end, boolean column, boolean scan, boolean hold,
-      boolean nextRead) throws IOException {
+      boolean nextRead, boolean admit) throws IOException {
     // already readable: unless its region has left the cache since (a window a slice took from its parent), or the
     // bytes are heap bytes of another read this input took over, which the collector's own inputs may not see
     if (start >= winStart && end <= winEnd && windowValid() && !(column && winKind == KIND_DIRECT)) {
@@ -810,7 +812,7 @@ final class BlobIndexInput extends IndexInput
           }
           stop = Math.min(end, file.nextWarmStart(resume));
         }
-        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch, hold, nextRead);
+        CachedBlob.Stretch refused = blob.prefetch(p, stop, file, batch, hold, nextRead, admit);
         if (refused != null) {
           refusedFrom = Math.min(refusedFrom, refused.from());
           refusedTo = Math.max(refusedTo, refused.to());
@@ -936,7 +938,11 @@ final class BlobIndexInput extends IndexInput
         m.wholeBytes += bytes;
         m.largestFill = Math.max(m.largestFill, baseFill);
       }
-      case ReadIntent.FetchWhole whole -> prefetch(0, bytes, true, whole == ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      case ReadIntent.FetchWhole whole -> {
+        CachedBlob blob = file.cachedBlob;
+        boolean admit = blob == null || whole.admits(bytes, blob.cacheSize());
+        prefetch(0, bytes, true, whole.forThisThread, admit);
+      }
     }
     return bytes;
   }

@@ -488,14 +488,15 @@ final class CachedBlob implements RegionOwner {
    * [start, end) in the regions the cache admits, and returns the stretch of it that the cache did not admit, from the
    * first refused region to the end of the last (a scan may read it directly from the store), or null if every
    * region was admitted. {@code hold}: the regions are held for a reader ({@link Slot#prefetch}); {@code nextRead}:
-   * they are what the reader reads next, admitted and kept at a reader's fetch's worth. What a direct read
+   * they are what the reader reads next, admitted and kept at a reader's fetch's worth; without {@code admit}, no
+   * region is given a slot: those the cache holds are fetched and held, the others refused. What a direct read
    * of this blob is bringing is skipped: every input of the blob reads it from there ({@link #directReadHolding}),
    * the regions it took in are filled from it, and a fill would fetch it twice (Lucene's {@code prefetch(fp, 1)} as
    * the collector opens the column a moment after {@code ColumnPrefetch} asked for it). A read whose bytes are in is
    * not: held by no input, it may be gone when the reader comes.
    */
   Stretch prefetch(long start, long end, FetchOrigin origin, List<Filler.Piece> batch, boolean hold,
-      boolean nextRead) {
+      boolean nextRead, boolean admit) {
     long refusedFrom = -1;
     long refusedTo = -1;
     for (long p = start; p < end; ) {
@@ -507,7 +508,7 @@ final class CachedBlob implements RegionOwner {
       int index = regionIndex(p);
       long regionStart = regionStart(index);
       long regionEnd = regionStart + regionLength(index);
-      Slot slot = slotFor(index, nextRead);
+      Slot slot = admit ? slotFor(index, nextRead) : (Slot) SLOTS.getVolatile(slots, index);
       if (slot != null) {
         slot.prefetch(this, index, p - regionStart, Math.min(end, regionEnd) - regionStart, origin, batch, hold,
             nextRead);
@@ -592,6 +593,11 @@ final class CachedBlob implements RegionOwner {
         slot.offer(this, index, bytes, Math.toIntExact(regionStart(index)));
       }
     }
+  }
+
+  /** The size of the cache this blob's regions are kept in. */
+  long cacheSize() {
+    return cacheSpace.cacheFile.size();
   }
 
   @Override

@@ -40,7 +40,9 @@ import org.apache.lucene.util.ArrayUtil;
  * slice; and the plain sequential slices a field's reader opens (Lucene's own terms dictionary of a sorted field and
  * its index) when they are no larger than its columns, as a collector that names a keyword turns its ordinals into
  * terms: fetched with the ordinals, in their request if they lie between them, they cost no wave of their own. A
- * larger dictionary is read as the collector looks terms up. Fetches run on the cache's prefetch threads, a
+ * larger dictionary is read as the collector looks terms up. The columns of one call take at most half of the cache:
+ * what the cache does not admit, and what the call names past that share and the cache does not hold already, is read
+ * directly from the store for this thread, one request per run. Fetches run on the cache's prefetch threads, a
  * reader that comes to need the bytes waits for them, and a failure is left for that read to report. On a directory
  * other than a {@link BlobDirectory} (a local copy, a full copy) nothing is fetched. A field that is missing or has
  * no doc values is skipped. For a handful of hits per segment, prefer fetching their rows
@@ -110,7 +112,7 @@ public final class ColumnPrefetch {
     if (ReadIntent.opening() == null) {
       ReadIntent.forgetStarted(); // the columns of the last call: its collectors have opened them by now
     }
-    openWhole(segments, fields, ReadIntent.FetchWhole.FOR_THIS_THREAD);
+    openWhole(segments, fields, ReadIntent.FetchWhole.forThisThread());
   }
 
   /** Opens the doc values of {@code fields} in each segment, their slices to be fetched whole as {@code mode} says. */
@@ -222,7 +224,7 @@ public final class ColumnPrefetch {
    * for reads on other threads; this thread's direct reads of an earlier call stay.
    */
   static void fetchWhole(LeafReader reader, Collection<String> fields) throws IOException {
-    openWhole(List.of(reader), fields, ReadIntent.FetchWhole.INTO_CACHE);
+    openWhole(List.of(reader), fields, ReadIntent.FetchWhole.intoCache());
   }
 
   /**

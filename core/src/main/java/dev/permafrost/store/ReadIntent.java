@@ -68,13 +68,54 @@ final class ReadIntent {
   /** What opening doc values does with their columns' slices: fetch them whole, or measure them. */
   sealed interface Opening permits FetchWhole, Measure {}
 
-  /** Fetch each slice whole (up to {@link #MAX_COLUMN_BYTES}). */
-  enum FetchWhole implements Opening {
+  /**
+   * Fetch each slice whole (up to {@link #MAX_COLUMN_BYTES}), for one call of {@code ColumnPrefetch}: for a collector
+   * on this thread ({@link #forThisThread()}), or into the cache only, for reads on other threads
+   * ({@link #intoCache()}). One per call: it counts the bytes of the columns the call names.
+   */
+  static final class FetchWhole implements Opening {
+    /**
+     * For a collector on this thread: what the cache does not admit is read directly from the store for it. Otherwise
+     * into the cache only: what it does not admit is left.
+     */
+    final boolean forThisThread;
+    /** The bytes of the columns this call named so far. */
+    private long named;
+
+    private FetchWhole(boolean forThisThread) {
+      this.forThisThread = forThisThread;
+    }
+
     /** For a collector on this thread: what the cache does not admit is read directly from the store for it. */
-    FOR_THIS_THREAD,
+    static FetchWhole forThisThread() {
+      return new FetchWhole(true);
+    }
+
     /** Into the cache only, for reads on other threads: what the cache does not admit is left. */
-    INTO_CACHE
+    static FetchWhole intoCache() {
+      return new FetchWhole(false);
+    }
+
+    /**
+     * Counts a column of {@code bytes} that this call names, of a blob cached in a cache of {@code cacheBytes};
+     * returns whether the cache may take new regions for it: unless it is read for this thread and takes the call's
+     * columns past {@link #COLUMN_SHARE_OF_CACHE} of the cache (then only what is cached already is read from there,
+     * and the rest directly from the store, as what the cache refuses).
+     */
+    boolean admits(long bytes, long cacheBytes) {
+      named += bytes;
+      return !forThisThread || named <= cacheBytes / COLUMN_SHARE_OF_CACHE;
+    }
   }
+
+  /**
+   * The columns one {@code ColumnPrefetch} call names for this thread take at most one over this of the cache
+   * (half). A cache that cannot take a search's columns whole does not save their wave on the next search (what it
+   * does not hold is read in that wave anyway), and the regions it does take are held for the search's readers until
+   * its part ends: were they the whole cache, what the readers wait for after the columns (a term's block, its
+   * postings, a tree's leaves) would find nothing to evict, be read directly, and cost the next search a wave each.
+   */
+  static final int COLUMN_SHARE_OF_CACHE = 2;
 
   /** Measure each slice, fetching nothing: what fetching them whole would bring, and the fill one read starts. */
   static final class Measure implements Opening {

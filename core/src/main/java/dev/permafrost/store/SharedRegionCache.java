@@ -251,7 +251,8 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
      * The most heap that columns read directly from the store may hold at once (default an eighth of the maximum
      * heap, at most 256mb; 0 turns such reads off). When a collector names the doc-values columns it will scan
      * ({@link ColumnPrefetch}) and the cache does not admit their regions (a cache smaller than what is scanned:
-     * the regions that readers wait for are worth more), each run of refused regions is read in one request, beside
+     * the regions that readers wait for are worth more; and what one call names past half of the cache, which stays
+     * for those), each run of refused regions is read in one request, beside
      * the others, into heap bytes that the query's readers of that column share, rather than region by region as
      * the scan reaches each. The bytes count against this bound until the work that read them is done
      * ({@link ReadCost#settle}: each index's part of a catalog search) or, outside such work, until the readers are

@@ -66,7 +66,8 @@
  *       {@code StorePolicy#bridgedGapBytes}), gathered across calls by a {@code PrefetchBatch}, a gap inside one
  *       region kept in its slot ({@code Fillable#fillGap}) since the request reads it anyway; a reader's fill cut
  *       at its region's end is one request with what carries it on;
- *       columns the cache refused are read directly from the store once per run ({@code ReadIntent#startWanted}),
+ *       columns the cache refused, and those one call names past half of the cache
+ *       ({@code ReadIntent#COLUMN_SHARE_OF_CACHE}), are read directly from the store once per run ({@code ReadIntent#startWanted}),
  *       and every input of the blob reads from that read while it is alive ({@code CachedBlob#directReadHolding});
  *       a region admitted amid or beside such a read's stretch, and a column a region or less away, come in its
  *       request, the region filled from its bytes ({@code ReadIntent#startWanted}, {@code CachedBlob#directGapBytes},

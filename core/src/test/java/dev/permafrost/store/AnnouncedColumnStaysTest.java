@@ -43,6 +43,8 @@ class AnnouncedColumnStaysTest {
   // each file: a column of two regions, then a little more (a slice that runs into the footer is not a column's)
   private final byte[] cached = new byte[2 * REGION + 1000];
   private final byte[] newcomer = new byte[2 * REGION + 1000];
+  // two regions the cache values above anything: the half of the cache a search's columns may not take
+  private final byte[] kept = new byte[2 * REGION];
   private FetchOnceTest.RecordingBlobStore store;
   private SnapshotManifest manifest;
   private final DirectReadPastAdmittedRegionTest.Favouring policy = new DirectReadPastAdmittedRegionTest.Favouring();
@@ -52,33 +54,49 @@ class AnnouncedColumnStaysTest {
     Random random = new Random(seed);
     random.nextBytes(cached);
     random.nextBytes(newcomer);
+    random.nextBytes(kept);
     store = new FetchOnceTest.RecordingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer), 0, 32 << 10);
+    manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer, "k.bin", kept), 0, 32 << 10);
   }
 
-  /** A cache with room for a.bin (its two regions and its tail) and nothing more. */
-  private SharedRegionCache roomForA() throws Exception {
-    return SharedRegionCache.builder().path(tmp.resolve("cache")).size(2 * REGION + 4096).regionSize(REGION)
-        .tailRegionSize(REGION).evictionPolicy(policy).build();
+  /**
+   * A cache with room for a.bin (its two regions and its tail) beside k.bin's two regions, and nothing more: a column
+   * of two regions is then no more than the share of the cache one call's columns may take
+   * ({@link ReadIntent#COLUMN_SHARE_OF_CACHE}), and k.bin, which the policy favours, never makes room.
+   */
+  private SharedRegionCache roomForA(BlobDirectory[] opened) throws Exception {
+    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(4 * REGION + 4096)
+        .regionSize(REGION).tailRegionSize(REGION).evictionPolicy(policy).build();
+    BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
+    try (IndexInput k = dir.openInput("k.bin", IOContext.DEFAULT)) {
+      CachedBlob keptBlob = dir.openedFile("k.bin").cachedBlob;
+      policy.favoured.addAll(List.of(keptBlob.regionKey(0), keptBlob.regionKey(1)));
+      keptBlob.offerWhole(kept);
+    }
+    assertEquals(2, cache.stats().regionsInUse(), "k.bin's two regions");
+    opened[0] = dir;
+    return cache;
   }
 
   @Test
   void aCachedColumnAnnouncedBeforeAnotherIsReadFromTheCache() throws Exception {
-    try (SharedRegionCache cache = roomForA();
-        BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
+    BlobDirectory[] opened = new BlobDirectory[1];
+    try (SharedRegionCache cache = roomForA(opened);
+        BlobDirectory dir = opened[0];
         IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
         IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
       // the last search left a.bin's column in the cache, which it fills; b.bin's regions are worth more
       dir.openedFile("a.bin").cachedBlob.offerWhole(cached);
-      assertEquals(3, cache.stats().regionsInUse(), "a.bin's two regions and its tail");
+      assertEquals(5, cache.stats().regionsInUse(), "k.bin's two regions, a.bin's two and its tail");
       CachedBlob newBlob = dir.openedFile("b.bin").cachedBlob;
       policy.favoured.addAll(List.of(newBlob.regionKey(0), newBlob.regionKey(1)));
       store.reads.clear();
 
-      // the repeat's collectors announce both columns, the cached one first, then read them
-      List<RandomAccessInput> slices = announce(a, b);
-      assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(slices.get(0)));
-      assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(slices.get(1)));
+      // the repeat's collectors announce both columns (two indices: two calls), the cached one first, then read them
+      RandomAccessInput first = announce(a).get(0);
+      RandomAccessInput second = announce(b).get(0);
+      assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(first));
+      assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(second));
       ReadIntent.forgetStarted();
 
       Waits.awaitNoFetch(cache);
@@ -97,8 +115,9 @@ class AnnouncedColumnStaysTest {
    */
   @Test
   void aSearchsHoldOnWhatItAnnouncedEndsWhenItSettles() throws Exception {
-    try (SharedRegionCache cache = roomForA();
-        BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
+    BlobDirectory[] opened = new BlobDirectory[1];
+    try (SharedRegionCache cache = roomForA(opened);
+        BlobDirectory dir = opened[0];
         IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
         IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
       dir.openedFile("a.bin").cachedBlob.offerWhole(cached);
@@ -138,7 +157,7 @@ class AnnouncedColumnStaysTest {
   /** Opens each input's first two regions as a column a collector names ({@link ColumnPrefetch} does this). */
   private static List<RandomAccessInput> announce(IndexInput... inputs) throws IOException {
     try (PrefetchBatch batch = PrefetchBatch.open()) {
-      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
       try {
         List<RandomAccessInput> slices = new ArrayList<>();
         for (IndexInput in : inputs) {

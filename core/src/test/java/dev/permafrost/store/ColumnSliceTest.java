@@ -62,7 +62,7 @@ class ColumnSliceTest {
   /** Opens {@code [OFFSET, OFFSET + LENGTH)} of {@code in} as a column would be while a collector names it. */
   private static IndexInput openNamed(IndexInput in, boolean column) throws IOException {
     try (PrefetchBatch batch = PrefetchBatch.open()) {
-      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
       try {
         return column ? ColumnPrefetch.columnSlice(in, "values", OFFSET, LENGTH) : in.slice("terms", OFFSET, LENGTH);
       } finally {
@@ -158,7 +158,7 @@ class ColumnSliceTest {
         IndexInput in = dir.openInput("big.dvd", IOContext.DEFAULT)) {
       store.reset();
       try (PrefetchBatch batch = PrefetchBatch.open()) {
-        ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+        ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
         try {
           ColumnPrefetch.columnSlice(in, "values", 0, big.length - 1000); // not into the footer: a column of its own
         } finally {

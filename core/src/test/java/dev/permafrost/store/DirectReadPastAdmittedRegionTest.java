@@ -39,6 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DirectReadPastAdmittedRegionTest {
   private static final int REGION = 64 << 10;
+  /**
+   * The cache's regions: twice the largest columns one call names here, which may then take regions of it
+   * ({@link ReadIntent#COLUMN_SHARE_OF_CACHE}).
+   */
+  private static final int CACHE_REGIONS = 8;
   /** A model in which a gap of a megabyte costs less than a round trip: 1 s to a first byte, at 1 MB a second. */
   private static final StorePolicy BRIDGING = StorePolicy.builder().firstByteLatency(Duration.ofSeconds(1))
       .readThroughput(1 << 20).build();
@@ -84,25 +89,25 @@ class DirectReadPastAdmittedRegionTest {
 
   /**
    * Mounts {@code c.bin} ({@code regions} regions and a little more, random bytes) under {@code model}, in a cache of
-   * four regions full of another file's regions worth 1 each: a region of {@code c.bin} is admitted only if the test
-   * favours it. The regions of {@code c.bin} listed in {@code cached} are put in the cache first.
+   * {@link #CACHE_REGIONS} regions full of another file's regions worth 1 each: a region of {@code c.bin} is admitted
+   * only if the test favours it. The regions of {@code c.bin} listed in {@code cached} are put in the cache first.
    */
   private void mount(int regions, StorePolicy model, int... cached) throws IOException {
     Random random = new Random(seed);
     column = new byte[regions * REGION + 1000]; // the columns, then more (a slice to the file's end is a jump table's)
-    byte[] other = new byte[4 * REGION];
+    byte[] other = new byte[CACHE_REGIONS * REGION];
     random.nextBytes(column);
     random.nextBytes(other);
     store = new FetchOnceTest.RecordingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
     SnapshotManifest manifest = TestManifests.upload(store, "s", "s-", Map.of("c.bin", column, "o.bin", other), 0,
         32 << 10);
-    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(4 * REGION).regionSize(REGION)
+    cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(CACHE_REGIONS * REGION).regionSize(REGION)
         .tailRegionSize(REGION).evictionPolicy(policy).build();
     dir = BlobDirectory.open(manifest, model.apply(store), cache, "s");
     in = dir.openInput("c.bin", IOContext.DEFAULT);
     otherIn = dir.openInput("o.bin", IOContext.DEFAULT);
     dir.openedFile("o.bin").cachedBlob.offerWhole(other);
-    assertEquals(4, cache.stats().regionsInUse());
+    assertEquals(CACHE_REGIONS, cache.stats().regionsInUse());
     blob = dir.openedFile("c.bin").cachedBlob;
     for (int index : cached) {
       policy.favoured.add(blob.regionKey(index));
@@ -134,7 +139,7 @@ class DirectReadPastAdmittedRegionTest {
   private List<RandomAccessInput> name(long... ranges) throws IOException {
     List<RandomAccessInput> slices = new ArrayList<>();
     try (PrefetchBatch batch = PrefetchBatch.open()) {
-      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.FOR_THIS_THREAD);
+      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
       try {
         for (int i = 0; i < ranges.length; i += 2) {
           slices.add(in.randomAccessSlice(ranges[i], ranges[i + 1] - ranges[i]));
