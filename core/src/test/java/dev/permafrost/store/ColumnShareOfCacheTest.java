@@ -153,32 +153,12 @@ class ColumnShareOfCacheTest {
 
   /** Names the columns [from, to) of {@code c.bin} (pairs) in one call, as {@link ColumnPrefetch} does. */
   private List<RandomAccessInput> name(long... ranges) throws IOException {
-    List<RandomAccessInput> slices = new ArrayList<>();
-    try (PrefetchBatch batch = PrefetchBatch.open()) {
-      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
-      try {
-        for (int i = 0; i < ranges.length; i += 2) {
-          slices.add(in.randomAccessSlice(ranges[i], ranges[i + 1] - ranges[i]));
-        }
-      } finally {
-        ReadIntent.opening(outer);
-      }
-      ReadIntent.startWanted();
-    }
-    return slices;
+    return DirectReadPastAdmittedRegionTest.name(in, ranges);
   }
 
   /** Reads each slice whole (the collector, on this thread) and checks its bytes. */
   private void readAll(List<RandomAccessInput> slices, long... ranges) throws IOException {
-    try {
-      for (int i = 0; i < slices.size(); i++) {
-        byte[] got = new byte[Math.toIntExact(ranges[2 * i + 1] - ranges[2 * i])];
-        slices.get(i).readBytes(0, got, 0, got.length);
-        assertArrayEquals(Arrays.copyOfRange(columns, (int) ranges[2 * i], (int) ranges[2 * i + 1]), got);
-      }
-    } finally {
-      ReadIntent.forgetStarted();
-    }
+    DirectReadPastAdmittedRegionTest.readAll(columns, slices, ranges);
   }
 
   /** The requests for {@code file}'s bytes, in the order of their offsets, after its fetches have ended. */

@@ -132,17 +132,22 @@ class DirectReadPastAdmittedRegionTest {
     policy.favoured.add(blob.regionKey(index));
   }
 
-  /**
-   * Names the columns [from, to) of {@code c.bin} (pairs) as a collector does through {@link ColumnPrefetch}, in a
-   * prefetch batch, their direct reads started before it closes; returns their slices.
-   */
+  /** Names the columns [from, to) of {@code c.bin} (pairs): see {@link #name(IndexInput, long...)}. */
   private List<RandomAccessInput> name(long... ranges) throws IOException {
+    return name(in, ranges);
+  }
+
+  /**
+   * Names the columns [from, to) of {@code input} (pairs) in one call, as a collector does through
+   * {@link ColumnPrefetch}: in a prefetch batch, their direct reads started before it closes; returns their slices.
+   */
+  static List<RandomAccessInput> name(IndexInput input, long... ranges) throws IOException {
     List<RandomAccessInput> slices = new ArrayList<>();
     try (PrefetchBatch batch = PrefetchBatch.open()) {
       ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
       try {
         for (int i = 0; i < ranges.length; i += 2) {
-          slices.add(in.randomAccessSlice(ranges[i], ranges[i + 1] - ranges[i]));
+          slices.add(input.randomAccessSlice(ranges[i], ranges[i + 1] - ranges[i]));
         }
       } finally {
         ReadIntent.opening(outer);
@@ -152,13 +157,21 @@ class DirectReadPastAdmittedRegionTest {
     return slices;
   }
 
-  /** Reads each slice whole (the collector, on this thread) and checks its bytes. */
+  /** Reads each slice whole and checks its bytes: see {@link #readAll(byte[], List, long...)}. */
   private void readAll(List<RandomAccessInput> slices, long... ranges) throws IOException {
+    readAll(column, slices, ranges);
+  }
+
+  /**
+   * Reads each slice of {@link #name(IndexInput, long...)} whole (the collector, on this thread) and checks its bytes
+   * against {@code file}'s.
+   */
+  static void readAll(byte[] file, List<RandomAccessInput> slices, long... ranges) throws IOException {
     try {
       for (int i = 0; i < slices.size(); i++) {
         byte[] got = new byte[Math.toIntExact(ranges[2 * i + 1] - ranges[2 * i])];
         slices.get(i).readBytes(0, got, 0, got.length);
-        assertArrayEquals(Arrays.copyOfRange(column, (int) ranges[2 * i], (int) ranges[2 * i + 1]), got);
+        assertArrayEquals(Arrays.copyOfRange(file, (int) ranges[2 * i], (int) ranges[2 * i + 1]), got);
       }
     } finally {
       ReadIntent.forgetStarted();
