@@ -14,9 +14,7 @@ import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.testutil.Waits;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.lucene.store.IOContext;
@@ -37,14 +35,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AnnouncedColumnStaysTest {
   private static final int REGION = 64 << 10;
+  /**
+   * A column: most of a region, so that it is no more than the share of the cache one call's columns may take
+   * ({@link ReadIntent#COLUMN_SHARE_OF_CACHE}) in a cache with room for one region.
+   */
+  private static final int COLUMN = REGION - (8 << 10);
   @TempDir Path tmp;
   private final long seed = Long.getLong("tests.seed", System.nanoTime());
 
-  // each file: a column of two regions, then a little more (a slice that runs into the footer is not a column's)
-  private final byte[] cached = new byte[2 * REGION + 1000];
-  private final byte[] newcomer = new byte[2 * REGION + 1000];
-  // two regions the cache values above anything: the half of the cache a search's columns may not take
-  private final byte[] kept = new byte[2 * REGION];
+  // each file: a column in its first region, then a little more (a slice that runs into the footer is not a column's)
+  private final byte[] cached = new byte[REGION + 1000];
+  private final byte[] newcomer = new byte[REGION + 1000];
   private FetchOnceTest.RecordingBlobStore store;
   private SnapshotManifest manifest;
   private final DirectReadPastAdmittedRegionTest.Favouring policy = new DirectReadPastAdmittedRegionTest.Favouring();
@@ -54,49 +55,39 @@ class AnnouncedColumnStaysTest {
     Random random = new Random(seed);
     random.nextBytes(cached);
     random.nextBytes(newcomer);
-    random.nextBytes(kept);
     store = new FetchOnceTest.RecordingBlobStore(FileSystemBlobStore.open(tmp.resolve("repo"), false));
-    manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer, "k.bin", kept), 0, 32 << 10);
+    manifest = TestManifests.upload(store, "s", "s-", Map.of("a.bin", cached, "b.bin", newcomer), 0, 32 << 10);
   }
 
   /**
-   * A cache with room for a.bin (its two regions and its tail) beside k.bin's two regions, and nothing more: a column
-   * of two regions is then no more than the share of the cache one call's columns may take
-   * ({@link ReadIntent#COLUMN_SHARE_OF_CACHE}), and k.bin, which the policy favours, never makes room.
+   * A cache with room for one full region (a.bin's first) and pieces of 32, 16, 8 and 4 KiB (a.bin's tail and free
+   * space): every window a region can be given is a.bin's first region, so what the cache admits does not depend on
+   * which windows its eviction happens to sample; and at 124 KiB, a column of {@link #COLUMN} bytes is within a
+   * call's share.
    */
-  private SharedRegionCache roomForA(BlobDirectory[] opened) throws Exception {
-    SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(4 * REGION + 4096)
-        .regionSize(REGION).tailRegionSize(REGION).evictionPolicy(policy).build();
-    BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
-    try (IndexInput k = dir.openInput("k.bin", IOContext.DEFAULT)) {
-      CachedBlob keptBlob = dir.openedFile("k.bin").cachedBlob;
-      policy.favoured.addAll(List.of(keptBlob.regionKey(0), keptBlob.regionKey(1)));
-      keptBlob.offerWhole(kept);
-    }
-    assertEquals(2, cache.stats().regionsInUse(), "k.bin's two regions");
-    opened[0] = dir;
-    return cache;
+  private SharedRegionCache roomForA() throws Exception {
+    return SharedRegionCache.builder().path(tmp.resolve("cache")).size(2 * REGION - 4096).regionSize(REGION)
+        .tailRegionSize(REGION).evictionPolicy(policy).build();
   }
 
   @Test
   void aCachedColumnAnnouncedBeforeAnotherIsReadFromTheCache() throws Exception {
-    BlobDirectory[] opened = new BlobDirectory[1];
-    try (SharedRegionCache cache = roomForA(opened);
-        BlobDirectory dir = opened[0];
+    try (SharedRegionCache cache = roomForA();
+        BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
         IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
         IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
       // the last search left a.bin's column in the cache, which it fills; b.bin's regions are worth more
       dir.openedFile("a.bin").cachedBlob.offerWhole(cached);
-      assertEquals(5, cache.stats().regionsInUse(), "k.bin's two regions, a.bin's two and its tail");
+      assertEquals(2, cache.stats().regionsInUse(), "a.bin's region and its tail");
       CachedBlob newBlob = dir.openedFile("b.bin").cachedBlob;
-      policy.favoured.addAll(List.of(newBlob.regionKey(0), newBlob.regionKey(1)));
+      policy.favoured.add(newBlob.regionKey(0));
       store.reads.clear();
 
       // the repeat's collectors announce both columns (two indices: two calls), the cached one first, then read them
-      RandomAccessInput first = announce(a).get(0);
-      RandomAccessInput second = announce(b).get(0);
-      assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(first));
-      assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(second));
+      RandomAccessInput first = announce(a);
+      RandomAccessInput second = announce(b);
+      assertArrayEquals(Arrays.copyOf(cached, COLUMN), readValueAfterValue(first));
+      assertArrayEquals(Arrays.copyOf(newcomer, COLUMN), readValueAfterValue(second));
       ReadIntent.forgetStarted();
 
       Waits.awaitNoFetch(cache);
@@ -115,24 +106,23 @@ class AnnouncedColumnStaysTest {
    */
   @Test
   void aSearchsHoldOnWhatItAnnouncedEndsWhenItSettles() throws Exception {
-    BlobDirectory[] opened = new BlobDirectory[1];
-    try (SharedRegionCache cache = roomForA(opened);
-        BlobDirectory dir = opened[0];
+    try (SharedRegionCache cache = roomForA();
+        BlobDirectory dir = BlobDirectory.open(manifest, store, cache, "s");
         IndexInput a = dir.openInput("a.bin", IOContext.DEFAULT);
         IndexInput b = dir.openInput("b.bin", IOContext.DEFAULT)) {
       dir.openedFile("a.bin").cachedBlob.offerWhole(cached);
       CachedBlob oldBlob = dir.openedFile("a.bin").cachedBlob;
       CachedBlob newBlob = dir.openedFile("b.bin").cachedBlob;
-      policy.favoured.addAll(List.of(newBlob.regionKey(0), newBlob.regionKey(1)));
+      policy.favoured.add(newBlob.regionKey(0));
 
       ReadCost first = new ReadCost();
       try (ReadCost.Scope counted = ReadCost.attach(first)) {
-        RandomAccessInput slice = announce(a).get(0);
-        assertArrayEquals(Arrays.copyOf(cached, 2 * REGION), readValueAfterValue(slice));
+        RandomAccessInput slice = announce(a);
+        assertArrayEquals(Arrays.copyOf(cached, COLUMN), readValueAfterValue(slice));
         ReadIntent.forgetStarted();
         // still searching: what it announced and read stays, what it announces next finds no room
-        RandomAccessInput other = announce(b).get(0);
-        assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(other));
+        RandomAccessInput other = announce(b);
+        assertArrayEquals(Arrays.copyOf(newcomer, COLUMN), readValueAfterValue(other));
         ReadIntent.forgetStarted();
         assertNull(newBlob.slot(0), "the first search's regions are held while it runs");
       } finally {
@@ -142,38 +132,26 @@ class AnnouncedColumnStaysTest {
 
       ReadCost next = new ReadCost();
       try (ReadCost.Scope counted = ReadCost.attach(next)) {
-        RandomAccessInput slice = announce(b).get(0);
-        assertArrayEquals(Arrays.copyOf(newcomer, 2 * REGION), readValueAfterValue(slice));
+        RandomAccessInput slice = announce(b);
+        assertArrayEquals(Arrays.copyOf(newcomer, COLUMN), readValueAfterValue(slice));
         ReadIntent.forgetStarted();
       } finally {
         next.settle();
       }
-      assertTrue(newBlob.slot(0) != null && newBlob.slot(1) != null && newBlob.slot(0).hasBytesAt(0)
-          && newBlob.slot(1).hasBytesAt(REGION - 1), "the next search admitted the regions it values more");
-      assertTrue(oldBlob.slot(0) == null && oldBlob.slot(1) == null, "in place of the settled search's");
+      assertTrue(newBlob.slot(0) != null && newBlob.slot(0).hasBytesAt(0) && newBlob.slot(0).hasBytesAt(COLUMN - 1),
+          "the next search admitted the region it values more");
+      assertNull(oldBlob.slot(0), "in place of the settled search's");
     }
   }
 
-  /** Opens each input's first two regions as a column a collector names ({@link ColumnPrefetch} does this). */
-  private static List<RandomAccessInput> announce(IndexInput... inputs) throws IOException {
-    try (PrefetchBatch batch = PrefetchBatch.open()) {
-      ReadIntent.Opening outer = ReadIntent.opening(ReadIntent.FetchWhole.forThisThread());
-      try {
-        List<RandomAccessInput> slices = new ArrayList<>();
-        for (IndexInput in : inputs) {
-          slices.add(in.randomAccessSlice(0, 2 * REGION));
-        }
-        return slices;
-      } finally {
-        ReadIntent.opening(outer);
-        ReadIntent.startWanted(); // what the cache refused, read directly before the batch closes
-      }
-    }
+  /** Opens {@code input}'s column as a collector names it, in a call of its own ({@link ColumnPrefetch} does this). */
+  private static RandomAccessInput announce(IndexInput input) throws IOException {
+    return DirectReadPastAdmittedRegionTest.name(input, 0, COLUMN).get(0);
   }
 
-  /** The column's two regions, read 4 KiB at a time as a collector reads value after value. */
+  /** The column, read 4 KiB at a time as a collector reads value after value. */
   private static byte[] readValueAfterValue(RandomAccessInput slice) throws IOException {
-    byte[] got = new byte[2 * REGION];
+    byte[] got = new byte[COLUMN];
     for (int i = 0; i < got.length; i += 4096) {
       slice.readBytes(i, got, i, 4096);
     }
