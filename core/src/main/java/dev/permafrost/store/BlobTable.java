@@ -43,18 +43,30 @@ final class BlobTable {
 
   /**
    * The cached view of a blob, shared by every directory that uses it; release it with {@link #release}. Keeps the
-   * chunk table {@code file} carries (a manifest of format 3) while the blob is read.
+   * chunk table {@code file} carries (a manifest of format 3) while the blob is read. A blob known with another length
+   * or checksum that no directory reads gives way, its regions freed: a snapshot's manifest keeps its name when the
+   * snapshot is written again, and a mount of a saved spec that is no longer the snapshot's leaves its version
+   * behind (what it read failed verification, or was never served).
    *
-   * @throws IllegalStateException if the blob is known with another length or checksum (a manifest that lies)
+   * @throws IllegalStateException if the blob is read now with another length or checksum (two manifests that
+   *     disagree, one of them stale or lying)
    */
   CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     String key = key(storeId, file.blobName(), chunkSize);
-    return blobs.compute(key, (k, existing) -> {
-      CachedBlob b = existing != null ? existing : newBlob(k, file, chunkSize);
-      if (b.length != file.length() || b.checksums.checksum != file.checksum()) {
-        throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is cached as " + b.length
-            + " bytes with checksum " + Long.toHexString(b.checksums.checksum) + " but a manifest says " + file.length()
-            + " bytes with checksum " + Long.toHexString(file.checksum()));
+    CachedBlob[] replaced = new CachedBlob[1];
+    CachedBlob acquired = blobs.compute(key, (k, existing) -> {
+      CachedBlob b = existing;
+      if (b != null && (b.length != file.length() || b.checksums.checksum != file.checksum())) {
+        if (b.refs > 0) {
+          throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is read now as " + b.length
+              + " bytes with checksum " + Long.toHexString(b.checksums.checksum) + " but a manifest says "
+              + file.length() + " bytes with checksum " + Long.toHexString(file.checksum()));
+        }
+        replaced[0] = b;
+        b = null;
+      }
+      if (b == null) {
+        b = newBlob(k, file, chunkSize);
       }
       if (file.chunkTable() != null) {
         b.checksums.keep(file.chunkTable());
@@ -62,6 +74,10 @@ final class BlobTable {
       b.refs++;
       return b;
     });
+    if (replaced[0] != null) {
+      replaced[0].evictAll(); // outside the map's lock: a freed slot tells its (old) blob, which looks the key up
+    }
+    return acquired;
   }
 
   /** Ends a directory's use of {@code blob}. Its cached regions stay: they leave by eviction or clearing. */

@@ -114,6 +114,41 @@ class MountAllTest {
     }
   }
 
+  /**
+   * A saved spec whose manifest is no longer the snapshot's fails its mount, and leaves the snapshot mountable: its
+   * version of the manifest blob (same name, another checksum), which no one reads once that mount has failed, gives
+   * way to the current one. (It was kept, and every mount of the snapshot in that process failed, naming the stale
+   * checksum, until its slot was evicted.)
+   */
+  @Test
+  void aStaleSavedSpecLeavesTheSnapshotMountable() throws IOException {
+    SnapshotRepository repo = SnapshotRepository.open(FileSystemBlobStore.open(tmp.resolve("repo"), false));
+    List<MountSpec> saved;
+    try (Directory local = FSDirectory.open(tmp.resolve("local"))) {
+      RandomIndexes.build(local, new Random(5), 300, 1);
+      repo.createSnapshot("s", local);
+    }
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache-0")).size(16 << 20).build();
+        Catalog catalog = Catalog.builder(cache).build()) {
+      catalog.mount("x", repo, "s");
+      saved = catalog.mountSpecs();
+    }
+    ManifestRef ref = saved.get(0).manifest();
+    MountSpec stale = new MountSpec("stale", "s", MountMode.SHARED_CACHE,
+        new ManifestRef("s", ref.blobName(), ref.length(), ref.footerChecksum() ^ 1, ref.crc32c()));
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(16 << 20).build();
+        Catalog catalog = Catalog.builder(cache).build()) {
+      MountAllResult failed = catalog.mountAll(repo, List.of(stale));
+      assertTrue(failed.mounted().isEmpty() && failed.failed().get("stale").contains("no longer the one that was mounted"),
+          failed.failed().toString());
+
+      MountAllResult current = catalog.mountAll(repo, saved);
+      assertEquals(1, current.mounted().size(), current.failed().toString());
+      assertEquals(300, catalog.info("x").maxDoc());
+      assertEquals(300, catalog.mount("y", repo, "s").maxDoc(), "and mounted afresh from the repository");
+    }
+  }
+
   @Test
   void specLinesRoundTripAndBadOnesSayWhy() {
     MountSpec plain = MountSpec.of("logs-1", "logs-2024.02.01");
