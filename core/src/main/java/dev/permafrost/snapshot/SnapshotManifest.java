@@ -332,6 +332,10 @@ public final class SnapshotManifest {
         } else if (kind == 0) {
           String blobName = in.readString();
           int rangeCount = in.readVInt();
+          if (rangeCount < 0 || rangeCount > bytes.length) { // each range takes bytes of the manifest
+            throw new CorruptIndexException("warm range count " + rangeCount + " of " + fileName + " is out of bounds",
+                source);
+          }
           List<FileEntry.WarmRange> ranges = new ArrayList<>(rangeCount);
           long previousEnd = 0;
           for (int r = 0; r < rangeCount; r++) {
