@@ -773,7 +773,7 @@ final class BlobIndexInput extends IndexInput
   }
 
   /**
-   * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean)}); without
+   * Starts fetching [start, end) of the file (absolute; see {@link #prefetch(long, long, boolean, boolean, boolean)}); without
    * {@code hold}, its regions are not held for a reader (bytes fetched along with a miss, see {@link #fetchWhole});
    * with {@code nextRead}, they are what this thread's work reads next ({@link #willRead}), worth a reader's fetch to
    * the cache (structure a search walks, fetched ahead); without {@code admit}, the cache takes no new region for it

@@ -141,7 +141,7 @@ class ColumnShareOfCacheTest {
   }
 
   @Test
-  void theShareCountsTheColumnsANamedFieldOpens() {
+  void theShareIsHalfTheCacheCountedOverTheCall() {
     ReadIntent.FetchWhole call = ReadIntent.FetchWhole.forThisThread();
     long cacheBytes = CACHE_REGIONS * REGION;
     assertTrue(call.admits(REGION, cacheBytes));
