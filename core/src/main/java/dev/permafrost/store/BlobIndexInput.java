@@ -677,7 +677,9 @@ final class BlobIndexInput extends IndexInput
         countHit();
         return;
       }
-      fetchWhole(); // a miss: all of it in one request; the read below waits for its page
+      if (!blob.restoredAt(index, p)) {
+        fetchWhole(); // a miss: all of it in one request; the read below waits for its page
+      } // else not a miss: the bytes a clean close recorded are verified by the read below, and nothing is fetched
     }
     CachedBlob.Served result;
     try {

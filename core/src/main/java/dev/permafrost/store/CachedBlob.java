@@ -348,6 +348,15 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
+   * Whether position {@code p} of region {@code index} is in the cache from the record of the last clean close, not
+   * yet verified: not a miss, though {@link #offerCached} does not serve it (its first read verifies it).
+   */
+  boolean restoredAt(int index, long p) {
+    Slot slot = slotPlain(index);
+    return slot != null && slot.restoredAt(this, index, p);
+  }
+
+  /**
    * Whether region {@code index} was fetched ahead of its reader (the rest of a fill its region's end cut short) and
    * no reader has moved into it since; a reader moving into it now clears it, and counts its move as a use.
    */

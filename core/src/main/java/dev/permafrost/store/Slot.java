@@ -306,6 +306,18 @@ final class Slot extends SlotGeneration implements Fillable {
     return true;
   }
 
+  /**
+   * Whether this slot holds region {@code index} of {@code blob} and the page of position {@code p} (of the file) is
+   * restored (recorded at the last clean close, not verified yet: its first read verifies it).
+   */
+  synchronized boolean restoredAt(RegionOwner blob, int index, long p) {
+    if (owner != blob || this.index != index || restored == null) {
+      return false;
+    }
+    long rel = p - fileStart;
+    return rel >= 0 && rel < length && isRestored(pageOf(rel));
+  }
+
   /** {@link #offerFilled} for a region not complete (seen at generation {@code g}, starting at {@code start}). */
   private boolean offerFilledRun(int g, long start, long p, WindowTarget target) {
     int len = length;

@@ -3,6 +3,7 @@
  */
 package dev.permafrost.store;
 
+import static dev.permafrost.testutil.Waits.awaitNoFetch;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +15,7 @@ import dev.permafrost.snapshot.CachedManifests;
 import dev.permafrost.snapshot.ManifestRef;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotRepository;
+import dev.permafrost.snapshot.TestManifests;
 import dev.permafrost.testutil.RandomIndexes;
 import dev.permafrost.testutil.SearchOracle;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.codecs.CodecUtil;
@@ -32,6 +35,8 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -259,5 +264,60 @@ class CacheRestartTest {
     searchAndReadAll(ref);
     assertTrue(store.readRequests.get() > 1, "a cold start fetches");
     assertEquals(0, cache.stats().total().checksumMismatches());
+  }
+
+  /**
+   * A small slice (read whole on a miss, {@code BlobIndexInput.readWhole}) whose first unit alone was cached before a
+   * clean close: its read after the restart is served from what was recorded, and fetches nothing; the recorded bytes
+   * are not a miss that fetches the rest of the slice. (Found by a catalog search whose terms block was prefetched
+   * and read before the block's file tail was.)
+   */
+  @Test
+  void aRecordedUnitOfASmallSliceIsNotAMissThatFetchesTheRest() throws Exception {
+    int unit = 32 << 10;
+    byte[] bytes = new byte[unit + 16_000];
+    random.nextBytes(bytes);
+    FetchOnceTest.RecordingBlobStore recording = new FetchOnceTest.RecordingBlobStore(store);
+    SnapshotManifest manifest = TestManifests.upload(recording, "t", "t-", Map.of("t.bin", bytes), 0, unit);
+    int sliceLength = unit + 8_000; // not the whole file, and no longer than a fill: read whole on a miss
+    int at = random.nextInt(unit - 8);
+    for (int run = 0; run < 2; run++) {
+      open(SIZE, REGION);
+      recording.reads.clear();
+      try (BlobDirectory dir = BlobDirectory.open(manifest, recording, cache, "t");
+          IndexInput in = dir.openInput("t.bin", IOContext.DEFAULT)) {
+        IndexInput slice = in.slice("a terms block", 0, sliceLength);
+        if (run == 0) {
+          slice.prefetch(at, 8); // its unit alone, and then read from the cache
+          awaitNoFetch(cache);
+          assertEquals(List.of("[0, " + unit + ")"), ranges(recording), "seed " + seed);
+        }
+        assertEquals(bytes[at + 7], readAt(slice, at)[7], "seed " + seed);
+        awaitNoFetch(cache);
+        assertEquals(run == 0 ? List.of("[0, " + unit + ")") : List.of(), ranges(recording),
+            "seed " + seed + ", run " + run + ": the read of a recorded unit fetches nothing");
+      }
+      cache.close();
+      cache = null;
+    }
+  }
+
+  private static byte[] readAt(IndexInput in, long at) throws IOException {
+    byte[] b = new byte[8];
+    in.seek(at);
+    in.readBytes(b, 0, 8);
+    return b;
+  }
+
+  private static List<String> ranges(FetchOnceTest.RecordingBlobStore recording) {
+    List<String> out = new ArrayList<>();
+    for (List<long[]> rs : recording.reads.values()) {
+      synchronized (rs) {
+        for (long[] r : rs) {
+          out.add("[" + r[0] + ", " + r[1] + ")");
+        }
+      }
+    }
+    return out;
   }
 }
