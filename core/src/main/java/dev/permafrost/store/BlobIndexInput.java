@@ -10,6 +10,7 @@ import java.io.InterruptedIOException;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.CorruptIndexException;
 import org.apache.lucene.store.AlreadyClosedException;
@@ -101,9 +102,7 @@ final class BlobIndexInput extends IndexInput
    * from zero, an input that makes fewer moves than that (a clone per query, reading a region or two) would never be
    * sampled, and a region read again and again that way would look used once to the eviction policy.
    */
-  private int sampledMoves = nextSampleStart += 0x9E3779B9; // racy: any start will do, and the low bits cycle
-  /** Where the next input's {@link #sampledMoves} starts: a plain static, as a per-thread random costs a new thread its seeding. */
-  private static int nextSampleStart;
+  private int sampledMoves = ThreadLocalRandom.current().nextInt(); // not a shared counter: slices are made per query, on every core
   /**
    * The work this input reads for ({@link ReadCost}), from the thread that opened, cloned or sliced it (Lucene makes
    * them per query), or null; bytes served from the cache count for it as each window is left.
@@ -724,7 +723,17 @@ final class BlobIndexInput extends IndexInput
 
   @Override
   public void prefetch(long offset, long length) throws IOException {
-    prefetch(offset, length, false, false, true);
+    ensureOpen();
+    if (length <= 0 || offset < 0 || offset > sliceEnd - sliceStart - length) {
+      return;
+    }
+    long start = sliceStart + offset;
+    long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
+    CachedBlob blob = file.cachedBlob;
+    if (blob != null && blob.filledAndHeld(start, end)) {
+      return; // a warm search's hint: cached, and held for the reader that comes next
+    }
+    fetchRange(start, end, false, false, true, false, true);
   }
 
   /**

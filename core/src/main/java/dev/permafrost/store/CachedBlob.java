@@ -531,6 +531,20 @@ final class CachedBlob implements RegionOwner {
   }
 
   /**
+   * Whether [{@code start}, {@code end}), within one region, is cached and that region held for its reader already
+   * ({@link Slot#filledAndHeld}): a prefetch of it has nothing to do.
+   */
+  boolean filledAndHeld(long start, long end) {
+    int index = regionIndex(start);
+    long regionStart = regionStart(index);
+    if (end - regionStart > regionLength(index)) {
+      return false; // it runs into the next region: the usual way
+    }
+    Slot slot = slotPlain(index);
+    return slot != null && slot.filledAndHeld(this, index, start - regionStart, end - regionStart, System.nanoTime());
+  }
+
+  /**
    * Starts the fills of {@code batch} (registered by {@link #prefetch}): one request for each run of adjacent or
    * nearly adjacent ones (see {@link Filler#start(List, BlobChecksums, FetchOrigin)}); held until it closes if this
    * thread has a {@link PrefetchBatch} open.

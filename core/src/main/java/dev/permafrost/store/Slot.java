@@ -499,6 +499,38 @@ final class Slot extends SlotGeneration implements Fillable {
     }
   }
 
+  /**
+   * Whether region offsets [{@code from}, {@code to}) of region {@code index} of {@code blob} are filled and the
+   * region held for its reader already: by this thread's work ({@link ReadCost}), or, outside any work, for at least
+   * half of {@link #READ_GRACE_NANOS} after {@code now} (a reader moved into it a moment ago). A prefetch of them then has nothing
+   * to fetch and no hold to take: so a warm search's hints, announcing what the search before it read, take no lock
+   * and write nothing. Racy, as a hint is; the generation check says the pages seen filled were the region's.
+   */
+  boolean filledAndHeld(RegionOwner blob, int index, long from, long to, long now) {
+    int g = generation;
+    if ((g & 1) != 0 || owner != blob || this.index != index) {
+      return false;
+    }
+    ReadCost work = ReadCost.current();
+    if (work == null) {
+      long until = heldUntil;
+      if (until == 0 || until - now < READ_GRACE_NANOS / 2) {
+        return false;
+      }
+    } else if (heldBy != work.id) {
+      return false;
+    }
+    if (!complete) {
+      int first = pageOf(from);
+      int end = pageOf(to - 1) + 1;
+      if ((filledWord(first >>> 6) & (1L << first)) == 0 || runEnd(filled, first, end) != end) {
+        return false;
+      }
+    }
+    VarHandle.acquireFence();
+    return generation == g;
+  }
+
   /** A piece of work that announced the region settled: let go of its hold, unless the slot changed hands since. */
   private synchronized void releaseWorkHold(int heldAt) {
     if (generation != heldAt || workHolds == 0) {

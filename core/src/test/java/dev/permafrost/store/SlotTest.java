@@ -1487,6 +1487,54 @@ class SlotTest {
     assertFalse(slot.isHeld(arrived + Slot.READ_GRACE_NANOS), "and no longer");
   }
 
+  /**
+   * A hint finds nothing to do (no lock, no write: {@link Slot#filledAndHeld}) only where every page it names is filled
+   * and the region is held for its reader already: outside any work, by a reader's grace with at least half of it
+   * left; inside one, by that work's own hold.
+   */
+  @Test
+  void aHintNeedsNothingOnlyWhereEveryPageIsFilledAndTheRegionHeldForItsReader() {
+    Owner a = new Owner(1);
+    Slot slot = own(newSlot(), a, 1);
+    int unit = a.checksums.fillUnit(REGION);
+    int filledTo = Math.max(unit, 8 * PAGE); // pages [0, filledTo) filled, the rest missing
+    assertTrue(filledTo < REGION && filledTo % PAGE == 0, filledTo + " in units of " + unit);
+    slot.offer(a, 1, a.regionBytes(1), 0, 0, filledTo);
+    assertFalse(slot.complete);
+    assertFalse(slot.filledAndHeld(a, 1, 0, PAGE, System.nanoTime()), "filled, but not held");
+
+    slot.prefetch(a, 1, 0, PAGE, origin, new ArrayList<>(), true, false); // announced outside work: held
+    long arriving = System.nanoTime();
+    assertTrue(slot.offerFilled(a, 1, REGION, new Target()), "its reader arrives: held for the grace");
+    long arrived = System.nanoTime();
+    long now = arriving; // the grace runs to at least arriving + READ_GRACE_NANOS
+    assertFalse(slot.filledAndHeld(a, 1, 0, PAGE, arrived + Slot.READ_GRACE_NANOS / 2 + 1), "less than half the grace left");
+    assertTrue(slot.filledAndHeld(a, 1, 0, PAGE, now));
+    assertTrue(slot.filledAndHeld(a, 1, 0, filledTo, now), "every filled page");
+    assertTrue(slot.filledAndHeld(a, 1, filledTo - 1, filledTo, now), "the last filled byte");
+    assertFalse(slot.filledAndHeld(a, 1, 0, filledTo + 1, now), "a missing page's first byte");
+    assertFalse(slot.filledAndHeld(a, 1, filledTo - 1, filledTo + PAGE, now), "from the last filled page into a missing one");
+    assertFalse(slot.filledAndHeld(a, 1, filledTo, REGION, now), "missing pages");
+    assertFalse(slot.filledAndHeld(a, 2, 0, PAGE, now), "another region");
+    assertFalse(slot.filledAndHeld(new Owner(2), 1, 0, PAGE, now), "another blob");
+
+    ReadCost work = new ReadCost();
+    try (ReadCost.Scope s = ReadCost.attach(work)) {
+      assertFalse(slot.filledAndHeld(a, 1, 0, PAGE, now), "a reader's grace is not this work's hold");
+      List<Filler.Piece> batch = new ArrayList<>();
+      slot.prefetch(a, 1, 0, PAGE, origin, batch, true, false);
+      assertEquals(List.of(), batch);
+      assertTrue(slot.filledAndHeld(a, 1, 0, PAGE, now), "held by this work now");
+    }
+    work.settle();
+    try (ReadCost.Scope s = ReadCost.attach(new ReadCost())) {
+      assertFalse(slot.filledAndHeld(a, 1, 0, PAGE, now), "another work");
+    }
+
+    assertTrue(slot.tryTake(a));
+    assertFalse(slot.filledAndHeld(a, 1, 0, PAGE, now), "the region left the slot");
+  }
+
   @Test
   void thePoolSkipsASlotBeingFilledAndEvictsItOnceFilled() throws Exception {
     Owner a = new Owner(1);
