@@ -6,6 +6,7 @@ package dev.permafrost.store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.store.IndexInput;
 
 /**
@@ -56,6 +57,13 @@ final class ReadIntent {
    * until then a column no collector opened holds its share of the cache's scan budget.
    */
   private static final ThreadLocal<List<DirectColumn>> STARTED = new ThreadLocal<>();
+  /**
+   * How many of the thread-locals a slice being opened looks at ({@link #OPENING}, {@link #FIELD}, {@link #STARTED})
+   * are set, over all threads. At 0 (a search that names no columns, on any thread) a slice looks none up: a thread
+   * that set one counted it here first, so it never reads 0 while its own is set. One a thread dies with stays
+   * counted, which costs only the look-ups.
+   */
+  private static final AtomicInteger SLICE_INTENTS = new AtomicInteger();
   /** The columns the call being made wants read directly from the store, started together at its end. */
   private static final ThreadLocal<List<Wanted>> WANTED = new ThreadLocal<>();
 
@@ -223,7 +231,7 @@ final class ReadIntent {
 
   /** What columns' slices opened by this thread now are for, or null for nothing. */
   static Opening opening() {
-    return OPENING.get();
+    return SLICE_INTENTS.get() == 0 ? null : OPENING.get();
   }
 
   /** Sets what opening slices is for (null: nothing); returns what it was, for {@link #opening(Opening)} to restore. */
@@ -234,7 +242,15 @@ final class ReadIntent {
     } else {
       OPENING.set(what);
     }
+    counted(outer != null, what != null);
     return outer;
+  }
+
+  /** Counts a slice's thread-local that was set ({@code before}) and now is or is not ({@code after}). */
+  private static void counted(boolean before, boolean after) {
+    if (before != after) {
+      SLICE_INTENTS.addAndGet(after ? 1 : -1);
+    }
   }
 
   // ---- one field's slices ----
@@ -275,7 +291,7 @@ final class ReadIntent {
 
   /** The field this thread is opening the doc values of (its slices are noted there), or null. */
   static FieldSlices field() {
-    return FIELD.get();
+    return SLICE_INTENTS.get() == 0 ? null : FIELD.get();
   }
 
   /** Sets the field being opened (null: none); returns the one before, for {@link #field(FieldSlices)} to restore. */
@@ -286,12 +302,16 @@ final class ReadIntent {
     } else {
       FIELD.set(field);
     }
+    counted(outer != null, field != null);
     return outer;
   }
 
   /** Forgets the columns this thread's last call read directly from the store: its collectors have opened them. */
   static void forgetStarted() {
-    STARTED.remove();
+    if (STARTED.get() != null) {
+      STARTED.remove();
+      counted(true, false);
+    }
   }
 
   /**
@@ -325,6 +345,7 @@ final class ReadIntent {
     List<DirectColumn> started = STARTED.get();
     if (started == null) {
       STARTED.set(started = new ArrayList<>(wanted.size()));
+      counted(false, true);
     }
     wanted.sort((a, b) -> a.file.cachedBlob != b.file.cachedBlob
         ? Long.compare(a.file.cachedBlob.id, b.file.cachedBlob.id) : Long.compare(a.from, b.from));
@@ -379,6 +400,9 @@ final class ReadIntent {
    * directly from the store, to the input about to read it (the thread forgets it), or null.
    */
   static DirectRead takeDirectRead(CachedBlob blob, long column) {
+    if (SLICE_INTENTS.get() == 0) {
+      return null;
+    }
     List<DirectColumn> reads = STARTED.get();
     if (reads != null && OPENING.get() == null) {
       for (int i = 0; i < reads.size(); i++) {
