@@ -5,9 +5,9 @@ package dev.permafrost.store;
 
 /**
  * An approximate, ageing count of how often each region of each file is used, including regions that are not in
- * the cache: a count-min sketch of small counters, halved every {@code sampleSize} increments so that old
- * popularity fades (the TinyLFU admission filter). Updates race benignly: a lost increment only makes a count a
- * little low.
+ * the cache: a count-min sketch of small counters, halved every {@code sampleSize} increments that grew a count, so
+ * that old popularity fades (the TinyLFU admission filter). Updates race benignly: a lost increment only makes a count
+ * a little low.
  */
 final class FrequencySketch {
   private static final int MAX = 15;
@@ -56,9 +56,11 @@ final class FrequencySketch {
       if (counters[s1] == f) counters[s1] = next;
       if (counters[s2] == f) counters[s2] = next;
       if (counters[s3] == f) counters[s3] = next;
-    }
-    if (++additions >= sampleSize) { // racy on purpose: a lost count only delays ageing a little
-      age();
+      // Only a use that grew a count counts towards ageing (as Caffeine's sketch does): a use of a region at the
+      // ceiling writes nothing, so threads reading hot regions do not pass this field's cache line between cores.
+      if (++additions >= sampleSize) { // racy on purpose: a lost count only delays ageing a little
+        age();
+      }
     }
   }
 
