@@ -67,6 +67,14 @@ public class WarmSearchBenchmark {
   @Param({"none"})
   public String warmSet;
 
+  /**
+   * For {@code blob} and {@code blobdir}: the cache's region size, {@code auto} ({@link BlobIndexes#regionSizeFor}:
+   * about 1/2048 of the data), {@code default} (the cache's own default for its size) or a size such as {@code 1mb}.
+   * A window between cached bytes ends at its region's end: larger regions, fewer moves.
+   */
+  @Param({"auto"})
+  public String regionSize;
+
   private Workload work;
   private Indices indexes;
   private BlobStore store;
@@ -81,13 +89,13 @@ public class WarmSearchBenchmark {
       case "blob" -> {
         store = dataset.openStore();
         cacheDir = BenchmarkData.scratch("warm-cache");
-        cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
+        cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSize(regionSize, dataset));
         indexes = MountedIndices.mount(SnapshotRepository.open(store), WarmSets.snapshots(dataset, work, warmSet), cache);
       }
       case "blobdir" -> {
         store = dataset.openStore();
         cacheDir = BenchmarkData.scratch("warm-cache");
-        cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSizeFor(dataset));
+        cache = BlobIndexes.cache(cacheDir, 2 * dataset.indexBytes() + (64 << 20), BlobIndexes.regionSize(regionSize, dataset));
         SnapshotRepository repository = SnapshotRepository.open(store);
         List<Directory> dirs = new ArrayList<>();
         for (String name : WarmSets.snapshots(dataset, work, warmSet)) {
