@@ -723,17 +723,7 @@ final class BlobIndexInput extends IndexInput
 
   @Override
   public void prefetch(long offset, long length) throws IOException {
-    ensureOpen();
-    if (length <= 0 || offset < 0 || offset > sliceEnd - sliceStart - length) {
-      return;
-    }
-    long start = sliceStart + offset;
-    long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
-    CachedBlob blob = file.cachedBlob;
-    if (blob != null && blob.filledAndHeld(start, end)) {
-      return; // a warm search's hint: cached, and held for the reader that comes next
-    }
-    fetchRange(start, end, false, false, true, false, true);
+    prefetch(offset, length, false, false, true);
   }
 
   /**
@@ -748,7 +738,12 @@ final class BlobIndexInput extends IndexInput
       return;
     }
     long start = sliceStart + offset;
-    fetchRange(start, Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT)), column, scan, true, false, admit);
+    long end = Math.min(sliceEnd, start + Math.min(length, PREFETCH_LIMIT));
+    CachedBlob blob = file.cachedBlob;
+    if (!column && !scan && blob != null && blob.filledAndHeld(start, end)) {
+      return; // a warm search's hint: cached, and held for the reader that comes next
+    }
+    fetchRange(start, end, column, scan, true, false, admit);
   }
 
   /** Starts fetching all of this input, which this thread's work will read: see {@link #willRead}. */
