@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The blobs the cache knows, by store, blob name and chunk size: each one {@link CachedBlob} however many mounted
- * indices read it (blobs are content-addressed, so the same name in the same store always has the same bytes). A blob
- * is kept while a directory reads it or a slot holds a region of it. Also what a clean close records of them, and
- * what the next start restores.
+ * indices read it (blobs are content-addressed, so the same name in the same store always has the same bytes, but for a
+ * snapshot's manifest: see {@link #acquire}). A blob is kept while a directory reads it or a slot holds a region of
+ * it. Also what a clean close records of them, and what the next start restores.
  *
  * <p>Lock order: the table's map is updated under its per-key locks (compute); they are taken with the pool's
  * monitor held (an eviction that empties a blob), never the other way round, and no slot monitor is taken under them.
@@ -36,9 +36,9 @@ final class BlobTable {
     return storeId + '\n' + blobName + '\n' + chunkSize;
   }
 
-  private CachedBlob newBlob(String key, FileEntry file, int chunkSize) {
+  private CachedBlob newBlob(String key, FileEntry file, int chunkSize, boolean listed) {
     return new CachedBlob(ids.incrementAndGet(), key, new BlobChecksums(file, chunkSize), pool, cacheSpace,
-        tailRegionSize, this::noRegionsLeft);
+        tailRegionSize, listed, this::noRegionsLeft);
   }
 
   /**
@@ -48,25 +48,28 @@ final class BlobTable {
    * snapshot is written again, and a mount of a saved spec that is no longer the snapshot's leaves its version
    * behind (what it read failed verification, or was never served).
    *
-   * @throws IllegalStateException if the blob is read now with another length or checksum (two manifests that
-   *     disagree, one of them stale or lying)
+   * <p>A blob known with another length or checksum that a directory reads now (a stale and a current saved spec of
+   * one snapshot, mounted at once) stays; the version asked for is then a blob of its own, not listed: it caches and
+   * verifies its bytes as any other, for the one directory that acquired it, and its regions are freed when that
+   * directory releases it. Neither version is ever served the other's bytes: each has its own regions, and checks
+   * what it reads against its own checksums.
    */
   CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     String key = key(storeId, file.blobName(), chunkSize);
     CachedBlob[] replaced = new CachedBlob[1];
+    CachedBlob[] beside = new CachedBlob[1];
     CachedBlob acquired = blobs.compute(key, (k, existing) -> {
       CachedBlob b = existing;
-      if (b != null && (b.length != file.length() || b.checksums.checksum != file.checksum())) {
+      if (b != null && !b.isVersionOf(file)) {
         if (b.refs > 0) {
-          throw new IllegalStateException("blob " + file.blobName() + " of " + storeId + " is read now as " + b.length
-              + " bytes with checksum " + Long.toHexString(b.checksums.checksum) + " but a manifest says "
-              + file.length() + " bytes with checksum " + Long.toHexString(file.checksum()));
+          beside[0] = newBlob(k, file, chunkSize, false); // not listed: the version read now stays as it is
+          return b;
         }
         replaced[0] = b;
         b = null;
       }
       if (b == null) {
-        b = newBlob(k, file, chunkSize);
+        b = newBlob(k, file, chunkSize, true);
       }
       if (file.chunkTable() != null) {
         b.checksums.keep(file.chunkTable());
@@ -77,11 +80,29 @@ final class BlobTable {
     if (replaced[0] != null) {
       replaced[0].evictAll(); // outside the map's lock: a freed slot tells its (old) blob, which looks the key up
     }
+    if (beside[0] != null) {
+      CachedBlob own = beside[0];
+      if (file.chunkTable() != null) {
+        own.checksums.keep(file.chunkTable());
+      }
+      own.refs = 1;
+      return own;
+    }
     return acquired;
   }
 
-  /** Ends a directory's use of {@code blob}. Its cached regions stay: they leave by eviction or clearing. */
+  /**
+   * Ends a directory's use of {@code blob}. Its cached regions stay: they leave by eviction or clearing; a version
+   * that is not listed (read beside another, see {@link #acquire}) is forgotten at once, its regions freed.
+   */
   void release(CachedBlob blob) {
+    if (!blob.listed) {
+      assert blob.refs == 1 : blob.refs;
+      blob.refs = 0;
+      blob.checksums.dropTable();
+      blob.evictAll(); // no directory can acquire it again: what it cached would only take space
+      return;
+    }
     blobs.compute(blob.key, (k, b) -> {
       assert b == blob;
       if (--b.refs > 0) {
@@ -159,7 +180,7 @@ final class BlobTable {
     List<CachedBlob> byOrdinal = new ArrayList<>();
     for (CacheRecord.BlobFacts f : loaded.blobs()) {
       FileEntry entry = FileEntry.ofWholeBlob(f.fileName(), f.blobName(), f.length(), f.checksum(), f.wholeCrc32c());
-      CachedBlob blob = newBlob(f.key(), entry, f.chunkSize());
+      CachedBlob blob = newBlob(f.key(), entry, f.chunkSize(), true);
       byOrdinal.add(blob);
       blobs.put(blob.key, blob);
     }

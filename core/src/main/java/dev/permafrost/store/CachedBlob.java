@@ -4,6 +4,7 @@
 package dev.permafrost.store;
 
 import dev.permafrost.blob.BlobStoreTimeoutException;
+import dev.permafrost.snapshot.FileEntry;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.invoke.MethodHandles;
@@ -65,6 +66,11 @@ final class CachedBlob implements RegionOwner {
   private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Slot[].class);
   /** How many directories use this blob. Guarded by the cache's blob table. */
   int refs;
+  /**
+   * Whether the cache's blob table lists this blob (shared by every directory that reads this version of it), or it
+   * is a version read beside the listed one, private to the directory that acquired it ({@link BlobTable#acquire}).
+   */
+  final boolean listed;
   /** How many slots hold a region of this blob. */
   private final AtomicInteger slotsHeld = new AtomicInteger();
   /**
@@ -78,8 +84,9 @@ final class CachedBlob implements RegionOwner {
    * @param tailSize the size of the regions a blob's tail is cut into: a power of two, at most {@code pool.maxSize}
    */
   CachedBlob(long id, String key, BlobChecksums checksums, SlotPool pool, CacheSpace cacheSpace, int tailSize,
-      Consumer<CachedBlob> noRegionsLeft) {
+      boolean listed, Consumer<CachedBlob> noRegionsLeft) {
     this.id = id;
+    this.listed = listed;
     this.key = key;
     this.checksums = checksums;
     this.blobName = checksums.blobName;
@@ -139,6 +146,11 @@ final class CachedBlob implements RegionOwner {
   @Override
   public BlobChecksums checksums() {
     return checksums;
+  }
+
+  /** Whether this blob is the version {@code file} names: its length and checksum. */
+  boolean isVersionOf(FileEntry file) {
+    return length == file.length() && checksums.checksum == file.checksum();
   }
 
   /** Counts a use of region {@code index}, for eviction. */

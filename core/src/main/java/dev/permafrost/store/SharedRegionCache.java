@@ -286,7 +286,8 @@ public final class SharedRegionCache implements AutoCloseable, ManifestCache {
 
   /**
    * The cached view of a blob, shared by every directory that uses it; release it with {@link #release}. Blobs
-   * are content-addressed, so the same name in the same store always has the same bytes.
+   * are content-addressed, so the same name in the same store always has the same bytes, but for a snapshot's manifest
+   * (its name is kept when the snapshot is written again): see {@link BlobTable#acquire} for two versions of a name.
    */
   CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     ensureOpen();

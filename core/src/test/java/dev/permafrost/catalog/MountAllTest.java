@@ -147,6 +147,14 @@ class MountAllTest {
       assertEquals(300, catalog.info("x").maxDoc());
       assertEquals(300, catalog.mount("y", repo, "s").maxDoc(), "and mounted afresh from the repository");
     }
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache-2")).size(16 << 20).build();
+        Catalog catalog = Catalog.builder(cache).build()) {
+      // both versions of the manifest read in one mountAll, in whichever order its threads come to them
+      MountAllResult both = catalog.mountAll(repo, List.of(stale, saved.get(0)));
+      assertEquals(List.of("x"), both.mounted().stream().map(MountInfo::name).toList(), both.failed().toString());
+      assertTrue(both.failed().get("stale").contains("no longer the one that was mounted"), both.failed().toString());
+      assertEquals(300, catalog.info("x").maxDoc());
+    }
   }
 
   @Test

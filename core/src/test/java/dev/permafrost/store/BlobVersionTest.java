@@ -3,28 +3,38 @@
  */
 package dev.permafrost.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.permafrost.blob.BlobStore;
+import dev.permafrost.blob.FileSystemBlobStore;
 import dev.permafrost.snapshot.FileEntry;
+import dev.permafrost.snapshot.ManifestRef;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Random;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One blob name, two versions (a snapshot's manifest written again keeps its name): a version no one reads gives way
- * to the one a manifest names now, its regions freed; two versions read at the same moment are refused, naming both.
+ * to the one a manifest names now, its regions freed; a version asked for while another is read is a blob of its own,
+ * each served its own bytes, and the one not listed leaves the cache when its reader releases it.
  */
 class BlobVersionTest {
   private static final int REGION = 64 << 10;
   @TempDir Path tmp;
 
   @Test
-  void aVersionNoOneReadsGivesWayAndOneInUseIsNot() throws Exception {
+  void aVersionNoOneReadsGivesWayAndOneInUseStaysBesideTheOther() throws Exception {
     byte[] old = new byte[2 * REGION];
     new Random(7).nextBytes(old);
     FileEntry before = FileEntry.ofWholeBlob("m", "snapshots/s.manifest", old.length, 0xAAL, 1);
@@ -34,20 +44,83 @@ class BlobVersionTest {
       first.offerWhole(old);
       assertEquals(2, cache.stats().regionsInUse());
 
-      IllegalStateException inUse = assertThrows(IllegalStateException.class,
-          () -> cache.acquire("store", after, Integer.MAX_VALUE), "the first version is read now");
-      assertTrue(inUse.getMessage().contains("snapshots/s.manifest") && inUse.getMessage().contains("aa")
-          && inUse.getMessage().contains("ab"), inUse.getMessage());
-      assertEquals(2, cache.stats().regionsInUse(), "the version in use keeps its regions");
+      CachedBlob beside = cache.acquire("store", after, Integer.MAX_VALUE);
+      assertNotSame(first, beside, "the first version is read now: the second is a blob of its own");
+      assertTrue(first.listed && !beside.listed);
+      assertEquals(0xABL, beside.checksums.checksum);
+      assertSame(first, cache.acquire("store", before, Integer.MAX_VALUE), "the listed version is still shared");
+      cache.release(first);
+      byte[] other = old.clone();
+      other[0] ^= 1;
+      beside.offerWhole(other);
+      assertEquals(4, cache.stats().regionsInUse(), "each version in its own regions");
+      assertNotSame(first.slot(0), beside.slot(0));
+      cache.release(beside);
+      assertNull(beside.slot(0), "the version not listed leaves the cache with its reader");
+      assertEquals(2, cache.stats().regionsInUse(), "and the one in use keeps its regions");
 
       cache.release(first);
       CachedBlob second = cache.acquire("store", after, Integer.MAX_VALUE);
       assertNotSame(first, second);
+      assertTrue(second.listed, "no one reads the first version now: the second takes its place");
       assertEquals(0xABL, second.checksums.checksum);
       assertNull(first.slot(0), "the old version's regions are freed");
       assertNull(second.slot(0), "and none of them serve the new one");
       assertEquals(0, cache.stats().regionsInUse());
       cache.release(second);
     }
+  }
+
+  /**
+   * A stale and a current saved spec of one snapshot, mounting at once: the current manifest is read (from the store,
+   * then from the cache) while a reader holds the stale version, each version served its own bytes. Before, the
+   * current one failed ("is read now as ..."), and whichever came second of the two could not be mounted.
+   */
+  @Test
+  void twoVersionsOfAManifestReadAtOnceAreEachServedTheirOwnBytes() throws Exception {
+    Random random = new Random(11);
+    byte[] v1 = new byte[REGION + 4321];
+    random.nextBytes(v1);
+    byte[] v2 = new byte[REGION + 1234];
+    random.nextBytes(v2);
+    String name = "snapshots/s.manifest";
+    try (BlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), true);
+        SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(8 * REGION)
+            .regionSize(REGION).build()) {
+      ManifestRef ref1 = new ManifestRef("s", name, v1.length, luceneChecksum(v1), crc32c(v1));
+      ManifestRef ref2 = new ManifestRef("s", name, v2.length, luceneChecksum(v2), crc32c(v2));
+      write(store, name, v1);
+      assertArrayEquals(v1, cache.manifestBytes(store, ref1));
+      CachedBlob stale = cache.acquire(store.describe(),
+          FileEntry.ofWholeBlob(name, name, v1.length, luceneChecksum(v1), crc32c(v1)), Integer.MAX_VALUE);
+
+      write(store, name, v2); // the snapshot written again: its manifest keeps its name
+      assertArrayEquals(v2, cache.manifestBytes(store, ref2), "the current version, while the stale one is read");
+      assertArrayEquals(v1, cache.manifestBytes(store, ref1),
+          "the stale version from its own regions (the store has only the current one now)");
+      assertArrayEquals(v2, cache.manifestBytes(store, ref2), "and the current one again");
+
+      cache.release(stale);
+      assertArrayEquals(v2, cache.manifestBytes(store, ref2), "no one reads the stale version: the current is listed");
+      IOException gone = assertThrows(IOException.class, () -> cache.manifestBytes(store, ref1));
+      assertTrue(gone.getMessage().contains(name), gone.getMessage());
+    }
+  }
+
+  /** What a snapshot records of a file: the CRC32 of all but its footer's last 8 bytes. */
+  private static long luceneChecksum(byte[] bytes) {
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - Long.BYTES);
+    return crc.getValue();
+  }
+
+  private static int crc32c(byte[] bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes);
+    return (int) crc.getValue();
+  }
+
+  private static void write(BlobStore store, String name, byte[] bytes) throws IOException {
+    store.write(name, new ByteArrayInputStream(bytes), bytes.length);
   }
 }
