@@ -6,6 +6,7 @@ package dev.permafrost.catalog;
 import dev.permafrost.blob.ByteSizes;
 import dev.permafrost.blob.Durations;
 import dev.permafrost.snapshot.CachedManifests;
+import dev.permafrost.snapshot.PointRange;
 import dev.permafrost.snapshot.SnapshotManifest;
 import dev.permafrost.snapshot.SnapshotSource;
 import dev.permafrost.store.BlobDirectory;
@@ -63,6 +64,7 @@ public final class Catalog implements AutoCloseable {
 
   private final SharedRegionCache cache;
   private final ReaderPool pool;
+  private final KeptOpenings keptOpenings;
   private final Duration acquireTimeout;
   private final Duration unmountTimeout;
   private final int mountThreads;
@@ -81,6 +83,7 @@ public final class Catalog implements AutoCloseable {
         b.fullCopyRetryDelay.toMillis());
     this.cache = b.cache;
     this.pool = new ReaderPool(b.maxOpenReaders, b.maxReaderHeapBytes, b.idleTimeout.toNanos());
+    this.keptOpenings = new KeptOpenings(b.maxKeptHeapBytes);
     this.acquireTimeout = b.acquireTimeout;
     this.unmountTimeout = b.unmountTimeout;
     this.searcher = new MultiIndexSearch(this::resolve, b.searchThreads, b.acquireTimeout.toNanos(), b.searchTimeout);
@@ -190,27 +193,39 @@ public final class Catalog implements AutoCloseable {
     }
     SnapshotManifest manifest = spec.manifest() == null ? CachedManifests.read(repository, snapshot, cache)
         : CachedManifests.read(repository, spec.manifest(), cache);
-    SnapshotManifest kept = repository.checkAndKeep(snapshot, manifest,
+    SnapshotManifest checked = repository.checkAndKeep(snapshot, manifest,
         () -> BlobDirectory.open(repository, manifest, cache, name));
+    // a source that keeps its opening may have recorded ranges its manifest lacks (an engine's shard): kept or not
+    Map<String, PointRange> pointRanges = (checked != null ? checked : manifest).info().pointRanges();
+    SnapshotManifest kept = keptOpenings.reserve(name, checked);
     MountedIndex index;
-    if (mode == MountMode.FULL_COPY) {
-      // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout
-      synchronized (copier) {
-        if (mounts.containsKey(name)) {
+    boolean mounted = false;
+    try {
+      if (mode == MountMode.FULL_COPY) {
+        // one full-copy mount at a time: preparing a copy's directory may empty it, so the name must be free throughout
+        synchronized (copier) {
+          if (mounts.containsKey(name)) {
+            throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+          }
+          FullCopy copy = new FullCopy(name, repository, manifest, copier.directoryOf(name), copier);
+          index = new MountedIndex(name, repository, manifest, kept, pointRanges, mode, cache, pool, copy);
+          if (mounts.putIfAbsent(name, index) != null) { // a shared-cache mount took the name meanwhile
+            copy.close();
+            throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+          }
+          mounted = true;
+          copy.start(manifest);
+        }
+      } else {
+        index = new MountedIndex(name, repository, manifest, kept, pointRanges, mode, cache, pool, null);
+        if (mounts.putIfAbsent(name, index) != null) {
           throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
         }
-        FullCopy copy = new FullCopy(name, repository, manifest, copier.directoryOf(name), copier);
-        index = new MountedIndex(name, repository, manifest, kept, mode, cache, pool, copy);
-        if (mounts.putIfAbsent(name, index) != null) { // a shared-cache mount took the name meanwhile
-          copy.close();
-          throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
-        }
-        copy.start(manifest);
+        mounted = true;
       }
-    } else {
-      index = new MountedIndex(name, repository, manifest, kept, mode, cache, pool, null);
-      if (mounts.putIfAbsent(name, index) != null) {
-        throw new IllegalArgumentException("an index named '" + name + "' is mounted already; unmount it first");
+    } finally {
+      if (!mounted && kept != null) {
+        keptOpenings.release(kept.heapBytes());
       }
     }
     if (loud || log.isDebugEnabled()) {
@@ -241,7 +256,9 @@ public final class Catalog implements AutoCloseable {
       throw new IllegalStateException("cannot unmount '" + name + "': " + e.getMessage() + " within the unmount time-out of "
           + Durations.format(unmountTimeout) + "; it stays mounted", e);
     }
-    mounts.remove(name, index);
+    if (mounts.remove(name, index)) {
+      keptOpenings.release(index.keptHeapBytes());
+    }
     log.info("unmounted '{}' (snapshot '{}')", name, index.manifest.snapshot());
   }
 
@@ -405,6 +422,7 @@ public final class Catalog implements AutoCloseable {
     private final SharedRegionCache cache;
     private int maxOpenReaders = 100;
     private long maxReaderHeapBytes = Runtime.getRuntime().maxMemory() / 4;
+    private long maxKeptHeapBytes = Runtime.getRuntime().maxMemory() / 8;
     private Duration idleTimeout = Duration.ofMinutes(5);
     private Duration acquireTimeout = Duration.ofSeconds(30);
     private Duration unmountTimeout = Duration.ofSeconds(30);
@@ -437,6 +455,22 @@ public final class Catalog implements AutoCloseable {
         throw new IllegalArgumentException("maxReaderHeap must be positive, got '" + bytes + "'");
       }
       this.maxReaderHeapBytes = value;
+      return this;
+    }
+
+    /**
+     * The most heap all mounts together keep to open their readers with no request, open or closed: bytes
+     * ({@code "64mb"}); default an eighth of the heap. A source bounds what one mount keeps (an engine's shard keeps
+     * what opening it reads, {@code MountInfo.keptHeapBytes()}, up to a megabyte); past this bound a mount keeps
+     * nothing, and its reader opens as any whose bytes the cache does not hold (for an engine's shard, two waves of
+     * requests).
+     */
+    public Builder maxKeptHeap(String bytes) {
+      long value = ByteSizes.parse(bytes);
+      if (value < 1) {
+        throw new IllegalArgumentException("maxKeptHeap must be positive, got '" + bytes + "'");
+      }
+      this.maxKeptHeapBytes = value;
       return this;
     }
 

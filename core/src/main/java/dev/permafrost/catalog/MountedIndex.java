@@ -43,7 +43,8 @@ final class MountedIndex implements ReaderPool.Member {
   private final FullCopy fullCopy;
   /**
    * The manifest its source kept in memory at mount, with the bytes opening reads ({@link
-   * SnapshotSource#checkAndKeep}): the reader opens from it with no request; null: the manifest is read again through
+   * SnapshotSource#checkAndKeep}): the reader opens from it with no request; null (the source keeps nothing, or the
+   * catalog's mounts keep as much as they may already, see {@link KeptOpenings}): the manifest is read again through
    * the cache at each open.
    */
   private final SnapshotManifest kept;
@@ -59,8 +60,8 @@ final class MountedIndex implements ReaderPool.Member {
   /** When a lease was last taken or given back (System.nanoTime()); read racily to order idle readers. */
   private volatile long lastUsedNanos = System.nanoTime();
 
-  MountedIndex(String name, SnapshotSource repository, SnapshotManifest manifest, SnapshotManifest kept, MountMode mode,
-      SharedRegionCache cache, ReaderPool pool, FullCopy fullCopy) {
+  MountedIndex(String name, SnapshotSource repository, SnapshotManifest manifest, SnapshotManifest kept,
+      Map<String, PointRange> pointRanges, MountMode mode, SharedRegionCache cache, ReaderPool pool, FullCopy fullCopy) {
     assert (mode == MountMode.FULL_COPY) == (fullCopy != null);
     assert kept == null || kept.ref().equals(manifest.ref()) : "what a mount keeps is of its own manifest";
     this.kept = kept;
@@ -74,8 +75,7 @@ final class MountedIndex implements ReaderPool.Member {
     this.sizeInBytes = manifest.info().totalBytes();
     this.fileCount = manifest.info().fileCount();
     this.segmentCount = manifest.info().segmentCount();
-    // a source that keeps its opening may have recorded ranges its manifest lacks (an engine's shard)
-    this.pointRanges = (kept != null ? kept : manifest).info().pointRanges();
+    this.pointRanges = pointRanges;
     this.userData = manifest.info().userData();
     this.cache = cache;
     this.pool = pool;

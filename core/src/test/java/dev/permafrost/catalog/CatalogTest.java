@@ -195,6 +195,55 @@ class CatalogTest {
     }
   }
 
+  /**
+   * What mounts keep to open with no request is bounded for the whole catalog ({@code maxKeptHeap}): a mount past the
+   * bound keeps nothing and opens its reader by reading its manifest again; an unmount, or a mount that fails after
+   * its source kept something, gives the room back. (That a shard past the bound keeps the point ranges its source
+   * recorded: {@code EngineTimeRangesTest}, over real engine snapshots.)
+   */
+  @Test
+  void whatMountsKeepIsBoundedForTheCatalogAndAMountPastTheBoundKeepsNothing() throws Exception {
+    class Keeping implements SnapshotSource {
+      @Override public dev.permafrost.blob.BlobStore store() { return repo.store(); }
+      @Override public byte[] readManifestBytes(String s) throws IOException { return repo.readManifestBytes(s); }
+      @Override public SnapshotManifest parseManifest(String s, byte[] b) throws SnapshotException {
+        return repo.parseManifest(s, b);
+      }
+      @Override public SnapshotManifest checkAndKeep(String snapshot, SnapshotManifest manifest,
+          IOSupplier<Directory> directory) {
+        return manifest;
+      }
+    }
+    Keeping keeping = new Keeping();
+    long first = repo.readManifest("snap-1").heapBytes();
+    long second = repo.readManifest("snap-2").heapBytes();
+    long bound = first + second - 1; // room for either, not both
+    try (Catalog catalog = Catalog.builder(cache).maxKeptHeap(bound + "b").build()) {
+      catalog.mount("a", keeping, "snap-1");
+      assertEquals(first, catalog.info("a").keptHeapBytes());
+      catalog.mount("b", keeping, "snap-2");
+      assertEquals(0, catalog.info("b").keptHeapBytes(), "past the bound: nothing kept");
+      awaitNoFetch(cache); // a fill in flight would outlive the clear
+      cache.clear();
+      long before = store.requests();
+      try (Lease lease = catalog.acquire("b"); DirectoryReader local = DirectoryReader.open(locals.get(2))) {
+        assertEquals(local.maxDoc(), lease.reader().maxDoc());
+      }
+      awaitNoFetch(cache);
+      assertTrue(store.requests() > before, "it opened by reading its manifest again");
+
+      catalog.unmount("a");
+      catalog.mount("c", keeping, "snap-1");
+      assertEquals(first, catalog.info("c").keptHeapBytes(), "the unmount gave its room back");
+      assertThrows(IllegalArgumentException.class, () -> catalog.mount("c", keeping, "snap-1"));
+      catalog.unmount("c");
+      catalog.unmount("b");
+      catalog.mount("d", keeping, "snap-2");
+      assertEquals(second, catalog.info("d").keptHeapBytes(), "the failed mount kept no room");
+    }
+    assertThrows(IllegalArgumentException.class, () -> Catalog.builder(cache).maxKeptHeap("0b"));
+  }
+
   @Test
   void aMountedIndexOpensOnDemandClosesWhenIdleAndReopensWithoutAStoreRequest() throws Exception {
     Catalog catalog = catalog(Catalog.builder(cache).idleTimeout(Duration.ofMillis(100)));

@@ -71,6 +71,27 @@ class EngineTimeRangesTest {
   @ParameterizedTest
   @MethodSource("readable")
   void aShardRecordsItsTimeRangeAndARangeOutsideItSkipsIt(EngineFixture engine) throws Exception {
+    for (MountInfo shard : mountAndCheckRanges(engine)) {
+      assertTrue(shard.keptHeapBytes() > 0, engine + " " + shard.name() + " keeps what opening it read");
+    }
+  }
+
+  /**
+   * The same with a catalog whose mounts may keep nothing ({@code maxKeptHeap}): the shards keep none of what opening
+   * them read, and still record their ranges, which skip the same shard.
+   */
+  @ParameterizedTest
+  @MethodSource("readable")
+  void aShardPastTheCatalogsBoundOnKeptBytesStillRecordsItsTimeRange(EngineFixture engine) throws Exception {
+    catalog.close();
+    catalog = Catalog.builder(cache).maxKeptHeap("1b").build();
+    for (MountInfo shard : mountAndCheckRanges(engine)) {
+      assertEquals(0, shard.keptHeapBytes(), engine + " " + shard.name() + ": past the bound, nothing kept");
+    }
+  }
+
+  /** Mounts two indices of {@code engine}'s fixture, checks what their shards record and a search by it; the shards. */
+  private List<MountInfo> mountAndCheckRanges(EngineFixture engine) throws Exception {
     Path fixture = engine.ensure();
     EngineSnapshotRepository repository = EngineSnapshotRepository.open(FileSystemBlobStore.open(fixture.resolve("repo"),
         false));
@@ -115,6 +136,7 @@ class EngineTimeRangesTest {
     SearchResponse all = catalog.search(SearchRequest.builder(new MatchAllDocsQuery()).indices("logs-*").size(1)
         .exactTotalHits(true).build());
     assertTrue(all.skipped().isEmpty(), engine + ": " + all.skipReasons());
+    return shards;
   }
 
   private static long max(MountInfo shard) {

@@ -101,6 +101,9 @@ public class PermafrostAutoConfiguration {
       if (pool.maxReaderHeap() != null) {
         builder.maxReaderHeap(pool.maxReaderHeap());
       }
+      if (pool.maxKeptHeap() != null) {
+        builder.maxKeptHeap(pool.maxKeptHeap());
+      }
       if (pool.searchThreads() != null) {
         builder.searchThreads(pool.searchThreads());
       }

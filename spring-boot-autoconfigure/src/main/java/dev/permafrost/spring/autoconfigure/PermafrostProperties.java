@@ -93,6 +93,8 @@ public record PermafrostProperties(
    *
    * @param maxOpenReaders readers open at once
    * @param maxReaderHeap the most estimated heap open readers may hold (default a quarter of the heap)
+   * @param maxKeptHeap the most heap all mounts keep to open their readers with no request (an engine's shards: what
+   *     opening each reads); past it a mount keeps nothing (default an eighth of the heap)
    * @param idleTimeout a reader with no lease for this long is closed
    * @param acquireTimeout how long a search waits for room to open a reader
    * @param unmountTimeout how long an unmount waits for searches to give the index back
@@ -103,6 +105,7 @@ public record PermafrostProperties(
   public record Pool(
       @DefaultValue("100") @Min(1) int maxOpenReaders,
       @ByteSize String maxReaderHeap,
+      @ByteSize String maxKeptHeap,
       @DefaultValue("5m") @NotNull Duration idleTimeout,
       @DefaultValue("30s") @NotNull Duration acquireTimeout,
       @DefaultValue("30s") @NotNull Duration unmountTimeout,

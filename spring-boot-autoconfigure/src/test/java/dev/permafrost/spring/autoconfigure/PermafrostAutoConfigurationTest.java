@@ -107,6 +107,8 @@ class PermafrostAutoConfigurationTest {
         assertThat(context).getFailure().hasStackTraceContaining("permafrost.cache.size"));
     runner.withPropertyValues("permafrost.pool.max-open-readers=0").run(context ->
         assertThat(context).getFailure().hasStackTraceContaining("pool.maxOpenReaders").hasStackTraceContaining("rejected value [0]"));
+    runner.withPropertyValues("permafrost.pool.max-kept-heap=lots").run(context ->
+        assertThat(context).getFailure().hasStackTraceContaining("maxKeptHeap"));
     runner.withPropertyValues("permafrost.mounts.x.snapshot=audit-1", "permafrost.mounts.x.mode=frozen").run(context ->
         assertThat(context).getFailure().hasStackTraceContaining("permafrost.mounts.x.mode"));
     runner.withPropertyValues("permafrost.mounts.x.snapshot=no-such-snapshot").run(context ->
