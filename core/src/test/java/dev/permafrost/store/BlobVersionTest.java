@@ -18,6 +18,7 @@ import dev.permafrost.snapshot.ManifestRef;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
@@ -104,6 +105,73 @@ class BlobVersionTest {
       assertArrayEquals(v2, cache.manifestBytes(store, ref2), "no one reads the stale version: the current is listed");
       IOException gone = assertThrows(IOException.class, () -> cache.manifestBytes(store, ref1));
       assertTrue(gone.getMessage().contains(name), gone.getMessage());
+    }
+  }
+
+  /**
+   * Threads reading both versions at once, some holding the stale one between reads: a read of the current version
+   * always gets its bytes; a read of the stale one gets its bytes while the cache has them, else fails verification
+   * (the store has only the current one); no read ever gets the other version's bytes. (The verdict holds for any
+   * interleaving; more threads than cores make many.)
+   */
+  @Test
+  void threadsReadingBothVersionsAreNeverServedTheOthersBytes() throws Exception {
+    Random random = new Random(13);
+    byte[] v1 = new byte[REGION + 777];
+    random.nextBytes(v1);
+    byte[] v2 = new byte[REGION + 777]; // the same length: only the checksums tell them apart
+    random.nextBytes(v2);
+    String name = "snapshots/s.manifest";
+    try (BlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), true);
+        SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(16 * REGION)
+            .regionSize(REGION).build()) {
+      ManifestRef ref1 = new ManifestRef("s", name, v1.length, luceneChecksum(v1), crc32c(v1));
+      ManifestRef ref2 = new ManifestRef("s", name, v2.length, luceneChecksum(v2), crc32c(v2));
+      FileEntry stale = FileEntry.ofWholeBlob(name, name, v1.length, luceneChecksum(v1), crc32c(v1));
+      write(store, name, v1);
+      assertArrayEquals(v1, cache.manifestBytes(store, ref1));
+      write(store, name, v2);
+      int threads = 6;
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+      java.util.concurrent.atomic.AtomicInteger staleServed = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger staleRefused = new java.util.concurrent.atomic.AtomicInteger();
+      try {
+        List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          long seed = 100 + t;
+          done.add(pool.submit(() -> {
+            Random r = new Random(seed);
+            for (int i = 0; i < 300; i++) {
+              CachedBlob held = r.nextInt(3) == 0 ? cache.acquire(store.describe(), stale, Integer.MAX_VALUE) : null;
+              try {
+                if (r.nextBoolean()) {
+                  assertArrayEquals(v2, cache.manifestBytes(store, ref2), "the current version");
+                } else {
+                  try {
+                    assertArrayEquals(v1, cache.manifestBytes(store, ref1), "the stale version, from the cache");
+                    staleServed.incrementAndGet();
+                  } catch (org.apache.lucene.index.CorruptIndexException e) {
+                    assertTrue(e.getMessage().contains(name), e.getMessage());
+                    staleRefused.incrementAndGet(); // gone from the cache: the store has the current one only
+                  }
+                }
+              } finally {
+                if (held != null) {
+                  cache.release(held);
+                }
+              }
+            }
+            return null;
+          }));
+        }
+        for (java.util.concurrent.Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertTrue(staleServed.get() + staleRefused.get() > 0);
+      assertArrayEquals(v2, cache.manifestBytes(store, ref2), "and the current one after");
     }
   }
 
