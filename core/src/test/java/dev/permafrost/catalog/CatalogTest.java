@@ -157,36 +157,47 @@ class CatalogTest {
   }
 
   /**
+   * Empties the cache, then opens mounted index {@code name} (a snapshot of {@code locals.get(local)}, which it is
+   * checked against): the store requests the opening made.
+   */
+  private long requestsToOpenOnAnEmptyCache(Catalog catalog, String name, int local) throws Exception {
+    awaitNoFetch(cache); // a fill in flight would outlive the clear
+    cache.clear();
+    long before = store.requests();
+    try (Lease lease = catalog.acquire(name); DirectoryReader expected = DirectoryReader.open(locals.get(local))) {
+      assertEquals(expected.maxDoc(), lease.reader().maxDoc());
+    }
+    awaitNoFetch(cache);
+    return store.requests() - before;
+  }
+
+  /** {@link #repo} as a source that keeps its whole manifest with each mount ({@link SnapshotSource#checkAndKeep}). */
+  private final class Keeping implements SnapshotSource {
+    @Override public dev.permafrost.blob.BlobStore store() { return repo.store(); }
+    @Override public byte[] readManifestBytes(String s) throws IOException { return repo.readManifestBytes(s); }
+    @Override public SnapshotManifest parseManifest(String s, byte[] b) throws SnapshotException {
+      return repo.parseManifest(s, b);
+    }
+    @Override public SnapshotManifest checkAndKeep(String snapshot, SnapshotManifest manifest,
+        IOSupplier<Directory> directory) {
+      return manifest;
+    }
+  }
+
+  /**
    * A source that keeps its manifest with the mount ({@link SnapshotSource#checkAndKeep}) opens the index from it: on a
    * cache emptied after the mount, with no request at all (not even the manifest's, which a source that keeps nothing
    * reads again), and the mount reports what it keeps on the heap.
    */
   @Test
   void aSourceThatKeepsItsManifestOpensFromItWithNoRequest() throws Exception {
-    class Keeping implements SnapshotSource {
-      @Override public dev.permafrost.blob.BlobStore store() { return repo.store(); }
-      @Override public byte[] readManifestBytes(String s) throws IOException { return repo.readManifestBytes(s); }
-      @Override public SnapshotManifest parseManifest(String s, byte[] b) throws SnapshotException {
-        return repo.parseManifest(s, b);
-      }
-      @Override public SnapshotManifest checkAndKeep(String snapshot, SnapshotManifest manifest,
-          IOSupplier<Directory> directory) {
-        return manifest;
-      }
-    }
     try (Catalog catalog = Catalog.builder(cache).build()) {
       catalog.mount("kept", new Keeping(), "snap-1");
       catalog.mount("plain", repo, "snap-2");
       assertTrue(catalog.info("kept").keptHeapBytes() > 0, catalog.info("kept").toString());
       assertEquals(0, catalog.info("plain").keptHeapBytes());
-      awaitNoFetch(cache); // a fill in flight would outlive the clear
-      cache.clear();
+      assertEquals(0, requestsToOpenOnAnEmptyCache(catalog, "kept", 1), "the kept manifest opened the index");
       long before = store.requests();
-      try (Lease lease = catalog.acquire("kept"); DirectoryReader local = DirectoryReader.open(locals.get(1))) {
-        assertEquals(local.maxDoc(), lease.reader().maxDoc());
-      }
-      awaitNoFetch(cache);
-      assertEquals(before, store.requests(), "the kept manifest opened the index");
       try (Lease lease = catalog.acquire("plain")) {
         assertTrue(lease.reader().maxDoc() > 0);
       }
@@ -203,17 +214,6 @@ class CatalogTest {
    */
   @Test
   void whatMountsKeepIsBoundedForTheCatalogAndAMountPastTheBoundKeepsNothing() throws Exception {
-    class Keeping implements SnapshotSource {
-      @Override public dev.permafrost.blob.BlobStore store() { return repo.store(); }
-      @Override public byte[] readManifestBytes(String s) throws IOException { return repo.readManifestBytes(s); }
-      @Override public SnapshotManifest parseManifest(String s, byte[] b) throws SnapshotException {
-        return repo.parseManifest(s, b);
-      }
-      @Override public SnapshotManifest checkAndKeep(String snapshot, SnapshotManifest manifest,
-          IOSupplier<Directory> directory) {
-        return manifest;
-      }
-    }
     Keeping keeping = new Keeping();
     long first = repo.readManifest("snap-1").heapBytes();
     long second = repo.readManifest("snap-2").heapBytes();
@@ -223,14 +223,7 @@ class CatalogTest {
       assertEquals(first, catalog.info("a").keptHeapBytes());
       catalog.mount("b", keeping, "snap-2");
       assertEquals(0, catalog.info("b").keptHeapBytes(), "past the bound: nothing kept");
-      awaitNoFetch(cache); // a fill in flight would outlive the clear
-      cache.clear();
-      long before = store.requests();
-      try (Lease lease = catalog.acquire("b"); DirectoryReader local = DirectoryReader.open(locals.get(2))) {
-        assertEquals(local.maxDoc(), lease.reader().maxDoc());
-      }
-      awaitNoFetch(cache);
-      assertTrue(store.requests() > before, "it opened by reading its manifest again");
+      assertTrue(requestsToOpenOnAnEmptyCache(catalog, "b", 2) > 0, "it opened by reading its manifest again");
 
       catalog.unmount("a");
       catalog.mount("c", keeping, "snap-1");

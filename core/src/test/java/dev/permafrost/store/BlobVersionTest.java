@@ -80,22 +80,16 @@ class BlobVersionTest {
   @Test
   void twoVersionsOfAManifestReadAtOnceAreEachServedTheirOwnBytes() throws Exception {
     Random random = new Random(11);
-    byte[] v1 = new byte[REGION + 4321];
-    random.nextBytes(v1);
-    byte[] v2 = new byte[REGION + 1234];
-    random.nextBytes(v2);
-    String name = "snapshots/s.manifest";
-    try (BlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), true);
-        SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(8 * REGION)
-            .regionSize(REGION).build()) {
-      ManifestRef ref1 = new ManifestRef("s", name, v1.length, luceneChecksum(v1), crc32c(v1));
-      ManifestRef ref2 = new ManifestRef("s", name, v2.length, luceneChecksum(v2), crc32c(v2));
-      write(store, name, v1);
+    byte[] v1 = randomBytes(random, REGION + 4321);
+    byte[] v2 = randomBytes(random, REGION + 1234);
+    try (BlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), true); SharedRegionCache cache = cache(8)) {
+      ManifestRef ref1 = ref(v1);
+      ManifestRef ref2 = ref(v2);
+      write(store, NAME, v1);
       assertArrayEquals(v1, cache.manifestBytes(store, ref1));
-      CachedBlob stale = cache.acquire(store.describe(),
-          FileEntry.ofWholeBlob(name, name, v1.length, luceneChecksum(v1), crc32c(v1)), Integer.MAX_VALUE);
+      CachedBlob stale = cache.acquire(store.describe(), entry(v1), Integer.MAX_VALUE);
 
-      write(store, name, v2); // the snapshot written again: its manifest keeps its name
+      write(store, NAME, v2); // the snapshot written again: its manifest keeps its name
       assertArrayEquals(v2, cache.manifestBytes(store, ref2), "the current version, while the stale one is read");
       assertArrayEquals(v1, cache.manifestBytes(store, ref1),
           "the stale version from its own regions (the store has only the current one now)");
@@ -104,7 +98,7 @@ class BlobVersionTest {
       cache.release(stale);
       assertArrayEquals(v2, cache.manifestBytes(store, ref2), "no one reads the stale version: the current is listed");
       IOException gone = assertThrows(IOException.class, () -> cache.manifestBytes(store, ref1));
-      assertTrue(gone.getMessage().contains(name), gone.getMessage());
+      assertTrue(gone.getMessage().contains(NAME), gone.getMessage());
     }
   }
 
@@ -117,20 +111,15 @@ class BlobVersionTest {
   @Test
   void threadsReadingBothVersionsAreNeverServedTheOthersBytes() throws Exception {
     Random random = new Random(13);
-    byte[] v1 = new byte[REGION + 777];
-    random.nextBytes(v1);
-    byte[] v2 = new byte[REGION + 777]; // the same length: only the checksums tell them apart
-    random.nextBytes(v2);
-    String name = "snapshots/s.manifest";
-    try (BlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), true);
-        SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(16 * REGION)
-            .regionSize(REGION).build()) {
-      ManifestRef ref1 = new ManifestRef("s", name, v1.length, luceneChecksum(v1), crc32c(v1));
-      ManifestRef ref2 = new ManifestRef("s", name, v2.length, luceneChecksum(v2), crc32c(v2));
-      FileEntry stale = FileEntry.ofWholeBlob(name, name, v1.length, luceneChecksum(v1), crc32c(v1));
-      write(store, name, v1);
+    byte[] v1 = randomBytes(random, REGION + 777);
+    byte[] v2 = randomBytes(random, REGION + 777); // the same length: only the checksums tell them apart
+    try (BlobStore store = FileSystemBlobStore.open(tmp.resolve("repo"), true); SharedRegionCache cache = cache(16)) {
+      ManifestRef ref1 = ref(v1);
+      ManifestRef ref2 = ref(v2);
+      FileEntry stale = entry(v1);
+      write(store, NAME, v1);
       assertArrayEquals(v1, cache.manifestBytes(store, ref1));
-      write(store, name, v2);
+      write(store, NAME, v2);
       int threads = 6;
       java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
       java.util.concurrent.atomic.AtomicInteger staleServed = new java.util.concurrent.atomic.AtomicInteger();
@@ -151,7 +140,7 @@ class BlobVersionTest {
                     assertArrayEquals(v1, cache.manifestBytes(store, ref1), "the stale version, from the cache");
                     staleServed.incrementAndGet();
                   } catch (org.apache.lucene.index.CorruptIndexException e) {
-                    assertTrue(e.getMessage().contains(name), e.getMessage());
+                    assertTrue(e.getMessage().contains(NAME), e.getMessage());
                     staleRefused.incrementAndGet(); // gone from the cache: the store has the current one only
                   }
                 }
@@ -173,6 +162,28 @@ class BlobVersionTest {
       assertTrue(staleServed.get() + staleRefused.get() > 0);
       assertArrayEquals(v2, cache.manifestBytes(store, ref2), "and the current one after");
     }
+  }
+
+  private static final String NAME = "snapshots/s.manifest";
+
+  private SharedRegionCache cache(int regions) throws IOException {
+    return SharedRegionCache.builder().path(tmp.resolve("cache")).size(regions * REGION).regionSize(REGION).build();
+  }
+
+  private static byte[] randomBytes(Random random, int length) {
+    byte[] bytes = new byte[length];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  /** The reference a saved spec keeps of a manifest of these bytes. */
+  private static ManifestRef ref(byte[] bytes) {
+    return new ManifestRef("s", NAME, bytes.length, luceneChecksum(bytes), crc32c(bytes));
+  }
+
+  /** The entry the cache knows a manifest of these bytes by. */
+  private static FileEntry entry(byte[] bytes) {
+    return FileEntry.ofWholeBlob(NAME, NAME, bytes.length, luceneChecksum(bytes), crc32c(bytes));
   }
 
   /** What a snapshot records of a file: the CRC32 of all but its footer's last 8 bytes. */
