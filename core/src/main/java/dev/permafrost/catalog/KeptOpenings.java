@@ -11,10 +11,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The heap a catalog's mounts keep to open their readers with no request ({@link SnapshotSource#checkAndKeep}: an
- * engine's shard keeps what opening it reads, up to a megabyte), bounded for the whole catalog ({@link Catalog.Builder#maxKeptHeap}): a source bounds what
- * one mount keeps, this bounds their sum, which thousands of mounted shards would otherwise take from the heap. A mount
- * past the bound keeps nothing: its manifest is read again through the cache at each open, and opening its reader
- * costs what it costs any mount whose bytes the cache does not hold (for an engine's shard, two waves of requests).
+ * engine's shard keeps what opening it reads, up to a megabyte), bounded for the whole catalog
+ * ({@link Catalog.Builder#maxKeptHeap}): a source bounds what one mount keeps, this bounds their sum, which thousands
+ * of mounted shards would otherwise take from the heap. A mount past the bound keeps nothing: its manifest is read
+ * again through the cache at each open, and opening its reader costs what it costs any mount whose bytes the cache
+ * does not hold (for an engine's shard, two waves of requests).
  */
 final class KeptOpenings {
   private static final Logger log = LoggerFactory.getLogger(KeptOpenings.class);
@@ -42,8 +43,8 @@ final class KeptOpenings {
     if (bytes + more > maxBytes) {
       if (!said) {
         said = true;
-        log.warn("mount '{}' keeps none of what opening it reads ({}): the catalog's mounts keep {} already, and keep at"
-            + " most maxKeptHeap ({}) in all; such mounts open their readers with requests (said once)", name,
+        log.warn("mount '{}' keeps none of what opening it reads ({}): the catalog's mounts keep {} already, and keep"
+            + " at most maxKeptHeap ({}) in all; such mounts open their readers with requests (said once)", name,
             ByteSizes.format(more), ByteSizes.format(bytes), ByteSizes.format(maxBytes));
       }
       return null;
@@ -56,10 +57,5 @@ final class KeptOpenings {
   synchronized void release(long released) {
     bytes -= released;
     assert bytes >= 0 : bytes + " after releasing " + released;
-  }
-
-  /** What the mounts keep now. */
-  synchronized long bytes() {
-    return bytes;
   }
 }

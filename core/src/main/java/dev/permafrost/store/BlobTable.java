@@ -57,38 +57,32 @@ final class BlobTable {
   CachedBlob acquire(String storeId, FileEntry file, int chunkSize) {
     String key = key(storeId, file.blobName(), chunkSize);
     CachedBlob[] replaced = new CachedBlob[1];
-    CachedBlob[] beside = new CachedBlob[1];
-    CachedBlob acquired = blobs.compute(key, (k, existing) -> {
-      CachedBlob b = existing;
-      if (b != null && !b.isVersionOf(file)) {
-        if (b.refs > 0) {
-          beside[0] = newBlob(k, file, chunkSize, false); // not listed: the version read now stays as it is
-          return b;
+    CachedBlob[] acquired = new CachedBlob[1]; // the listed blob, or a version of its own read beside it
+    blobs.compute(key, (k, listed) -> {
+      CachedBlob own = null;
+      if (listed != null && !listed.isVersionOf(file)) {
+        if (listed.refs > 0) {
+          own = newBlob(k, file, chunkSize, false); // not listed: the version read now stays as it is
+        } else {
+          replaced[0] = listed;
+          listed = null;
         }
-        replaced[0] = b;
-        b = null;
       }
-      if (b == null) {
-        b = newBlob(k, file, chunkSize, true);
+      if (listed == null) {
+        listed = newBlob(k, file, chunkSize, true);
       }
+      CachedBlob b = own != null ? own : listed;
       if (file.chunkTable() != null) {
         b.checksums.keep(file.chunkTable());
       }
       b.refs++;
-      return b;
+      acquired[0] = b;
+      return listed;
     });
     if (replaced[0] != null) {
       replaced[0].evictAll(); // outside the map's lock: a freed slot tells its (old) blob, which looks the key up
     }
-    if (beside[0] != null) {
-      CachedBlob own = beside[0];
-      if (file.chunkTable() != null) {
-        own.checksums.keep(file.chunkTable());
-      }
-      own.refs = 1;
-      return own;
-    }
-    return acquired;
+    return acquired[0];
   }
 
   /**
