@@ -150,8 +150,9 @@ final class SearchRenderer {
     }
     if (sort.lucene() != null && hit.sortValues() != null) {
       ArrayNode values = node.putArray("sort");
-      for (Object v : hit.sortValues()) {
-        sortValue(values, v);
+      Object[] raw = hit.sortValues();
+      for (int i = 0; i < raw.length; i++) {
+        sortValue(values, sort.shown(i, raw[i]));
       }
     }
     return node;

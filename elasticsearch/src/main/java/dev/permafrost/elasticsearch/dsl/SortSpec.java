@@ -9,11 +9,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import dev.permafrost.elasticsearch.MappedQueryParser;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.SortedNumericSortField;
@@ -26,10 +28,23 @@ import org.apache.lucene.util.BytesRef;
  *
  * @param fieldFirst whether the sort as given names a field or {@code _doc} first, not the score (a field it drops as
  *     unmapped too, whatever follows): what the node's pre-filter ({@link PreFilter}) asks
+ * @param shapes per sort field, how its values are shown and read back ({@code format}, {@code numeric_type})
  */
-record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
+record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst, List<SortValueShape> shapes) {
+  /** A number as {@code search_after} may give one in a string (a double shown for a missing value: Infinity). */
+  private static final Pattern NUMBER = Pattern.compile("-?(\\d+(\\.\\d*)?([eE][-+]?\\d+)?|Infinity)");
+
   /** By score: no sort given. */
-  static final SortSpec BY_SCORE = new SortSpec(null, List.of(), false);
+  static final SortSpec BY_SCORE = new SortSpec(null, List.of(), false, List.of());
+
+  SortSpec {
+    assert shapes.size() == fields.size() : shapes + " for " + fields;
+  }
+
+  /** Sort value {@code i} of a hit ({@code raw}, as the search gave it) as the node shows it. */
+  Object shown(int i, Object raw) {
+    return i < shapes.size() ? shapes.get(i).shown(raw) : raw; // past the fields: the cursor's tie-breaker
+  }
 
   boolean byField() {
     return lucene != null && fields.stream().anyMatch(f -> f.getType() != SortField.Type.SCORE);
@@ -69,11 +84,14 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
     }
     MappedQueryParser parser = new MappedQueryParser(mapping);
     List<SortField> fields = new ArrayList<>();
+    List<SortValueShape> shapes = new ArrayList<>();
     Boolean fieldFirst = null;
     for (JsonNode entry : spec.isArray() ? spec : List.of(spec)) {
       String field;
       String order = null;
       String missing = null;
+      String format = null;
+      String numericType = null;
       if (entry.isTextual()) {
         field = entry.textValue();
       } else if (entry.isObject() && entry.size() == 1) {
@@ -87,9 +105,11 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
             switch (o.getKey()) {
               case "order" -> order = o.getValue().asText();
               case "missing" -> missing = o.getValue().asText();
-              case "unmapped_type", "numeric_type", "format" -> { }
+              case "format" -> format = o.getValue().asText();
+              case "numeric_type" -> numericType = o.getValue().asText();
+              case "unmapped_type" -> { }
               default -> throw DslException.parsing("[sort] option [" + o.getKey() + "] of [" + field + "] is not"
-                  + " supported (supported: order, missing, unmapped_type)");
+                  + " supported (supported: order, missing, unmapped_type, format, numeric_type)");
             }
           }
         } else {
@@ -104,8 +124,10 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
       }
       if (field.equals("_score")) {
         fields.add(new SortField(null, SortField.Type.SCORE, "asc".equals(order)));
+        shapes.add(SortValueShape.RAW);
       } else if (field.equals("_doc")) {
         fields.add(new SortField(null, SortField.Type.DOC, "desc".equals(order)));
+        shapes.add(SortValueShape.RAW);
       } else if (mapping.field(field) == null) {
         if (entry.isObject() && entry.elements().next().has("unmapped_type")) {
           continue; // every document lacks it: it does not order them
@@ -114,9 +136,11 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
       } else {
         boolean descending = "desc".equals(order);
         SortField f;
-        if (mapping.conflicts().containsKey(field)) {
+        boolean mixed = mapping.conflicts().containsKey(field);
+        if (mixed) {
           refuseIncompatibleSorts(field, descending, chosen);
         }
+        SortValueShape shape = SortValueShape.of(mapping.field(field), format, numericType, descending, mixed);
         try {
           f = parser.sortField(field, descending);
         } catch (IllegalArgumentException e) {
@@ -125,18 +149,19 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
         if ("_first".equals(missing)) {
           first(f, descending);
         } else if (missing != null && !missing.equals("_last")) {
-          SortMissing.set(f, mapping.field(field), missing);
+          SortMissing.set(f, mapping.field(field), shape.convertsMissing() ? shape.missingAsHeld(field, missing) : missing);
         }
         fields.add(f);
+        shapes.add(shape);
       }
     }
     boolean byScoreAlone = fields.size() == 1 && fields.get(0).getType() == SortField.Type.SCORE
         && !fields.get(0).getReverse(); // as the node: the search by score, its max_score and no sort values
     boolean first = fieldFirst != null && fieldFirst;
     if (fields.isEmpty() || byScoreAlone) {
-      return first ? new SortSpec(null, List.of(), true) : BY_SCORE;
+      return first ? new SortSpec(null, List.of(), true, List.of()) : BY_SCORE;
     }
-    return new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields), first);
+    return new SortSpec(new Sort(fields.toArray(SortField[]::new)), List.copyOf(fields), first, List.copyOf(shapes));
   }
 
   /**
@@ -190,15 +215,20 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
       SortField.Type type = f instanceof SortedNumericSortField n ? n.getNumericType()
           : f instanceof SortedSetSortField ? SortField.Type.STRING : f.getType();
       IndexMapping.Field field = f.getField() == null ? null : mapping.field(f.getField());
+      SortValueShape shape = shapes.get(i);
       if (v.isNull() && type != SortField.Type.STRING) {
         throw DslException.illegalArgument("[search_after] value of [" + f.getField() + "] is null: only a keyword"
             + " sort's value may be (a document without one)");
       }
       try {
+        if (shape.convertsAfter() && (v.isNumber() || NUMBER.matcher(v.asText()).matches())) {
+          after[i] = shape.afterAsHeld(f.getField(), v, type);
+          continue;
+        }
         after[i] = switch (type) {
           case STRING -> v.isNull() ? null : new BytesRef(v.asText()); // null: no value, as the node prints it
           case LONG -> v.isNumber() ? v.longValue() : field != null && field.isDate() && !isInteger(v.asText())
-              ? date(field, v.asText()) : Long.parseLong(v.asText());
+              ? date(field, shape.format(), v.asText()) : Long.parseLong(v.asText());
           case INT -> v.isNumber() ? v.intValue() : Integer.parseInt(v.asText());
           case DOUBLE -> v.isNumber() ? v.doubleValue() : Double.parseDouble(v.asText());
           case FLOAT, SCORE -> v.isNumber() ? v.floatValue() : Float.parseFloat(v.asText());
@@ -218,11 +248,12 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst) {
   }
 
   /**
-   * A date in {@code search_after} as the sort holds it: read as the query DSL reads a date ({@link QueryTranslator#dateBounds}),
-   * in nanoseconds for a {@code date_nanos} field.
+   * A date in {@code search_after} as the sort holds it: read in the sort's {@code format} if it has one, else as the
+   * query DSL reads a date ({@link QueryTranslator#dateBounds}); in nanoseconds for a {@code date_nanos} field.
    */
-  private static long date(IndexMapping.Field field, String text) {
-    long millis = QueryTranslator.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
+  private static long date(IndexMapping.Field field, String format, String text) {
+    long millis = format != null ? DateFormats.parse(text, format, ZoneOffset.UTC, false, System::currentTimeMillis)
+        : QueryTranslator.dateBounds(System::currentTimeMillis).epochMillis(field, text, false);
     return field.kind() == FieldKind.DATE_NANOS ? Math.multiplyExact(millis, 1_000_000L) : millis;
   }
 }

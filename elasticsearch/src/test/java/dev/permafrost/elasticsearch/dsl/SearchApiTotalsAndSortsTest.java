@@ -62,7 +62,8 @@ class SearchApiTotalsAndSortsTest {
     catalog.mount("t", repo, "t");
     catalog.mount("t-again", repo, "t"); // the second shard of "two", as the node's pre-filter needs two
     IndexMapping mapping = IndexMapping.of(JSON.readTree("{\"properties\": {\"n\": {\"type\": \"long\"},"
-        + " \"at\": {\"type\": \"date\"}, \"msg\": {\"type\": \"text\"}}}"));
+        + " \"at\": {\"type\": \"date\"}, \"msg\": {\"type\": \"text\"}, \"x\": {\"type\": \"double\"},"
+        + " \"ns\": {\"type\": \"date_nanos\"}, \"f\": {\"type\": \"float\"}}}"));
     api = new SearchApi(catalog, () -> Map.of("t", new SearchApi.Index("t", List.of("t"), mapping),
         "two", new SearchApi.Index("two", List.of("t", "t-again"), mapping)));
   }
@@ -233,6 +234,84 @@ class SearchApiTotalsAndSortsTest {
     DslException notANumber = assertThrows(DslException.class,
         () -> search("{\"sort\": [{\"at\": {\"missing\": \"2020-01-01\"}}]}", Map.of()));
     assertEquals("number_format_exception", notANumber.rootCauseType());
+  }
+
+  /**
+   * A sort's {@code format} and {@code numeric_type} show its values as a 9.3.3 node showed them for the same request
+   * (the node's answers were taken by hand and are written out here), and read {@code search_after} back in that form.
+   */
+  @Test
+  void aSortsFormatAndNumericTypeShowItsValuesAsTheNodeDoes() throws Exception {
+    ObjectNode formatted = search("{\"sort\": [{\"at\": {\"order\": \"asc\", \"format\": \"strict_date_optional_time\"}}]}",
+        Map.of());
+    assertEquals("[[\"2023-11-14T22:13:19.997Z\"],[\"2023-11-14T22:13:20.005Z\"],[\"2023-11-14T22:13:20.012Z\"],[null]]",
+        sortValues(formatted).toString()); // a document without a value: null in a format
+    ObjectNode pattern = search("{\"sort\": [{\"at\": {\"format\": \"yyyy-MM-dd HH:mm:ss.SSS\"}}],"
+        + " \"search_after\": [\"2023-11-14 22:13:20.005\"]}", Map.of());
+    assertEquals("[[\"2023-11-14 22:13:20.012\"],[null]]", sortValues(pattern).toString());
+    ObjectNode epoch = search("{\"sort\": [{\"at\": {\"order\": \"desc\", \"format\": \"epoch_millis\"}}]}", Map.of());
+    assertEquals("[[\"1700000000012\"],[\"1700000000005\"],[\"1699999999997\"],[null]]", sortValues(epoch).toString());
+
+    // date_nanos of a date: nanoseconds; no value is 0 descending, Long.MAX_VALUE ascending
+    ObjectNode nanos = search("{\"sort\": [{\"at\": {\"order\": \"desc\", \"numeric_type\": \"date_nanos\"}}]}", Map.of());
+    assertEquals("[[1700000000012000000],[1700000000005000000],[1699999999997000000],[0]]",
+        sortValues(nanos).toString());
+    ObjectNode nanosAfter = search("{\"sort\": [{\"at\": {\"numeric_type\": \"date_nanos\"}}],"
+        + " \"search_after\": [1700000000005000000]}", Map.of());
+    assertEquals("[[1700000000012000000],[9223372036854775807]]", sortValues(nanosAfter).toString());
+    ObjectNode nanosFormatted = search("{\"sort\": [{\"at\": {\"numeric_type\": \"date_nanos\","
+        + " \"format\": \"strict_date_optional_time_nanos\"}}]}", Map.of());
+    assertEquals("[[\"2023-11-14T22:13:19.997Z\"],[\"2023-11-14T22:13:20.005Z\"],[\"2023-11-14T22:13:20.012Z\"],[null]]",
+        sortValues(nanosFormatted).toString());
+    ObjectNode nanosMissing = search("{\"sort\": [{\"at\": {\"numeric_type\": \"date_nanos\", \"missing\": 2000000}}]}",
+        Map.of()); // given in nanoseconds, as the node reads it
+    assertEquals("[[2000000],[1699999999997000000],[1700000000005000000],[1700000000012000000]]",
+        sortValues(nanosMissing).toString());
+
+    // double of a long: doubles, no value is Infinity (a string, as the node writes it)
+    ObjectNode doubles = search("{\"sort\": [{\"n\": {\"numeric_type\": \"double\"}}]}", Map.of());
+    assertEquals("[[-3.0],[5.0],[12.0],[\"Infinity\"]]", sortValues(doubles).toString());
+    ObjectNode doublesAfter = search("{\"sort\": [{\"n\": {\"numeric_type\": \"double\"}}], \"search_after\": [5.0]}",
+        Map.of());
+    assertEquals("[[12.0],[\"Infinity\"]]", sortValues(doublesAfter).toString());
+    ObjectNode same = search("{\"sort\": [{\"n\": {\"order\": \"desc\", \"numeric_type\": \"long\"}},"
+        + " {\"at\": {\"numeric_type\": \"date\"}}]}", Map.of());
+    assertEquals("[[12,1700000000012],[5,1700000000005],[-3,1699999999997],[-9223372036854775808,9223372036854775807]]",
+        sortValues(same).toString());
+
+    // refused as the node refuses them
+    assertRefused("{\"sort\": [{\"n\": {\"format\": \"0.00\"}}]}", "illegal_argument_exception",
+        "require a date_time formatter; got [decimal]");
+    assertRefused("{\"sort\": [{\"n\": {\"numeric_type\": \"foo\"}}]}", "x_content_parse_exception",
+        "must be [long, double, date, date_nanos], got foo");
+    assertRefused("{\"sort\": [{\"n\": {\"numeric_type\": \"date_nanos\"}}]}", "illegal_argument_exception",
+        "wrong field used?");
+    DslException text = assertThrows(DslException.class,
+        () -> search("{\"sort\": [{\"msg\": {\"numeric_type\": \"long\"}}]}", Map.of()));
+    assertTrue(text.getMessage().contains("[numeric_type] option cannot be set on a non-numeric field, got text"),
+        text.getMessage());
+    // refused by Permafrost, naming the field: a conversion that could join values, and values between two
+    assertRefused("{\"sort\": [{\"x\": {\"numeric_type\": \"long\"}}]}", "illegal_argument_exception", "[x]");
+    assertRefused("{\"sort\": [{\"ns\": {\"numeric_type\": \"date\"}}]}", "illegal_argument_exception", "[ns]");
+    assertRefused("{\"sort\": [{\"n\": {\"numeric_type\": \"double\"}}], \"search_after\": [4.5]}",
+        "illegal_argument_exception", "[search_after] value [4.5] of [n]");
+    assertRefused("{\"sort\": [{\"at\": {\"numeric_type\": \"date_nanos\"}}], \"search_after\": [1700000000005000001]}",
+        "illegal_argument_exception", "[search_after] value [1700000000005000001] of [at]");
+    assertRefused("{\"sort\": [{\"at\": {\"numeric_type\": \"date_nanos\", \"missing\": 5}}]}",
+        "illegal_argument_exception", "[missing] [5] of [at]");
+    // a float shown as a double: a search_after that was a float is read back as that float, any other refused
+    ObjectNode floats = search("{\"sort\": [{\"f\": {\"numeric_type\": \"double\"}}], \"search_after\": [1.5]}",
+        Map.of());
+    assertEquals("[[\"Infinity\"],[\"Infinity\"],[\"Infinity\"],[\"Infinity\"]]", sortValues(floats).toString());
+    assertRefused("{\"sort\": [{\"f\": {\"numeric_type\": \"double\"}}], \"search_after\": [0.1]}",
+        "illegal_argument_exception", "[search_after] value [0.1] of [f]");
+  }
+
+  private void assertRefused(String body, String type, String naming) {
+    DslException e = assertThrows(DslException.class, () -> search(body, Map.of()), body);
+    assertEquals(400, e.status(), body);
+    assertTrue(e.getMessage().contains(naming), body + ": " + e.getMessage());
+    assertTrue(type.equals(e.type()) || type.equals(e.rootCauseType()), body + ": " + e.type() + " / " + e.rootCauseType());
   }
 
   @Test

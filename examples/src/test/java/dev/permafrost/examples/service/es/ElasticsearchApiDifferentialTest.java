@@ -499,6 +499,63 @@ class ElasticsearchApiDifferentialTest {
         + ", the service " + actual);
   }
 
+  /**
+   * A sort's {@code format} (dates) and {@code numeric_type}: the node's sort values (formatted strings, nanoseconds,
+   * doubles, a missing value's {@code null}, {@code 0}, {@code "Infinity"}), and its next page after the last hit's
+   * values as the node showed them; and its refusals, as the node's.
+   */
+  @Test
+  void sortFormatsAndNumericTypesAsTheNode() throws Exception {
+    String noBytes = "\"query\": {\"bool\": {\"must_not\": {\"exists\": {\"field\": \"bytes\"}}}}, ";
+    String[] sorts = {
+        "{\"@timestamp\": {\"order\": \"asc\", \"format\": \"strict_date_optional_time\"}}",
+        "{\"@timestamp\": {\"order\": \"desc\", \"format\": \"yyyy-MM-dd'T'HH:mm\"}}",
+        "{\"@timestamp\": {\"order\": \"desc\", \"format\": \"epoch_millis\"}}",
+        "{\"@timestamp\": {\"format\": \"epoch_second\"}}",
+        "{\"day\": {\"order\": \"desc\", \"format\": \"yyyy/MM/dd\"}}",
+        "{\"@timestamp\": {\"order\": \"asc\", \"numeric_type\": \"date_nanos\"}}",
+        "{\"@timestamp\": {\"order\": \"desc\", \"numeric_type\": \"date_nanos\","
+            + " \"format\": \"strict_date_optional_time_nanos\"}}",
+        "{\"@timestamp\": {\"order\": \"desc\", \"numeric_type\": \"long\", \"format\": \"basic_date_time\"}}",
+        "{\"@timestamp\": {\"numeric_type\": \"double\", \"format\": \"strict_date_optional_time\"}}",
+        "{\"bytes\": {\"order\": \"desc\", \"numeric_type\": \"double\"}}",
+        "{\"status\": {\"numeric_type\": \"long\"}}",
+        "{\"status\": {\"order\": \"desc\", \"numeric_type\": \"double\"}}",
+        "{\"user.age\": {\"numeric_type\": \"date\"}}",
+        "{\"latency\": {\"order\": \"desc\", \"numeric_type\": \"double\"}}",
+        "{\"seq\": {\"order\": \"desc\", \"numeric_type\": \"date\"}}"};
+    int compared = 0;
+    for (String sort : sorts) {
+      for (String query : List.of("", noBytes)) {
+        String body = "{" + query + "\"size\": 7, \"_source\": false, \"sort\": [" + sort + ", {\"seq\": \"asc\"}]}";
+        JsonNode first = MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", body).body());
+        EsResponses.assertSameAnswer(body, first,
+            MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", body).body()));
+        JsonNode hits = first.at("/hits/hits");
+        assertEquals(7, hits.size(), body + ": " + first);
+        // the next page, after the last hit's values as the node showed them
+        String next = body.substring(0, body.length() - 1) + ", \"search_after\": " + hits.get(6).get("sort") + "}";
+        EsResponses.assertSameAnswer(next, MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", next).body()),
+            MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", next).body()));
+        compared += 2;
+      }
+    }
+    assertEquals(4 * sorts.length, compared);
+    for (String bad : List.of("{\"host\": {\"format\": \"yyyy\"}}", "{\"seq\": {\"format\": \"0.0\"}}",
+        "{\"host\": {\"numeric_type\": \"long\"}}", "{\"seq\": {\"numeric_type\": \"short\"}}",
+        "{\"seq\": {\"numeric_type\": \"date_nanos\"}}", "{\"user.age\": {\"format\": \"yyyy\", \"numeric_type\": \"date\"}}")) {
+      String body = "{\"sort\": [" + bad + "]}";
+      HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", body);
+      HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", body);
+      assertEquals(400, e.statusCode(), body + ": " + e.body());
+      assertEquals(e.statusCode(), a.statusCode(), body + ": " + a.body());
+      JsonNode eb = MAPPER.readTree(e.body());
+      JsonNode ab = MAPPER.readTree(a.body());
+      EsResponses.assertSameAnswer(body, eb, ab);
+      assertEquals(eb.at("/error/root_cause/0/type"), ab.at("/error/root_cause/0/type"), body + ": " + a.body());
+    }
+  }
+
   @Test
   void countsMappingsFieldCapsAndErrorsAsTheNodeGivesThem() throws Exception {
     String query = "{\"query\": {\"range\": {\"bytes\": {\"gte\": 1000, \"lt\": 50000}}}}";

@@ -45,8 +45,8 @@ import tools.jackson.databind.node.ObjectNode;
  * number, a percentage; dates as ISO instants, local times with a {@code time_zone}, partial dates, epoch numbers,
  * custom {@code format}s, date math with rounding and {@code now}; {@code query_string} fields, phrases, ranges in
  * {@code []}, {@code {}}, mixed and {@code >=} forms, wildcards, groups and operators; ...), nested and combined, with
- * {@code from}/{@code size}, sorts on {@code _score} and on fields (with {@code missing} and {@code search_after}),
- * the forms of {@code track_total_hits} and of {@code _source} filtering.
+ * {@code from}/{@code size}, sorts on {@code _score} and on fields (with {@code missing}, {@code format},
+ * {@code numeric_type} and {@code search_after}), the forms of {@code track_total_hits} and of {@code _source} filtering.
  *
  * <p>A few requests in a hundred use a clause the page lists as refused ({@link Request#refusedClause()}): the
  * service must answer them with a 400 naming it.
@@ -98,17 +98,24 @@ public final class ReferenceRequests {
   private final Random random;
   private final List<String> features = new ArrayList<>();
   private String refused;
+  /**
+   * A sort's {@code format} and {@code numeric_type} are drawn from a stream of their own, so that a seed's requests
+   * are the ones it drew before these options were generated, some of their sorts with options added.
+   */
+  private final Random sortOptions;
 
-  private ReferenceRequests(Random random) {
+  private ReferenceRequests(Random random, Random sortOptions) {
     this.random = random;
+    this.sortOptions = sortOptions;
   }
 
   /** {@code count} requests drawn from {@code seed}. */
   public static List<Request> generate(long seed, int count) {
     Random random = new Random(seed);
+    Random sortOptions = new Random(~seed);
     List<Request> requests = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      requests.add(new ReferenceRequests(random).request(i));
+      requests.add(new ReferenceRequests(random, sortOptions).request(i));
     }
     return requests;
   }
@@ -1458,9 +1465,10 @@ public final class ReferenceRequests {
               feature("sort.missing value");
             }
             spec.put("order", order);
+            sortOptions(field, spec);
           }
           default -> {
-            sort.addObject().putObject(field).put("order", order);
+            sortOptions(field, sort.addObject().putObject(field).put("order", order));
           }
         }
         feature("sort " + (KEYWORDS.contains(field) ? "keyword" : DATES.contains(field) ? "date" : "number") + " "
@@ -1478,8 +1486,12 @@ public final class ReferenceRequests {
           switch (field) {
             case "_score" -> after.add(pick(List.of(0.5, 1.0, 2.0, 3.5)));
             case "seq" -> after.add(random.nextInt(DOCS_A + DOCS_B));
-            case "@timestamp", "day" -> after.add(instant().toEpochMilli() / (field.equals("day") ? DAY : 1)
-                * (field.equals("day") ? DAY : 1));
+            case "@timestamp", "day" -> {
+              long millis = instant().toEpochMilli() / (field.equals("day") ? DAY : 1) * (field.equals("day") ? DAY : 1);
+              boolean nanos = key.isObject() && key.get(field).isObject()
+                  && "date_nanos".equals(key.get(field).path("numeric_type").asString(null));
+              after.add(nanos ? millis * 1_000_000L : millis); // values in the type the sort converts them to
+            }
             default -> {
               if (KEYWORDS.contains(field)) {
                 after.add(keywordValue(field));
@@ -1508,6 +1520,34 @@ public final class ReferenceRequests {
     }
     label.add("sort " + keys);
     return rankedByScore;
+  }
+
+  /**
+   * Sometimes (drawn from {@link #sortOptions}) a sort's options from the reference's sort page: {@code format} "to
+   * specify a date format for the sort values" of a date field, and {@code numeric_type} ({@code double},
+   * {@code long}, {@code date}, {@code date_nanos}) "to cast the values from one type to another", which the page
+   * offers for any numeric field. The service documents as refused a cast that could join the field's values
+   * ({@code long} or {@code date} of a {@code double}).
+   */
+  private void sortOptions(String field, ObjectNode spec) {
+    if (sortOptions.nextInt(4) != 0 || KEYWORDS.contains(field)) {
+      return;
+    }
+    if (DATES.contains(field) && sortOptions.nextBoolean()) {
+      String format = List.of("strict_date_optional_time", "epoch_millis", "epoch_second", "date", "basic_date_time",
+          "yyyy-MM-dd HH:mm:ss", "yyyy/MM/dd", "strict_date_optional_time_nanos").get(sortOptions.nextInt(8));
+      spec.put("format", format);
+      feature("sort.format " + (format.contains("/") || format.contains(" ") ? "pattern" : format));
+    }
+    if (sortOptions.nextInt(3) != 0) {
+      String type = List.of("double", "long", "date", "date_nanos").get(sortOptions.nextInt(DATES.contains(field) ? 4 : 3));
+      spec.put("numeric_type", type);
+      feature("sort.numeric_type " + type + " of " + (DATES.contains(field) ? "date" : "number"));
+      if (field.equals("latency") && !type.equals("double") && refused == null) {
+        refused = "[numeric_type]";
+        feature("refused sort numeric_type of a double");
+      }
+    }
   }
 
   private void totalHits(ObjectNode body, List<String> label) {
