@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.permafrost.blob.Durations;
+import dev.permafrost.elasticsearch.FieldKind;
 import dev.permafrost.elasticsearch.IndexMapping;
 import java.time.Duration;
 import java.util.List;
@@ -261,6 +262,15 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
           refuseConflicts(part.getValue(), conflicts);
         } else if (part.getValue().isObject() && part.getValue().path("field").isTextual()
             && conflicts.containsKey(part.getValue().get("field").textValue())) {
+          String field = part.getValue().get("field").textValue();
+          Set<String> types = conflicts.get(field);
+          if (types.stream().allMatch(t -> FieldKind.of(t).numericType() != null)) {
+            // a node merges numbers of two types (seen on 9.3.3: terms, avg, max over an integer and a long, a float
+            // and a double); Permafrost refuses them, saying so
+            throw DslException.illegalArgument("aggregation [" + agg.getKey() + "] over [" + field + "], mapped as "
+                + types + " by the indices searched, is not supported by Permafrost: a node merges numbers of"
+                + " different types, which Permafrost does not do");
+          }
           throw DslException.reduce("Merging/Reducing the aggregations failed when computing the aggregation ["
               + agg.getKey() + "] because the field you gave in the aggregation query existed as two different types in"
               + " two different indices");

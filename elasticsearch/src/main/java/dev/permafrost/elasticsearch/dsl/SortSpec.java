@@ -165,20 +165,29 @@ record SortSpec(Sort lucene, List<SortField> fields, boolean fieldFirst, List<So
   }
 
   /**
-   * Refuses a sort on {@code field} where indices map it so that they sort it as different types (a keyword here, a
-   * long there), as the node does when it merges their hits.
+   * Refuses a sort on {@code field} where indices map it so that they sort it as different types: a keyword here, a
+   * long there, as the node refuses it when it merges their hits; numbers of different types (an integer here, a
+   * double there), which a node merges by widening them (9.3.3: an integer and a long as longs, any with a float or a
+   * double as doubles) and Permafrost does not, with a refusal of Permafrost's own naming the field and its types.
    */
   private static void refuseIncompatibleSorts(String field, boolean descending, List<IndexShards> chosen) {
     Set<String> types = new LinkedHashSet<>();
+    Set<String> mapped = new LinkedHashSet<>();
     for (IndexShards index : chosen) {
       if (index.mapping().field(field) != null) {
         SortField f = new MappedQueryParser(index.mapping()).sortField(field, descending);
         types.add(f instanceof SortedNumericSortField n ? n.getNumericType().name()
             : f instanceof SortedSetSortField ? "STRING" : f.getType().name());
+        mapped.add(index.mapping().field(field).type());
       }
     }
     if (types.size() > 1) {
       List<String> list = List.copyOf(types);
+      if (!types.contains("STRING")) {
+        throw DslException.illegalArgument("[sort] on [" + field + "], mapped as " + mapped + " by the indices"
+            + " searched, is not supported by Permafrost: a node merges numbers of different types by widening them"
+            + " (to a long, or with a float or a double to a double), which Permafrost does not do");
+      }
       throw DslException.reduce("Can't sort on field [" + field + "]; the field has incompatible sort types: ["
           + list.get(0) + "] and [" + list.get(1) + "] across shards!");
     }

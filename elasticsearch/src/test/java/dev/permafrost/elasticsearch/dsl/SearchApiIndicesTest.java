@@ -139,6 +139,26 @@ class SearchApiIndicesTest {
   }
 
   @Test
+  void aSortOrAnAggregationOverNumbersOfTwoTypesIsRefusedNamingTheFieldAndItsTypes() throws Exception {
+    // conflict-b's shard again, read as an integer field's: numbers of two types, which a node merges by widening
+    Map<String, SearchApi.Index> numbers = Map.of(
+        "long", new SearchApi.Index("long", List.of("conflict-b"), mapping("long")),
+        "int", new SearchApi.Index("int", List.of("conflict-b"), mapping("integer")));
+    SearchApi both = new SearchApi(catalog, () -> numbers);
+    DslException e = assertThrows(DslException.class, () -> both.search("long,int",
+        JSON.readTree("{\"sort\": [{\"f\": \"asc\"}]}"), Map.of()));
+    assertEquals(400, e.status());
+    assertEquals("illegal_argument_exception", e.type());
+    assertTrue(e.getMessage().contains("[sort] on [f], mapped as [long, integer]")
+        || e.getMessage().contains("[sort] on [f], mapped as [integer, long]"), e.getMessage());
+    assertTrue(e.getMessage().contains("not supported by Permafrost"), e.getMessage());
+    DslException aggs = assertThrows(DslException.class, () -> both.search("long,int",
+        JSON.readTree("{\"size\": 0, \"aggs\": {\"m\": {\"max\": {\"field\": \"f\"}}}}"), Map.of()));
+    assertEquals("illegal_argument_exception", aggs.type());
+    assertTrue(aggs.getMessage().contains("aggregation [m] over [f]"), aggs.getMessage());
+  }
+
+  @Test
   void sortsAndAggregationsOverTheFieldMappedTwoWaysAreRefusedAsTheNodeRefusesThem() {
     DslException sort = assertThrows(DslException.class, () -> search("{\"sort\": [{\"f\": \"asc\"}]}"));
     assertEquals("search_phase_execution_exception", sort.type());
