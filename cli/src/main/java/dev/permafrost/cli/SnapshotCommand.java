@@ -75,6 +75,11 @@ final class SnapshotCommand implements Callable<Integer> {
       description = "the field of a warm query's terms without a field name (default: ${DEFAULT-VALUE})")
   String defaultField;
 
+  @Option(names = "--based-on", paramLabel = "SNAPSHOT",
+      description = "an earlier snapshot of this index in the repository: the files whose blobs it has are not read"
+          + " again, their checksums taken from its manifest (without it, every file is read once, locally)")
+  String basedOn;
+
   @Option(names = {"-q", "--quiet"}, description = "no progress on stderr")
   boolean quiet;
 
@@ -83,6 +88,9 @@ final class SnapshotCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Names.validateSnapshot(name);
+    if (basedOn != null) {
+      Names.validateSnapshot(basedOn);
+    }
     if (!Files.isDirectory(indexDir)) {
       throw new UsageException("the index directory " + indexDir.toAbsolutePath() + (Files.exists(indexDir)
           ? " is not a directory" : " does not exist"));
@@ -114,6 +122,7 @@ final class SnapshotCommand implements Callable<Integer> {
         .withUploadThreads(uploadThreads)
         .withWarmQueries(warm.toArray(Query[]::new))
         .withWarmBytesLimit((int) warmLimit)
+        .withBasedOn(basedOn)
         .withListener(progress);
     try (Repository repository = Repository.open(repositoryUri, true);
         Directory directory = FSDirectory.open(indexDir)) {

@@ -91,6 +91,20 @@ class FileSystemCliTest {
   }
 
   @Test
+  void aSnapshotBasedOnAnEarlierOneTakesItsChecksumsAndVerifies() {
+    ok("snapshot", "-q", day1.toString(), repo, "base");
+    Cli.Run again = ok("snapshot", "-q", "--based-on", "base", day1.toString(), repo, "again");
+    assertTrue(again.out().contains("uploaded 0 files"), again.toString());
+    Cli.Run verified = ok("verify", repo, "again");
+    assertTrue(verified.out().contains("snapshot 'again': ok") && verified.out().contains("no damage found"),
+        verified.toString()); // every chunk read back against the checksums taken from 'base'
+    Cli.Run missing = Cli.run("snapshot", "-q", "--based-on", "nope", day1.toString(), repo, "other");
+    assertEquals(1, missing.code(), missing.toString());
+    assertTrue(missing.err().contains("cannot take snapshot 'other' based on 'nope'"), missing.toString());
+    assertUsage(Cli.run("snapshot", "-q", "--based-on", "-bad", day1.toString(), repo, "other"), "-bad");
+  }
+
+  @Test
   void snapshotListInfoSearchAndDelete() throws IOException {
     Cli.Run taken = ok("snapshot", "-p", "@timestamp", day1.toString(), repo, "logs-2024.02.15");
     assertTrue(taken.out().startsWith("snapshot 'logs-2024.02.15' taken in " + repo), taken.toString());

@@ -28,6 +28,9 @@ import org.apache.lucene.search.Query;
  *     that their first run on a cold mount starts from those bytes (default none; see {@link #withWarmQueries})
  * @param warmBytesLimit at most this many bytes of the warm searches' reads are kept, the smallest ranges first
  *     (default 2 MiB; a mounted index holds them on heap while a reader is open)
+ * @param basedOn an earlier snapshot of the same index in the same repository, or null (default): a file whose blob
+ *     that snapshot has is not read again, its chunk checksums taken from that snapshot's manifest (see
+ *     {@link #withBasedOn})
  */
 public record SnapshotOptions(
     List<String> pointFields,
@@ -38,7 +41,8 @@ public record SnapshotOptions(
     int chunkSize,
     SnapshotProgress.Listener listener,
     List<WarmSearch> warmSearches,
-    int warmBytesLimit) {
+    int warmBytesLimit,
+    String basedOn) {
 
   /** The default chunk size: 32 KiB. */
   public static final int DEFAULT_CHUNK_SIZE = 32 << 10;
@@ -47,7 +51,7 @@ public record SnapshotOptions(
   public static final int DEFAULT_WARM_BYTES_LIMIT = 2 << 20;
 
   public static final SnapshotOptions DEFAULTS = new SnapshotOptions(List.of(), 4, 16 << 10, 1 << 20, 1 << 20,
-      DEFAULT_CHUNK_SIZE, SnapshotProgress.Listener.NONE, List.of(), DEFAULT_WARM_BYTES_LIMIT);
+      DEFAULT_CHUNK_SIZE, SnapshotProgress.Listener.NONE, List.of(), DEFAULT_WARM_BYTES_LIMIT, null);
 
   /**
    * A search run on the index when its snapshot is taken, whose reads become part of the snapshot's warm set: the
@@ -86,32 +90,32 @@ public record SnapshotOptions(
 
   public SnapshotOptions withPointFields(String... fields) {
     return new SnapshotOptions(List.of(fields), uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
-        chunkSize, listener, warmSearches, warmBytesLimit);
+        chunkSize, listener, warmSearches, warmBytesLimit, basedOn);
   }
 
   public SnapshotOptions withUploadThreads(int threads) {
     return new SnapshotOptions(pointFields, threads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
-        chunkSize, listener, warmSearches, warmBytesLimit);
+        chunkSize, listener, warmSearches, warmBytesLimit, basedOn);
   }
 
   public SnapshotOptions withKeepWholeLimits(int keepWhole, int metadataKeepWhole) {
     return new SnapshotOptions(pointFields, uploadThreads, keepWhole, metadataKeepWhole, warmBytesPerFile, chunkSize,
-        listener, warmSearches, warmBytesLimit);
+        listener, warmSearches, warmBytesLimit, basedOn);
   }
 
   public SnapshotOptions withWarmBytesPerFile(int limit) {
     return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, limit, chunkSize,
-        listener, warmSearches, warmBytesLimit);
+        listener, warmSearches, warmBytesLimit, basedOn);
   }
 
   public SnapshotOptions withChunkSize(int bytes) {
     return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
-        bytes, listener, warmSearches, warmBytesLimit);
+        bytes, listener, warmSearches, warmBytesLimit, basedOn);
   }
 
   public SnapshotOptions withListener(SnapshotProgress.Listener l) {
     return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
-        chunkSize, l, warmSearches, warmBytesLimit);
+        chunkSize, l, warmSearches, warmBytesLimit, basedOn);
   }
 
   /**
@@ -133,11 +137,26 @@ public record SnapshotOptions(
    */
   public SnapshotOptions withWarmSearches(List<WarmSearch> searches) {
     return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
-        chunkSize, listener, searches, warmBytesLimit);
+        chunkSize, listener, searches, warmBytesLimit, basedOn);
+  }
+
+  /**
+   * Takes the snapshot as an increment of {@code snapshot}, an earlier snapshot of the same index in the same
+   * repository (null: none). A file whose blob the repository has is then read neither for upload nor for its chunk
+   * checksums, which are taken from {@code snapshot}'s manifest: a grown index's daily snapshot reads only its new
+   * files, where without it every file is read once, locally, for the checksums the new manifest keeps. A blob's name
+   * stands for its file's content (the file's name, length, Lucene checksum and header, which holds its segment's
+   * unique id), so the checksums are the ones reading the file would give. The taking fails at once, naming it, if
+   * {@code snapshot} is not in the repository; a snapshot taken with another chunk size, or one whose manifest keeps
+   * no chunk tables (written before format 3), is no help: every file is then read, as without it.
+   */
+  public SnapshotOptions withBasedOn(String snapshot) {
+    return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
+        chunkSize, listener, warmSearches, warmBytesLimit, snapshot);
   }
 
   public SnapshotOptions withWarmBytesLimit(int limit) {
     return new SnapshotOptions(pointFields, uploadThreads, keepWholeLimit, metadataKeepWholeLimit, warmBytesPerFile,
-        chunkSize, listener, warmSearches, limit);
+        chunkSize, listener, warmSearches, limit, basedOn);
   }
 }

@@ -161,6 +161,7 @@ public final class SnapshotRepository implements SnapshotSource {
       throw new SnapshotException.AlreadyExists(
           "snapshot '" + name + "' already exists in " + store.describe() + "; snapshots are immutable, choose another name");
     }
+    Map<String, FileEntry> earlier = checksumsOfEarlier(name, options);
     Directory dir = commit.getDirectory();
     ReadRecordingDirectory recording = new ReadRecordingDirectory(dir);
     SegmentInfos segmentInfos;
@@ -191,7 +192,7 @@ public final class SnapshotRepository implements SnapshotSource {
       entries.add(describeFile(dir, file, openReads, warmRanges.getOrDefault(file, List.of()), options));
     }
 
-    entries = upload(name, dir, entries, options);
+    entries = upload(name, dir, entries, options, earlier);
 
     long totalBytes = entries.stream().mapToLong(FileEntry::length).sum();
     SnapshotInfo info =
@@ -375,11 +376,48 @@ public final class SnapshotRepository implements SnapshotSource {
   }
 
   /**
-   * Uploads the file blobs the repository lacks of {@code entries}, and reads every other file (not kept whole) once,
-   * locally, for its checksums. Returns the entries with those checksums: the {@link ChunkTable} of each file of more
-   * than one chunk, the CRC32C of each file of at most one.
+   * The files of the snapshot {@code options} names as this one's base ({@link SnapshotOptions#withBasedOn}), by blob,
+   * with the chunk checksums its manifest keeps; empty without one, or where its checksums cannot serve (another chunk
+   * size, or tables kept as blobs before format 3: said once in the log).
+   *
+   * @throws SnapshotException.NotFound naming the base if the repository has no such snapshot
    */
-  private List<FileEntry> upload(String name, Directory dir, List<FileEntry> entries, SnapshotOptions options) throws IOException {
+  private Map<String, FileEntry> checksumsOfEarlier(String name, SnapshotOptions options) throws IOException {
+    String base = options.basedOn();
+    if (base == null) {
+      return Map.of();
+    }
+    validateName(base);
+    SnapshotManifest manifest;
+    try {
+      manifest = readManifest(base);
+    } catch (SnapshotException.NotFound e) {
+      throw new SnapshotException.NotFound("cannot take snapshot '" + name + "' based on '" + base + "': "
+          + e.getMessage(), e);
+    }
+    if (manifest.chunkSize() != options.chunkSize() || !manifest.tablesInManifest()) {
+      log.warn("snapshot '{}' is based on '{}', whose manifest keeps {}: every file of '{}' is read for its checksums",
+          name, base, manifest.tablesInManifest() ? "chunks of " + manifest.chunkSize() + " bytes, not "
+              + options.chunkSize() : "no chunk tables (written before format 3)", name);
+      return Map.of();
+    }
+    Map<String, FileEntry> byBlob = new HashMap<>();
+    for (FileEntry f : manifest.files()) {
+      if (f.blobName() != null) {
+        byBlob.put(f.blobName(), f);
+      }
+    }
+    return byBlob;
+  }
+
+  /**
+   * Uploads the file blobs the repository lacks of {@code entries}, and reads every other file (not kept whole) once,
+   * locally, for its checksums, unless {@code earlier} (the base snapshot's files by blob) has them. Returns the entries
+   * with those checksums: the {@link ChunkTable} of each file of more than one chunk, the CRC32C of each file of at
+   * most one.
+   */
+  private List<FileEntry> upload(String name, Directory dir, List<FileEntry> entries, SnapshotOptions options,
+      Map<String, FileEntry> earlier) throws IOException {
     Set<String> existing = new HashSet<>();
     for (BlobMetadata blob : store.list(BLOBS_PREFIX)) {
       existing.add(blob.name());
@@ -388,8 +426,17 @@ public final class SnapshotRepository implements SnapshotSource {
     List<Runnable> skipped = new ArrayList<>();
     List<Upload> uploads = new ArrayList<>();
     Set<String> scheduled = new HashSet<>();
+    Map<String, FileEntry> reused = new HashMap<>();
     for (FileEntry e : entries) {
       if (e.isKeptWhole() || !scheduled.add(e.blobName())) {
+        skipped.add(() -> progress.done(e, false));
+        continue;
+      }
+      FileEntry before = earlier.get(e.blobName());
+      if (before != null && existing.contains(e.blobName()) && before.length() == e.length()
+          && before.checksum() == e.checksum()
+          && (before.chunkTable() != null || !ChunkTable.hasTable(e.length(), options.chunkSize()))) {
+        reused.put(e.blobName(), before); // its blob's checksums, as the base snapshot recorded them
         skipped.add(() -> progress.done(e, false));
         continue;
       }
@@ -397,11 +444,11 @@ public final class SnapshotRepository implements SnapshotSource {
       uploads.add(new Upload(e, !existing.contains(e.blobName()), options.chunkSize()));
     }
     skipped.forEach(Runnable::run);
-    if (uploads.isEmpty()) {
+    if (uploads.isEmpty() && reused.isEmpty()) {
       return entries;
     }
     ExecutorService executor =
-        Executors.newFixedThreadPool(Math.min(options.uploadThreads(), uploads.size()), r -> {
+        Executors.newFixedThreadPool(Math.max(1, Math.min(options.uploadThreads(), uploads.size())), r -> {
           Thread t = new Thread(r, "permafrost-snapshot-upload-" + name);
           t.setDaemon(true);
           return t;
@@ -445,7 +492,15 @@ public final class SnapshotRepository implements SnapshotSource {
     List<FileEntry> result = new ArrayList<>(entries.size());
     for (FileEntry e : entries) {
       Upload u = e.isKeptWhole() ? null : byBlob.get(e.blobName());
-      result.add(u == null ? e : u.withChecksums(e));
+      FileEntry before = e.isKeptWhole() ? null : reused.get(e.blobName());
+      if (u != null) {
+        result.add(u.withChecksums(e));
+      } else if (before != null) {
+        result.add(ChunkTable.hasTable(e.length(), options.chunkSize()) ? e.withChunkTable(before.chunkTable())
+            : e.withWholeCrc32c(before.wholeCrc32c()));
+      } else {
+        result.add(e);
+      }
     }
     return result;
   }

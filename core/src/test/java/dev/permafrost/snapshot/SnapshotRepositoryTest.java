@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.permafrost.blob.BlobMetadata;
 import dev.permafrost.blob.CountingBlobStore;
 import dev.permafrost.blob.FileSystemBlobStore;
+import dev.permafrost.store.BlobDirectory;
+import dev.permafrost.store.SharedRegionCache;
 import dev.permafrost.testutil.RandomIndexes;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -240,6 +242,68 @@ class SnapshotRepositoryTest {
       assertEquals(second.totalBytes(), last.bytesDone());
       assertEquals(expectedUpload, last.bytesUploaded());
       assertEquals(expectedFiles, last.filesUploaded());
+    }
+  }
+
+  /**
+   * A snapshot based on an earlier one does not read the files whose blobs that one has: a middle byte of such a file,
+   * flipped locally after the first snapshot, fails a snapshot that reads it (Lucene's checksum, checked as a file is
+   * read) and passes one based on the first, whose manifest then holds the first's checksums, against which a mount
+   * reads the blob's bytes (the file as it was). A base of another chunk size is no help: the file is read.
+   */
+  @Test
+  void aSnapshotBasedOnAnEarlierOneReadsNoneOfTheFilesItHas() throws IOException {
+    Path path = tmp.resolve("based");
+    byte[] original;
+    String shared;
+    try (Directory dir = FSDirectory.open(path)) {
+      IndexWriterConfig config = new IndexWriterConfig().setMergePolicy(NoMergePolicy.INSTANCE).setUseCompoundFile(false);
+      try (IndexWriter writer = new IndexWriter(dir, config)) {
+        RandomIndexes.append(writer, random, 0, 3000, 1);
+        repo.createSnapshot("day-1", dir);
+        repo.createSnapshot("day-1-8k", dir, SnapshotOptions.DEFAULTS.withChunkSize(8 << 10));
+        RandomIndexes.append(writer, random, 3000, 500, 1);
+      }
+      // the largest stored-fields data file of day 1: its middle is read by no opening, only by a reading of it all
+      shared = repo.readManifest("day-1").files().stream().filter(f -> f.name().endsWith(".fdt") && !f.isKeptWhole())
+          .max((a, b) -> Long.compare(a.length(), b.length())).orElseThrow().name();
+      long length = dir.fileLength(shared);
+      assertTrue(length > 3 * SnapshotOptions.DEFAULT_CHUNK_SIZE, shared + " is " + length + " bytes");
+      original = readFile(dir, shared, 0, (int) length);
+    }
+    byte[] flipped = original.clone();
+    flipped[flipped.length / 2] ^= 0x40;
+    Files.write(path.resolve(shared), flipped);
+
+    try (Directory dir = FSDirectory.open(path)) {
+      assertThrows(CorruptIndexException.class, () -> repo.createSnapshot("day-2-read", dir),
+          "without a base, " + shared + " is read and its checksum fails");
+      assertThrows(CorruptIndexException.class,
+          () -> repo.createSnapshot("day-2-8k", dir, SnapshotOptions.DEFAULTS.withBasedOn("day-1-8k")),
+          "a base of another chunk size is no help: " + shared + " is read");
+      SnapshotException.NotFound missing = assertThrows(SnapshotException.NotFound.class,
+          () -> repo.createSnapshot("day-2-none", dir, SnapshotOptions.DEFAULTS.withBasedOn("day-0")));
+      assertTrue(missing.getMessage().contains("'day-2-none' based on 'day-0'"), missing.getMessage());
+
+      repo.createSnapshot("day-2", dir, SnapshotOptions.DEFAULTS.withBasedOn("day-1"));
+    }
+    SnapshotManifest first = repo.readManifest("day-1");
+    SnapshotManifest second = repo.readManifest("day-2");
+    FileEntry before = first.files().stream().filter(f -> f.name().equals(shared)).findFirst().orElseThrow();
+    FileEntry after = second.files().stream().filter(f -> f.name().equals(shared)).findFirst().orElseThrow();
+    assertEquals(before.blobName(), after.blobName());
+    assertEquals(before.chunkTable().chunkCount(), after.chunkTable().chunkCount());
+    for (int c = 0; c < before.chunkTable().chunkCount(); c++) {
+      assertEquals(before.chunkTable().checksum(c), after.chunkTable().checksum(c), "chunk " + c);
+    }
+    assertTrue(second.files().size() > first.files().size(), "day 2 has day 1's files and new ones");
+    try (SharedRegionCache cache = SharedRegionCache.builder().path(tmp.resolve("cache")).size(16 << 20)
+            .regionSize(1 << 20).build();
+        BlobDirectory mounted = BlobDirectory.open(repo, "day-2", cache)) {
+      assertArrayEquals(original, readFile(mounted, shared, 0, original.length), "the blob's bytes, verified");
+      try (DirectoryReader reader = DirectoryReader.open(mounted)) {
+        assertEquals(3500, reader.maxDoc());
+      }
     }
   }
 
