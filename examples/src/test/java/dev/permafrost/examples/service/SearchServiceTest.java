@@ -261,6 +261,21 @@ class SearchServiceTest extends SampleServiceTestBase {
     assertEquals("Snapshot exists", http().post("/snapshots", "{\"source\":\"" + DAY2 + "\",\"snapshot\":\"day2-again\"}")
         .problem(409).get("title").asString());
     assertEquals("Bad parameter", http().post("/snapshots", "{\"source\":\"/etc\"}").problem(400).get("title").asString());
+
+    // an increment of the snapshot just taken: its checksums, no file of it read again, and it mounts and searches
+    assertEquals(202, http().post("/snapshots", "{\"source\":\"" + DAY2 + "\",\"snapshot\":\"day2-third\","
+        + "\"basedOn\":\"day2-again\"}").status());
+    JsonNode based = awaitTask("day2-third");
+    assertEquals("DONE", based.get("state").asString(), based.toString());
+    assertEquals(0, based.get("progress").get("filesUploaded").asInt(), based.toString());
+    assertEquals(2000, http().get("/snapshots/day2-third").ok().get("numDocs").asLong());
+    assertEquals(201, http().put("/indices/day2-third", "{}").status());
+    long total = http().get("/indices/day2-third/search?q=*&size=1").ok().get("total").asLong();
+    assertTrue(total > 0, "the increment's documents are found");
+    assertEquals(http().get("/indices/" + DAY2 + "/search?q=*&size=1").ok().get("total").asLong(), total);
+    JsonNode noBase = http().post("/snapshots", "{\"source\":\"" + DAY2 + "\",\"snapshot\":\"day2-fourth\","
+        + "\"basedOn\":\"no-such-day\"}").problem(400);
+    assertTrue(noBase.get("detail").asString().contains("'no-such-day'"), noBase.toString());
   }
 
   @Test

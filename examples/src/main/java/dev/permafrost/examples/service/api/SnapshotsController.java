@@ -40,8 +40,11 @@ class SnapshotsController {
     this.timestampField = properties.search().timestampField();
   }
 
-  /** What {@code POST /snapshots} takes: the source to snapshot, and the snapshot's name (default: the source's). */
-  record CreateRequest(String source, String snapshot) {}
+  /**
+   * What {@code POST /snapshots} takes: the source to snapshot, the snapshot's name (default: the source's), and an
+   * earlier snapshot of the source to take it as an increment of (its files read only where that one lacks them).
+   */
+  record CreateRequest(String source, String snapshot, String basedOn) {}
 
   @GetMapping
   Map<String, Object> list() throws IOException {
@@ -64,9 +67,12 @@ class SnapshotsController {
       throw new ApiException(HttpStatus.CONFLICT, "Snapshot exists", "the repository has a snapshot named '" + name
           + "' already");
     }
+    if (body.basedOn() != null && !repository.listSnapshots().contains(body.basedOn())) {
+      throw ApiException.badParameter("'basedOn' names no snapshot of the repository: '" + body.basedOn() + "'");
+    }
     SnapshotTasks.Task task;
     try {
-      task = tasks.start(body.source(), name);
+      task = tasks.start(body.source(), name, body.basedOn());
     } catch (IllegalArgumentException e) {
       throw ApiException.badParameter(e.getMessage());
     } catch (IllegalStateException e) {

@@ -64,35 +64,39 @@ public class SnapshotTasks implements DisposableBean {
       Instant startedAt) {}
 
   /**
-   * Starts taking snapshot {@code snapshot} of source {@code source}.
+   * Starts taking snapshot {@code snapshot} of source {@code source}, as an increment of snapshot {@code basedOn} if
+   * not null ({@link SnapshotOptions#withBasedOn}: the files whose blobs it has are not read again).
    *
-   * @throws IllegalArgumentException if the source is unknown or the name is invalid
+   * @throws IllegalArgumentException if the source is unknown or a name is invalid
    * @throws IllegalStateException if a snapshot of that name is being taken already
    */
-  public Task start(String source, String snapshot) {
+  public Task start(String source, String snapshot, String basedOn) {
     Path directory = sources.get(source);
     if (directory == null) {
       throw new IllegalArgumentException("no snapshot source named '" + source + "'; known: " + sources.all().keySet()
           + " (permafrost.snapshots.sources)");
     }
     SnapshotRepository.validateName(snapshot);
+    if (basedOn != null) {
+      SnapshotRepository.validateName(basedOn);
+    }
     Task task = new Task(snapshot, source, State.QUEUED, null, null, Instant.now());
     Task previous = tasks.compute(snapshot, (k, old) -> old != null && (old.state() == State.QUEUED
         || old.state() == State.RUNNING) ? old : task);
     if (previous != task) {
       throw new IllegalStateException("snapshot '" + snapshot + "' is being taken already");
     }
-    executor.execute(() -> run(task, directory));
+    executor.execute(() -> run(task, directory, basedOn));
     return task;
   }
 
-  private void run(Task task, Path directory) {
+  private void run(Task task, Path directory, String basedOn) {
     String name = task.snapshot();
     tasks.computeIfPresent(name, (k, t) -> withState(t, State.RUNNING, null, null));
     SnapshotProgress.Listener listener = p -> tasks.computeIfPresent(name, (k, t) -> withState(t, State.RUNNING, p, null));
     try (Directory dir = FSDirectory.open(directory)) {
       SnapshotInfo info = repository.createSnapshot(name, dir,
-          SnapshotOptions.DEFAULTS.withPointFields(timestampField).withListener(listener));
+          SnapshotOptions.DEFAULTS.withPointFields(timestampField).withBasedOn(basedOn).withListener(listener));
       tasks.computeIfPresent(name, (k, t) -> withState(t, State.DONE, t.progress(), null));
       log.info("snapshot '{}' of source '{}' taken: {} files, {} bytes", name, task.source(), info.fileCount(),
           info.totalBytes());
