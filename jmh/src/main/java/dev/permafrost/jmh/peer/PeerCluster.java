@@ -21,10 +21,12 @@ import java.util.concurrent.TimeUnit;
  * client reads the repository through {@code s3Endpoint}. Each node's output goes to {@code <work>/<node>.log}.
  */
 final class PeerCluster implements AutoCloseable {
-  static final int CM_HTTP = 29400;
-  static final int WARM_HTTP = 29401;
-  private static final int CM_TRANSPORT = 29500;
-  private static final int WARM_TRANSPORT = 29501;
+  // 297xx: a range no test fixture's node takes (29200-29699 are theirs: an Elasticsearch fixture's transport took
+  // 29400 once, and the peer's cluster manager could not bind its HTTP port)
+  static final int CM_HTTP = 29700;
+  static final int WARM_HTTP = 29701;
+  private static final int CM_TRANSPORT = 29710;
+  private static final int WARM_TRANSPORT = 29711;
 
   private final Path work;
   private final String classpath;

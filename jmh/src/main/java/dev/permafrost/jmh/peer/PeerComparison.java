@@ -56,7 +56,7 @@ import org.apache.lucene.search.SortField;
 public final class PeerComparison {
   static final String BUCKET = "permafrost-peer";
   static final String PROXY = "permafrost-peer-s3";
-  static final int PROXY_PORT = 29600;
+  static final int PROXY_PORT = 29720; // beside the peer's nodes (PeerCluster), clear of the test fixtures' ranges
   static final String REPOSITORY = "peer";
   static final String SNAPSHOT = "peer-snapshot";
 
