@@ -53,7 +53,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
   static final long TOTAL_NOT_TRACKED = -2;
   private static final Set<String> BODY_KEYS = Set.of("query", "aggs", "aggregations", "size", "from", "sort",
       "search_after", "track_total_hits", "_source", "timeout", "script_fields", "stored_fields", "docvalue_fields",
-      "version", "seq_no_primary_term", "explain", "profile", "highlight", "fields");
+      "version", "seq_no_primary_term", "explain", "profile", "highlight", "fields", "runtime_mappings");
   private static final Set<String> IGNORED_PARAMETERS = Set.of("pretty", "human", "error_trace", "typed_keys",
       "rest_total_hits_as_int", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "preference", "routing",
       "request_cache", "batched_reduce_size", "max_concurrent_shard_requests", "pre_filter_shard_size",
@@ -102,7 +102,7 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
             + " Elasticsearch-compatible search");
       }
     }
-    refuseUnlessEmptyOrFalse(request, "script_fields", "stored_fields", "explain", "version", "seq_no_primary_term",
+    refuseUnlessEmptyOrFalse(request, "script_fields", "runtime_mappings", "explain", "version", "seq_no_primary_term",
         "profile");
     List<IndexShards> chosen = resolve.get();
     IndexMapping mapping = mapping(chosen);
@@ -137,7 +137,9 @@ record SearchBody(List<IndexShards> indices, IndexMapping mapping, IndexQueries 
           SourceFilter.ALL, null, null, typedKeys, totalAsInt, PreFilter.NONE, shaping);
     }
     SourceFilter source = request.has("_source") ? SourceFilter.parse(request.get("_source"))
-        : SourceFilter.parseParameter(parameters.get("_source"));
+        : parameters.containsKey("_source") ? SourceFilter.parseParameter(parameters.get("_source"))
+        : shaping.storedFields() ? SourceFilter.NONE // as the node: stored_fields given, the source only if asked for
+        : SourceFilter.ALL;
     JsonNode aggsSpec = request.has("aggs") ? request.get("aggs") : request.get("aggregations");
     Aggregations aggs = aggsSpec == null ? null : Aggregations.parse(aggsSpec, mapping,
         filter -> translator.translate(QueryDslParser.parse(filter)));

@@ -121,7 +121,9 @@ final class SearchRenderer {
     SortSpec sort = body.sort();
     ObjectNode node = NODES.objectNode();
     node.put("_index", hit.index());
-    node.put("_id", hit.id());
+    if (body.shaping().showsId()) { // not with stored_fields: _none_
+      node.put("_id", hit.id());
+    }
     // sorted on fields, a hit's score is the node's where the sort has it (then it was computed), else null
     float score = sort.scoreAt() >= 0 && hit.sortValues() != null ? (Float) hit.sortValues()[sort.scoreAt()]
         : !sort.byField() ? hit.score() : Float.NaN;

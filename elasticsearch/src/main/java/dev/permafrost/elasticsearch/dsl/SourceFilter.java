@@ -33,6 +33,8 @@ import java.util.regex.Pattern;
  */
 final class SourceFilter {
   static final SourceFilter ALL = new SourceFilter(true, List.of(), List.of());
+  /** No {@code _source} ({@code _source: false}). */
+  static final SourceFilter NONE = new SourceFilter(false, List.of(), List.of());
   private final boolean fetch;
   /** {@code exclude_vectors: false}: the vectors a node keeps out of the stored source are put back. */
   private final boolean vectors;
@@ -86,7 +88,7 @@ final class SourceFilter {
       return ALL;
     }
     if (option.isBoolean()) {
-      return option.booleanValue() ? ALL : new SourceFilter(false, List.of(), List.of());
+      return option.booleanValue() ? ALL : NONE;
     }
     if (option.isTextual() || option.isArray()) {
       return new SourceFilter(true, patterns(option, "_source"), List.of());

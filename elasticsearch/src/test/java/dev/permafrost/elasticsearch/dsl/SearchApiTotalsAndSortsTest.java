@@ -63,7 +63,8 @@ class SearchApiTotalsAndSortsTest {
     catalog.mount("t-again", repo, "t"); // the second shard of "two", as the node's pre-filter needs two
     IndexMapping mapping = IndexMapping.of(JSON.readTree("{\"properties\": {\"n\": {\"type\": \"long\"},"
         + " \"at\": {\"type\": \"date\"}, \"msg\": {\"type\": \"text\"}, \"x\": {\"type\": \"double\"},"
-        + " \"ns\": {\"type\": \"date_nanos\"}, \"f\": {\"type\": \"float\"}}}"));
+        + " \"ns\": {\"type\": \"date_nanos\"}, \"f\": {\"type\": \"float\"},"
+        + " \"obj\": {\"properties\": {\"kept\": {\"type\": \"keyword\", \"store\": true}}}}}"));
     api = new SearchApi(catalog, () -> Map.of("t", new SearchApi.Index("t", List.of("t"), mapping),
         "two", new SearchApi.Index("two", List.of("t", "t-again"), mapping)));
   }
@@ -305,6 +306,23 @@ class SearchApiTotalsAndSortsTest {
     assertEquals("[[\"Infinity\"],[\"Infinity\"],[\"Infinity\"],[\"Infinity\"]]", sortValues(floats).toString());
     assertRefused("{\"sort\": [{\"f\": {\"numeric_type\": \"double\"}}], \"search_after\": [0.1]}",
         "illegal_argument_exception", "[search_after] value [0.1] of [f]");
+  }
+
+  /**
+   * {@code stored_fields}: {@code _none_} shows no id, a stored field is refused by name (what it does to the source is
+   * compared with a live node's in the examples' differential test: these documents keep none).
+   */
+  @Test
+  void storedFieldsNoneHidesTheIdAndAStoredFieldIsRefusedByName() throws Exception {
+    ObjectNode ids = search("{\"stored_fields\": [], \"sort\": [\"n\"]}", Map.of());
+    assertTrue(ids.at("/hits/hits/0/_id").isTextual(), ids.toString());
+    ObjectNode noId = search("{\"stored_fields\": \"_none_\", \"sort\": [\"n\"]}", Map.of());
+    assertTrue(noId.at("/hits/hits/0/_id").isMissingNode() && noId.at("/hits/hits/0/_index").isTextual(), noId.toString());
+    assertRefused("{\"stored_fields\": \"_none_\", \"_source\": true}", "action_request_validation_exception",
+        "[stored_fields] cannot be disabled if [_source] is requested");
+    assertRefused("{\"stored_fields\": [\"obj.kept\"]}", "illegal_argument_exception", "[obj.kept]");
+    assertRefused("{\"stored_fields\": [\"*\"]}", "illegal_argument_exception", "[obj.kept]");
+    assertRefused("{\"runtime_mappings\": {\"r\": {\"type\": \"long\"}}}", "parsing_exception", "[runtime_mappings]");
   }
 
   private void assertRefused(String body, String type, String naming) {

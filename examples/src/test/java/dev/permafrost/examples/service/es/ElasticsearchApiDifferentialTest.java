@@ -556,6 +556,40 @@ class ElasticsearchApiDifferentialTest {
     }
   }
 
+  /**
+   * {@code stored_fields} as the node answers it (given at all, even {@code []}: no {@code _source} unless asked for;
+   * {@code _none_}: no {@code _id} either, and refused beside a requested source), with {@code fields}, and an empty
+   * {@code runtime_mappings} and {@code script_fields} as Kibana sends them.
+   */
+  @Test
+  void storedFieldsAndEmptyRuntimeMappingsAsTheNode() throws Exception {
+    String[] options = {"\"stored_fields\": []", "\"stored_fields\": [\"*\"]", "\"stored_fields\": \"*\"",
+        "\"stored_fields\": [\"*\"], \"_source\": true", "\"stored_fields\": [\"host\"], \"_source\": [\"host\", \"seq\"]",
+        "\"stored_fields\": \"_none_\"", "\"stored_fields\": [\"_none_\"], \"_source\": false",
+        "\"stored_fields\": [\"*\"], \"fields\": [\"host\", {\"field\": \"@timestamp\", \"format\": \"epoch_millis\"}]",
+        "\"runtime_mappings\": {}, \"script_fields\": {}, \"_source\": false"};
+    for (String option : options) {
+      String body = "{" + option + ", \"size\": 4, \"sort\": [{\"seq\": \"asc\"}]}";
+      JsonNode e = MAPPER.readTree(send(node.uri(), "POST", "/dsl-*/_search", body).body());
+      JsonNode a = MAPPER.readTree(send(serviceUri, "POST", "/dsl-*/_search", body).body());
+      EsResponses.assertSameAnswer(body, e, a);
+      assertEquals(4, e.at("/hits/hits").size(), body + ": " + e);
+      for (int i = 0; i < 4; i++) {
+        JsonNode eh = e.at("/hits/hits/" + i);
+        JsonNode ah = a.at("/hits/hits/" + i);
+        assertEquals(eh.has("_id"), ah.has("_id"), body);
+        assertEquals(eh.has("_source"), ah.has("_source"), body);
+        assertEquals(eh.get("fields"), ah.get("fields"), body);
+      }
+    }
+    String refused = "{\"stored_fields\": \"_none_\", \"_source\": true}";
+    HttpResponse<String> e = send(node.uri(), "POST", "/dsl-*/_search", refused);
+    HttpResponse<String> a = send(serviceUri, "POST", "/dsl-*/_search", refused);
+    assertEquals(400, e.statusCode(), e.body());
+    assertEquals(e.statusCode(), a.statusCode(), a.body());
+    EsResponses.assertSameAnswer(refused, MAPPER.readTree(e.body()), MAPPER.readTree(a.body()));
+  }
+
   @Test
   void countsMappingsFieldCapsAndErrorsAsTheNodeGivesThem() throws Exception {
     String query = "{\"query\": {\"range\": {\"bytes\": {\"gte\": 1000, \"lt\": 50000}}}}";
