@@ -4,6 +4,7 @@
 package dev.permafrost.elasticsearch.dsl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -730,6 +731,22 @@ class QueryDslTest {
     // #740 of the reference generator)
     assertEquals(dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"msg^3\"]}}")),
         dsl.toQuery(json("{\"multi_match\": {\"query\": \"error\", \"fields\": [\"ms*\", \"msg*^1.5\", \"msg^2\"]}}")));
+  }
+
+  /**
+   * A {@code simple_query_string} phrase over two fields scores as its best field, a term as the sum of its fields', as
+   * a 9.3.3 node scores them (seed 1230717092 #857 of the reference generator: the phrase over {@code message^2} and
+   * {@code message.raw} scored 46.55 on the node, the text field's alone, and 51.36 summed).
+   */
+  @Test
+  void aSimpleQueryStringPhraseOverFieldsScoresItsBestFieldAndATermTheirSum() {
+    String fields = "\"fields\": [\"msg^2\", \"host\"]";
+    Query phrase = dsl.toQuery(json("{\"simple_query_string\": {\"query\": \"\\\"disk full\\\"\", " + fields + "}}"));
+    // a disjunction of the fields' phrases without a tie breaker: ((msg:"disk full")^2.0 | host:disk full)
+    assertTrue(phrase.toString().contains("\"disk full\")^2.0 | ") && !phrase.toString().contains(")~"),
+        phrase.toString());
+    Query term = dsl.toQuery(json("{\"simple_query_string\": {\"query\": \"disk\", " + fields + "}}"));
+    assertFalse(term.toString().contains(" | "), "a term's fields add up: " + term);
   }
 
   /** Negatives alone match every other document and score 0, as on a 9.3.3 node (issue 54: NOT x has max_score 0). */
